@@ -1,0 +1,89 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.UnsupportedCapabilityException;
+import jakarta.json.bind.JsonbException;
+import jakarta.json.stream.JsonParsingException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The single exception mapper: every error leaving a resource, including the JAX-RS
+ * runtime's own (unknown path, wrong method, unreadable body), becomes
+ * {@code application/problem+json}. Unexpected exceptions are logged with an incident id
+ * and answered without internals.
+ */
+@Provider
+public class ProblemMapper implements ExceptionMapper<Throwable> {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class.getName());
+
+    @Override
+    public Response toResponse(Throwable thrown) {
+        ProblemException problem = find(thrown, ProblemException.class);
+        if (problem != null) {
+            return Problems.response(problem);
+        }
+        UnsupportedCapabilityException unsupported = find(thrown, UnsupportedCapabilityException.class);
+        if (unsupported != null) {
+            return Problems.response(422, "unsupported-capability", unsupported.getMessage(),
+                    Map.of("provider", unsupported.provider(), "capability", unsupported.capability().wireName()));
+        }
+        if (find(thrown, JsonParsingException.class) != null || find(thrown, JsonbException.class) != null) {
+            return Problems.response(400, "invalid-request", "Malformed JSON body: " + firstLine(rootMessage(thrown)), Map.of());
+        }
+        if (thrown instanceof WebApplicationException wae && wae.getResponse().getStatus() < 500) {
+            int status = wae.getResponse().getStatus();
+            Response.ResponseBuilder rb = Problems.builder(status, Problems.codeFor(status), detailFor(wae, status), Map.of());
+            if (thrown instanceof NotAllowedException) {
+                String allow = wae.getResponse().getHeaderString("Allow");
+                if (allow != null) {
+                    rb.header("Allow", allow);
+                }
+            }
+            return rb.build();
+        }
+        String incident = UUID.randomUUID().toString();
+        LOG.log(Level.SEVERE, "Unhandled error, incident " + incident, thrown);
+        return Problems.response(500, "internal-error", "Unexpected server error; incident " + incident, Map.of("incident", incident));
+    }
+
+    private static String detailFor(WebApplicationException e, int status) {
+        return switch (status) {
+            case 404 -> "No resource at this path.";
+            case 405 -> "This method is not allowed on this resource.";
+            case 406 -> "No acceptable representation.";
+            case 415 -> "Unsupported content type.";
+            default -> e.getMessage() == null ? "Request rejected." : firstLine(e.getMessage());
+        };
+    }
+
+    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        String line = nl < 0 ? s : s.substring(0, nl);
+        return line.length() > 300 ? line.substring(0, 300) : line;
+    }
+}

@@ -1,0 +1,7 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.SandboxCapabilities;
+
+/** One entry of {@code GET /api/v1/providers}. */
+public record ProviderView(String name, boolean available, SandboxCapabilities capabilities) {
+}

@@ -1,0 +1,31 @@
+package dev.agentbox.sandbox;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/** The registry of enabled providers: every {@link SandboxProvider} bean whose {@code enabled()} is true. */
+@ApplicationScoped
+public class SandboxProviders {
+
+    @Inject
+    @Any
+    Instance<SandboxProvider> beans;
+
+    /** Enabled providers, sorted by name so listings are stable. */
+    public List<SandboxProvider> enabled() {
+        return beans.stream()
+                .filter(SandboxProvider::enabled)
+                .sorted(Comparator.comparing(SandboxProvider::name))
+                .toList();
+    }
+
+    /** The enabled provider called {@code name}; empty when unknown or disabled. */
+    public Optional<SandboxProvider> find(String name) {
+        return enabled().stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+}
