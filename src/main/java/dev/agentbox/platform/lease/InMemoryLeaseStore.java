@@ -1,0 +1,46 @@
+package dev.agentbox.platform.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** {@link LeaseStore} in memory, for fast tests of logic built on leases. Passes the same contract as the JPA store. */
+public class InMemoryLeaseStore implements LeaseStore {
+
+    private final Map<String, Lease> leases = new ConcurrentHashMap<>();
+
+    @Override
+    public synchronized boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
+        Lease current = leases.get(name);
+        if (current == null || current.holder().equals(holder) || !current.heldAt(now)) {
+            leases.put(name, new Lease(name, holder, now.plus(ttl)));
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized boolean renew(String name, String holder, Instant now, Duration ttl) {
+        Lease current = leases.get(name);
+        if (current != null && current.holder().equals(holder) && current.heldAt(now)) {
+            leases.put(name, new Lease(name, holder, now.plus(ttl)));
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized void release(String name, String holder, Instant now) {
+        Lease current = leases.get(name);
+        if (current != null && current.holder().equals(holder) && current.heldAt(now)) {
+            leases.put(name, new Lease(name, holder, now));
+        }
+    }
+
+    @Override
+    public Optional<Lease> find(String name) {
+        return Optional.ofNullable(leases.get(name));
+    }
+}

@@ -1,0 +1,73 @@
+package dev.agentbox.platform.lease;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** {@link LeaseStore} on the {@code AB_LEASE} table. */
+@ApplicationScoped
+@Transactional
+public class JpaLeaseStore implements LeaseStore {
+
+    @PersistenceContext(unitName = "agentbox")
+    EntityManager em;
+
+    protected JpaLeaseStore() {
+    }
+
+    /** For tests outside the server: the caller owns the transaction around each call. */
+    public JpaLeaseStore(EntityManager em) {
+        this.em = em;
+    }
+
+    @Override
+    public boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
+        int taken = em.createQuery("UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires "
+                        + "WHERE l.name = :name AND (l.holder = :holder OR l.expiresAt <= :now)")
+                .setParameter("holder", holder)
+                .setParameter("expires", now.plus(ttl))
+                .setParameter("name", name)
+                .setParameter("now", now)
+                .executeUpdate();
+        if (taken == 1) {
+            return true;
+        }
+        if (em.find(LeaseRow.class, name) != null) {
+            return false;
+        }
+        // First use of this name. A concurrent first insert fails on the primary key and
+        // rolls this transaction back; the caller's retry then takes the UPDATE path.
+        em.persist(new LeaseRow(name, holder, now.plus(ttl)));
+        em.flush();
+        return true;
+    }
+
+    @Override
+    public boolean renew(String name, String holder, Instant now, Duration ttl) {
+        return em.createQuery("UPDATE LeaseRow l SET l.expiresAt = :expires "
+                        + "WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
+                .setParameter("expires", now.plus(ttl))
+                .setParameter("name", name)
+                .setParameter("holder", holder)
+                .setParameter("now", now)
+                .executeUpdate() == 1;
+    }
+
+    @Override
+    public void release(String name, String holder, Instant now) {
+        em.createQuery("UPDATE LeaseRow l SET l.expiresAt = :now WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
+                .setParameter("now", now)
+                .setParameter("name", name)
+                .setParameter("holder", holder)
+                .executeUpdate();
+    }
+
+    @Override
+    public Optional<Lease> find(String name) {
+        return Optional.ofNullable(em.find(LeaseRow.class, name)).map(LeaseRow::toLease);
+    }
+}

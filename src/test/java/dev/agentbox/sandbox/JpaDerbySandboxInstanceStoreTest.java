@@ -1,0 +1,27 @@
+package dev.agentbox.sandbox;
+
+import dev.agentbox.platform.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class JpaDerbySandboxInstanceStoreTest extends SandboxInstanceStoreContract {
+
+    private static TestDatabase db;
+    private static SandboxInstanceStore store;
+
+    @BeforeAll
+    static void open() {
+        db = TestDatabase.open(TestDatabase.Kind.DERBY);
+        store = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+    }
+
+    @AfterAll
+    static void close() {
+        db.close();
+    }
+
+    @Override
+    protected SandboxInstanceStore store() {
+        return store;
+    }
+}

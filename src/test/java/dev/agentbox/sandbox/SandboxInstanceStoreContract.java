@@ -1,0 +1,114 @@
+package dev.agentbox.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The behaviour every {@link SandboxInstanceStore} must have; run on Derby and PostgreSQL. */
+public abstract class SandboxInstanceStoreContract {
+
+    static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    protected abstract SandboxInstanceStore store();
+
+    private final String tenant = "tenant-" + UUID.randomUUID();
+
+    private SandboxInstance instance(String key, String containerId) {
+        return new SandboxInstance(key, tenant, "docker", containerId, "t-1", T0, 60_000);
+    }
+
+    private static String key() {
+        return UUID.randomUUID().toString().replace("-", "") + "00000000000000000000000000000000";
+    }
+
+    @Test
+    void anUpsertedInstanceIsFoundWithEveryField() {
+        String key = key();
+        SandboxInstance stored = instance(key, "c1");
+        stored.recordSnapshot("agentbox/snapshot:abc");
+        store().upsert(stored);
+
+        SandboxInstance found = store().find(tenant, key).orElseThrow();
+        assertThat(found.key()).isEqualTo(key);
+        assertThat(found.tenant()).isEqualTo(tenant);
+        assertThat(found.provider()).isEqualTo("docker");
+        assertThat(found.providerSandboxId()).isEqualTo("c1");
+        assertThat(found.threadId()).contains("t-1");
+        assertThat(found.snapshotId()).contains("agentbox/snapshot:abc");
+        assertThat(found.createdAt()).isEqualTo(T0);
+        assertThat(found.lastUsedAt()).isEqualTo(T0);
+        assertThat(found.keepAliveMs()).isEqualTo(60_000);
+    }
+
+    @Test
+    void absentOptionalFieldsStayAbsent() {
+        String key = key();
+        store().upsert(new SandboxInstance(key, tenant, "local", "l1", null, T0, 1000));
+        SandboxInstance found = store().find(tenant, key).orElseThrow();
+        assertThat(found.threadId()).isEmpty();
+        assertThat(found.snapshotId()).isEmpty();
+    }
+
+    @Test
+    void upsertOfAnExistingKeyReplacesTheSandboxAndKeepsCreation() {
+        String key = key();
+        store().upsert(instance(key, "c1"));
+        SandboxInstance replacement = instance(key, "c2");
+        replacement.touch(T0.plusSeconds(30));
+        store().upsert(replacement);
+
+        SandboxInstance found = store().find(tenant, key).orElseThrow();
+        assertThat(found.providerSandboxId()).isEqualTo("c2");
+        assertThat(found.lastUsedAt()).isEqualTo(T0.plusSeconds(30));
+        assertThat(found.createdAt()).isEqualTo(T0);
+        assertThat(found.version()).isGreaterThan(0);
+    }
+
+    @Test
+    void anotherTenantSeesNothing() {
+        String key = key();
+        store().upsert(instance(key, "c1"));
+        assertThat(store().find("someone-else", key)).isEmpty();
+        assertThat(store().delete("someone-else", key)).isFalse();
+        assertThat(store().list("someone-else")).extracting(SandboxInstance::key).doesNotContain(key);
+        assertThat(store().find(tenant, key)).isPresent();
+    }
+
+    @Test
+    void deleteRemovesTheRecordOnce() {
+        String key = key();
+        store().upsert(instance(key, "c1"));
+        assertThat(store().delete(tenant, key)).isTrue();
+        assertThat(store().find(tenant, key)).isEmpty();
+        assertThat(store().delete(tenant, key)).isFalse();
+    }
+
+    @Test
+    void listShowsOnlyTheTenantsRecordsOldestFirst() {
+        String older = key();
+        String newer = key();
+        store().upsert(new SandboxInstance(newer, tenant, "docker", "c2", null, T0.plusSeconds(1), 1000));
+        store().upsert(instance(older, "c1"));
+        assertThat(store().list(tenant)).extracting(SandboxInstance::key).containsExactly(older, newer);
+    }
+
+    @Test
+    void idleMeansLastUsePlusKeepAliveBeforeNow() {
+        String key = key();
+        store().upsert(instance(key, "c-idle")); // keep-alive 60 s from T0
+        assertThat(store().listIdle(T0.plusSeconds(60), 100)).extracting(SandboxInstance::key).doesNotContain(key);
+        assertThat(store().listIdle(T0.plusSeconds(60).plusMillis(1), 100)).extracting(SandboxInstance::key).contains(key);
+    }
+
+    @Test
+    void aProviderSandboxIsKnownWhileARecordPointsAtIt() {
+        String key = key();
+        String container = "c-" + UUID.randomUUID();
+        assertThat(store().existsForProviderSandbox("docker", container)).isFalse();
+        store().upsert(instance(key, container));
+        assertThat(store().existsForProviderSandbox("docker", container)).isTrue();
+        assertThat(store().existsForProviderSandbox("local", container)).isFalse();
+    }
+}
