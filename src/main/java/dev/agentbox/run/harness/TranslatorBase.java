@@ -1,0 +1,186 @@
+package dev.agentbox.run.harness;
+
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.stream.JsonParser;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * What every translator shares: the lifecycle chunks, the terminal latch, the text message a
+ * translator may hold open across lines, and JSON parsing of lines.
+ *
+ * <p>Subclasses implement {@link #translate} and emit through {@link Out}, which keeps the
+ * invariant "an open text message is closed before any chunk that does not continue it".
+ */
+abstract class TranslatorBase implements HarnessTranslator {
+
+    /** How much of the agent's stderr goes into an exit error. */
+    static final int STDERR_TAIL_CHARS = 1000;
+
+    protected final ChunkFactory chunks;
+    protected final RunIds ids;
+    private Optional<String> openText = Optional.empty();
+    private boolean started;
+    private boolean terminated;
+
+    TranslatorBase(String runId, String threadId, LongSupplier timestamps) {
+        this.chunks = new ChunkFactory(runId, threadId, timestamps);
+        this.ids = new RunIds(runId);
+    }
+
+    /** Translates one line, emitting into {@code out}. */
+    protected abstract void translate(String line, Out out);
+
+    @Override
+    public final List<JsonObject> onStart() {
+        if (started) {
+            throw new IllegalStateException("onStart called twice");
+        }
+        started = true;
+        return List.of(chunks.runStarted());
+    }
+
+    @Override
+    public final List<JsonObject> onLine(String line) {
+        if (terminated) {
+            return List.of();
+        }
+        Out out = new Out();
+        translate(line, out);
+        return out.collected;
+    }
+
+    @Override
+    public final List<JsonObject> onExit(int exitCode, String stderr) {
+        if (terminated) {
+            return List.of();
+        }
+        Out out = new Out();
+        if (exitCode == 0) {
+            out.emit(chunks.runFinished());
+        } else {
+            String tail = stderrTail(stderr);
+            out.emit(chunks.runError("Agent process exited with code " + exitCode + (tail.isEmpty() ? "" : ": " + tail),
+                    AGENT_EXIT));
+        }
+        return out.collected;
+    }
+
+    @Override
+    public final boolean terminated() {
+        return terminated;
+    }
+
+    /** The id of the text message held open across lines, if any. */
+    protected final Optional<String> openText() {
+        return openText;
+    }
+
+    /**
+     * The last {@value #STDERR_TAIL_CHARS} characters of {@code stderr} after trailing
+     * whitespace is dropped (the final newline is not part of the message); never starts with
+     * half a surrogate pair.
+     */
+    static String stderrTail(String stderr) {
+        String s = stderr.stripTrailing();
+        if (s.length() <= STDERR_TAIL_CHARS) {
+            return s;
+        }
+        int from = s.length() - STDERR_TAIL_CHARS;
+        if (Character.isLowSurrogate(s.charAt(from))) {
+            from++;
+        }
+        return s.substring(from);
+    }
+
+    /** The line as a JSON object, or empty when it is not exactly one JSON object. */
+    static Optional<JsonObject> parseObject(String line) {
+        String trimmed = line.strip();
+        if (!trimmed.startsWith("{")) {
+            return Optional.empty();
+        }
+        // A streaming parser, because JsonReader accepts trailing garbage after the first value.
+        try (JsonParser parser = Json.createParser(new StringReader(trimmed))) {
+            if (parser.next() != JsonParser.Event.START_OBJECT) {
+                return Optional.empty();
+            }
+            JsonObject object = parser.getObject();
+            return parser.hasNext() ? Optional.empty() : Optional.of(object);
+        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
+            // Not JSON (or trailing garbage after one value): the line is plain text.
+            return Optional.empty();
+        }
+    }
+
+    /** Collects one call's chunks and enforces the open-message and terminal invariants. */
+    protected final class Out {
+        private final List<JsonObject> collected = new ArrayList<>();
+
+        /** Emits {@code chunk}, closing the open text message first unless it continues it. */
+        void emit(JsonObject chunk) {
+            if (terminated) {
+                return;
+            }
+            Optional<ChunkType> type = Chunks.typeOf(chunk);
+            Optional<String> messageId = Chunks.string(chunk, "messageId");
+            if (openText.isPresent()) {
+                boolean sameMessage = messageId.equals(openText);
+                boolean continues = sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_CONTENT));
+                boolean closes = sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_END));
+                if (closes) {
+                    openText = Optional.empty();
+                } else if (!continues) {
+                    closeText();
+                }
+            }
+            collected.add(chunk);
+            if (type.map(ChunkType::isTerminal).orElse(false)) {
+                terminated = true;
+            }
+        }
+
+        /** Appends {@code delta} to the open text message, opening one (role assistant) if needed. */
+        void appendText(String delta) {
+            if (openText.isEmpty()) {
+                String id = ids.next();
+                emit(TranslatorBase.this.chunks.textMessageStart(id, "assistant"));
+                openText = Optional.of(id);
+            }
+            emit(TranslatorBase.this.chunks.textMessageContent(openText.get(), delta));
+        }
+
+        /** A whole text message: START, CONTENT, END with a fresh id (nothing for empty text). */
+        void textMessage(String role, String text) {
+            if (text.isEmpty()) {
+                return;
+            }
+            String id = ids.next();
+            emit(TranslatorBase.this.chunks.textMessageStart(id, role));
+            emit(TranslatorBase.this.chunks.textMessageContent(id, text));
+            emit(TranslatorBase.this.chunks.textMessageEnd(id));
+        }
+
+        /** A whole tool call: START, ARGS (when non-empty), END under {@code toolCallId}. */
+        void toolCall(String toolCallId, String name, String args) {
+            emit(TranslatorBase.this.chunks.toolCallStart(toolCallId, name));
+            if (!args.isEmpty()) {
+                emit(TranslatorBase.this.chunks.toolCallArgs(toolCallId, args));
+            }
+            emit(TranslatorBase.this.chunks.toolCallEnd(toolCallId));
+        }
+
+        /** Closes the open text message, if any. */
+        void closeText() {
+            if (openText.isPresent()) {
+                String id = openText.get();
+                openText = Optional.empty();
+                collected.add(TranslatorBase.this.chunks.textMessageEnd(id));
+            }
+        }
+    }
+}

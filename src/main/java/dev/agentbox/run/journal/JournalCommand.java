@@ -1,0 +1,121 @@
+package dev.agentbox.run.journal;
+
+/**
+ * The shell commands that start a journaled agent and read its journal inside a sandbox.
+ *
+ * <p>The journaled form is exactly (ARCHITECTURE.md, "Journal format"):
+ * <pre>
+ * mkdir -p 'DIR' &amp;&amp; { ( CMD ); printf '{"__exit":%d,"__nonce":"NONCE"}\n' "$?"; } &gt;&gt; 'J' 2&gt;&gt; 'ERR'
+ * </pre>
+ * {@code CMD} is the agent command, inserted verbatim: it is a shell command by intent (the
+ * caller's {@code command}, or one built by {@code AgentCommands} with its prompt quoted). It
+ * must be a complete command list: balanced quotes and parentheses, and no trailing
+ * {@code #} comment (which would swallow the closing parenthesis). Every path is
+ * single-quoted with {@link ShellQuote#single} and is built from the encoded runId, so no
+ * runId can inject anything. NONCE is hex. The subshell keeps an {@code exit} in CMD from
+ * skipping the sentinel; {@code $?} is CMD's exit status; the appends ({@code >>}) keep the
+ * journal append-only.
+ *
+ * <p>The detached form, used to start the agent so it outlives the caller (the exec that
+ * started it, and the server), is
+ * <pre>
+ * sh -c 'trap "" HUP; &lt;journaled form&gt;' &lt;/dev/null &gt;/dev/null 2&gt;&amp;1 &amp;
+ * </pre>
+ * (with the inner text single-quoted by {@link ShellQuote#single}). Why this shape:
+ * {@code &} lets the starting shell return at once; {@code trap '' HUP} does what
+ * {@code nohup} does — an ignored signal stays ignored across {@code exec} and cannot be
+ * re-enabled by a non-interactive shell, so neither the wrapper nor the agent dies of the
+ * SIGHUP a closing session sends — but with a shell builtin, because {@code nohup} and
+ * {@code setsid} are optional BusyBox applets (Debian's BusyBox has neither {@code nohup}
+ * nor a guarantee of {@code setsid}); redirecting all three standard streams means the
+ * background job holds none of the starting exec's pipes, so a Docker exec (or a local
+ * process) that started it completes immediately instead of waiting for the agent, and an
+ * agent CLI that reads stdin when it is not a terminal sees EOF instead of blocking. Only
+ * {@code sh}, {@code mkdir} and {@code printf} are needed in the sandbox.
+ *
+ * <p>Instances are immutable; the directory is a constructor parameter only so tests can run
+ * the real commands in a temporary directory.
+ */
+public final class JournalCommand {
+
+    private final String dir;
+
+    /** Commands for the standard journal directory {@value JournalNames#DEFAULT_DIR}. */
+    public JournalCommand() {
+        this(JournalNames.DEFAULT_DIR);
+    }
+
+    /** Commands for journals in {@code dir} (absolute, no trailing slash). */
+    public JournalCommand(String dir) {
+        if (dir.isEmpty() || !dir.startsWith("/") || (dir.endsWith("/") && dir.length() > 1)) {
+            throw new IllegalArgumentException("journal dir must be absolute without a trailing slash: " + dir);
+        }
+        this.dir = dir;
+    }
+
+    public String dir() {
+        return dir;
+    }
+
+    public String journalPath(String runId) {
+        return JournalNames.journalPath(dir, runId);
+    }
+
+    public String errPath(String runId) {
+        return JournalNames.errPath(dir, runId);
+    }
+
+    /** The journaled form (runs in the foreground of the shell that executes it). */
+    public String journaled(String agentCommand, String runId) {
+        if (agentCommand.isBlank()) {
+            throw new IllegalArgumentException("agent command must not be blank");
+        }
+        String nonce = JournalNames.nonce(runId);
+        return "mkdir -p " + ShellQuote.single(dir)
+                + " && { ( " + agentCommand + " ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce + "\"}\\n' \"$?\"; }"
+                + " >> " + ShellQuote.single(journalPath(runId))
+                + " 2>> " + ShellQuote.single(errPath(runId));
+    }
+
+    /** The detached form: returns at once, the agent keeps running and journaling. */
+    public String detached(String agentCommand, String runId) {
+        return "sh -c " + ShellQuote.single("trap '' HUP; " + journaled(agentCommand, runId))
+                + " </dev/null >/dev/null 2>&1 &";
+    }
+
+    /**
+     * Follow the journal from byte {@code offset} (0-based) as it grows: the follow reader's
+     * command, stopped by killing it. {@code tail -c +N} counts from 1, hence {@code offset + 1}.
+     */
+    public String follow(String runId, long offset) {
+        return "tail -c +" + (requireOffset(offset) + 1) + " -f " + ShellQuote.single(journalPath(runId));
+    }
+
+    /**
+     * One bounded read of everything from byte {@code offset}, base64-framed so that the exec
+     * result carries arbitrary bytes intact (the decoder must ignore line breaks). A journal
+     * that does not exist yet reads as empty.
+     */
+    public String readFrom(String runId, long offset) {
+        String j = ShellQuote.single(journalPath(runId));
+        return "if [ -f " + j + " ]; then tail -c +" + (requireOffset(offset) + 1) + " " + j + " | base64; fi";
+    }
+
+    /** The last {@value JournalProbe#WINDOW_BYTES} bytes of the journal, base64-framed. */
+    public String probeTail(String runId) {
+        String j = ShellQuote.single(journalPath(runId));
+        return "if [ -f " + j + " ]; then tail -c " + JournalProbe.WINDOW_BYTES + " " + j + " | base64; fi";
+    }
+
+    /** Deletes both journal files; deleting missing files succeeds. */
+    public String delete(String runId) {
+        return "rm -f " + ShellQuote.single(journalPath(runId)) + " " + ShellQuote.single(errPath(runId));
+    }
+
+    private static long requireOffset(long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative: " + offset);
+        }
+        return offset;
+    }
+}

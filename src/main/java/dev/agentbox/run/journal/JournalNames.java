@@ -1,0 +1,166 @@
+package dev.agentbox.run.journal;
+
+import dev.agentbox.platform.CanonicalJson;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Names of a run's journal files inside the sandbox, and the run's exit-sentinel nonce.
+ *
+ * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that
+ * is an ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including
+ * {@code _} itself, so the escape is unambiguous) becomes {@code _hh} in lowercase hex. An
+ * encoding longer than {@value #MAX_NAME_CHARS} characters is replaced by its first
+ * {@value #HASHED_PREFIX_CHARS} characters, {@code -} and the first 16 hex characters of
+ * sha256(runId) — exactly {@value #MAX_NAME_CHARS} characters. The result never contains
+ * {@code /}, whitespace or any shell metacharacter, so a journal path can never leave its
+ * directory whatever the runId.
+ *
+ * <p>Invariants: {@code decode(encode(id)) == Optional.of(id)} for every runId whose encoding
+ * was not hashed; {@code encode} is a pure function (same runId, same name on every server).
+ */
+public final class JournalNames {
+
+    /** The journal directory inside every sandbox. */
+    public static final String DEFAULT_DIR = "/tmp/agentbox-runs";
+    public static final String JOURNAL_SUFFIX = ".ndjson";
+    public static final String ERR_SUFFIX = ".err";
+    public static final int MAX_NAME_CHARS = 200;
+    public static final int HASHED_PREFIX_CHARS = 183;
+    private static final String NONCE_DOMAIN = "agentbox/journal-exit-sentinel/v1:";
+    private static final Pattern HASHED_SHAPE = Pattern.compile("^.{183}-[0-9a-f]{16}$", Pattern.DOTALL);
+
+    private JournalNames() {
+    }
+
+    /**
+     * The file-name form of {@code runId}.
+     *
+     * @throws IllegalArgumentException for an empty runId (it would name the directory itself)
+     */
+    public static String encode(String runId) {
+        requireRunId(runId);
+        StringBuilder out = new StringBuilder();
+        for (byte b : runId.getBytes(StandardCharsets.UTF_8)) {
+            int u = b & 0xff;
+            if (isKept(u)) {
+                out.append((char) u);
+            } else {
+                out.append('_').append(Character.forDigit(u >> 4, 16)).append(Character.forDigit(u & 0xf, 16));
+            }
+        }
+        if (out.length() <= MAX_NAME_CHARS) {
+            return out.toString();
+        }
+        return out.substring(0, HASHED_PREFIX_CHARS) + "-" + CanonicalJson.sha256Hex(runId).substring(0, 16);
+    }
+
+    /**
+     * The runId a file-name form stands for, or empty when the name is not the encoding of any
+     * runId: a byte outside the kept set, a malformed or uppercase escape, an escaped byte that
+     * would have been kept, bytes that are not UTF-8, or a hashed name (a hash cannot be
+     * inverted). A 200-character name of the hashed shape is always treated as hashed: such a
+     * name is ambiguous, and "cannot decode" is the safe answer for a caller deciding whether a
+     * journal may be deleted.
+     */
+    public static Optional<String> decode(String encoded) {
+        if (encoded.isEmpty() || isHashed(encoded)) {
+            return Optional.empty();
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c < 0x80 && isKept(c)) {
+                bytes.write(c);
+            } else if (c == '_' && i + 2 < encoded.length() && isLowerHex(encoded.charAt(i + 1))
+                    && isLowerHex(encoded.charAt(i + 2))) {
+                int u = Integer.parseInt(encoded.substring(i + 1, i + 3), 16);
+                if (isKept(u)) {
+                    return Optional.empty(); // not canonical: encode would have kept this byte
+                }
+                bytes.write(u);
+                i += 2;
+            } else {
+                return Optional.empty();
+            }
+        }
+        try {
+            String runId = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+            return Optional.of(runId);
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The runId of a journal or err file name ({@code <enc>.ndjson} / {@code <enc>.err}), or
+     * empty when the name has neither suffix or does not decode.
+     */
+    public static Optional<String> decodeFileName(String fileName) {
+        for (String suffix : new String[] {JOURNAL_SUFFIX, ERR_SUFFIX}) {
+            if (fileName.endsWith(suffix)) {
+                return decode(fileName.substring(0, fileName.length() - suffix.length()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the name has the shape of a hashed (over-long) encoding. */
+    public static boolean isHashed(String encoded) {
+        return encoded.length() == MAX_NAME_CHARS && HASHED_SHAPE.matcher(encoded).matches();
+    }
+
+    /** {@code /tmp/agentbox-runs/<enc>.ndjson}. */
+    public static String journalPath(String runId) {
+        return journalPath(DEFAULT_DIR, runId);
+    }
+
+    /** {@code /tmp/agentbox-runs/<enc>.err}. */
+    public static String errPath(String runId) {
+        return errPath(DEFAULT_DIR, runId);
+    }
+
+    /** {@code <dir>/<enc>.ndjson}; {@code dir} without a trailing slash. */
+    public static String journalPath(String dir, String runId) {
+        return dir + "/" + encode(runId) + JOURNAL_SUFFIX;
+    }
+
+    /** {@code <dir>/<enc>.err}; {@code dir} without a trailing slash. */
+    public static String errPath(String dir, String runId) {
+        return dir + "/" + encode(runId) + ERR_SUFFIX;
+    }
+
+    /**
+     * The run's exit-sentinel nonce: the first 32 hex characters of
+     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Deterministic so that any
+     * server can recognise the sentinel; not guessable by an agent that does not know the
+     * scheme, and a forged sentinel without it is ordinary output.
+     */
+    public static String nonce(String runId) {
+        requireRunId(runId);
+        return CanonicalJson.sha256Hex(NONCE_DOMAIN + runId).substring(0, 32);
+    }
+
+    private static void requireRunId(String runId) {
+        if (runId == null || runId.isEmpty()) {
+            throw new IllegalArgumentException("runId must not be empty");
+        }
+    }
+
+    private static boolean isKept(int u) {
+        return (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || u == '.' || u == '-';
+    }
+
+    private static boolean isLowerHex(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    }
+}

@@ -1,0 +1,219 @@
+package dev.agentbox.run.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the built commands with the real local shells (dash/bash and BusyBox when present). */
+class JournalCommandTest {
+
+    @TempDir
+    Path work;
+
+    private Path cwd;
+    private Path journalDir;
+    private JournalCommand commands;
+
+    private void setUp(String shell) throws IOException {
+        cwd = Files.createDirectories(work.resolve("cwd-" + shell.replaceAll("[^a-z]", "")));
+        journalDir = cwd.resolve("runs");
+        commands = new JournalCommand(journalDir.toString());
+    }
+
+    private String journal(String runId) throws IOException {
+        return Files.readString(Path.of(commands.journalPath(runId)), StandardCharsets.UTF_8);
+    }
+
+    private String err(String runId) throws IOException {
+        return Files.readString(Path.of(commands.errPath(runId)), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void buildsTheExactJournaledForm() {
+        JournalCommand c = new JournalCommand();
+        String nonce = JournalNames.nonce("a/b");
+        assertThat(c.journaled("my-agent --json", "a/b")).isEqualTo(
+                "mkdir -p '/tmp/agentbox-runs' && { ( my-agent --json ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce
+                        + "\"}\\n' \"$?\"; } >> '/tmp/agentbox-runs/a_2fb.ndjson' 2>> '/tmp/agentbox-runs/a_2fb.err'");
+    }
+
+    @Test
+    void detachedFormIgnoresHangupAndRedirectsAllStreams() {
+        JournalCommand c = new JournalCommand();
+        assertThat(c.detached("x", "r")).isEqualTo(
+                "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", "r")) + " </dev/null >/dev/null 2>&1 &");
+    }
+
+    @Test
+    void detachedAgentSurvivesAHangupOfItsShell() throws Exception {
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
+            // $$ is the wrapper shell started by the detached form; a hangup must kill neither it
+            // (it still has to write the sentinel) nor the agent.
+            Sh.run(cwd, List.of(shell, "-c", commands.detached("kill -HUP $$; sleep 0.1; echo survived", "hup")), path);
+            String expected = "survived\n" + ExitSentinel.forRun("hup").line(0) + "\n";
+            waitFor(() -> Files.exists(Path.of(commands.journalPath("hup"))) && journal("hup").equals(expected));
+        }
+    }
+
+    @Test
+    void rejectsARelativeJournalDirAndABlankCommand() {
+        assertThatThrownBy(() -> new JournalCommand("tmp/x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalCommand("/tmp/x/")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalCommand().journaled(" ", "r")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void journalHoldsTheAgentsLinesThenTheSentinel_JN01() throws Exception {
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("printf '{\"a\":1}\\n{\"b\":2}\\n'", "run-1")));
+            assertThat(r.exitCode()).as(shell).isZero();
+            assertThat(r.stdout()).isEmpty();
+            assertThat(journal("run-1")).as(shell)
+                    .isEqualTo("{\"a\":1}\n{\"b\":2}\n" + ExitSentinel.forRun("run-1").line(0) + "\n");
+            assertThat(err("run-1")).isEmpty();
+        }
+    }
+
+    @Test
+    void stderrGoesOnlyToTheErrFileAndTheExitCodeToTheSentinel_JN02() throws Exception {
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo out; echo boom >&2; exit 7", "run-7")));
+            assertThat(r.stdout()).isEmpty();
+            assertThat(r.stderr()).isEmpty();
+            String journal = journal("run-7");
+            assertThat(journal).as(shell).isEqualTo("out\n" + ExitSentinel.forRun("run-7").line(7) + "\n")
+                    .contains("\"__exit\":7").doesNotContain("boom");
+            assertThat(err("run-7")).isEqualTo("boom\n");
+        }
+    }
+
+    @Test
+    void journalIsAppendOnly() throws Exception {
+        setUp("/bin/sh");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo one", "r")));
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo two", "r")));
+        String s = ExitSentinel.forRun("r").line(0);
+        assertThat(journal("r")).isEqualTo("one\n" + s + "\ntwo\n" + s + "\n");
+    }
+
+    @Test
+    void runIdWithShellMetacharactersIsHarmless_JN12() throws Exception {
+        String idOutput = Sh.run(work, List.of("/bin/sh", "-c", "printf %s \"$(id)\"")).stdout();
+        Path globalCanary = Path.of("/tmp/x" + idOutput);
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            Path canary = cwd.resolve("canary");
+            List<String> runIds = List.of(
+                    "a;touch /tmp/x$(id) b/c",
+                    "a;touch " + canary + "$(id) b/c",
+                    "'; touch " + canary + "; '",
+                    "$(touch " + canary + ")",
+                    "`touch " + canary + "`",
+                    "../../" + canary.getFileName(),
+                    "x\ntouch " + canary);
+            for (String runId : runIds) {
+                Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo ok", runId)));
+                assertThat(r.exitCode()).as(shell + " " + runId).isZero();
+                assertThat(journal(runId)).startsWith("ok\n");
+                r = Sh.run(cwd, List.of(shell, "-c", commands.readFrom(runId, 0)));
+                assertThat(new String(Base64.getMimeDecoder().decode(r.stdout()), StandardCharsets.UTF_8)).startsWith("ok\n");
+            }
+            try (Stream<Path> inCwd = Files.list(cwd)) {
+                assertThat(inCwd).as("nothing but the journal dir in the cwd (%s)", shell).containsExactly(journalDir);
+            }
+            try (Stream<Path> journals = Files.list(journalDir)) {
+                List<String> names = journals.map(p -> p.getFileName().toString()).toList();
+                assertThat(names).hasSize(2 * runIds.size());
+                assertThat(names.stream().filter(n -> n.endsWith(".ndjson")))
+                        .hasSize(runIds.size()).allMatch(n -> n.matches("^[A-Za-z0-9._-]+\\.ndjson$"));
+            }
+            assertThat(canary).doesNotExist();
+        }
+        assertThat(globalCanary).doesNotExist();
+    }
+
+    @Test
+    void detachedAgentOutlivesTheShellThatStartedIt() throws Exception {
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            // With BusyBox, make every tool (including the inner `sh`) a BusyBox applet.
+            String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
+            String agent = "echo started; i=0; while [ ! -f gate ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo late; exit 3";
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, "d-1")), path);
+            // The starting shell has returned although the agent is parked on the gate.
+            assertThat(r.exitCode()).as(shell).isZero();
+            assertThat(r.stdout()).isEmpty();
+            waitFor(() -> Files.exists(Path.of(commands.journalPath("d-1"))) && journal("d-1").startsWith("started\n"));
+            assertThat(journal("d-1")).isEqualTo("started\n");
+            Files.writeString(cwd.resolve("gate"), "");
+            String expected = "started\nlate\n" + ExitSentinel.forRun("d-1").line(3) + "\n";
+            waitFor(() -> journal("d-1").equals(expected));
+            Files.delete(cwd.resolve("gate"));
+        }
+    }
+
+    @Test
+    void boundedReadResumesFromAByteOffsetAndProbeSeesTheSentinel() throws Exception {
+        setUp("/bin/sh");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("printf 'é1\\nö2\\n'", "p")));
+        Sh.Result r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("p", 4)));
+        String rest = new String(Base64.getMimeDecoder().decode(r.stdout()), StandardCharsets.UTF_8);
+        assertThat(rest).startsWith("ö2\n");
+        r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.probeTail("p")));
+        byte[] tail = Base64.getMimeDecoder().decode(r.stdout());
+        assertThat(JournalProbe.probe(tail, ExitSentinel.forRun("p"))).isEqualTo(new JournalProbe.Finished(0));
+        r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("missing", 0)));
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.stdout()).isEmpty();
+        r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.delete("p")));
+        assertThat(r.exitCode()).isZero();
+        assertThat(Path.of(commands.journalPath("p"))).doesNotExist();
+        assertThat(Path.of(commands.errPath("p"))).doesNotExist();
+    }
+
+    @Test
+    void readerCommandsCountFromOneAndQuoteThePath() {
+        JournalCommand c = new JournalCommand();
+        assertThat(c.follow("a b", 0)).isEqualTo("tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'");
+        assertThat(c.follow("a", 10)).isEqualTo("tail -c +11 -f '/tmp/agentbox-runs/a.ndjson'");
+        assertThatThrownBy(() -> c.follow("a", -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private String busyboxOnlyPath(String busybox) throws IOException {
+        Path bin = Files.createDirectories(work.resolve("bb-bin"));
+        for (String applet : new String[] {"sh", "mkdir", "printf", "sleep", "tail", "base64", "rm", "cat", "kill"}) {
+            Path link = bin.resolve(applet);
+            if (!Files.exists(link)) {
+                Files.createSymbolicLink(link, Path.of(busybox));
+            }
+        }
+        return bin.toString();
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    private static void waitFor(Check check) throws Exception {
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (!check.ok()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 15 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
