@@ -1,0 +1,58 @@
+package dev.agentbox.sandbox;
+
+import static dev.agentbox.sandbox.ShellQuote.quote;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/** {@link SandboxGit} desugared to {@code git} commands run through a sandbox's exec. */
+public final class ExecGit implements SandboxGit {
+
+    private final SandboxProcesses process;
+
+    public ExecGit(SandboxProcesses process) {
+        this.process = process;
+    }
+
+    @Override
+    public void clone(String url, Optional<String> dir, Optional<String> ref, OptionalInt depth) {
+        StringBuilder cmd = new StringBuilder("git clone --quiet");
+        ref.ifPresent(r -> cmd.append(" --branch ").append(quote(r)));
+        depth.ifPresent(d -> cmd.append(" --depth ").append(d));
+        cmd.append(" -- ").append(quote(url)).append(' ').append(quote(dir.orElse(".")));
+        run("git clone", cmd.toString(), Optional.empty());
+    }
+
+    @Override
+    public String status(Optional<String> dir) {
+        return run("git status", "git status --porcelain", dir);
+    }
+
+    @Override
+    public void add(List<String> paths, Optional<String> dir) {
+        StringBuilder cmd = new StringBuilder("git add --");
+        paths.forEach(p -> cmd.append(' ').append(quote(p)));
+        run("git add", cmd.toString(), dir);
+    }
+
+    @Override
+    public void commit(String message, Optional<String> dir) {
+        run("git commit", "git -c user.name=\"${GIT_AUTHOR_NAME:-agentbox}\" -c user.email=\"${GIT_AUTHOR_EMAIL:-agentbox@localhost}\" commit --quiet -m "
+                + quote(message), dir);
+    }
+
+    @Override
+    public String branch(Optional<String> dir) {
+        return run("git branch", "git rev-parse --abbrev-ref HEAD", dir).strip();
+    }
+
+    private String run(String op, String command, Optional<String> dir) {
+        ProcessOptions opts = dir.map(ProcessOptions.defaults()::withCwd).orElse(ProcessOptions.defaults());
+        ExecResult r = process.exec(command, opts);
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException(op, "exit " + r.exitCode() + ": " + r.stderr() + r.stdout());
+        }
+        return r.stdout();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.agentbox.sandbox;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What to make. {@code requestedId}: the id the caller wants (the sandbox service passes
+ * the compound key so the sandbox is findable from run context); providers derive their
+ * native name from it. {@code image}: overrides the provider's default image.
+ * {@code key}/{@code tenant} become labels. {@code env} is the sandbox environment every
+ * command sees (never secrets: those are the sandbox service's business).
+ */
+public record SandboxCreateInput(Optional<String> requestedId, Optional<String> key, Optional<String> tenant,
+                                 Optional<String> image, Map<String, String> env, SandboxPolicy policy) {
+
+    public SandboxCreateInput {
+        requestedId = requestedId == null ? Optional.empty() : requestedId;
+        key = key == null ? Optional.empty() : key;
+        tenant = tenant == null ? Optional.empty() : tenant;
+        image = image == null ? Optional.empty() : image;
+        env = env == null ? Map.of() : Map.copyOf(env);
+        policy = policy == null ? SandboxPolicy.defaults() : policy;
+    }
+
+    /** Nothing requested: a random id, the default image, no env, default policy. */
+    public static SandboxCreateInput defaults() {
+        return new SandboxCreateInput(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), null);
+    }
+
+    public SandboxCreateInput withRequestedId(String id) {
+        return new SandboxCreateInput(Optional.of(id), key, tenant, image, env, policy);
+    }
+
+    public SandboxCreateInput withKey(String k, String t) {
+        return new SandboxCreateInput(requestedId, Optional.of(k), Optional.of(t), image, env, policy);
+    }
+
+    public SandboxCreateInput withImage(String i) {
+        return new SandboxCreateInput(requestedId, key, tenant, Optional.of(i), env, policy);
+    }
+
+    public SandboxCreateInput withEnv(Map<String, String> e) {
+        return new SandboxCreateInput(requestedId, key, tenant, image, e, policy);
+    }
+
+    public SandboxCreateInput withPolicy(SandboxPolicy p) {
+        return new SandboxCreateInput(requestedId, key, tenant, image, env, p);
+    }
+}

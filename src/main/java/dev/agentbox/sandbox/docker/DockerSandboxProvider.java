@@ -1,0 +1,438 @@
+package dev.agentbox.sandbox.docker;
+
+import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.PortBinding;
+import com.github.dockerjava.api.model.Ports;
+import dev.agentbox.api.ProblemException;
+import dev.agentbox.sandbox.DaemonThreads;
+import dev.agentbox.sandbox.ManagedSandbox;
+import dev.agentbox.sandbox.SandboxCapabilities;
+import dev.agentbox.sandbox.SandboxCreateInput;
+import dev.agentbox.sandbox.SandboxExistsException;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.SandboxPolicy;
+import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.SnapshotRef;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Sandboxes as Docker containers, through docker-java against {@code agentbox.docker.host}.
+ *
+ * <p>Hardening of every container: not privileged, {@code no-new-privileges}, all Linux
+ * capabilities dropped except CHOWN, DAC_OVERRIDE, FOWNER, FSETID (a root shell, git and
+ * tar keep owning and chmod-ing files of any user), SETUID, SETGID (su/setpriv to drop to
+ * an unprivileged user) and KILL (signal processes of another uid); memory, CPU and pids
+ * limits; network {@code none} unless the policy says {@code bridge}; no mounts at all
+ * (never the Docker socket); {@code init=true} so PID 1 forwards signals and reaps orphans.
+ * Images are never pulled: a missing image is an error at once.
+ */
+@ApplicationScoped
+public class DockerSandboxProvider implements SandboxProvider {
+
+    public static final String NAME = "docker";
+    static final String KEEP_ALIVE_SECONDS = "2147483647";
+    static final String WORKSPACE = "/workspace";
+    private static final Logger LOG = Logger.getLogger(DockerSandboxProvider.class.getName());
+    private static final Pattern NAME_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
+    private static final com.github.dockerjava.api.model.Capability[] CAPS_KEPT = {
+            com.github.dockerjava.api.model.Capability.CHOWN,
+            com.github.dockerjava.api.model.Capability.DAC_OVERRIDE,
+            com.github.dockerjava.api.model.Capability.FOWNER,
+            com.github.dockerjava.api.model.Capability.FSETID,
+            com.github.dockerjava.api.model.Capability.SETUID,
+            com.github.dockerjava.api.model.Capability.SETGID,
+            com.github.dockerjava.api.model.Capability.KILL};
+
+    /**
+     * Measured here (see DockerDebianTest#stdinEndOfInputDoesNotReachTheProcessThroughDockerJava):
+     * bytes written to an exec's stdin arrive, but closing it never delivers EOF, so
+     * writable stdin is not offered.
+     */
+    static final SandboxCapabilities CAPABILITIES = new SandboxCapabilities(
+            true, true, true, true, true, false, true, true, true, true, true);
+
+    private final DockerSettings settings;
+    private final ThreadFactory threads;
+    private final Clock clock;
+    private volatile DockerEngine engine;
+    private volatile ScheduledExecutorService timers;
+    private volatile java.util.concurrent.ExecutorService workers;
+
+    /** For CDI proxies only. */
+    protected DockerSandboxProvider() {
+        this.settings = null;
+        this.threads = null;
+        this.clock = null;
+    }
+
+    @Inject
+    public DockerSandboxProvider(Config config, Clock clock) {
+        this(DockerSettings.fromConfig(config), new DaemonThreads("agentbox-docker"), clock);
+    }
+
+    public DockerSandboxProvider(DockerSettings settings, ThreadFactory threads, Clock clock) {
+        this.settings = settings;
+        this.threads = threads;
+        this.clock = clock;
+    }
+
+    public DockerSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public SandboxCapabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    @Override
+    public boolean available() {
+        try {
+            return engine().ping();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    DockerEngine engine() {
+        DockerEngine e = engine;
+        if (e == null) {
+            synchronized (this) {
+                if (engine == null) {
+                    engine = new DockerEngine(settings.host());
+                }
+                e = engine;
+            }
+        }
+        return e;
+    }
+
+    ScheduledExecutorService timers() {
+        ScheduledExecutorService t = timers;
+        if (t == null) {
+            synchronized (this) {
+                if (timers == null) {
+                    timers = Executors.newSingleThreadScheduledExecutor(threads);
+                }
+                t = timers;
+            }
+        }
+        return t;
+    }
+
+    /** Short tasks off docker-java's callback threads (which are cancelled once a stream completes). */
+    java.util.concurrent.ExecutorService workers() {
+        java.util.concurrent.ExecutorService w = workers;
+        if (w == null) {
+            synchronized (this) {
+                if (workers == null) {
+                    workers = Executors.newCachedThreadPool(threads);
+                }
+                w = workers;
+            }
+        }
+        return w;
+    }
+
+    @PreDestroy
+    public void close() {
+        try {
+            if (engine != null) {
+                engine.close();
+            }
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "closing the docker client", e);
+        }
+        if (timers != null) {
+            timers.shutdownNow();
+        }
+        if (workers != null) {
+            workers.shutdownNow();
+        }
+    }
+
+    @Override
+    public SandboxHandle create(SandboxCreateInput input) {
+        boolean explicitImage = input.image().isPresent();
+        String image = input.image().orElse(settings.image());
+        return createFrom(image, input, explicitImage ? ImageRole.REQUESTED : ImageRole.DEFAULT);
+    }
+
+    private enum ImageRole { DEFAULT, REQUESTED, SNAPSHOT }
+
+    private SandboxHandle createFrom(String image, SandboxCreateInput input, ImageRole role) {
+        String name = input.requestedId().map(DockerSandboxProvider::containerName)
+                .orElseGet(() -> "agentbox-" + UUID.randomUUID());
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(SandboxLabels.MANAGED, "true");
+        input.key().ifPresent(k -> labels.put(SandboxLabels.KEY, k));
+        input.tenant().ifPresent(t -> labels.put(SandboxLabels.TENANT, t));
+        SandboxPolicy policy = input.policy();
+        HostConfig host = HostConfig.newHostConfig()
+                .withInit(true)
+                .withPrivileged(false)
+                .withSecurityOpts(List.of("no-new-privileges:true"))
+                .withCapDrop(com.github.dockerjava.api.model.Capability.ALL)
+                .withCapAdd(CAPS_KEPT)
+                .withMemory(policy.memoryMb().orElse(settings.defaultMemoryMb()) * 1024L * 1024L)
+                .withMemorySwap(policy.memoryMb().orElse(settings.defaultMemoryMb()) * 1024L * 1024L)
+                .withNanoCPUs((long) (policy.cpus().orElse(settings.defaultCpus()) * 1_000_000_000L))
+                .withPidsLimit((long) policy.pids().orElse(settings.defaultPids()))
+                .withNetworkMode(policy.network() == SandboxPolicy.Network.BRIDGE ? "bridge" : "none");
+        List<ExposedPort> exposed = new ArrayList<>();
+        if (policy.network() == SandboxPolicy.Network.BRIDGE && !policy.ports().isEmpty()) {
+            Ports bindings = new Ports();
+            for (int p : policy.ports()) {
+                ExposedPort ep = ExposedPort.tcp(p);
+                exposed.add(ep);
+                bindings.bind(ep, Ports.Binding.bindIp(settings.publishHost()));
+            }
+            host.withPortBindings(bindings);
+        } else if (!policy.ports().isEmpty()) {
+            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
+        }
+        List<String> env = input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        CreateContainerResponse created;
+        try {
+            created = DockerEngine.call("container create", () -> engine().client().createContainerCmd(image)
+                    .withName(name)
+                    .withLabels(labels)
+                    .withEnv(env)
+                    .withWorkingDir(WORKSPACE)
+                    .withCmd("sleep", KEEP_ALIVE_SECONDS)
+                    .withExposedPorts(exposed)
+                    .withHostConfig(host)
+                    .exec());
+        } catch (NotFoundException e) {
+            throw switch (role) {
+                case REQUESTED -> ProblemException.invalidRequest("Image " + image
+                        + " is not present on the Docker engine (agentbox never pulls images).");
+                case SNAPSHOT -> ProblemException.notFound("Snapshot " + image + " does not exist.");
+                case DEFAULT -> ProblemException.providerUnavailable("The configured sandbox image " + image
+                        + " is not present on the Docker engine (agentbox never pulls images).", e);
+            };
+        } catch (ConflictException e) {
+            throw new SandboxExistsException(name);
+        }
+        try {
+            DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
+            return new DockerSandbox(this, name, input.env());
+        } catch (RuntimeException e) {
+            removeQuietly(created.getId(), e);
+            throw e;
+        }
+    }
+
+    private void removeQuietly(String containerId, RuntimeException cause) {
+        try {
+            engine().client().removeContainerCmd(containerId).withForce(true).withRemoveVolumes(true).exec();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public Optional<SandboxHandle> resume(String id) {
+        InspectContainerResponse c;
+        try {
+            c = DockerEngine.call("container inspect", () -> engine().client().inspectContainerCmd(id).exec());
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        }
+        Map<String, String> labels = c.getConfig().getLabels();
+        if (labels == null || !"true".equals(labels.get(SandboxLabels.MANAGED))) {
+            return Optional.empty();
+        }
+        InspectContainerResponse.ContainerState state = c.getState();
+        if (state != null && ("removing".equals(state.getStatus()) || "dead".equals(state.getStatus()))) {
+            return Optional.empty();
+        }
+        if (state == null || !Boolean.TRUE.equals(state.getRunning())) {
+            try {
+                DockerEngine.run("container start", () -> engine().client().startContainerCmd(c.getId()).exec());
+            } catch (NotModifiedException e) {
+                // already running
+            } catch (NotFoundException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new DockerSandbox(this, c.getName().replaceFirst("^/", ""), Map.of()));
+    }
+
+    @Override
+    public void destroy(String id) {
+        try {
+            DockerEngine.run("container stop", () -> engine().client().stopContainerCmd(id)
+                    .withTimeout((int) settings.stopGrace().toSeconds()).exec());
+        } catch (NotFoundException e) {
+            return;
+        } catch (NotModifiedException e) {
+            // already stopped
+        }
+        try {
+            DockerEngine.run("container remove", () -> engine().client().removeContainerCmd(id)
+                    .withForce(true).withRemoveVolumes(true).exec());
+        } catch (NotFoundException e) {
+            // gone already: success
+        } catch (ConflictException e) {
+            // removal already in progress
+            LOG.log(Level.FINE, "removal of {0} already in progress", id);
+        }
+    }
+
+    @Override
+    public List<ManagedSandbox> listManaged() {
+        List<Container> list = DockerEngine.call("container list", () -> engine().client().listContainersCmd()
+                .withShowAll(true)
+                .withLabelFilter(Map.of(SandboxLabels.MANAGED, "true"))
+                .exec());
+        return list.stream()
+                .map(c -> new ManagedSandbox(
+                        c.getNames() != null && c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId(),
+                        c.getLabels() == null ? Map.of() : c.getLabels(),
+                        Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated())))
+                .toList();
+    }
+
+    @Override
+    public SandboxHandle restoreSnapshot(String snapshotId, SandboxCreateInput input) {
+        return createFrom(snapshotId, input, ImageRole.SNAPSHOT);
+    }
+
+    @Override
+    public void deleteSnapshot(String snapshotId) {
+        try {
+            DockerEngine.run("image remove", () -> engine().client().removeImageCmd(snapshotId).withForce(true).exec());
+        } catch (NotFoundException e) {
+            // already gone
+        }
+    }
+
+    /** Commits the container to {@code <snapshotRepository>:<sandbox id>-<millis>}. */
+    SnapshotRef snapshot(String containerName, Optional<String> label) {
+        String tag = tagFor(containerName + "-" + clock.millis());
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(SandboxLabels.MANAGED, "true");
+        labels.put(SandboxLabels.SNAPSHOT_OF, containerName);
+        label.ifPresent(l -> labels.put("dev.agentbox.snapshot-label", l));
+        DockerEngine.call("container commit", () -> engine().client().commitCmd(containerName)
+                .withRepository(settings.snapshotRepository())
+                .withTag(tag)
+                .withLabels(labels)
+                .exec());
+        return new SnapshotRef(settings.snapshotRepository() + ":" + tag, label);
+    }
+
+    /** Fork = commit + create from that image; the fork carries the source's key and tenant labels. */
+    SandboxHandle fork(String containerName) {
+        InspectContainerResponse c = DockerEngine.call("container inspect",
+                () -> engine().client().inspectContainerCmd(containerName).exec());
+        SnapshotRef ref = snapshot(containerName, Optional.of("fork"));
+        Map<String, String> labels = c.getConfig().getLabels() == null ? Map.of() : c.getConfig().getLabels();
+        SandboxCreateInput input = SandboxCreateInput.defaults();
+        if (labels.containsKey(SandboxLabels.KEY)) {
+            input = input.withKey(labels.get(SandboxLabels.KEY), labels.getOrDefault(SandboxLabels.TENANT, ""));
+        }
+        HostConfig hc = c.getHostConfig();
+        SandboxPolicy policy = SandboxPolicy.defaults();
+        if (hc != null && "bridge".equals(hc.getNetworkMode())) {
+            policy = policy.withNetwork(SandboxPolicy.Network.BRIDGE);
+        }
+        if (hc != null && hc.getMemory() != null && hc.getNanoCPUs() != null && hc.getPidsLimit() != null) {
+            policy = policy.withLimits((int) (hc.getMemory() / (1024 * 1024)), hc.getNanoCPUs() / 1e9,
+                    hc.getPidsLimit().intValue());
+        }
+        return createFrom(ref.id(), input.withPolicy(policy), ImageRole.SNAPSHOT);
+    }
+
+    /** The host URL of a published container port. */
+    String portUrl(String containerName, int port) {
+        InspectContainerResponse c = DockerEngine.call("container inspect",
+                () -> engine().client().inspectContainerCmd(containerName).exec());
+        Ports ports = c.getNetworkSettings() == null ? null : c.getNetworkSettings().getPorts();
+        Ports.Binding[] b = ports == null ? null : ports.getBindings().get(ExposedPort.tcp(port));
+        if (b == null || b.length == 0 || b[0].getHostPortSpec() == null) {
+            throw ProblemException.invalidRequest("Port " + port + " is not published by sandbox " + containerName
+                    + " (declare it in policy.ports with network bridge).");
+        }
+        return "http://" + urlHost() + ":" + b[0].getHostPortSpec();
+    }
+
+    private String urlHost() {
+        URI uri = URI.create(settings.host());
+        if ("tcp".equals(uri.getScheme()) || "http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) {
+            return uri.getHost();
+        }
+        return "0.0.0.0".equals(settings.publishHost()) ? "127.0.0.1" : settings.publishHost();
+    }
+
+    /** A valid container name for a requested id: itself when it is one, otherwise a sanitized form plus a hash. */
+    static String containerName(String requestedId) {
+        String base = "agentbox-" + requestedId;
+        if (NAME_OK.matcher(base).matches()) {
+            return base;
+        }
+        String cleaned = requestedId.replaceAll("[^a-zA-Z0-9_.-]", "-");
+        if (cleaned.length() > 40) {
+            cleaned = cleaned.substring(0, 40);
+        }
+        return "agentbox-" + cleaned + "-" + sha256Hex(requestedId).substring(0, 16);
+    }
+
+    private static String tagFor(String s) {
+        String t = s.replaceAll("[^a-zA-Z0-9_.-]", "-");
+        if (t.length() > 128) {
+            t = t.substring(t.length() - 128);
+        }
+        return t.replaceFirst("^[.-]+", "x");
+    }
+
+    static String sha256Hex(String s) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

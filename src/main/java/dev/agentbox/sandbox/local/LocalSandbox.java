@@ -1,0 +1,315 @@
+package dev.agentbox.sandbox.local;
+
+import dev.agentbox.api.ProblemException;
+import dev.agentbox.sandbox.ExecGit;
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.FsEntry;
+import dev.agentbox.sandbox.FsStat;
+import dev.agentbox.sandbox.PathOutsideSandboxException;
+import dev.agentbox.sandbox.ProcessOptions;
+import dev.agentbox.sandbox.SandboxCapabilities;
+import dev.agentbox.sandbox.SandboxEnv;
+import dev.agentbox.sandbox.SandboxFileNotFoundException;
+import dev.agentbox.sandbox.SandboxFs;
+import dev.agentbox.sandbox.SandboxGit;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxOperationException;
+import dev.agentbox.sandbox.SandboxPorts;
+import dev.agentbox.sandbox.SandboxProcess;
+import dev.agentbox.sandbox.SandboxProcesses;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/** A folder on the host standing in for {@code /workspace}. */
+final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
+
+    static final String VIRTUAL_ROOT = "/workspace";
+
+    private final LocalSandboxProvider provider;
+    private final String id;
+    private final Path root;
+    private final Path realRoot;
+    private final Map<String, String> baseEnv;
+    private final Map<String, String> env = new ConcurrentHashMap<>();
+    private final ExecGit git = new ExecGit(this);
+
+    LocalSandbox(LocalSandboxProvider provider, String id, Path dir, Map<String, String> createEnv) {
+        this.provider = provider;
+        this.id = id;
+        try {
+            this.realRoot = dir.toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.root = realRoot;
+        this.baseEnv = Map.copyOf(createEnv);
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public String provider() {
+        return LocalSandboxProvider.NAME;
+    }
+
+    @Override
+    public String workspaceRoot() {
+        return root.toString();
+    }
+
+    @Override
+    public SandboxCapabilities capabilities() {
+        return provider.capabilities();
+    }
+
+    @Override
+    public SandboxFs fs() {
+        return this;
+    }
+
+    @Override
+    public SandboxProcesses process() {
+        return this;
+    }
+
+    @Override
+    public SandboxGit git() {
+        return git;
+    }
+
+    @Override
+    public SandboxPorts ports() {
+        return this;
+    }
+
+    @Override
+    public SandboxEnv env() {
+        return this;
+    }
+
+    @Override
+    public void destroy() {
+        provider.destroy(id);
+    }
+
+    @Override
+    public void set(Map<String, String> vars) {
+        env.putAll(vars);
+    }
+
+    @Override
+    public Map<String, String> current() {
+        return Map.copyOf(env);
+    }
+
+    /** Local processes listen on the host itself. */
+    @Override
+    public Channel connect(int port) {
+        if (port < 1 || port > 65535) {
+            throw ProblemException.invalidRequest("port out of range: " + port);
+        }
+        return new Channel("http://127.0.0.1:" + port, Map.of());
+    }
+
+    // ---- paths ----
+
+    /**
+     * Maps a sandbox path ({@code /workspace/...}, relative, or under the real root) to the
+     * host. Anything that resolves outside the root, lexically or through a symlink in an
+     * existing ancestor (the last component too when {@code followLast}), is refused.
+     */
+    Path resolve(String path, boolean followLast) {
+        String rel;
+        if (path.equals(VIRTUAL_ROOT) || path.startsWith(VIRTUAL_ROOT + "/")) {
+            rel = path.substring(VIRTUAL_ROOT.length());
+        } else if (path.equals(root.toString()) || path.startsWith(root + "/")) {
+            rel = path.substring(root.toString().length());
+        } else if (path.startsWith("/")) {
+            throw new PathOutsideSandboxException(path);
+        } else {
+            rel = path;
+        }
+        rel = rel.replaceFirst("^/+", "");
+        Path p = rel.isEmpty() ? root : root.resolve(rel).normalize();
+        if (!p.startsWith(root)) {
+            throw new PathOutsideSandboxException(path);
+        }
+        Path check = followLast || p.equals(root) ? p : p.getParent();
+        Path existing = check;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        try {
+            if (existing == null || !existing.toRealPath().startsWith(realRoot)) {
+                throw new PathOutsideSandboxException(path);
+            }
+        } catch (IOException e) {
+            throw new SandboxOperationException("resolve " + path, e.toString());
+        }
+        return p;
+    }
+
+    String virtual(Path p) {
+        Path rel = root.relativize(p);
+        return rel.toString().isEmpty() ? VIRTUAL_ROOT : VIRTUAL_ROOT + "/" + rel;
+    }
+
+    // ---- processes ----
+
+    ProcessBuilder builder(String command, ProcessOptions options) {
+        Path cwd = resolve(options.cwd().orElse("."), true);
+        ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
+        Map<String, String> e = pb.environment();
+        e.clear();
+        e.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
+        e.put("HOME", root.toString());
+        e.put("LANG", "C.UTF-8");
+        e.put("AGENTBOX_WORKSPACE", root.toString());
+        e.putAll(baseEnv);
+        e.putAll(env);
+        e.putAll(options.env());
+        return pb;
+    }
+
+    @Override
+    public ExecResult exec(String command, ProcessOptions options) {
+        ProcessBuilder pb = builder(command, options).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        LocalProcess p = LocalProcess.start(provider, id, pb);
+        StringBuilder out = new StringBuilder();
+        StringBuilder err = new StringBuilder();
+        p.subscribe(c -> (c.stream() == dev.agentbox.sandbox.OutputChunk.Stream.STDOUT ? out : err).append(c.text()));
+        boolean timedOut = false;
+        if (options.timeout().isPresent()) {
+            if (p.waitFor(options.timeout().get()).isEmpty()) {
+                timedOut = true;
+                p.kill();
+            }
+        }
+        int code = p.onExit().join();
+        synchronized (out) {
+            if (timedOut) {
+                return new ExecResult(out.toString(), err + "\nagentbox: command timed out after "
+                        + options.timeout().get().toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT);
+            }
+            return new ExecResult(out.toString(), err.toString(), code);
+        }
+    }
+
+    @Override
+    public SandboxProcess spawn(String command, ProcessOptions options) {
+        return LocalProcess.start(provider, id, builder(command, options));
+    }
+
+    // ---- fs ----
+
+    @Override
+    public byte[] readBytes(String path) {
+        Path p = resolve(path, true);
+        try {
+            return Files.readAllBytes(p);
+        } catch (NoSuchFileException e) {
+            throw new SandboxFileNotFoundException(path);
+        } catch (IOException e) {
+            throw new SandboxOperationException("read " + path, e.toString());
+        }
+    }
+
+    @Override
+    public void write(String path, byte[] data) {
+        Path p = resolve(path, true);
+        try {
+            Files.createDirectories(p.getParent());
+            Files.write(p, data);
+        } catch (IOException e) {
+            throw new SandboxOperationException("write " + path, e.toString());
+        }
+    }
+
+    @Override
+    public List<FsEntry> list(String path) {
+        Path p = resolve(path, true);
+        if (!Files.exists(p)) {
+            throw new SandboxFileNotFoundException(path);
+        }
+        List<FsEntry> entries = new ArrayList<>();
+        try (Stream<Path> s = Files.list(p)) {
+            for (Path c : s.toList()) {
+                boolean dir = Files.isDirectory(c, LinkOption.NOFOLLOW_LINKS);
+                entries.add(new FsEntry(c.getFileName().toString(), virtual(c), dir ? FsEntry.Type.DIR : FsEntry.Type.FILE));
+            }
+        } catch (IOException e) {
+            throw new SandboxOperationException("list " + path, e.toString());
+        }
+        return entries;
+    }
+
+    @Override
+    public void mkdir(String path) {
+        try {
+            Files.createDirectories(resolve(path, true));
+        } catch (IOException e) {
+            throw new SandboxOperationException("mkdir " + path, e.toString());
+        }
+    }
+
+    @Override
+    public void remove(String path) {
+        Path p = resolve(path, false);
+        if (p.equals(root)) {
+            throw new SandboxOperationException("remove " + path, "refusing to remove the workspace root");
+        }
+        LocalSandboxProvider.deleteTree(p);
+    }
+
+    @Override
+    public void rename(String from, String to) {
+        Path f = resolve(from, false);
+        Path t = resolve(to, false);
+        if (!Files.exists(f, LinkOption.NOFOLLOW_LINKS)) {
+            throw new SandboxFileNotFoundException(from);
+        }
+        try {
+            Files.createDirectories(t.getParent());
+            Files.move(f, t, StandardCopyOption.REPLACE_EXISTING);
+        } catch (FileAlreadyExistsException e) {
+            throw new SandboxOperationException("rename " + from + " to " + to, e.toString());
+        } catch (IOException e) {
+            throw new SandboxOperationException("rename " + from + " to " + to, e.toString());
+        }
+    }
+
+    @Override
+    public boolean exists(String path) {
+        return Files.exists(resolve(path, false));
+    }
+
+    @Override
+    public Optional<FsStat> lstat(String path) {
+        Path p = resolve(path, false);
+        try {
+            Map<String, Object> a = new LinkedHashMap<>(Files.readAttributes(p, "unix:mode,size", LinkOption.NOFOLLOW_LINKS));
+            return Optional.of(FsStat.fromMode((Integer) a.get("mode"), (Long) a.get("size")));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new SandboxOperationException("lstat " + path, e.toString());
+        }
+    }
+}

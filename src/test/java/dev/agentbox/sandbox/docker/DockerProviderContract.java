@@ -1,0 +1,173 @@
+package dev.agentbox.sandbox.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Image;
+import dev.agentbox.api.ProblemException;
+import dev.agentbox.sandbox.DaemonThreads;
+import dev.agentbox.sandbox.SandboxCreateInput;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.SandboxPolicy;
+import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.SandboxProviderContract;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance suite against a real Docker engine, plus what only Docker has
+ * (hardening, images, the engine being away). Fails, never skips, when the engine is
+ * unreachable: creating the shared sandbox throws provider-unavailable.
+ */
+abstract class DockerProviderContract extends SandboxProviderContract {
+
+    protected abstract String image();
+
+    protected DockerSandboxProvider docker() {
+        return (DockerSandboxProvider) provider;
+    }
+
+    protected DockerClient client() {
+        return docker().engine().client();
+    }
+
+    @Override
+    protected SandboxProvider newProvider() {
+        return new DockerSandboxProvider(DockerSettings.defaults().withImage(image()), new DaemonThreads("test-docker"),
+                Clock.systemUTC());
+    }
+
+    @Override
+    protected boolean workspaceIsTheBoundary() {
+        return false;
+    }
+
+    @Override
+    protected int servicePort() {
+        return 8080;
+    }
+
+    @Override
+    protected SandboxHandle sandboxForPort(int port) {
+        SandboxHandle h = provider.create(baseInput().withPolicy(
+                SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(port))));
+        extra.add(h);
+        return h;
+    }
+
+    @Override
+    protected void removeBehindTheProvidersBack(String id) {
+        client().removeContainerCmd(id).withForce(true).exec();
+    }
+
+    @Override
+    protected void cleanupExtras() {
+        List<Image> images = client().listImagesCmd().withLabelFilter(Map.of(SandboxLabels.MANAGED, "true")).exec();
+        for (Image i : images) {
+            String of = i.getLabels() == null ? null : i.getLabels().get(SandboxLabels.SNAPSHOT_OF);
+            if (of != null && of.contains(runKey)) {
+                for (String tag : i.getRepoTags() == null ? new String[0] : i.getRepoTags()) {
+                    docker().deleteSnapshot(tag);
+                }
+            }
+        }
+        assertThat(client().listImagesCmd().withLabelFilter(Map.of(SandboxLabels.MANAGED, "true")).exec())
+                .noneMatch(i -> i.getLabels() != null && String.valueOf(i.getLabels().get(SandboxLabels.SNAPSHOT_OF)).contains(runKey));
+    }
+
+    @Test
+    @DisplayName("containers are hardened: not privileged, no-new-privileges, caps dropped, limits, init, network none, no mounts")
+    void hardening() {
+        InspectContainerResponse c = client().inspectContainerCmd(sb.id()).exec();
+        HostConfig h = c.getHostConfig();
+        assertThat(c.getName()).isEqualTo("/agentbox-" + runKey + "-main");
+        assertThat(sb.id()).isEqualTo("agentbox-" + runKey + "-main");
+        assertThat(h.getPrivileged()).isFalse();
+        assertThat(h.getSecurityOpts()).contains("no-new-privileges:true");
+        assertThat(Arrays.asList(h.getCapDrop())).extracting(Enum::name).containsExactly("ALL");
+        assertThat(Arrays.asList(h.getCapAdd())).extracting(Enum::name)
+                .containsExactlyInAnyOrder("CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL");
+        assertThat(h.getInit()).isTrue();
+        assertThat(h.getPidsLimit()).isEqualTo(512L);
+        assertThat(h.getMemory()).isEqualTo(2048L * 1024 * 1024);
+        assertThat(h.getNanoCPUs()).isEqualTo(1_000_000_000L);
+        assertThat(h.getNetworkMode()).isEqualTo("none");
+        assertThat(c.getMounts()).isEmpty();
+        assertThat(h.getBinds()).isNullOrEmpty();
+        assertThat(c.getConfig().getLabels()).containsEntry(SandboxLabels.MANAGED, "true")
+                .containsEntry(SandboxLabels.KEY, runKey).containsEntry(SandboxLabels.TENANT, "tenant-contract");
+        assertThat(c.getConfig().getWorkingDir()).isEqualTo("/workspace");
+        assertThat(sb.process().exec("ls /sys/class/net").stdout().strip()).isEqualTo("lo");
+        // capability bounding set: CAP_NET_RAW (13) and CAP_SYS_ADMIN (21) are not in it
+        String capBnd = sb.process().exec("grep CapBnd /proc/self/status").stdout().strip().split("\\s+")[1];
+        long bnd = Long.parseLong(capBnd, 16);
+        assertThat(bnd & (1L << 13)).isZero();
+        assertThat(bnd & (1L << 21)).isZero();
+        assertThat(bnd & (1L << 0)).isNotZero();
+    }
+
+    @Test
+    @DisplayName("a requested id that is not a valid container name is sanitized with a hash, deterministically")
+    void containerNameFromRequestedId() {
+        String a = DockerSandboxProvider.containerName("tenant/a b:c");
+        assertThat(a).matches("agentbox-tenant-a-b-c-[0-9a-f]{16}");
+        assertThat(DockerSandboxProvider.containerName("tenant/a b:c")).isEqualTo(a);
+        assertThat(DockerSandboxProvider.containerName("tenant/a b;c")).isNotEqualTo(a);
+        assertThat(DockerSandboxProvider.containerName("k-123")).isEqualTo("agentbox-k-123");
+    }
+
+    @Test
+    @DisplayName("a missing image is an immediate clear error (never a pull) and leaves no container")
+    void missingImage() {
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> provider.create(baseInput().withImage("agentbox/does-not-exist:never")))
+                .isInstanceOf(ProblemException.class)
+                .satisfies(e -> {
+                    assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
+                    assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
+                });
+        DockerSandboxProvider misconfigured = new DockerSandboxProvider(
+                DockerSettings.defaults().withImage("agentbox/does-not-exist:never"), new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            assertThatThrownBy(() -> misconfigured.create(baseInput()))
+                    .isInstanceOf(ProblemException.class)
+                    .extracting(e -> ((ProblemException) e).code()).isEqualTo("provider-unavailable");
+        } finally {
+            misconfigured.close();
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+        assertThat(provider.listManaged()).filteredOn(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)))
+                .allMatch(m -> !m.id().contains("does-not-exist"));
+    }
+
+    @Test
+    @DisplayName("an unreachable engine: available() is false quickly and create is provider-unavailable")
+    void unreachableEngine() {
+        DockerSandboxProvider away = new DockerSandboxProvider(
+                DockerSettings.defaults().withHost("unix:///tmp/agentbox-no-such-docker.sock"), new DaemonThreads("t"),
+                Clock.systemUTC());
+        try {
+            long t0 = System.nanoTime();
+            assertThat(away.available()).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> away.create(SandboxCreateInput.defaults()))
+                    .isInstanceOf(ProblemException.class)
+                    .satisfies(e -> {
+                        assertThat(((ProblemException) e).status()).isEqualTo(503);
+                        assertThat(((ProblemException) e).code()).isEqualTo("provider-unavailable");
+                    });
+        } finally {
+            away.close();
+        }
+        assertThat(provider.available()).isTrue();
+    }
+}
