@@ -1,0 +1,81 @@
+package dev.agentbox.platform.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A lease this server holds, renewed in the background every third of its TTL until
+ * closed. If a renewal fails the lease is {@link #lost()}: the holder must stop the guarded
+ * work, because another server may take the lease once it expires.
+ */
+public final class HeldLease implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(HeldLease.class.getName());
+
+    private final LeaseStore store;
+    private final Clock clock;
+    private final String name;
+    private final String holder;
+    private final Duration ttl;
+    private final ScheduledFuture<?> renewal;
+    private volatile boolean lost;
+    private volatile boolean closed;
+
+    HeldLease(LeaseStore store, Clock clock, String name, String holder, Duration ttl, ScheduledExecutorService scheduler) {
+        this.store = store;
+        this.clock = clock;
+        this.name = name;
+        this.holder = holder;
+        this.ttl = ttl;
+        long every = Math.max(50, ttl.toMillis() / 3);
+        this.renewal = scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void renew() {
+        if (closed || lost) {
+            return;
+        }
+        try {
+            if (!store.renew(name, holder, clock.instant(), ttl)) {
+                lost = true;
+                LOG.warning("Lease " + name + " was lost by " + holder);
+            }
+        } catch (RuntimeException e) {
+            // A database hiccup: the lease may still be ours; the next renewal decides,
+            // and expiry protects everyone else meanwhile.
+            LOG.log(Level.WARNING, "Renewing lease " + name + " failed: " + e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String holder() {
+        return holder;
+    }
+
+    public boolean lost() {
+        return lost;
+    }
+
+    /** Stops renewing and gives the lease up, so a waiter gets it at once. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        renewal.cancel(false);
+        try {
+            store.release(name, holder, clock.instant());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Releasing lease " + name + " failed (it expires by itself): " + e);
+        }
+    }
+}
