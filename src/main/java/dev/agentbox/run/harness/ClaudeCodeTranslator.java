@@ -1,10 +1,10 @@
 package dev.agentbox.run.harness;
 
 import dev.agentbox.platform.CanonicalJson;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +39,9 @@ import java.util.stream.Collectors;
  * to run-scoped ids is rebuilt on replay from the same lines, so it is deterministic too.
  */
 public final class ClaudeCodeTranslator extends TranslatorBase {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String SESSION_ID = "claude-code.session-id";
     public static final String THINKING = "claude-code.thinking";
@@ -127,7 +130,7 @@ public final class ClaudeCodeTranslator extends TranslatorBase {
                     .orElse("Claude Code run ended with " + (subtype.isEmpty() ? "an error" : subtype)));
             out.emit(chunks.runError(message, AGENT_ERROR));
         } else {
-            out.emit(text.map(t -> chunks.runFinished(Json.createValue(t))).orElseGet(chunks::runFinished));
+            out.emit(text.map(t -> chunks.runFinished(JSON.createValue(t))).orElseGet(chunks::runFinished));
         }
     }
 
@@ -153,7 +156,7 @@ public final class ClaudeCodeTranslator extends TranslatorBase {
             return java.util.List.of();
         }
         if (content.getValueType() == JsonValue.ValueType.STRING) {
-            return java.util.List.of(Json.createObjectBuilder().add("type", "text").add("text", content).build());
+            return java.util.List.of(JSON.createObjectBuilder().add("type", "text").add("text", content).build());
         }
         if (content.getValueType() != JsonValue.ValueType.ARRAY) {
             return java.util.List.of();

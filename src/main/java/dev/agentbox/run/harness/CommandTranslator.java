@@ -1,8 +1,8 @@
 package dev.agentbox.run.harness;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.spi.JsonProvider;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -39,6 +39,9 @@ import java.util.function.LongSupplier;
  * is {@code agent.output} rather than an invalid chunk.
  */
 public final class CommandTranslator extends TranslatorBase {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String AGENT_OUTPUT = "agent.output";
     public static final String AGENT_TEXT = "agent.text";
@@ -91,7 +94,7 @@ public final class CommandTranslator extends TranslatorBase {
     }
 
     private JsonObject fillIds(ChunkType type, JsonObject object) {
-        JsonObjectBuilder b = Json.createObjectBuilder(object);
+        JsonObjectBuilder b = JSON.createObjectBuilder(object);
         Optional<String> messageId = Chunks.string(object, "messageId");
         Optional<String> toolCallId = Chunks.string(object, "toolCallId");
         switch (type) {

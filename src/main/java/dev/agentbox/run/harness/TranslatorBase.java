@@ -1,8 +1,8 @@
 package dev.agentbox.run.harness;
 
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 import java.util.ArrayList;
@@ -18,6 +18,9 @@ import java.util.function.LongSupplier;
  * invariant "an open text message is closed before any chunk that does not continue it".
  */
 abstract class TranslatorBase implements HarnessTranslator {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** How much of the agent's stderr goes into an exit error. */
     static final int STDERR_TAIL_CHARS = 1000;
@@ -105,7 +108,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             return Optional.empty();
         }
         // A streaming parser, because JsonReader accepts trailing garbage after the first value.
-        try (JsonParser parser = Json.createParser(new StringReader(trimmed))) {
+        try (JsonParser parser = JSON.createParser(new StringReader(trimmed))) {
             if (parser.next() != JsonParser.Event.START_OBJECT) {
                 return Optional.empty();
             }
