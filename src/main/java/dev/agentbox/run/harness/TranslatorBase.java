@@ -64,6 +64,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             return List.of();
         }
         Out out = new Out();
+        beforeExit(out);
         if (exitCode == 0) {
             out.emit(chunks.runFinished());
         } else {
@@ -72,6 +73,11 @@ abstract class TranslatorBase implements HarnessTranslator {
                     AGENT_EXIT));
         }
         return out.collected;
+    }
+
+    /** Hook for closing what the translator still holds open before the run ends. */
+    protected void beforeExit(Out out) {
+        // Nothing by default: the open text message is closed by the terminal chunk itself.
     }
 
     @Override
