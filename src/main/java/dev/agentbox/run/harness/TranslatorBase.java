@@ -7,6 +7,7 @@ import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -120,7 +121,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             }
             JsonObject object = parser.getObject();
             return parser.hasNext() ? Optional.empty() : Optional.of(object);
-        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
+        } catch (JsonException | IllegalStateException | NoSuchElementException e) {
             // Not JSON (or trailing garbage after one value): the line is plain text.
             return Optional.empty();
         }
