@@ -1,9 +1,9 @@
 package dev.agentbox.run.harness;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.function.LongSupplier;
 
 /**
@@ -16,6 +16,9 @@ import java.util.function.LongSupplier;
  * only so that logs read consistently.
  */
 public final class ChunkFactory {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     private final String runId;
     private final String threadId;
@@ -74,7 +77,7 @@ public final class ChunkFactory {
     }
 
     public JsonObject custom(String name, String value) {
-        return custom(name, Json.createValue(value));
+        return custom(name, JSON.createValue(value));
     }
 
     public JsonObject runFinished() {
@@ -96,7 +99,7 @@ public final class ChunkFactory {
      * every other member is kept as the agent wrote it.
      */
     public JsonObject stamp(JsonObject agentChunk) {
-        JsonObjectBuilder b = Json.createObjectBuilder(agentChunk);
+        JsonObjectBuilder b = JSON.createObjectBuilder(agentChunk);
         b.remove("threadId");
         b.remove("runId");
         b.remove("timestamp");
@@ -104,7 +107,7 @@ public final class ChunkFactory {
     }
 
     private JsonObjectBuilder start(ChunkType type) {
-        return Json.createObjectBuilder().add("type", type.name());
+        return JSON.createObjectBuilder().add("type", type.name());
     }
 
     private JsonObject finish(JsonObjectBuilder b) {

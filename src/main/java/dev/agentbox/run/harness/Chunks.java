@@ -1,16 +1,19 @@
 package dev.agentbox.run.harness;
 
 import dev.agentbox.platform.CanonicalJson;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /** Reading and fingerprinting chunks (AG-UI events as JSON objects). */
 public final class Chunks {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** Fields every chunk carries. */
     public static final List<String> COMMON_FIELDS = List.of("type", "threadId", "runId", "timestamp");
@@ -36,7 +39,7 @@ public final class Chunks {
         if (!chunk.containsKey("timestamp")) {
             return chunk;
         }
-        JsonObjectBuilder b = Json.createObjectBuilder(chunk);
+        JsonObjectBuilder b = JSON.createObjectBuilder(chunk);
         b.remove("timestamp");
         return b.build();
     }

@@ -1,11 +1,13 @@
 package dev.agentbox.run.harness;
 
 import dev.agentbox.platform.CanonicalJson;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -39,6 +41,9 @@ import java.util.stream.Collectors;
  * to run-scoped ids is rebuilt on replay from the same lines, so it is deterministic too.
  */
 public final class ClaudeCodeTranslator extends TranslatorBase {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String SESSION_ID = "claude-code.session-id";
     public static final String THINKING = "claude-code.thinking";
@@ -127,7 +132,7 @@ public final class ClaudeCodeTranslator extends TranslatorBase {
                     .orElse("Claude Code run ended with " + (subtype.isEmpty() ? "an error" : subtype)));
             out.emit(chunks.runError(message, AGENT_ERROR));
         } else {
-            out.emit(text.map(t -> chunks.runFinished(Json.createValue(t))).orElseGet(chunks::runFinished));
+            out.emit(text.map(t -> chunks.runFinished(JSON.createValue(t))).orElseGet(chunks::runFinished));
         }
     }
 
@@ -137,26 +142,26 @@ public final class ClaudeCodeTranslator extends TranslatorBase {
             return Optional.empty();
         }
         return Optional.of(errors.asJsonArray().stream()
-                .map(e -> e.getValueType() == JsonValue.ValueType.STRING ? ((jakarta.json.JsonString) e).getString()
+                .map(e -> e.getValueType() == JsonValue.ValueType.STRING ? ((JsonString) e).getString()
                         : CanonicalJson.of(e))
                 .collect(Collectors.joining("; ")));
     }
 
     /** The message's content blocks; a plain string content counts as one text block. */
-    private static java.util.List<JsonObject> contentBlocks(JsonObject event) {
+    private static List<JsonObject> contentBlocks(JsonObject event) {
         JsonValue message = event.get("message");
         if (message == null || message.getValueType() != JsonValue.ValueType.OBJECT) {
-            return java.util.List.of();
+            return List.of();
         }
         JsonValue content = message.asJsonObject().get("content");
         if (content == null) {
-            return java.util.List.of();
+            return List.of();
         }
         if (content.getValueType() == JsonValue.ValueType.STRING) {
-            return java.util.List.of(Json.createObjectBuilder().add("type", "text").add("text", content).build());
+            return List.of(JSON.createObjectBuilder().add("type", "text").add("text", content).build());
         }
         if (content.getValueType() != JsonValue.ValueType.ARRAY) {
-            return java.util.List.of();
+            return List.of();
         }
         return ((JsonArray) content).stream()
                 .filter(v -> v.getValueType() == JsonValue.ValueType.OBJECT)
@@ -170,7 +175,7 @@ public final class ClaudeCodeTranslator extends TranslatorBase {
             return "";
         }
         if (content.getValueType() == JsonValue.ValueType.STRING) {
-            return ((jakarta.json.JsonString) content).getString();
+            return ((JsonString) content).getString();
         }
         if (content.getValueType() == JsonValue.ValueType.ARRAY) {
             JsonArray blocks = content.asJsonArray();

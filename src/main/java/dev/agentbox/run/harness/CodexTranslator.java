@@ -1,11 +1,11 @@
 package dev.agentbox.run.harness;
 
 import dev.agentbox.platform.CanonicalJson;
-import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +44,9 @@ import java.util.function.LongSupplier;
  */
 public final class CodexTranslator extends TranslatorBase {
 
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
+
     public static final String SESSION_ID = "codex.session-id";
     public static final String REASONING = "codex.reasoning";
     public static final String TODO_LIST = "codex.todo-list";
@@ -61,7 +64,7 @@ public final class CodexTranslator extends TranslatorBase {
         if (usage.isEmpty()) {
             return Optional.empty();
         }
-        JsonObjectBuilder b = Json.createObjectBuilder();
+        JsonObjectBuilder b = JSON.createObjectBuilder();
         usage.forEach(b::add);
         return Optional.of(b.build());
     }
@@ -154,9 +157,9 @@ public final class CodexTranslator extends TranslatorBase {
 
     private static JsonObject result(String itemType, JsonObject item) {
         if (itemType.equals("command_execution")) {
-            JsonObjectBuilder b = Json.createObjectBuilder();
+            JsonObjectBuilder b = JSON.createObjectBuilder();
             b.add("exit_code", item.getOrDefault("exit_code", JsonValue.NULL));
-            b.add("output", item.getOrDefault("aggregated_output", Json.createValue("")));
+            b.add("output", item.getOrDefault("aggregated_output", JSON.createValue("")));
             return b.build();
         }
         return switch (itemType) {
@@ -167,7 +170,7 @@ public final class CodexTranslator extends TranslatorBase {
 
     /** The named members of {@code item} that are present. */
     private static JsonObject pick(JsonObject item, String... names) {
-        JsonObjectBuilder b = Json.createObjectBuilder();
+        JsonObjectBuilder b = JSON.createObjectBuilder();
         for (String name : names) {
             if (item.containsKey(name)) {
                 b.add(name, item.get(name));
@@ -191,7 +194,7 @@ public final class CodexTranslator extends TranslatorBase {
             JsonValue previous = usage.get(name);
             if (value.getValueType() == JsonValue.ValueType.NUMBER && previous != null
                     && previous.getValueType() == JsonValue.ValueType.NUMBER) {
-                usage.put(name, Json.createValue(((JsonNumber) previous).bigDecimalValue()
+                usage.put(name, JSON.createValue(((JsonNumber) previous).bigDecimalValue()
                         .add(((JsonNumber) value).bigDecimalValue())));
             } else {
                 usage.put(name, value);

@@ -1,9 +1,11 @@
 package dev.agentbox.run.harness;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.spi.JsonProvider;
+import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,16 +38,24 @@ import java.util.function.LongSupplier;
  * an agent's own {@code RUN_FINISHED} would end every reader's stream while the agent still
  * runs; and a typed line that still lacks a field its type requires (e.g. a
  * {@code TOOL_CALL_START} without {@code toolCallName}, a {@code CUSTOM} without {@code value})
- * is {@code agent.output} rather than an invalid chunk.
+ * is {@code agent.output} rather than an invalid chunk. A text message the agent started
+ * explicitly is left to the agent to end (inserting an END would cut it wherever another chunk
+ * type appears), but one still open at the exit is ended before the terminal chunk, so every
+ * START has its END in the log.
  */
 public final class CommandTranslator extends TranslatorBase {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String AGENT_OUTPUT = "agent.output";
     public static final String AGENT_TEXT = "agent.text";
 
-    private static final java.util.Set<String> FILLABLE_WHEN_MISSING =
-            java.util.Set.of("messageId: missing", "toolCallId: missing", "role: missing");
+    private static final Set<String> FILLABLE_WHEN_MISSING =
+            Set.of("messageId: missing", "toolCallId: missing", "role: missing");
 
+    /** Text messages the agent started explicitly and has not ended, in start order. */
+    private final LinkedHashSet<String> unclosedMessages = new LinkedHashSet<>();
     private Optional<String> currentMessage = Optional.empty();
     private Optional<String> currentToolCall = Optional.empty();
 
@@ -66,7 +76,9 @@ public final class CommandTranslator extends TranslatorBase {
             if (unfillableProblems(type.get(), object)) {
                 out.emit(chunks.custom(AGENT_OUTPUT, object));
             } else {
-                out.emit(chunks.stamp(fillIds(type.get(), object)));
+                JsonObject chunk = chunks.stamp(fillIds(type.get(), object));
+                trackExplicitMessage(type.get(), chunk);
+                out.emit(chunk);
             }
             return;
         } else if (isDelta(object)) {
@@ -80,6 +92,22 @@ public final class CommandTranslator extends TranslatorBase {
         out.emit(chunks.custom(AGENT_OUTPUT, object));
     }
 
+    @Override
+    protected void beforeExit(Out out) {
+        for (String messageId : unclosedMessages) {
+            out.emit(chunks.textMessageEnd(messageId));
+        }
+        unclosedMessages.clear();
+    }
+
+    private void trackExplicitMessage(ChunkType type, JsonObject chunk) {
+        if (type == ChunkType.TEXT_MESSAGE_START) {
+            unclosedMessages.add(chunk.getString("messageId"));
+        } else if (type == ChunkType.TEXT_MESSAGE_END) {
+            unclosedMessages.remove(chunk.getString("messageId"));
+        }
+    }
+
     /** Whether the typed line lacks something other than the ids (and role) this class fills in. */
     private static boolean unfillableProblems(ChunkType type, JsonObject object) {
         return Chunks.missingTypeFields(type, object).stream()
@@ -91,7 +119,7 @@ public final class CommandTranslator extends TranslatorBase {
     }
 
     private JsonObject fillIds(ChunkType type, JsonObject object) {
-        JsonObjectBuilder b = Json.createObjectBuilder(object);
+        JsonObjectBuilder b = JSON.createObjectBuilder(object);
         Optional<String> messageId = Chunks.string(object, "messageId");
         Optional<String> toolCallId = Chunks.string(object, "toolCallId");
         switch (type) {

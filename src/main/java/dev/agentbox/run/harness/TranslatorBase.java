@@ -1,12 +1,13 @@
 package dev.agentbox.run.harness;
 
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -18,6 +19,9 @@ import java.util.function.LongSupplier;
  * invariant "an open text message is closed before any chunk that does not continue it".
  */
 abstract class TranslatorBase implements HarnessTranslator {
+
+    /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** How much of the agent's stderr goes into an exit error. */
     static final int STDERR_TAIL_CHARS = 1000;
@@ -61,6 +65,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             return List.of();
         }
         Out out = new Out();
+        beforeExit(out);
         if (exitCode == 0) {
             out.emit(chunks.runFinished());
         } else {
@@ -69,6 +74,11 @@ abstract class TranslatorBase implements HarnessTranslator {
                     AGENT_EXIT));
         }
         return out.collected;
+    }
+
+    /** Hook for closing what the translator still holds open before the run ends. */
+    protected void beforeExit(Out out) {
+        // Nothing by default: the open text message is closed by the terminal chunk itself.
     }
 
     @Override
@@ -105,13 +115,13 @@ abstract class TranslatorBase implements HarnessTranslator {
             return Optional.empty();
         }
         // A streaming parser, because JsonReader accepts trailing garbage after the first value.
-        try (JsonParser parser = Json.createParser(new StringReader(trimmed))) {
+        try (JsonParser parser = JSON.createParser(new StringReader(trimmed))) {
             if (parser.next() != JsonParser.Event.START_OBJECT) {
                 return Optional.empty();
             }
             JsonObject object = parser.getObject();
             return parser.hasNext() ? Optional.empty() : Optional.of(object);
-        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
+        } catch (JsonException | IllegalStateException | NoSuchElementException e) {
             // Not JSON (or trailing garbage after one value): the line is plain text.
             return Optional.empty();
         }

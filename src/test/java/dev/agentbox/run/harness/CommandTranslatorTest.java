@@ -70,7 +70,7 @@ class CommandTranslatorTest {
                 "{\"type\":\"TOOL_CALL_END\"}"), 0, ""))
                 .containsExactly("RUN_STARTED", "TEXT_MESSAGE_START messageId=m1 role=user",
                         "TEXT_MESSAGE_CONTENT messageId=m1 delta=x", "TOOL_CALL_START toolCallId=c1 toolCallName=n",
-                        "TOOL_CALL_END toolCallId=c1", "RUN_FINISHED");
+                        "TOOL_CALL_END toolCallId=c1", "TEXT_MESSAGE_END messageId=m1", "RUN_FINISHED");
     }
 
     @Test
@@ -88,6 +88,41 @@ class CommandTranslatorTest {
                         "TEXT_MESSAGE_END messageId=r-0",
                         "TEXT_MESSAGE_START messageId=r-1 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-1 delta=b",
                         "TEXT_MESSAGE_END messageId=r-1", "RUN_FINISHED");
+    }
+
+    @Test
+    void openDeltaMessageIsClosedBeforeAnExplicitChunkOfAnotherType() {
+        assertThat(run(List.of("{\"delta\":\"a\"}", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"n\"}",
+                "{\"delta\":\"b\"}", "{\"type\":\"TEXT_MESSAGE_START\"}"), 0, ""))
+                .containsExactly("RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "TOOL_CALL_START toolCallId=r-1 toolCallName=n",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-2 delta=b",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "TEXT_MESSAGE_START messageId=r-3 role=assistant",
+                        "TEXT_MESSAGE_END messageId=r-3",
+                        "RUN_FINISHED");
+    }
+
+    @Test
+    void explicitMessageIsNotCutByOtherChunksButIsEndedAtTheExit() {
+        assertThat(run(List.of("{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}", "plain",
+                "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"x\"}", "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"k\"}",
+                "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"k\"}"), 1, "e"))
+                .containsExactly("RUN_STARTED", "TEXT_MESSAGE_START messageId=m role=assistant",
+                        "CUSTOM name=agent.text value=plain", "TEXT_MESSAGE_CONTENT messageId=m delta=x",
+                        "TEXT_MESSAGE_START messageId=k role=assistant", "TEXT_MESSAGE_END messageId=k",
+                        "TEXT_MESSAGE_END messageId=m",
+                        "RUN_ERROR message=Agent process exited with code 1: e code=agent-exit");
+    }
+
+    @Test
+    void explicitContentWithoutIdContinuesTheOpenDeltaMessage() {
+        assertThat(run(List.of("{\"delta\":\"a\"}", "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"b\"}"), 0, ""))
+                .containsExactly("RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=b", "TEXT_MESSAGE_END messageId=r-0", "RUN_FINISHED");
     }
 
     @Test
@@ -128,6 +163,7 @@ class CommandTranslatorTest {
                         "CUSTOM name=agent.output value={\"delta\":7,\"type\":\"TEXT_MESSAGE_CONTENT\"}",
                         "CUSTOM name=agent.output value={\"type\":\"NOT_A_TYPE\"}",
                         "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_END messageId=r-0",
                         "RUN_FINISHED");
     }
 

@@ -151,7 +151,7 @@ class JournalCommandTest {
             setUp(shell);
             // With BusyBox, make every tool (including the inner `sh`) a BusyBox applet.
             String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
-            String agent = "echo started; i=0; while [ ! -f gate ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo late; exit 3";
+            String agent = "echo 'started'; i=0; while [ ! -f gate ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo late; exit 3";
             Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, "d-1")), path);
             // The starting shell has returned although the agent is parked on the gate.
             assertThat(r.exitCode()).as(shell).isZero();

@@ -1,0 +1,155 @@
+package dev.agentbox.run;
+
+import dev.agentbox.run.harness.Chunks;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Aligns a takeover's replay (the journal re-read from byte 0 and re-translated) with the
+ * run's stored log, so that only what the log does not hold yet is appended.
+ *
+ * <p>Fed incrementally, one replayed chunk at a time, as the successor tails the journal:
+ * <ul>
+ *   <li>Replayed chunk i is compared with the stored chunk at the current stored position by
+ *       {@linkplain Chunks#fingerprint fingerprint} (canonical JSON without {@code timestamp}). A
+ *       match is suppressed ({@link #offer} returns empty) and the position advances.</li>
+ *   <li>On a mismatch, a stored {@code CUSTOM} chunk is taken to be out-of-band (e.g. the
+ *       service's {@code run.accepted}, or an event of live tool execution a replay cannot
+ *       reproduce) and skipped, up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; the
+ *       count resets on every match. The bound keeps this a tolerance rather than a forward
+ *       search for any fingerprint that happens to match. Any other mismatch, or a 65th
+ *       consecutive skip, is a {@link ReplayDivergedException} with the stored index and both
+ *       fingerprints.</li>
+ *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
+ *       remainder: {@link #offer} returns it, to be appended (never upserted).</li>
+ *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit
+ *       chunks); stored chunks left over mean "replay is shorter than the stored log".</li>
+ *   <li>A replayed chunk whose {@code threadId} differs from the record's is a
+ *       {@link ReplayThreadIdMismatchException} — a different error, because it is a wiring
+ *       bug, not a determinism bug.</li>
+ * </ul>
+ *
+ * <p>Invariants: a divergence can only be raised before the first remainder chunk is returned
+ * (afterwards there is nothing left to compare), so a failed alignment has forwarded nothing;
+ * after any {@link AlignmentException} the instance is latched and refuses further use; the
+ * stored chunks are never reordered or searched beyond the skip bound. Not thread-safe: the one
+ * driver of the run feeds it.
+ */
+public final class Alignment {
+
+    /** Consecutive stored CUSTOM chunks a replay may fail to reproduce. */
+    public static final int MAX_OUT_OF_BAND_SKIP = 64;
+
+    private final List<StoredChunk> stored;
+    private final String recordThreadId;
+    private int position;
+    private int consecutiveSkips;
+    private int totalSkipped;
+    private boolean failed;
+    private boolean finished;
+
+    /**
+     * @param stored the stored log, in offset order (a bounded snapshot read once at takeover)
+     * @param recordThreadId the run record's threadId; every replayed chunk must carry it
+     */
+    public Alignment(List<StoredChunk> stored, String recordThreadId) {
+        this.stored = List.copyOf(stored);
+        this.recordThreadId = recordThreadId;
+    }
+
+    /** An alignment against stored chunks given as JSON. */
+    public static Alignment ofStoredChunks(List<JsonObject> storedChunks, String recordThreadId) {
+        return new Alignment(storedChunks.stream().map(StoredChunk::of).toList(), recordThreadId);
+    }
+
+    /**
+     * Offers the next replayed chunk.
+     *
+     * @return the chunk when it is past the stored log (to append), empty when the stored log
+     *     already holds it
+     * @throws ReplayDivergedException when it does not match the stored log
+     * @throws ReplayThreadIdMismatchException when its threadId is not the record's
+     * @throws IllegalStateException after a failure or after {@link #finish()}
+     */
+    public Optional<JsonObject> offer(JsonObject replayed) {
+        requireUsable();
+        Optional<String> threadId = Chunks.string(replayed, "threadId");
+        if (!threadId.equals(Optional.of(recordThreadId))) {
+            throw fail(new ReplayThreadIdMismatchException(recordThreadId, threadId));
+        }
+        if (position >= stored.size()) {
+            return Optional.of(replayed);
+        }
+        String fingerprint = Chunks.fingerprint(replayed);
+        while (position < stored.size()) {
+            StoredChunk expected = stored.get(position);
+            if (expected.fingerprint().equals(fingerprint)) {
+                position++;
+                consecutiveSkips = 0;
+                return Optional.empty();
+            }
+            if (!expected.isCustom() || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+                throw fail(ReplayDivergedException.mismatch(position, expected.fingerprint(), fingerprint));
+            }
+            consecutiveSkips++;
+            totalSkipped++;
+            position++;
+        }
+        // Only skipped out-of-band chunks were left: this chunk is the first of the remainder.
+        return Optional.of(replayed);
+    }
+
+    /** Offers several replayed chunks in order; returns those to append. */
+    public List<JsonObject> offerAll(List<JsonObject> replayed) {
+        List<JsonObject> remainder = new ArrayList<>();
+        for (JsonObject chunk : replayed) {
+            offer(chunk).ifPresent(remainder::add);
+        }
+        return remainder;
+    }
+
+    /**
+     * The replay has ended.
+     *
+     * @throws ReplayDivergedException "replay is shorter than the stored log" when stored chunks
+     *     were neither matched nor skipped
+     */
+    public void finish() {
+        requireUsable();
+        if (position < stored.size()) {
+            throw fail(ReplayDivergedException.shorter(position, stored.get(position).fingerprint(), stored.size()));
+        }
+        finished = true;
+    }
+
+    /** Whether every stored chunk has been matched or skipped: further chunks are remainder. */
+    public boolean caughtUp() {
+        return position >= stored.size();
+    }
+
+    /** Stored chunks matched or skipped so far. */
+    public int position() {
+        return position;
+    }
+
+    /** Stored CUSTOM chunks skipped as out-of-band so far. */
+    public int skipped() {
+        return totalSkipped;
+    }
+
+    private void requireUsable() {
+        if (failed) {
+            throw new IllegalStateException("alignment already failed");
+        }
+        if (finished) {
+            throw new IllegalStateException("alignment already finished");
+        }
+    }
+
+    private AlignmentException fail(AlignmentException e) {
+        failed = true;
+        return e;
+    }
+}

@@ -1,0 +1,248 @@
+package dev.agentbox.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.run.harness.CommandTranslator;
+import dev.agentbox.run.harness.HarnessTranslator;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class AlignmentTest {
+
+    private static final String RUN = "run-a";
+    private static final String THREAD = "thread-a";
+
+    /** The scripted agent of AL-01: its journal translates to 6 chunks. */
+    private static final List<String> JOURNAL = List.of(
+            "{\"delta\":\"one\"}", "plain", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
+
+    /** Translates the journal as a driver would, with its own clock. */
+    private static List<JsonObject> translate(List<String> lines, long clockStart) {
+        AtomicLong clock = new AtomicLong(clockStart);
+        HarnessTranslator t = new CommandTranslator(RUN, THREAD, clock::incrementAndGet);
+        List<JsonObject> chunks = new ArrayList<>(t.onStart());
+        lines.forEach(line -> chunks.addAll(t.onLine(line)));
+        chunks.addAll(t.onExit(0, ""));
+        return chunks;
+    }
+
+    private static ChunkFactory service(long at) {
+        return new ChunkFactory(RUN, THREAD, () -> at);
+    }
+
+    private static List<JsonObject> runAccepted() {
+        return List.of(service(1).custom("run.accepted", Json.createObjectBuilder().build()));
+    }
+
+    @Test
+    void journalTranslatesToSixChunks() {
+        assertThat(translate(JOURNAL, 0)).extracting(c -> c.getString("type")).containsExactly("RUN_STARTED",
+                "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "CUSTOM", "TOOL_CALL_START",
+                "RUN_FINISHED");
+    }
+
+    @Test
+    void successorAppendsExactlyTheChunksAfterTheStoredPrefixDespiteNewTimestamps_AL01() {
+        List<JsonObject> original = translate(JOURNAL, 1_000).subList(0, 6);
+        List<JsonObject> stored = original.subList(0, 3); // server killed after 3 of 6
+        List<JsonObject> replay = translate(JOURNAL, 9_000_000).subList(0, 6);
+        assertThat(replay.get(0).getJsonNumber("timestamp")).isNotEqualTo(stored.get(0).getJsonNumber("timestamp"));
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        List<JsonObject> remainder = alignment.offerAll(replay);
+
+        assertThat(remainder).isEqualTo(replay.subList(3, 6));
+        List<JsonObject> log = new ArrayList<>(stored);
+        log.addAll(remainder);
+        assertThat(log.stream().map(Chunks::fingerprint).toList())
+                .isEqualTo(original.stream().map(Chunks::fingerprint).toList());
+        alignment.finish();
+    }
+
+    @Test
+    void realLogHeadedByRunAcceptedAlignsBySkippingIt_AL01() {
+        List<JsonObject> translated = translate(JOURNAL, 1_000);
+        List<JsonObject> stored = new ArrayList<>(runAccepted());
+        stored.addAll(translated.subList(0, 3));
+        List<JsonObject> replay = translate(JOURNAL, 5_000);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(1);
+        alignment.finish();
+    }
+
+    @Test
+    void replayOfACompletelyStoredPrefixForwardsNothingUntilNewChunksArrive() {
+        List<JsonObject> replay = translate(JOURNAL, 5);
+        Alignment alignment = Alignment.ofStoredChunks(translate(JOURNAL, 1).subList(0, 4), THREAD);
+        for (int i = 0; i < 4; i++) {
+            assertThat(alignment.offer(replay.get(i))).isEmpty();
+        }
+        assertThat(alignment.caughtUp()).isTrue();
+        assertThat(alignment.offer(replay.get(4))).contains(replay.get(4));
+    }
+
+    @Test
+    void emptyStoredLogForwardsEverything() {
+        List<JsonObject> replay = translate(JOURNAL, 5);
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay);
+        alignment.finish();
+    }
+
+    @Test
+    void rewrittenJournalLineDivergesWithIndexAndBothFingerprints_AL02() {
+        List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 4);
+        List<String> rewritten = List.of("{\"delta\":\"ONE\"}", "plain", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
+        List<JsonObject> replay = translate(rewritten, 2);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        List<JsonObject> forwarded = new ArrayList<>();
+        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
+                () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+
+        assertThat(e.index()).isEqualTo(2);
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(2)));
+        assertThat(e.replayed()).contains(Chunks.fingerprint(replay.get(2)));
+        assertThat(e.code()).isEqualTo("replay-diverged");
+        assertThat(e.getMessage()).contains("index 2", e.stored(), e.replayed().get());
+        assertThat(forwarded).as("nothing forwarded").isEmpty();
+        assertThatThrownBy(() -> alignment.offer(replay.get(3))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void replayShorterThanTheStoredLogFails_AL03() {
+        List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 5);
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        assertThat(alignment.offerAll(translate(JOURNAL, 2).subList(0, 3))).isEmpty();
+
+        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, alignment::finish);
+        assertThat(e.getMessage()).contains("replay is shorter than the stored log");
+        assertThat(e.index()).isEqualTo(3);
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(3)));
+        assertThat(e.replayed()).isEmpty();
+        assertThat(e.code()).isEqualTo("replay-diverged");
+    }
+
+    @Test
+    void upTo64ConsecutiveUnreproducedCustomChunksAreSkipped_AL04() {
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        List<JsonObject> stored = new ArrayList<>();
+        stored.add(translate(JOURNAL, 1).get(0));
+        stored.addAll(outOfBand(64));
+        stored.add(translate(JOURNAL, 1).get(1));
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(64);
+        alignment.finish();
+    }
+
+    @Test
+    void the65thConsecutiveUnreproducedCustomChunkDiverges_AL04() {
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        List<JsonObject> stored = new ArrayList<>();
+        stored.add(translate(JOURNAL, 1).get(0));
+        stored.addAll(outOfBand(65));
+        stored.add(translate(JOURNAL, 1).get(1));
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, () -> alignment.offerAll(replay));
+        assertThat(e.index()).isEqualTo(65); // stored index of the 65th out-of-band chunk
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
+        assertThat(e.replayed()).contains(Chunks.fingerprint(replay.get(1)));
+    }
+
+    @Test
+    void skipCountResetsOnAMatch_AL04() {
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>();
+        stored.addAll(outOfBand(64));
+        stored.add(original.get(0));
+        stored.addAll(outOfBand(64));
+        stored.add(original.get(1));
+        stored.addAll(outOfBand(64));
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        // The trailing 64 are skipped by the next replayed chunk, which then starts the remainder.
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(192);
+    }
+
+    @Test
+    void storedNonCustomChunkIsNeverSkipped() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = List.of(original.get(0), service(3).toolCallEnd("x"), original.get(1));
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        alignment.offer(translate(JOURNAL, 2).get(0));
+        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
+                () -> alignment.offer(translate(JOURNAL, 2).get(1)));
+        assertThat(e.index()).isEqualTo(1);
+    }
+
+    @Test
+    void replayWithAnotherThreadIdIsItsOwnError_AL05() {
+        List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 2);
+        AtomicLong clock = new AtomicLong();
+        HarnessTranslator wrong = new CommandTranslator(RUN, "some-other-thread", clock::incrementAndGet);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
+                () -> alignment.offerAll(wrong.onStart()));
+        assertThat(e).isNotInstanceOf(ReplayDivergedException.class);
+        assertThat(e.expected()).isEqualTo(THREAD);
+        assertThat(e.actual()).contains("some-other-thread");
+        assertThat(e.code()).isEqualTo("replay-thread-mismatch").isNotEqualTo(ReplayDivergedException.CODE);
+        assertThat(e.getMessage()).contains("some-other-thread", THREAD);
+    }
+
+    @Test
+    void threadIdIsCheckedEvenPastTheStoredLog_AL05() {
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        JsonObject noThread = Chunks.withoutTimestamp(service(1).runStarted());
+        JsonObject stripped = Json.createObjectBuilder(noThread).remove("threadId").build();
+        ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
+                () -> alignment.offer(stripped));
+        assertThat(e.actual()).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void finishedAlignmentRefusesMoreChunks() {
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        alignment.finish();
+        assertThatThrownBy(() -> alignment.offer(service(1).runStarted())).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void hundredThousandChunkReplayAlignsQuickly() {
+        ChunkFactory a = service(1);
+        ChunkFactory b = service(2);
+        List<JsonObject> stored = IntStream.range(0, 100_000).mapToObj(i -> a.textMessageContent("m", "line " + i)).toList();
+        List<JsonObject> replay = IntStream.range(0, 100_001).mapToObj(i -> b.textMessageContent("m", "line " + i)).toList();
+        long start = System.nanoTime();
+        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        assertThat(alignment.offerAll(replay)).containsExactly(replay.get(100_000));
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
+    }
+
+    private static List<JsonObject> outOfBand(int n) {
+        List<JsonObject> list = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(service(7).custom("tool.bridge", Json.createValue(i)));
+        }
+        return Collections.unmodifiableList(list);
+    }
+}
