@@ -1,0 +1,81 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.FileWatch;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxService;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under
+ * the workspace. A heartbeat comment every 15 s notices a client that went away, which
+ * stops the watcher (a disconnect is only seen on a write).
+ */
+@Path("v1/sandboxes/{key}/file-events")
+@RequestScoped
+public class FileEventsResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    SandboxService sandboxes;
+
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
+    @GET
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public void events(@PathParam("key") String key, @Context SseEventSink sink, @Context Sse sse) {
+        SandboxHandle handle = sandboxes.open(caller.tenant(), key).handle();
+        FileWatch[] watch = new FileWatch[1];
+        ScheduledFuture<?>[] heartbeat = new ScheduledFuture<?>[1];
+        Runnable stop = () -> {
+            if (watch[0] != null) {
+                watch[0].close();
+            }
+            if (heartbeat[0] != null) {
+                heartbeat[0].cancel(false);
+            }
+            sink.close();
+        };
+        watch[0] = FileWatch.start(handle, event -> {
+            if (sink.isClosed()) {
+                stop.run();
+                return;
+            }
+            String data = Json.createObjectBuilder().add("type", event.type()).add("path", event.path()).build().toString();
+            sink.send(sse.newEventBuilder().name(event.type()).mediaType(MediaType.APPLICATION_JSON_TYPE).data(data).build())
+                    .whenComplete((ok, failed) -> {
+                        if (failed != null) {
+                            stop.run();
+                        }
+                    });
+        }, scheduler);
+        sink.send(sse.newEventBuilder().comment("watching").build());
+        heartbeat[0] = scheduler.scheduleWithFixedDelay(() -> {
+            if (sink.isClosed()) {
+                stop.run();
+            } else {
+                sink.send(sse.newEventBuilder().comment("heartbeat").build()).whenComplete((ok, failed) -> {
+                    if (failed != null) {
+                        stop.run();
+                    }
+                });
+            }
+        }, 15, 15, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.FsStat;
+import dev.agentbox.sandbox.SandboxFs;
+import dev.agentbox.sandbox.SandboxService;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.Map;
+
+/** The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact. */
+@Path("v1/sandboxes/{key}/files")
+@RequestScoped
+public class SandboxFilesResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    SandboxService sandboxes;
+
+    @PathParam("key")
+    String key;
+
+    public record EntryView(String name, String path, String type) {
+    }
+
+    public record StatView(String type, int mode, Long size) {
+    }
+
+    public record PathBody(String path) {
+    }
+
+    public record MoveBody(String from, String to) {
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_OCTET_STREAM)
+    public byte[] read(@QueryParam("path") String path) {
+        return fs().readBytes(required(path, "path"));
+    }
+
+    @PUT
+    @Consumes(MediaType.WILDCARD)
+    public Response write(@QueryParam("path") String path, byte[] body) {
+        fs().write(required(path, "path"), body == null ? new byte[0] : body);
+        return Response.noContent().build();
+    }
+
+    @DELETE
+    public Response remove(@QueryParam("path") String path) {
+        fs().remove(required(path, "path"));
+        return Response.noContent().build();
+    }
+
+    @GET
+    @Path("list")
+    @Produces(MediaType.APPLICATION_JSON)
+    public List<EntryView> list(@QueryParam("path") String path) {
+        return fs().list(path == null || path.isBlank() ? "." : path).stream()
+                .map(e -> new EntryView(e.name(), e.path(), e.type().wireName()))
+                .toList();
+    }
+
+    @GET
+    @Path("stat")
+    @Produces(MediaType.APPLICATION_JSON)
+    public StatView stat(@QueryParam("path") String path) {
+        FsStat s = fs().lstat(required(path, "path"))
+                .orElseThrow(() -> ProblemException.notFound("No such file: " + path));
+        return new StatView(s.type().wireName(), s.mode(), s.size().isPresent() ? s.size().getAsLong() : null);
+    }
+
+    @POST
+    @Path("mkdir")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response mkdir(PathBody body) {
+        fs().mkdir(required(body == null ? null : body.path(), "path"));
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("move")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response move(MoveBody body) {
+        if (body == null) {
+            throw ProblemException.invalidRequest("from is required");
+        }
+        fs().rename(required(body.from(), "from"), required(body.to(), "to"));
+        return Response.noContent().build();
+    }
+
+    private SandboxFs fs() {
+        return sandboxes.open(caller.tenant(), key).handle().fs();
+    }
+
+    static String required(String value, String field) {
+        if (value == null || value.isBlank()) {
+            throw new ProblemException(400, "invalid-request", field + " is required", Map.of("field", field), null);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,27 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.SandboxCapabilities;
+import dev.agentbox.sandbox.SandboxInstance;
+import java.time.Instant;
+
+/** A sandbox as the API shows it. Null members are left out of the JSON (absent, not null). */
+public record SandboxView(
+        String key,
+        String provider,
+        String providerSandboxId,
+        String outcome,
+        String workspaceRoot,
+        SandboxCapabilities capabilities,
+        String threadId,
+        Instant createdAt,
+        Instant lastUsedAt,
+        String snapshotId) {
+
+    /** Every provider maps its workspace to this path; relative API paths resolve against it. */
+    public static final String WORKSPACE_ROOT = "/workspace";
+
+    public static SandboxView of(SandboxInstance i, SandboxCapabilities capabilities, String outcome) {
+        return new SandboxView(i.key(), i.provider(), i.providerSandboxId(), outcome, WORKSPACE_ROOT, capabilities,
+                i.threadId().orElse(null), i.createdAt(), i.lastUsedAt(), i.snapshotId().orElse(null));
+    }
+}

@@ -1,0 +1,124 @@
+package dev.agentbox.api;
+
+import dev.agentbox.sandbox.Ensured;
+import dev.agentbox.sandbox.EnsureOutcome;
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.Sandbox;
+import dev.agentbox.sandbox.SandboxCapabilities;
+import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.SandboxPorts;
+import dev.agentbox.sandbox.SandboxProviders;
+import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.SandboxSpecParser;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** Sandboxes of the caller's tenant: ensure, list, get, delete, exec, snapshot, fork, ports. */
+@Path("v1/sandboxes")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class SandboxesResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    SandboxService sandboxes;
+
+    @Inject
+    SandboxProviders providers;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
+    long defaultKeepAliveMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
+    boolean localSourcesEnabled;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Ensure a sandbox: resume the running one of this key, restore its snapshot, or create and bootstrap it")
+    public Response ensure(JsonValue body) {
+        if (body == null) {
+            throw ProblemException.invalidRequest("body a JSON object is required");
+        }
+        Ensured ensured = sandboxes.ensure(caller.tenant(), new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled).parse(body));
+        Sandbox s = ensured.sandbox();
+        SandboxView view = SandboxView.of(s.instance(), s.handle().capabilities(), ensured.outcome().wireName());
+        return Response.status(ensured.outcome() == EnsureOutcome.CREATED ? 201 : 200).entity(view).build();
+    }
+
+    @GET
+    @Operation(summary = "The caller's sandboxes")
+    public List<SandboxView> list() {
+        return sandboxes.list(caller.tenant()).stream().map(i -> SandboxView.of(i, capabilities(i), null)).toList();
+    }
+
+    @GET
+    @Path("{key}")
+    public SandboxView get(@PathParam("key") String key) {
+        SandboxInstance i = sandboxes.find(caller.tenant(), key);
+        return SandboxView.of(i, capabilities(i), null);
+    }
+
+    @DELETE
+    @Path("{key}")
+    @Operation(summary = "Destroy the sandbox and delete its record")
+    public Response delete(@PathParam("key") String key) {
+        sandboxes.delete(caller.tenant(), key);
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{key}/exec")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Run a command to completion; a non-zero exit is data")
+    public ExecView exec(@PathParam("key") String key, ExecRequest request) {
+        if (request == null) {
+            throw ProblemException.invalidRequest("command is required");
+        }
+        Sandbox s = sandboxes.open(caller.tenant(), key);
+        ExecResult r = s.handle().process().exec(request.command(), request.options(true));
+        return new ExecView(r.exitCode(), r.stdout(), r.stderr());
+    }
+
+    @POST
+    @Path("{key}/snapshots")
+    public Response snapshot(@PathParam("key") String key) {
+        String id = sandboxes.snapshot(caller.tenant(), key);
+        return Response.status(201).entity(Map.of("snapshotId", id)).build();
+    }
+
+    @POST
+    @Path("{key}/fork")
+    public Response fork(@PathParam("key") String key) {
+        Ensured forked = sandboxes.fork(caller.tenant(), key);
+        Sandbox s = forked.sandbox();
+        return Response.status(201).entity(SandboxView.of(s.instance(), s.handle().capabilities(), forked.outcome().wireName())).build();
+    }
+
+    @GET
+    @Path("{key}/ports/{port}")
+    public SandboxPorts.Channel port(@PathParam("key") String key, @PathParam("port") int port) {
+        return sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
+    }
+
+    private SandboxCapabilities capabilities(SandboxInstance i) {
+        return providers.find(i.provider()).map(p -> p.capabilities()).orElse(null);
+    }
+}

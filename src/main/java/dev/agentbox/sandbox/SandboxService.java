@@ -1,0 +1,276 @@
+package dev.agentbox.sandbox;
+
+import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Sandboxes as a service: ensure (resume running → restore snapshot → create + bootstrap),
+ * lookup scoped to the caller's tenant, delete, snapshot, fork.
+ *
+ * <p>Exactly one sandbox per key: ensure runs under the database lease {@code sandbox:<key>},
+ * so two concurrent ensures of one key — on one server or on two sharing the database —
+ * make one sandbox; the second waits for the lease and then resumes what the first made.
+ */
+@ApplicationScoped
+public class SandboxService {
+
+    private static final Logger LOG = Logger.getLogger(SandboxService.class.getName());
+    private static final Duration LEASE_TTL = Duration.ofSeconds(30);
+    private static final Duration TOUCH_EVERY = Duration.ofSeconds(10);
+
+    @Inject
+    SandboxProviders providers;
+
+    @Inject
+    SandboxInstanceStore store;
+
+    @Inject
+    Leases leases;
+
+    @Inject
+    Clock clock;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms", defaultValue = "600000")
+    long stepTimeoutMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sandbox.ensure-wait-ms", defaultValue = "900000")
+    long ensureWaitMs;
+
+    public Ensured ensure(String tenant, SandboxSpec spec) {
+        SandboxProvider provider = providers.find(spec.provider())
+                .orElseThrow(() -> new ProblemException(400, "invalid-request",
+                        "provider \"" + spec.provider() + "\" is not an enabled provider", Map.of("field", "provider"), null));
+        if (!provider.available()) {
+            throw ProblemException.providerUnavailable("The " + provider.name() + " provider's backend is unreachable.", null);
+        }
+        String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
+        String label = "sandbox " + SandboxKey.shortForm(key);
+        try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ofMillis(ensureWaitMs))
+                .orElseThrow(() -> new ProblemException(503, "provider-unavailable",
+                        "Another ensure of this sandbox is still running; try again later.", Map.of(), null))) {
+            Optional<SandboxInstance> recorded = store.find(tenant, key);
+            if (recorded.isPresent()) {
+                Optional<Ensured> reused = reuse(provider, recorded.get(), spec, label);
+                if (reused.isPresent()) {
+                    return reused.get();
+                }
+            }
+            return create(provider, tenant, key, spec, recorded, lease, label);
+        }
+    }
+
+    private Optional<Ensured> reuse(SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
+        Optional<SandboxHandle> running = provider.resume(instance.providerSandboxId());
+        if (running.isPresent()) {
+            SandboxSecrets.install(running.get(), spec.workspace().secrets());
+            instance.touch(clock.instant());
+            SandboxInstance stored = store.upsert(instance);
+            LOG.info(label + ": resumed " + instance.providerSandboxId());
+            return Optional.of(new Ensured(new Sandbox(stored, new SecretsHandle(running.get())), EnsureOutcome.RESUMED));
+        }
+        if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP && instance.snapshotId().isPresent()
+                && provider.capabilities().snapshots()) {
+            try {
+                SandboxHandle restored = provider.restoreSnapshot(instance.snapshotId().get(), createInput(instance.key(), instance.tenant(), spec));
+                try {
+                    SandboxSecrets.install(restored, spec.workspace().secrets());
+                    instance.replaceSandbox(restored.id(), clock.instant());
+                    SandboxInstance stored = store.upsert(instance);
+                    LOG.info(label + ": restored " + restored.id() + " from " + instance.snapshotId().get());
+                    return Optional.of(new Ensured(new Sandbox(stored, new SecretsHandle(restored)), EnsureOutcome.RESTORED));
+                } catch (RuntimeException e) {
+                    destroyQuietly(restored, label);
+                    throw e;
+                }
+            } catch (ProblemException e) {
+                if (e.status() != 404) {
+                    throw e;
+                }
+                LOG.info(label + ": snapshot " + instance.snapshotId().get() + " is gone; creating anew");
+            }
+        }
+        LOG.info(label + ": recorded sandbox " + instance.providerSandboxId() + " is gone; creating anew");
+        return Optional.empty();
+    }
+
+    private Ensured create(SandboxProvider provider, String tenant, String key, SandboxSpec spec,
+            Optional<SandboxInstance> recorded, HeldLease lease, String label) {
+        long t0 = System.nanoTime();
+        SandboxHandle raw = provider.create(createInput(key, tenant, spec));
+        try {
+            SandboxSecrets.install(raw, spec.workspace().secrets());
+            SecretsHandle handle = new SecretsHandle(raw);
+            new WorkspaceBootstrap(handle, Duration.ofMillis(stepTimeoutMs), executor, label).run(spec.workspace());
+            String snapshotId = null;
+            if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP && provider.capabilities().snapshots()) {
+                snapshotId = raw.snapshot(Optional.of("after-setup")).id();
+                LOG.info(label + ": snapshot after setup " + snapshotId);
+            }
+            if (lease.lost()) {
+                throw new ProblemException(503, "provider-unavailable",
+                        "Lost the sandbox lease during setup (database unreachable?); nothing was recorded.", Map.of(), null);
+            }
+            Instant now = clock.instant();
+            SandboxInstance instance = new SandboxInstance(key, tenant, provider.name(), raw.id(),
+                    spec.threadId().orElse(null), recorded.map(SandboxInstance::createdAt).orElse(now), spec.lifecycle().keepAliveMs());
+            instance.touch(now);
+            instance.recordSnapshot(snapshotId);
+            Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
+            SandboxInstance stored = store.upsert(instance);
+            oldSnapshot.filter(old -> !old.equals(stored.snapshotId().orElse(null)))
+                    .ifPresent(old -> deleteSnapshotQuietly(provider, old, label));
+            LOG.info(label + ": created " + raw.id() + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            return new Ensured(new Sandbox(stored, handle), EnsureOutcome.CREATED);
+        } catch (RuntimeException e) {
+            // A half-made sandbox is never left behind, and nothing was recorded for it.
+            destroyQuietly(raw, label);
+            throw e;
+        }
+    }
+
+    static SandboxCreateInput createInput(String key, String tenant, SandboxSpec spec) {
+        SandboxSpec.Policy p = spec.policy();
+        SandboxPolicy policy = new SandboxPolicy(
+                p.network() == SandboxSpec.Network.BRIDGE ? SandboxPolicy.Network.BRIDGE : SandboxPolicy.Network.NONE,
+                p.memoryMb(), p.cpus(), p.pids(), p.ports());
+        String requestedId = "ab-" + key.substring(0, 16) + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return new SandboxCreateInput(Optional.of(requestedId), Optional.of(key), Optional.of(tenant), spec.image(),
+                spec.workspace().env(), policy);
+    }
+
+    /** The tenant's sandbox with a live handle; {@code 404} when unknown, another tenant's, or gone. */
+    public Sandbox open(String tenant, String key) {
+        SandboxInstance instance = find(tenant, key);
+        SandboxProvider provider = providerOf(instance);
+        SandboxHandle raw = provider.resume(instance.providerSandboxId())
+                .orElseThrow(() -> ProblemException.notFound("Sandbox " + key + " is no longer running; ensure it again."));
+        Instant now = clock.instant();
+        if (instance.lastUsedAt().plus(TOUCH_EVERY).isBefore(now)) {
+            instance.touch(now);
+            instance = store.upsert(instance);
+        }
+        return new Sandbox(instance, new SecretsHandle(raw));
+    }
+
+    public SandboxInstance find(String tenant, String key) {
+        return store.find(tenant, key).orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
+    }
+
+    public List<SandboxInstance> list(String tenant) {
+        return store.list(tenant);
+    }
+
+    /** Destroys the sandbox (and its snapshot) and deletes the record. */
+    public void delete(String tenant, String key) {
+        SandboxInstance instance = find(tenant, key);
+        SandboxProvider provider = providerOf(instance);
+        provider.destroy(instance.providerSandboxId());
+        instance.snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, "sandbox " + SandboxKey.shortForm(key)));
+        store.delete(tenant, key);
+        LOG.info("sandbox " + SandboxKey.shortForm(key) + ": destroyed " + instance.providerSandboxId());
+    }
+
+    /** Captures the sandbox's filesystem and records it as the sandbox's latest snapshot. */
+    public String snapshot(String tenant, String key) {
+        Sandbox sandbox = open(tenant, key);
+        String id = sandbox.handle().snapshot(Optional.of("manual")).id();
+        SandboxInstance instance = sandbox.instance();
+        Optional<String> old = instance.snapshotId();
+        instance.recordSnapshot(id);
+        store.upsert(instance);
+        old.ifPresent(o -> deleteSnapshotQuietly(providerOf(instance), o, "sandbox " + SandboxKey.shortForm(key)));
+        return id;
+    }
+
+    /** A new sandbox (with its own key and record) branched from the current state of this one. */
+    public Ensured fork(String tenant, String key) {
+        Sandbox sandbox = open(tenant, key);
+        SandboxHandle forked = sandbox.handle().fork();
+        SandboxInstance source = sandbox.instance();
+        String forkKey = dev.agentbox.platform.CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
+        Instant now = clock.instant();
+        SandboxInstance instance = new SandboxInstance(forkKey, tenant, source.provider(), forked.id(),
+                source.threadId().orElse(null), now, source.keepAliveMs());
+        try {
+            return new Ensured(new Sandbox(store.upsert(instance), new SecretsHandle(forked)), EnsureOutcome.CREATED);
+        } catch (RuntimeException e) {
+            destroyQuietly(forked, "fork of " + SandboxKey.shortForm(key));
+            throw e;
+        }
+    }
+
+    /**
+     * Destroys sandboxes unused for longer than their keep-alive and deletes their records.
+     * Each one is taken under its sandbox lease without waiting (an ensure in progress
+     * wins) and re-checked under it, so a sandbox resumed meanwhile is kept.
+     *
+     * @return how many were destroyed
+     */
+    public int expireIdle(int limit) {
+        int expired = 0;
+        for (SandboxInstance candidate : store.listIdle(clock.instant(), limit)) {
+            String label = "sandbox " + SandboxKey.shortForm(candidate.key());
+            try (HeldLease lease = leases.acquire("sandbox:" + candidate.key(), LEASE_TTL, Duration.ZERO).orElse(null)) {
+                if (lease == null) {
+                    continue;
+                }
+                Optional<SandboxInstance> current = store.find(candidate.tenant(), candidate.key());
+                if (current.isEmpty() || !current.get().idleAt(clock.instant())) {
+                    continue;
+                }
+                SandboxProvider provider = providerOf(current.get());
+                provider.destroy(current.get().providerSandboxId());
+                current.get().snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, label));
+                store.delete(candidate.tenant(), candidate.key());
+                LOG.info(label + ": idle since " + current.get().lastUsedAt() + ", destroyed " + current.get().providerSandboxId());
+                expired++;
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, label + ": idle expiry failed: " + e);
+            }
+        }
+        return expired;
+    }
+
+    private SandboxProvider providerOf(SandboxInstance instance) {
+        return providers.find(instance.provider())
+                .orElseThrow(() -> ProblemException.providerUnavailable(
+                        "Provider \"" + instance.provider() + "\" of this sandbox is not enabled on this server.", null));
+    }
+
+    private static void destroyQuietly(SandboxHandle handle, String label) {
+        try {
+            handle.destroy();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, label + ": could not destroy half-made sandbox " + handle.id(), e);
+        }
+    }
+
+    private static void deleteSnapshotQuietly(SandboxProvider provider, String snapshotId, String label) {
+        try {
+            provider.deleteSnapshot(snapshotId);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, label + ": could not delete snapshot " + snapshotId + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.agentbox.sandbox;
+
+import java.util.Optional;
+
+/**
+ * A handle whose commands see the sandbox's secrets: every {@code exec} and {@code spawn}
+ * first sources the sandbox's tmpfs secrets file ({@link SandboxSecrets}). Because the
+ * file is inside the sandbox, a command run through any server sees the same secrets.
+ */
+public final class SecretsHandle implements SandboxHandle {
+
+    private final SandboxHandle raw;
+    private final SandboxProcesses processes;
+
+    public SecretsHandle(SandboxHandle raw) {
+        this.raw = raw;
+        String prefix = SandboxSecrets.sourcing(raw.id());
+        SandboxProcesses inner = raw.process();
+        this.processes = new SandboxProcesses() {
+            @Override
+            public ExecResult exec(String command, ProcessOptions options) {
+                return inner.exec(prefix + command, options);
+            }
+
+            @Override
+            public SandboxProcess spawn(String command, ProcessOptions options) {
+                return inner.spawn(prefix + command, options);
+            }
+        };
+    }
+
+    /** The provider's own handle, without secrets (for infrastructure commands). */
+    public SandboxHandle raw() {
+        return raw;
+    }
+
+    @Override
+    public String id() {
+        return raw.id();
+    }
+
+    @Override
+    public String provider() {
+        return raw.provider();
+    }
+
+    @Override
+    public String workspaceRoot() {
+        return raw.workspaceRoot();
+    }
+
+    @Override
+    public SandboxCapabilities capabilities() {
+        return raw.capabilities();
+    }
+
+    @Override
+    public SandboxFs fs() {
+        return raw.fs();
+    }
+
+    @Override
+    public SandboxProcesses process() {
+        return processes;
+    }
+
+    @Override
+    public SandboxGit git() {
+        return raw.git();
+    }
+
+    @Override
+    public SandboxPorts ports() {
+        return raw.ports();
+    }
+
+    @Override
+    public SandboxEnv env() {
+        return raw.env();
+    }
+
+    @Override
+    public SnapshotRef snapshot(Optional<String> label) {
+        return raw.snapshot(label);
+    }
+
+    @Override
+    public SandboxHandle fork() {
+        return raw.fork();
+    }
+
+    @Override
+    public void destroy() {
+        raw.destroy();
+    }
+}

@@ -1,0 +1,170 @@
+package dev.agentbox.sandbox;
+
+import dev.agentbox.sandbox.SandboxSpec.GitSource;
+import dev.agentbox.sandbox.SandboxSpec.SetupStep;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Prepares a new sandbox's workspace: clones the source, then runs the setup steps as if
+ * in ONE persistent shell — {@code cd} and {@code export} carry over from step to step.
+ *
+ * <p>How: each step runs in its own exec, but starts by restoring the shell state the
+ * previous step left (working directory and exported variables, kept on the sandbox's
+ * tmpfs) and ends by saving it, then prints an end marker with the step's exit status.
+ * A step that kills its shell ({@code kill -9 $$}, {@code exit}) never prints the marker,
+ * which is how "the shell died" is told apart from "the step failed" — at once, without
+ * waiting for anything. Step output goes to a file and only its tail comes back, so a
+ * chatty step cannot make the server buffer without bound. A parallel group starts every
+ * command from the same saved state and the next step waits for all of them.
+ */
+public final class WorkspaceBootstrap {
+
+    private static final Logger LOG = Logger.getLogger(WorkspaceBootstrap.class.getName());
+    static final int TAIL_CHARS = 1500;
+    private static final String STATE = SandboxSecrets.DIR + "/setup";
+    private static final String MARKER = "__AGENTBOX_STEP_END__";
+    private static final Pattern MARKER_LINE = Pattern.compile("(?m)^" + MARKER + " (\\d+)\\s*$");
+    private static final String STEP_VAR = "AGENTBOX_SETUP_STEP";
+
+    private final SandboxHandle handle;
+    private final Duration stepTimeout;
+    private final ExecutorService parallel;
+    private final String label;
+
+    public WorkspaceBootstrap(SandboxHandle handle, Duration stepTimeout, ExecutorService parallel, String label) {
+        this.handle = handle;
+        this.stepTimeout = stepTimeout;
+        this.parallel = parallel;
+        this.label = label;
+    }
+
+    /** Clones and runs setup; throws {@link SetupFailedException} on the first failure. */
+    public void run(SandboxSpec.Workspace workspace) {
+        if (workspace.source() instanceof GitSource git) {
+            long t0 = System.nanoTime();
+            try {
+                handle.git().clone(git.url(), Optional.empty(), git.ref(),
+                        git.depth() > 0 ? OptionalInt.of(git.depth()) : OptionalInt.empty());
+            } catch (RuntimeException e) {
+                throw new SetupFailedException("git clone " + git.url(), -1, "clone failed", tail(e.getMessage()));
+            }
+            LOG.info(() -> label + ": cloned " + git.url() + git.ref().map(r -> "@" + r).orElse("") + " in " + ms(t0) + " ms");
+        }
+        List<SetupStep> steps = workspace.setup();
+        if (steps.isEmpty()) {
+            return;
+        }
+        init();
+        try {
+            for (int i = 0; i < steps.size(); i++) {
+                SetupStep step = steps.get(i);
+                long t0 = System.nanoTime();
+                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " started: " + step.label());
+                if (step.parallel()) {
+                    runGroup(step);
+                } else {
+                    runStep(step.commands().get(0), true);
+                }
+                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " done in " + ms(t0) + " ms");
+            }
+        } finally {
+            cleanUp();
+        }
+    }
+
+    private void init() {
+        ExecResult r = handle.process().exec("umask 077 && mkdir -p " + STATE + " && cd " + ShellQuote.quote(handle.workspaceRoot())
+                + " && pwd > " + STATE + "/cwd && export -p > " + STATE + "/env");
+        if (r.exitCode() != 0) {
+            throw new SetupFailedException("(prepare setup shell)", r.exitCode(), "exit " + r.exitCode(), tail(r.stdout() + r.stderr()));
+        }
+    }
+
+    private void runGroup(SetupStep group) {
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (String command : group.commands()) {
+            running.add(CompletableFuture.runAsync(() -> runStep(command, false), parallel));
+        }
+        SetupFailedException first = null;
+        for (CompletableFuture<Void> f : running) {
+            try {
+                f.join();
+            } catch (CompletionException e) {
+                if (first == null && e.getCause() instanceof SetupFailedException s) {
+                    first = s;
+                } else if (first == null) {
+                    throw e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Runs one command in the saved shell state; {@code saveState} false for members of a parallel group. */
+    private void runStep(String command, boolean saveState) {
+        String out = "/tmp/.agentbox-setup-" + Integer.toHexString(command.hashCode()) + "-" + Thread.currentThread().getId() + ".out";
+        String script = "cd \"$(cat " + STATE + "/cwd)\" || exit 97; . " + STATE + "/env 2>/dev/null; "
+                + "{ eval \"$" + STEP_VAR + "\"; } > " + out + " 2>&1 < /dev/null; __agentbox_rc=$?; "
+                + (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
+                + "tail -c " + TAIL_CHARS + " " + out + "; rm -f " + out + "; "
+                + "printf '\\n" + MARKER + " %d\\n' \"$__agentbox_rc\"; exit 0";
+        ExecResult r = handle.process().exec(script,
+                ProcessOptions.defaults().withEnv(Map.of(STEP_VAR, command)).withTimeout(stepTimeout));
+        Matcher m = MARKER_LINE.matcher(r.stdout());
+        if (m.find()) {
+            int exit = Integer.parseInt(m.group(1));
+            if (exit != 0) {
+                throw new SetupFailedException(command, exit, "exit " + exit, tail(r.stdout().substring(0, m.start())));
+            }
+            return;
+        }
+        String outputTail = tailOf(out);
+        if (r.exitCode() == ExecResult.TIMED_OUT) {
+            throw new SetupFailedException(command, r.exitCode(), "timed out after " + stepTimeout.toMillis() + "ms", outputTail);
+        }
+        throw new SetupFailedException(command, r.exitCode(), "shell exited before the sentinel, exit " + r.exitCode(),
+                tail(outputTail + r.stderr()));
+    }
+
+    private String tailOf(String file) {
+        try {
+            ExecResult r = handle.process().exec("tail -c " + TAIL_CHARS + " " + file + " 2>/dev/null; rm -f " + file);
+            return tail(r.stdout());
+        } catch (RuntimeException sandboxGone) {
+            return "";
+        }
+    }
+
+    private void cleanUp() {
+        try {
+            handle.process().exec("rm -rf " + STATE + " /tmp/.agentbox-setup-*.out");
+        } catch (RuntimeException e) {
+            LOG.fine(label + ": setup state cleanup failed: " + e);
+        }
+    }
+
+    static String tail(String s) {
+        if (s == null) {
+            return "";
+        }
+        String t = s.strip();
+        return t.length() > TAIL_CHARS ? t.substring(t.length() - TAIL_CHARS) : t;
+    }
+
+    private static long ms(long t0) {
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+}
