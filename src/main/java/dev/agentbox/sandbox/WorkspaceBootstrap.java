@@ -116,11 +116,18 @@ public final class WorkspaceBootstrap {
     /** Runs one command in the saved shell state; {@code saveState} false for members of a parallel group. */
     private void runStep(String command, boolean saveState) {
         String out = "/tmp/.agentbox-setup-" + Integer.toHexString(command.hashCode()) + "-" + Thread.currentThread().getId() + ".out";
-        String script = "cd \"$(cat " + STATE + "/cwd)\" || exit 97; . " + STATE + "/env 2>/dev/null; "
-                + "{ eval \"$" + STEP_VAR + "\"; } > " + out + " 2>&1 < /dev/null; __agentbox_rc=$?; "
-                + (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
-                + "tail -c " + TAIL_CHARS + " " + out + "; rm -f " + out + "; "
-                + "printf '\\n" + MARKER + " %d\\n' \"$__agentbox_rc\"; exit 0";
+        // The step arrives in an environment variable (no quoting games) and is moved to a
+        // shell variable before the saved state is sourced, so the saved environment can
+        // never replace the step with an earlier one. The EXIT trap reports the status even
+        // when the step itself calls `exit`; only a shell killed outright (kill -9 $$)
+        // leaves no end marker. fd 3 is the exec's stdout, untouched by the step's redirect.
+        String finish = (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
+                + "tail -c " + TAIL_CHARS + " " + out + " >&3; rm -f " + out + "; "
+                + "printf \"\\n" + MARKER + " %d\\n\" \"$__agentbox_rc\" >&3";
+        String script = "exec 3>&1; __agentbox_step=\"$" + STEP_VAR + "\"; unset " + STEP_VAR + "; "
+                + "cd \"$(cat " + STATE + "/cwd)\" || exit 97; . " + STATE + "/env 2>/dev/null; "
+                + "trap '__agentbox_rc=$?; " + finish + "' EXIT; "
+                + "{ eval \"$__agentbox_step\"; } 3>&- > " + out + " 2>&1 < /dev/null; exit $?";
         ExecResult r = handle.process().exec(script,
                 ProcessOptions.defaults().withEnv(Map.of(STEP_VAR, command)).withTimeout(stepTimeout));
         Matcher m = MARKER_LINE.matcher(r.stdout());
