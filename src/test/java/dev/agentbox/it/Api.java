@@ -61,4 +61,8 @@ public final class Api {
     public static JsonObject object(HttpResponse<String> response) {
         return (JsonObject) json(response);
     }
+
+    public static JsonObject parse(String json) {
+        return Json.createReader(new StringReader(json)).readObject();
+    }
 }
