@@ -1,0 +1,92 @@
+package dev.agentbox.it;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An extra agentbox server for a test, started from the packaged runnable jar
+ * ({@code java -jar target/agentbox.jar}) on its own port, with its output directory and log
+ * under the test's folder. Stopped with SIGTERM (or {@link #kill()} for a crash).
+ */
+public final class JarServer implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+    private final Api api;
+
+    private JarServer(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.api = new Api("http://localhost:" + port);
+    }
+
+    /** Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it fails at once). */
+    public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
+        String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
+        Path log = work.resolve("server-" + port + ".log");
+        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-jar", jar)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().remove("AGENTBOX_AUTH_TOKENS");
+        pb.environment().remove("AGENTBOX_DB_URL");
+        pb.environment().put("HTTP_PORT", String.valueOf(port));
+        pb.environment().put("HTTPS_PORT", String.valueOf(port + 363));
+        pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out-" + port).toString());
+        pb.environment().putAll(env);
+        Process process;
+        try {
+            process = pb.start();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        JarServer server = new JarServer(process, log, port);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the server exited with " + process.exitValue() + ":\n" + Files.readString(log));
+            }
+            try {
+                return server.api.send(server.api.request(readyPath).GET()).statusCode() == 200;
+            } catch (IllegalStateException notListeningYet) {
+                return false;
+            }
+        });
+        return server;
+    }
+
+    public Api api() {
+        return api;
+    }
+
+    public String log() throws Exception {
+        return Files.readString(log);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: the server dies without any shutdown work. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String javaBin() {
+        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    }
+}
