@@ -467,6 +467,9 @@ public abstract class SandboxProviderContract {
         assertThat(provider.resume(doomed.id())).isPresent();
         removeBehindTheProvidersBack(doomed.id());
         assertThat(provider.resume(doomed.id())).isEmpty();
+        assertThatThrownBy(() -> doomed.process().exec("true"))
+                .isInstanceOf(ProblemException.class)
+                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
         assertThatCode(() -> provider.destroy(doomed.id())).doesNotThrowAnyException();
         assertThatCode(doomed::destroy).doesNotThrowAnyException();
     }

@@ -49,7 +49,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     private final Map<String, String> env = new ConcurrentHashMap<>();
     private final ExecGit git = new ExecGit(this);
 
-    DockerSandbox(DockerSandboxProvider provider, String name, Map<String, String> createEnv) {
+    /** The sandbox env given at create lives in the container's config; {@link #set} adds to it per handle. */
+    DockerSandbox(DockerSandboxProvider provider, String name) {
         this.provider = provider;
         this.name = name;
     }
@@ -197,7 +198,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     private static String newProcessId() {
-        return "p" + Long.toHexString(System.nanoTime()) + Integer.toHexString((int) (Math.random() * 0xffff));
+        return "p" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
     /**
@@ -224,8 +225,11 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
                 + "kill -KILL -$p 2>/dev/null; rm -f $f; exit 0";
         try {
             provider.engine().exec(name, List.of("sh", "-c", script), List.of(), "/");
-        } catch (NotFoundException e) {
-            // the container is gone, and with it the process
+        } catch (dev.agentbox.api.ProblemException e) {
+            if (e.status() != 404 && e.status() != 409) {
+                throw e;
+            }
+            // the container is gone or stopped, and with it the process group
         }
     }
 
@@ -278,10 +282,9 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
                     .withNoOverwriteDirNonDir(true)
                     .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
                     .exec());
+        } catch (NotFoundException e) {
+            throw DockerEngine.gone(name, e);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            if (e instanceof NotFoundException) {
-                throw e;
-            }
             throw new SandboxOperationException("write " + p, e.getMessage());
         }
     }

@@ -257,7 +257,7 @@ public class DockerSandboxProvider implements SandboxProvider {
         }
         try {
             DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
-            return new DockerSandbox(this, name, input.env());
+            return new DockerSandbox(this, name);
         } catch (RuntimeException e) {
             removeQuietly(created.getId(), e);
             throw e;
@@ -297,7 +297,7 @@ public class DockerSandboxProvider implements SandboxProvider {
                 return Optional.empty();
             }
         }
-        return Optional.of(new DockerSandbox(this, c.getName().replaceFirst("^/", ""), Map.of()));
+        return Optional.of(new DockerSandbox(this, c.getName().replaceFirst("^/", "")));
     }
 
     @Override

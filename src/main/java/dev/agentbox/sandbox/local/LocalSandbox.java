@@ -136,6 +136,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
      * existing ancestor (the last component too when {@code followLast}), is refused.
      */
     Path resolve(String path, boolean followLast) {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+            throw ProblemException.notFound("Sandbox " + id + " no longer exists.");
+        }
         String rel;
         if (path.equals(VIRTUAL_ROOT) || path.startsWith(VIRTUAL_ROOT + "/")) {
             rel = path.substring(VIRTUAL_ROOT.length());
