@@ -258,6 +258,11 @@ public class DockerSandboxProvider implements SandboxProvider {
         try {
             DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
             return new DockerSandbox(this, name);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            ProblemException p = ProblemException.providerUnavailable("The Docker engine could not start sandbox "
+                    + name + ": " + e.getMessage(), e);
+            removeQuietly(created.getId(), p);
+            throw p;
         } catch (RuntimeException e) {
             removeQuietly(created.getId(), e);
             throw e;

@@ -150,6 +150,25 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("a failure after the container exists (start cannot bind the port) removes the container before the error")
+    void failedStartRemovesTheContainer() {
+        DockerSettings d = DockerSettings.defaults();
+        DockerSandboxProvider unbindable = new DockerSandboxProvider(new DockerSettings(true, d.host(), image(),
+                d.defaultMemoryMb(), d.defaultCpus(), d.defaultPids(), d.stopGrace(), d.snapshotRepository(), "203.0.113.1"),
+                new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            assertThatThrownBy(() -> unbindable.create(baseInput().withRequestedId(runKey + "-startfail").withPolicy(
+                    SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(8080)))))
+                    .isInstanceOf(ProblemException.class)
+                    .extracting(e -> ((ProblemException) e).code()).isEqualTo("provider-unavailable");
+            assertThat(provider.resume("agentbox-" + runKey + "-startfail")).isEmpty();
+            assertThat(provider.listManaged()).noneMatch(m -> m.id().endsWith("-startfail"));
+        } finally {
+            unbindable.close();
+        }
+    }
+
+    @Test
     @DisplayName("an unreachable engine: available() is false quickly and create is provider-unavailable")
     void unreachableEngine() {
         DockerSandboxProvider away = new DockerSandboxProvider(
