@@ -116,6 +116,27 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("destroying a fork removes its private image; base images are never deleted or restored as snapshots")
+    void forkImageLifecycleAndBaseImagesAreSafe() {
+        SandboxHandle fork = sb.fork();
+        extra.add(fork);
+        String forkImage = client().inspectContainerCmd(fork.id()).exec().getConfig().getLabels()
+                .get(DockerSandboxProvider.FORK_IMAGE);
+        assertThat(forkImage).startsWith("agentbox/snapshot:" + sb.id() + "-");
+        assertThat(client().inspectContainerCmd(fork.id()).exec().getConfig().getLabels())
+                .containsEntry(SandboxLabels.KEY, runKey);
+        fork.destroy();
+        assertThatThrownBy(() -> client().inspectImageCmd(forkImage).exec())
+                .isInstanceOf(com.github.dockerjava.api.exception.NotFoundException.class);
+
+        docker().deleteSnapshot(image());
+        assertThat(client().inspectImageCmd(image()).exec().getId()).isNotBlank();
+        assertThatThrownBy(() -> provider.restoreSnapshot(image(), baseInput()))
+                .isInstanceOf(ProblemException.class)
+                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
+    }
+
+    @Test
     @DisplayName("a requested id that is not a valid container name is sanitized with a hash, deterministically")
     void containerNameFromRequestedId() {
         String a = DockerSandboxProvider.containerName("tenant/a b:c");
