@@ -313,6 +313,14 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("a cwd that does not exist is not-found, for exec and spawn")
+    void missingCwd() {
+        ProcessOptions o = ProcessOptions.defaults().withCwd("no-such-dir/below");
+        assertThatThrownBy(() -> sb.process().exec("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
+        assertThatThrownBy(() -> sb.process().spawn("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
+    }
+
+    @Test
     @DisplayName("exec timeout kills the command and reports exit 124")
     void execTimeoutKills() {
         long t0 = System.nanoTime();

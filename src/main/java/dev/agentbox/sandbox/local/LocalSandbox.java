@@ -204,6 +204,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
 
     ProcessBuilder builder(String command, ProcessOptions options) {
         Path cwd = resolve(options.cwd().orElse("."), true);
+        if (!Files.isDirectory(cwd)) {
+            throw new SandboxFileNotFoundException(options.cwd().orElse("."));
+        }
         ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
         Map<String, String> e = pb.environment();
         e.clear();
