@@ -267,6 +267,13 @@ public abstract class SandboxProviderContract {
             assertThat(sb.process().exec("mkdir -p fs08 && ln -s /etc fs08/out").exitCode()).isZero();
             assertThatThrownBy(() -> sb.fs().read("fs08/out/hosts")).isInstanceOf(PathOutsideSandboxException.class);
             assertThatThrownBy(() -> sb.fs().write("fs08/out/agentbox-escape", "x")).isInstanceOf(PathOutsideSandboxException.class);
+            // a dangling link pointing outside: writing through it would create the target
+            String outside = "/tmp/agentbox-escape-" + UUID.randomUUID();
+            assertThat(sb.process().exec("ln -s " + outside + " fs08/dangling-out").exitCode()).isZero();
+            assertThatThrownBy(() -> sb.fs().write("fs08/dangling-out", "x")).isInstanceOf(PathOutsideSandboxException.class);
+            assertThat(sb.process().exec("ln -s /tmp fs08/tmp-out && ln -s tmp-out/" + outside.substring(5) + " fs08/chained").exitCode()).isZero();
+            assertThatThrownBy(() -> sb.fs().write("fs08/chained", "x")).isInstanceOf(PathOutsideSandboxException.class);
+            assertThat(java.nio.file.Files.exists(java.nio.file.Path.of(outside))).isFalse();
             // the link itself is inside: it can be inspected and removed
             assertThat(sb.fs().lstat("fs08/out").orElseThrow().type()).isEqualTo(FsStat.Type.SYMLINK);
             sb.fs().remove("fs08/out");
@@ -303,6 +310,14 @@ public abstract class SandboxProviderContract {
         assertThat(sb.process().exec("echo $LATER").stdout()).isEqualTo("set-later\n");
         SandboxProcess p = sb.process().spawn("echo $LATER");
         assertThat(collect(p)).isEqualTo("set-later\n");
+    }
+
+    @Test
+    @DisplayName("a cwd that does not exist is not-found, for exec and spawn")
+    void missingCwd() {
+        ProcessOptions o = ProcessOptions.defaults().withCwd("no-such-dir/below");
+        assertThatThrownBy(() -> sb.process().exec("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
+        assertThatThrownBy(() -> sb.process().spawn("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
     }
 
     @Test
@@ -467,6 +482,9 @@ public abstract class SandboxProviderContract {
         assertThat(provider.resume(doomed.id())).isPresent();
         removeBehindTheProvidersBack(doomed.id());
         assertThat(provider.resume(doomed.id())).isEmpty();
+        assertThatThrownBy(() -> doomed.process().exec("true"))
+                .isInstanceOf(ProblemException.class)
+                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
         assertThatCode(() -> provider.destroy(doomed.id())).doesNotThrowAnyException();
         assertThatCode(doomed::destroy).doesNotThrowAnyException();
     }

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectExecResponse;
+import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Frame;
@@ -115,15 +116,30 @@ final class DockerEngine implements Closeable {
         return new RawExec(out.toByteArray(), err.toByteArray(), exitCode(execId));
     }
 
+    /**
+     * Creates an exec. A container that is gone is {@code 404 not-found}; one that is not
+     * running (stopped, paused) is {@code 409 sandbox-not-running}.
+     */
     String createExec(String container, List<String> cmd, List<String> env, String workdir) {
-        return call("exec create", () -> client.execCreateCmd(container)
-                .withCmd(cmd.toArray(String[]::new))
-                .withAttachStdout(true)
-                .withAttachStderr(true)
-                .withEnv(env)
-                .withWorkingDir(workdir)
-                .exec()
-                .getId());
+        try {
+            return call("exec create", () -> client.execCreateCmd(container)
+                    .withCmd(cmd.toArray(String[]::new))
+                    .withAttachStdout(true)
+                    .withAttachStderr(true)
+                    .withEnv(env)
+                    .withWorkingDir(workdir)
+                    .exec()
+                    .getId());
+        } catch (NotFoundException e) {
+            throw gone(container, e);
+        } catch (ConflictException e) {
+            throw new ProblemException(409, "sandbox-not-running", "Sandbox " + container + " is not running.",
+                    java.util.Map.of(), e);
+        }
+    }
+
+    static ProblemException gone(String container, Throwable cause) {
+        return new ProblemException(404, "not-found", "Sandbox " + container + " no longer exists.", java.util.Map.of(), cause);
     }
 
     /** The exit code of a finished exec; tolerates the short window where the engine still reports it running. */
@@ -144,10 +160,6 @@ final class DockerEngine implements Closeable {
                 throw new IllegalStateException("interrupted", e);
             }
         }
-    }
-
-    static boolean isNotFound(Throwable t) {
-        return t instanceof NotFoundException;
     }
 
     static String rootMessage(Throwable t) {

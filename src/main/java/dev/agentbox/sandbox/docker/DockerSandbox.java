@@ -49,7 +49,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     private final Map<String, String> env = new ConcurrentHashMap<>();
     private final ExecGit git = new ExecGit(this);
 
-    DockerSandbox(DockerSandboxProvider provider, String name, Map<String, String> createEnv) {
+    /** The sandbox env given at create lives in the container's config; {@link #set} adds to it per handle. */
+    DockerSandbox(DockerSandboxProvider provider, String name) {
         this.provider = provider;
         this.name = name;
     }
@@ -157,7 +158,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         String cwd = abs(options.cwd().orElse("."));
         if (options.timeout().isEmpty()) {
             DockerEngine.RawExec r = provider.engine().exec(name, List.of("sh", "-c", command), envList(options), cwd);
-            return new ExecResult(utf8(r.stdout()), utf8(r.stderr()), r.exitCode());
+            return result(r, cwd);
         }
         String pid = newProcessId();
         AtomicBoolean timedOut = new AtomicBoolean();
@@ -175,14 +176,30 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             return new ExecResult(utf8(r.stdout()), utf8(r.stderr()) + "\nagentbox: command timed out after "
                     + options.timeout().get().toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT);
         }
-        return new ExecResult(utf8(r.stdout()), utf8(r.stderr()), r.exitCode());
+        return result(r, cwd);
+    }
+
+    /**
+     * The runtime refuses an exec whose working directory is missing with exit 126 and an
+     * OCI "chdir to cwd" message instead of running anything: that is a not-found, not data.
+     */
+    private static ExecResult result(DockerEngine.RawExec r, String cwd) {
+        String out = utf8(r.stdout());
+        String err = utf8(r.stderr());
+        if (r.exitCode() == 126 && (out + err).contains("chdir to cwd")) {
+            throw new SandboxFileNotFoundException(cwd);
+        }
+        return new ExecResult(out, err, r.exitCode());
     }
 
     @Override
     public SandboxProcess spawn(String command, ProcessOptions options) {
+        String cwd = abs(options.cwd().orElse("."));
+        if (options.cwd().isPresent() && script("[ -d \"$1\" ]", cwd).exitCode() != 0) {
+            throw new SandboxFileNotFoundException(cwd);
+        }
         String pid = newProcessId();
-        String execId = provider.engine().createExec(name, wrapped(pid, command), envList(options),
-                abs(options.cwd().orElse(".")));
+        String execId = provider.engine().createExec(name, wrapped(pid, command), envList(options), cwd);
         DockerProcess p = new DockerProcess(this, pid, execId);
         p.start();
         return p;
@@ -197,7 +214,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     private static String newProcessId() {
-        return "p" + Long.toHexString(System.nanoTime()) + Integer.toHexString((int) (Math.random() * 0xffff));
+        return "p" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
     /**
@@ -221,11 +238,14 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
                 + "p=$(cat $f 2>/dev/null); [ -n \"$p\" ] || exit 0; "
                 + "kill -TERM -$p 2>/dev/null || { rm -f $f; exit 0; }; "
                 + "i=0; while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done; "
-                + "kill -KILL -$p 2>/dev/null; rm -f $f; exit 0";
+                + "kill -0 -$p 2>/dev/null && kill -KILL -$p 2>/dev/null; rm -f $f; exit 0";
         try {
             provider.engine().exec(name, List.of("sh", "-c", script), List.of(), "/");
-        } catch (NotFoundException e) {
-            // the container is gone, and with it the process
+        } catch (dev.agentbox.api.ProblemException e) {
+            if (e.status() != 404 && e.status() != 409) {
+                throw e;
+            }
+            // the container is gone or stopped, and with it the process group
         }
     }
 
@@ -278,10 +298,9 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
                     .withNoOverwriteDirNonDir(true)
                     .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
                     .exec());
+        } catch (NotFoundException e) {
+            throw DockerEngine.gone(name, e);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            if (e instanceof NotFoundException) {
-                throw e;
-            }
             throw new SandboxOperationException("write " + p, e.getMessage());
         }
     }

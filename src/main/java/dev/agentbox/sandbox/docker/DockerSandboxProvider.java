@@ -63,6 +63,8 @@ public class DockerSandboxProvider implements SandboxProvider {
     public static final String NAME = "docker";
     static final String KEEP_ALIVE_SECONDS = "2147483647";
     static final String WORKSPACE = "/workspace";
+    /** On a fork: its private image, removed when the fork is destroyed. */
+    static final String FORK_IMAGE = "dev.agentbox.fork-image";
     private static final Logger LOG = Logger.getLogger(DockerSandboxProvider.class.getName());
     private static final Pattern NAME_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
     private static final com.github.dockerjava.api.model.Capability[] CAPS_KEPT = {
@@ -196,18 +198,19 @@ public class DockerSandboxProvider implements SandboxProvider {
     public SandboxHandle create(SandboxCreateInput input) {
         boolean explicitImage = input.image().isPresent();
         String image = input.image().orElse(settings.image());
-        return createFrom(image, input, explicitImage ? ImageRole.REQUESTED : ImageRole.DEFAULT);
+        return createFrom(image, input, explicitImage ? ImageRole.REQUESTED : ImageRole.DEFAULT, Map.of());
     }
 
     private enum ImageRole { DEFAULT, REQUESTED, SNAPSHOT }
 
-    private SandboxHandle createFrom(String image, SandboxCreateInput input, ImageRole role) {
+    private SandboxHandle createFrom(String image, SandboxCreateInput input, ImageRole role, Map<String, String> extraLabels) {
         String name = input.requestedId().map(DockerSandboxProvider::containerName)
                 .orElseGet(() -> "agentbox-" + UUID.randomUUID());
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(SandboxLabels.MANAGED, "true");
         input.key().ifPresent(k -> labels.put(SandboxLabels.KEY, k));
         input.tenant().ifPresent(t -> labels.put(SandboxLabels.TENANT, t));
+        labels.putAll(extraLabels);
         SandboxPolicy policy = input.policy();
         HostConfig host = HostConfig.newHostConfig()
                 .withInit(true)
@@ -257,7 +260,12 @@ public class DockerSandboxProvider implements SandboxProvider {
         }
         try {
             DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
-            return new DockerSandbox(this, name, input.env());
+            return new DockerSandbox(this, name);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            ProblemException p = ProblemException.providerUnavailable("The Docker engine could not start sandbox "
+                    + name + ": " + e.getMessage(), e);
+            removeQuietly(created.getId(), p);
+            throw p;
         } catch (RuntimeException e) {
             removeQuietly(created.getId(), e);
             throw e;
@@ -297,13 +305,30 @@ public class DockerSandboxProvider implements SandboxProvider {
                 return Optional.empty();
             }
         }
-        return Optional.of(new DockerSandbox(this, c.getName().replaceFirst("^/", ""), Map.of()));
+        return Optional.of(new DockerSandbox(this, c.getName().replaceFirst("^/", "")));
     }
 
+    /**
+     * Stops (short grace) and removes the container with its volumes. Gone = success; a
+     * container that is not agentbox's is left alone (as if gone). A fork's private image
+     * is removed with it.
+     */
     @Override
     public void destroy(String id) {
+        InspectContainerResponse c;
         try {
-            DockerEngine.run("container stop", () -> engine().client().stopContainerCmd(id)
+            c = DockerEngine.call("container inspect", () -> engine().client().inspectContainerCmd(id).exec());
+        } catch (NotFoundException e) {
+            return;
+        }
+        Map<String, String> labels = c.getConfig().getLabels() == null ? Map.of() : c.getConfig().getLabels();
+        if (!"true".equals(labels.get(SandboxLabels.MANAGED))) {
+            LOG.log(Level.WARNING, "refusing to destroy container {0}: it is not labelled {1}=true",
+                    new Object[] {id, SandboxLabels.MANAGED});
+            return;
+        }
+        try {
+            DockerEngine.run("container stop", () -> engine().client().stopContainerCmd(c.getId())
                     .withTimeout((int) settings.stopGrace().toSeconds()).exec());
         } catch (NotFoundException e) {
             return;
@@ -311,13 +336,21 @@ public class DockerSandboxProvider implements SandboxProvider {
             // already stopped
         }
         try {
-            DockerEngine.run("container remove", () -> engine().client().removeContainerCmd(id)
+            DockerEngine.run("container remove", () -> engine().client().removeContainerCmd(c.getId())
                     .withForce(true).withRemoveVolumes(true).exec());
         } catch (NotFoundException e) {
             // gone already: success
         } catch (ConflictException e) {
             // removal already in progress
             LOG.log(Level.FINE, "removal of {0} already in progress", id);
+        }
+        String forkImage = labels.get(FORK_IMAGE);
+        if (forkImage != null) {
+            try {
+                DockerEngine.run("image remove", () -> engine().client().removeImageCmd(forkImage).withForce(false).exec());
+            } catch (NotFoundException | ConflictException e) {
+                // gone already, or another fork still uses it
+            }
         }
     }
 
@@ -335,17 +368,35 @@ public class DockerSandboxProvider implements SandboxProvider {
                 .toList();
     }
 
+    /** Only images this provider committed (labelled as snapshots) can be restored; anything else is not-found. */
     @Override
     public SandboxHandle restoreSnapshot(String snapshotId, SandboxCreateInput input) {
-        return createFrom(snapshotId, input, ImageRole.SNAPSHOT);
+        if (!isSnapshotImage(snapshotId)) {
+            throw ProblemException.notFound("Snapshot " + snapshotId + " does not exist.");
+        }
+        return createFrom(snapshotId, input, ImageRole.SNAPSHOT, Map.of());
     }
 
+    /** Deletes a snapshot image; refuses images that are not agentbox snapshots (never a base image). */
     @Override
     public void deleteSnapshot(String snapshotId) {
+        if (!isSnapshotImage(snapshotId)) {
+            return;
+        }
         try {
             DockerEngine.run("image remove", () -> engine().client().removeImageCmd(snapshotId).withForce(true).exec());
         } catch (NotFoundException e) {
             // already gone
+        }
+    }
+
+    private boolean isSnapshotImage(String ref) {
+        try {
+            Map<String, String> labels = DockerEngine.call("image inspect",
+                    () -> engine().client().inspectImageCmd(ref).exec()).getConfig().getLabels();
+            return labels != null && labels.containsKey(SandboxLabels.SNAPSHOT_OF);
+        } catch (NotFoundException e) {
+            return false;
         }
     }
 
@@ -383,7 +434,16 @@ public class DockerSandboxProvider implements SandboxProvider {
             policy = policy.withLimits((int) (hc.getMemory() / (1024 * 1024)), hc.getNanoCPUs() / 1e9,
                     hc.getPidsLimit().intValue());
         }
-        return createFrom(ref.id(), input.withPolicy(policy), ImageRole.SNAPSHOT);
+        try {
+            return createFrom(ref.id(), input.withPolicy(policy), ImageRole.SNAPSHOT, Map.of(FORK_IMAGE, ref.id()));
+        } catch (RuntimeException e) {
+            try {
+                deleteSnapshot(ref.id());
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /** The host URL of a published container port. */

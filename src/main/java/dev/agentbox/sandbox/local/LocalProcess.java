@@ -106,10 +106,13 @@ final class LocalProcess implements SandboxProcess {
         if (!signal("TERM", pgid)) {
             return;
         }
-        for (int i = 0; i < 20 && signal("0", pgid); i++) {
+        boolean alive = true;
+        for (int i = 0; i < 20 && (alive = signal("0", pgid)); i++) {
             sleep(50);
         }
-        signal("KILL", pgid);
+        if (alive) {
+            signal("KILL", pgid);
+        }
         closeStdin();
     }
 

@@ -136,6 +136,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
      * existing ancestor (the last component too when {@code followLast}), is refused.
      */
     Path resolve(String path, boolean followLast) {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+            throw ProblemException.notFound("Sandbox " + id + " no longer exists.");
+        }
         String rel;
         if (path.equals(VIRTUAL_ROOT) || path.startsWith(VIRTUAL_ROOT + "/")) {
             rel = path.substring(VIRTUAL_ROOT.length());
@@ -151,19 +154,45 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         if (!p.startsWith(root)) {
             throw new PathOutsideSandboxException(path);
         }
-        Path check = followLast || p.equals(root) ? p : p.getParent();
-        Path existing = check;
+        if (followLast) {
+            p = followLinks(p, path);
+        }
+        requireInsideByRealPath(followLast || p.equals(root) ? p : p.getParent(), path);
+        return p;
+    }
+
+    /** Follows a symlink chain at the last component lexically (dangling links too: a write would create the target). */
+    private Path followLinks(Path p, String original) {
+        Path cur = p;
+        for (int i = 0; i < 40 && Files.isSymbolicLink(cur); i++) {
+            try {
+                cur = cur.getParent().resolve(Files.readSymbolicLink(cur)).normalize();
+            } catch (IOException e) {
+                throw new SandboxOperationException("resolve " + original, e.toString());
+            }
+            if (!cur.startsWith(root)) {
+                throw new PathOutsideSandboxException(original);
+            }
+        }
+        if (!cur.equals(p)) {
+            requireInsideByRealPath(cur, original);
+        }
+        return p;
+    }
+
+    /** The deepest existing ancestor of {@code p} (itself included) must really be inside the root. */
+    private void requireInsideByRealPath(Path p, String original) {
+        Path existing = p;
         while (existing != null && !Files.exists(existing)) {
             existing = existing.getParent();
         }
         try {
             if (existing == null || !existing.toRealPath().startsWith(realRoot)) {
-                throw new PathOutsideSandboxException(path);
+                throw new PathOutsideSandboxException(original);
             }
         } catch (IOException e) {
-            throw new SandboxOperationException("resolve " + path, e.toString());
+            throw new SandboxOperationException("resolve " + original, e.toString());
         }
-        return p;
     }
 
     String virtual(Path p) {
@@ -175,6 +204,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
 
     ProcessBuilder builder(String command, ProcessOptions options) {
         Path cwd = resolve(options.cwd().orElse("."), true);
+        if (!Files.isDirectory(cwd)) {
+            throw new SandboxFileNotFoundException(options.cwd().orElse("."));
+        }
         ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
         Map<String, String> e = pb.environment();
         e.clear();

@@ -116,6 +116,27 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("destroying a fork removes its private image; base images are never deleted or restored as snapshots")
+    void forkImageLifecycleAndBaseImagesAreSafe() {
+        SandboxHandle fork = sb.fork();
+        extra.add(fork);
+        String forkImage = client().inspectContainerCmd(fork.id()).exec().getConfig().getLabels()
+                .get(DockerSandboxProvider.FORK_IMAGE);
+        assertThat(forkImage).startsWith("agentbox/snapshot:" + sb.id() + "-");
+        assertThat(client().inspectContainerCmd(fork.id()).exec().getConfig().getLabels())
+                .containsEntry(SandboxLabels.KEY, runKey);
+        fork.destroy();
+        assertThatThrownBy(() -> client().inspectImageCmd(forkImage).exec())
+                .isInstanceOf(com.github.dockerjava.api.exception.NotFoundException.class);
+
+        docker().deleteSnapshot(image());
+        assertThat(client().inspectImageCmd(image()).exec().getId()).isNotBlank();
+        assertThatThrownBy(() -> provider.restoreSnapshot(image(), baseInput()))
+                .isInstanceOf(ProblemException.class)
+                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
+    }
+
+    @Test
     @DisplayName("a requested id that is not a valid container name is sanitized with a hash, deterministically")
     void containerNameFromRequestedId() {
         String a = DockerSandboxProvider.containerName("tenant/a b:c");
@@ -147,6 +168,25 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThat(provider.listManaged()).filteredOn(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)))
                 .allMatch(m -> !m.id().contains("does-not-exist"));
+    }
+
+    @Test
+    @DisplayName("a failure after the container exists (start cannot bind the port) removes the container before the error")
+    void failedStartRemovesTheContainer() {
+        DockerSettings d = DockerSettings.defaults();
+        DockerSandboxProvider unbindable = new DockerSandboxProvider(new DockerSettings(true, d.host(), image(),
+                d.defaultMemoryMb(), d.defaultCpus(), d.defaultPids(), d.stopGrace(), d.snapshotRepository(), "203.0.113.1"),
+                new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            assertThatThrownBy(() -> unbindable.create(baseInput().withRequestedId(runKey + "-startfail").withPolicy(
+                    SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(8080)))))
+                    .isInstanceOf(ProblemException.class)
+                    .extracting(e -> ((ProblemException) e).code()).isEqualTo("provider-unavailable");
+            assertThat(provider.resume("agentbox-" + runKey + "-startfail")).isEmpty();
+            assertThat(provider.listManaged()).noneMatch(m -> m.id().endsWith("-startfail"));
+        } finally {
+            unbindable.close();
+        }
     }
 
     @Test
