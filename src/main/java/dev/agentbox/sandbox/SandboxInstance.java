@@ -48,6 +48,10 @@ public class SandboxInstance {
     @Column(name = "KEEP_ALIVE_MS", nullable = false)
     private long keepAliveMs;
 
+    /** Whether a secrets file was installed (never the secrets themselves): an ensure without secrets then removes it. */
+    @Column(name = "SECRETS_INSTALLED")
+    private boolean secretsInstalled;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -119,6 +123,15 @@ public class SandboxInstance {
         this.snapshotId = other.snapshotId;
         this.lastUsedAt = other.lastUsedAt;
         this.keepAliveMs = other.keepAliveMs;
+        this.secretsInstalled = other.secretsInstalled;
+    }
+
+    public boolean secretsInstalled() {
+        return secretsInstalled;
+    }
+
+    public void secretsInstalled(boolean installed) {
+        this.secretsInstalled = installed;
     }
 
     public void recordSnapshot(String snapshotId) {

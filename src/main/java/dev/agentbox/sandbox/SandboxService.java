@@ -83,7 +83,12 @@ public class SandboxService {
     private Optional<Ensured> reuse(SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
         Optional<SandboxHandle> running = provider.resume(instance.providerSandboxId());
         if (running.isPresent()) {
-            SandboxSecrets.install(running.get(), spec.workspace().secrets());
+            // Secrets are re-supplied on every ensure; the exec is skipped only when there
+            // are none now and none were installed before (the warm-resume fast path).
+            if (!spec.workspace().secrets().isEmpty() || instance.secretsInstalled()) {
+                SandboxSecrets.install(running.get(), spec.workspace().secrets());
+                instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            }
             instance.touch(clock.instant());
             SandboxInstance stored = store.upsert(instance);
             LOG.info(label + ": resumed " + instance.providerSandboxId());
@@ -94,7 +99,10 @@ public class SandboxService {
             try {
                 SandboxHandle restored = provider.restoreSnapshot(instance.snapshotId().get(), createInput(instance.key(), instance.tenant(), spec));
                 try {
-                    SandboxSecrets.install(restored, spec.workspace().secrets());
+                    if (!spec.workspace().secrets().isEmpty()) {
+                        SandboxSecrets.install(restored, spec.workspace().secrets());
+                    }
+                    instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
                     instance.replaceSandbox(restored.id(), clock.instant());
                     SandboxInstance stored = store.upsert(instance);
                     LOG.info(label + ": restored " + restored.id() + " from " + instance.snapshotId().get());
@@ -119,7 +127,9 @@ public class SandboxService {
         long t0 = System.nanoTime();
         SandboxHandle raw = provider.create(createInput(key, tenant, spec));
         try {
-            SandboxSecrets.install(raw, spec.workspace().secrets());
+            if (!spec.workspace().secrets().isEmpty()) {
+                SandboxSecrets.install(raw, spec.workspace().secrets());
+            }
             SecretsHandle handle = new SecretsHandle(raw);
             new WorkspaceBootstrap(handle, Duration.ofMillis(stepTimeoutMs), executor, label).run(spec.workspace());
             String snapshotId = null;
@@ -136,6 +146,7 @@ public class SandboxService {
                     spec.threadId().orElse(null), recorded.map(SandboxInstance::createdAt).orElse(now), spec.lifecycle().keepAliveMs());
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
+            instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
             SandboxInstance stored = store.upsert(instance);
             oldSnapshot.filter(old -> !old.equals(stored.snapshotId().orElse(null)))
