@@ -42,7 +42,7 @@ public interface EventLog {
      */
     FinishResult finishRun(RunRef run, long epoch, RunStatus status, Instant finishedAt, Optional<RunError> error);
 
-    /** At most {@code limit} chunks with seq greater than {@code afterSeq}, in seq order. */
+    /** At most {@code limit} (at least 1) chunks with seq greater than {@code afterSeq}, in seq order. */
     List<LoggedChunk> read(RunRef run, long afterSeq, int limit);
 
     /** The number of chunks in the run's log (equal to {@link #lastSeq}, as seqs have no gaps). */

@@ -149,7 +149,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
         return rows.values().stream()
                 .filter(r -> !r.status.isTerminal() && r.detachedSince != null && !r.detachedSince.isAfter(cutoff))
                 .sorted(Comparator.comparing((Row r) -> r.detachedSince).thenComparing(r -> r.ref.id()))
-                .limit(limit)
+                .limit(Limits.require(limit))
                 .map(Row::view)
                 .toList();
     }
@@ -161,7 +161,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                 .filter(r -> threadId.map(t -> t.equals(r.created.threadId())).orElse(true))
                 .filter(r -> status.map(s -> s == r.status).orElse(true))
                 .sorted(NEWEST_FIRST)
-                .limit(limit)
+                .limit(Limits.require(limit))
                 .map(Row::view)
                 .toList();
     }
@@ -242,7 +242,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     @Override
     public synchronized List<LoggedChunk> read(RunRef run, long afterSeq, int limit) {
         return log(run).stream().map(LoggedChunkWithFingerprint::chunk)
-                .filter(c -> c.seq() > afterSeq).limit(limit).toList();
+                .filter(c -> c.seq() > afterSeq).limit(Limits.require(limit)).toList();
     }
 
     @Override

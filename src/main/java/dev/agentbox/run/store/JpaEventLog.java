@@ -97,7 +97,7 @@ public class JpaEventLog implements EventLog {
                         + " ORDER BY e.seq", Object[].class)
                 .setParameter("pk", run.id())
                 .setParameter("after", afterSeq)
-                .setMaxResults(limit)
+                .setMaxResults(Limits.require(limit))
                 .getResultList().stream()
                 .map(row -> new LoggedChunk(((Number) row[0]).longValue(), (String) row[1], (String) row[2]))
                 .toList();

@@ -127,7 +127,7 @@ public class JpaRunStore implements RunStore {
                         + " ORDER BY r.detachedSince, r.runPk", Object[].class)
                 .setParameter("live", LIVE)
                 .setParameter("cutoff", now.minus(ttl))
-                .setMaxResults(limit));
+                .setMaxResults(Limits.require(limit)));
     }
 
     @Override
@@ -138,7 +138,7 @@ public class JpaRunStore implements RunStore {
         jpql.append(" ORDER BY r.startedAt DESC, r.runId DESC");
         TypedQuery<Object[]> query = em.createQuery(jpql.toString(), Object[].class)
                 .setParameter("tenant", tenant)
-                .setMaxResults(limit);
+                .setMaxResults(Limits.require(limit));
         threadId.ifPresent(t -> query.setParameter("threadId", t));
         status.ifPresent(s -> query.setParameter("status", s));
         return views(query);

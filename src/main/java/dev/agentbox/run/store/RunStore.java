@@ -57,13 +57,13 @@ public interface RunStore {
     /**
      * Runs of every tenant that are non-terminal and detached since at or before
      * {@code now - ttl} (inclusive: detached exactly {@code ttl} ago is reclaimable, one
-     * millisecond less is not), longest detached first, at most {@code limit}.
+     * millisecond less is not), longest detached first, at most {@code limit} (at least 1).
      */
     List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit);
 
     /**
      * The tenant's runs, optionally only of one thread and/or one status, newest
-     * {@code startedAt} first (ties: larger runId first), at most {@code limit}.
+     * {@code startedAt} first (ties: larger runId first), at most {@code limit} (at least 1).
      */
     List<RunRecordView> list(String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit);
 }

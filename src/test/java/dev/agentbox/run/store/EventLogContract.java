@@ -7,7 +7,6 @@ import dev.agentbox.run.StoredChunk;
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -49,6 +48,7 @@ public abstract class EventLogContract extends RunStoresFixture {
         assertThat(all).extracting(LoggedChunk::type).containsOnly("TEXT_MESSAGE_CONTENT");
         assertThat(log.read(run, 2, 2)).extracting(LoggedChunk::seq).containsExactly(3L, 4L);
         assertThat(log.read(run, 5, 10)).isEmpty();
+        assertThatThrownBy(() -> log.read(run, 0, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -328,9 +328,5 @@ public abstract class EventLogContract extends RunStoresFixture {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    static Instant at(long seconds) {
-        return T0.plusSeconds(seconds);
     }
 }

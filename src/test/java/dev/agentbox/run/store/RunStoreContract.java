@@ -318,6 +318,14 @@ public abstract class RunStoreContract extends RunStoresFixture {
         assertThat(runs.findById(run).orElseThrow().usage()).isEmpty();
     }
 
+    @Test
+    void aLimitBelowOneIsRejectedRatherThanReadAsNoLimit() {
+        create("r-limit");
+        assertThatThrownBy(() -> runs.list(tenant, Optional.empty(), Optional.empty(), 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> runs.listReclaimable(T0, Duration.ZERO, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     private List<RunRef> mine(List<RunRecordView> views) {
         return views.stream().filter(v -> v.tenant().equals(tenant)).map(RunRecordView::ref).toList();
     }
