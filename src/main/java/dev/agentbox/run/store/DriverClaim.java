@@ -5,6 +5,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import java.util.OptionalLong;
 
 /**
  * The driver claim of one run (table {@code AB_RUN_CLAIM}); its JPA {@code @Version} IS the
@@ -47,6 +48,11 @@ public class DriverClaim {
     /** The epoch of the current driver; {@link #UNCLAIMED} before the first claim. */
     long version() {
         return version;
+    }
+
+    /** The driver epoch a claim-row version stands for: none while {@link #UNCLAIMED}. */
+    static OptionalLong epochOf(long claimVersion) {
+        return claimVersion == UNCLAIMED ? OptionalLong.empty() : OptionalLong.of(claimVersion);
     }
 
     /** Records the claiming node; the caller forces the version increment. */

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -72,7 +73,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                     Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince),
                     Optional.ofNullable(cancelRequested), created.durable(), created.detachOnDisconnect(),
                     created.destroyOnComplete(), created.command(), created.prompt(),
-                    JpaRunStore.epochOf(epoch), version);
+                    DriverClaim.epochOf(epoch), version);
         }
     }
 
@@ -124,7 +125,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
         return write(run, row -> row.usage = usage.orElse(null));
     }
 
-    private boolean write(RunRef run, java.util.function.Consumer<Row> change) {
+    private boolean write(RunRef run, Consumer<Row> change) {
         Row row = rows.get(run.id());
         if (row == null) {
             return false;
@@ -189,7 +190,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     @Override
     public synchronized OptionalLong epoch(RunRef run) {
         Row row = rows.get(run.id());
-        return row == null ? OptionalLong.empty() : JpaRunStore.epochOf(row.epoch);
+        return row == null ? OptionalLong.empty() : DriverClaim.epochOf(row.epoch);
     }
 
     // --- EventLog ---

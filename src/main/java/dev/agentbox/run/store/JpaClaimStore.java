@@ -47,7 +47,7 @@ public class JpaClaimStore implements ClaimStore {
     @Override
     public OptionalLong epoch(RunRef run) {
         DriverClaim claim = em.find(DriverClaim.class, run.id());
-        return claim == null ? OptionalLong.empty() : JpaRunStore.epochOf(claim.version());
+        return claim == null ? OptionalLong.empty() : DriverClaim.epochOf(claim.version());
     }
 
     /**

@@ -46,7 +46,7 @@ public class JpaEventLog implements EventLog {
         DriverClaim claim = JpaClaimStore.lock(em, run);
         if (claim == null || claim.version() == DriverClaim.UNCLAIMED || claim.version() != epoch) {
             throw new StaleEpochException(run, epoch,
-                    claim == null ? OptionalLong.empty() : JpaRunStore.epochOf(claim.version()));
+                    claim == null ? OptionalLong.empty() : DriverClaim.epochOf(claim.version()));
         }
         afterFenceCheck.run();
         // Under the claim lock no other writer of this run can be between its MAX and its

@@ -150,11 +150,7 @@ public class JpaRunStore implements RunStore {
 
     private static List<RunRecordView> views(TypedQuery<Object[]> query) {
         return query.getResultList().stream()
-                .map(row -> ((RunRecord) row[0]).view(epochOf(((Number) row[1]).longValue())))
+                .map(row -> ((RunRecord) row[0]).view(DriverClaim.epochOf(((Number) row[1]).longValue())))
                 .toList();
-    }
-
-    static OptionalLong epochOf(long claimVersion) {
-        return claimVersion == DriverClaim.UNCLAIMED ? OptionalLong.empty() : OptionalLong.of(claimVersion);
     }
 }
