@@ -1,0 +1,61 @@
+package dev.agentbox.run.store;
+
+import dev.agentbox.run.harness.Harness;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@link RunStore#create} needs to record a new run. A new run is always
+ * {@link RunStatus#RUNNING}, with no finishedAt, error, usage, detachedSince,
+ * cancelRequested or driver epoch (DF-01).
+ *
+ * <p>{@code command} and {@code prompt} are what the agent was asked to do; they are stored
+ * for the driver and must never contain a secret (secrets live only inside the sandbox).
+ *
+ * @param runId the client's run id, unique per tenant, 1..{@value #MAX_RUN_ID} characters
+ * @param sandboxKey the sandbox the run uses, when already known at creation
+ */
+public record NewRun(
+        String tenant,
+        String runId,
+        String threadId,
+        Harness harness,
+        Instant startedAt,
+        boolean durable,
+        boolean detachOnDisconnect,
+        boolean destroyOnComplete,
+        Optional<String> command,
+        Optional<String> prompt,
+        Optional<String> sandboxKey) {
+
+    public static final int MAX_TENANT = 128;
+    public static final int MAX_RUN_ID = 255;
+    public static final int MAX_THREAD_ID = 255;
+    public static final int MAX_SANDBOX_KEY = 255;
+
+    public NewRun {
+        requireLength("tenant", tenant, MAX_TENANT);
+        requireLength("runId", runId, MAX_RUN_ID);
+        requireLength("threadId", threadId, MAX_THREAD_ID);
+        Objects.requireNonNull(harness, "harness");
+        Objects.requireNonNull(startedAt, "startedAt");
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(prompt, "prompt");
+        Objects.requireNonNull(sandboxKey, "sandboxKey");
+        sandboxKey.ifPresent(k -> requireLength("sandboxKey", k, MAX_SANDBOX_KEY));
+    }
+
+    /** A durable run with the API's defaults (detach on disconnect, keep the sandbox) and nothing optional set. */
+    public static NewRun durable(String tenant, String runId, String threadId, Harness harness, Instant startedAt) {
+        return new NewRun(tenant, runId, threadId, harness, startedAt, true, true, false,
+                Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    static void requireLength(String field, String value, int max) {
+        Objects.requireNonNull(value, field);
+        if (value.isEmpty() || value.length() > max) {
+            throw new IllegalArgumentException(field + " must be 1.." + max + " characters");
+        }
+    }
+}

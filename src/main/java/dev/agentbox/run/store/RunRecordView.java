@@ -1,0 +1,43 @@
+package dev.agentbox.run.store;
+
+import dev.agentbox.run.harness.Harness;
+import jakarta.json.JsonObject;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * An immutable snapshot of one run record as the stores return it; the API layer maps it to
+ * the run JSON of API.md, writing every empty Optional as an absent member (so
+ * {@code cancelRequested = Optional.of(false)} is shown, {@code Optional.empty()} is not).
+ *
+ * @param ref the store's reference to the run, for the claim and the log
+ * @param driverEpoch the version of the run's claim row; empty until the first claim
+ * @param version the record row's own optimistic version (changes on every record write)
+ */
+public record RunRecordView(
+        RunRef ref,
+        String tenant,
+        String runId,
+        String threadId,
+        Harness harness,
+        RunStatus status,
+        Instant startedAt,
+        Optional<Instant> finishedAt,
+        Optional<RunError> error,
+        Optional<JsonObject> usage,
+        Optional<String> sandboxKey,
+        Optional<Instant> detachedSince,
+        Optional<Boolean> cancelRequested,
+        boolean durable,
+        boolean detachOnDisconnect,
+        boolean destroyOnComplete,
+        Optional<String> command,
+        Optional<String> prompt,
+        OptionalLong driverEpoch,
+        long version) {
+
+    public boolean isTerminal() {
+        return status.isTerminal();
+    }
+}

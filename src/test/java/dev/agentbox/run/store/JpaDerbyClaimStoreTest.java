@@ -1,0 +1,9 @@
+package dev.agentbox.run.store;
+
+class JpaDerbyClaimStoreTest extends ClaimStoreContract {
+
+    @Override
+    protected StoreBackend backend() {
+        return StoreBackend.derby();
+    }
+}

@@ -1,0 +1,9 @@
+package dev.agentbox.run.store;
+
+class JpaDerbyEventLogTest extends EventLogContract {
+
+    @Override
+    protected StoreBackend backend() {
+        return StoreBackend.derby();
+    }
+}
