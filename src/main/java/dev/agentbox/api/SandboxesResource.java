@@ -114,8 +114,10 @@ public class SandboxesResource {
 
     @GET
     @Path("{key}/ports/{port}")
-    public SandboxPorts.Channel port(@PathParam("key") String key, @PathParam("port") int port) {
-        return sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
+    public Map<String, Object> port(@PathParam("key") String key, @PathParam("port") int port) {
+        SandboxPorts.Channel channel = sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
+        return channel.headers().isEmpty() ? Map.of("url", channel.url())
+                : Map.of("url", channel.url(), "headers", channel.headers());
     }
 
     private SandboxCapabilities capabilities(SandboxInstance i) {

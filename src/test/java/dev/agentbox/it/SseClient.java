@@ -35,7 +35,7 @@ public final class SseClient implements AutoCloseable {
     public static SseClient open(HttpRequest.Builder request) {
         try {
             HttpResponse<InputStream> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
-                    .send(request.header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+                    .send(request.header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
             return new SseClient(r);
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -17,22 +17,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Measures batched append throughput (chunks/s, one transaction per batch of 200, 100
  * batches, after 10 warm-up batches) on Derby and PostgreSQL and prints it; asserts only
  * that everything landed.
  *
- * <p>Runs only when asked ({@code -Dagentbox.bench.eventlog=on} or {@code =all}), to keep the
- * store suite at a few seconds. {@code on} measures the test unit as configured ({@code eclipselink.jdbc.batch-writing
- * = JDBC}). {@code -Dagentbox.bench.eventlog=all} also measures without batch writing (what
- * the server's unit does today) and, on PostgreSQL, with the driver's
- * {@code reWriteBatchedInserts=true}.
+ * <p>Run by {@code bench/eventlog}: measures the unit as the server configures it
+ * ({@code eclipselink.jdbc.batch-writing=JDBC}); {@code bench/eventlog all} also measures
+ * without batch writing and, on PostgreSQL, with the driver's {@code reWriteBatchedInserts=true}.
  */
-@EnabledIfSystemProperty(named = "agentbox.bench.eventlog", matches = "on|all")
-class EventLogThroughputTest {
+public final class EventLogBench {
+
+    /** bench/eventlog [all]: measures Derby and PostgreSQL; "all" adds the unbatched variants. */
+    public static void main(String[] args) {
+        if (args.length > 0) {
+            System.setProperty("agentbox.bench.eventlog", args[0]);
+        }
+        appendThroughputOnDerby();
+        appendThroughputOnPostgres();
+    }
 
     private static final int BATCHES = 100;
     private static final int BATCH = 200;
@@ -45,16 +49,14 @@ class EventLogThroughputTest {
         return "all".equals(System.getProperty("agentbox.bench.eventlog"));
     }
 
-    @Test
-    void appendThroughputOnDerby() {
+    static void appendThroughputOnDerby() {
         measure("derby, batch-writing=JDBC", derbyUrl(), Map.of());
         if (all()) {
             measure("derby, no batch writing", derbyUrl(), NO_BATCHING);
         }
     }
 
-    @Test
-    void appendThroughputOnPostgres() {
+    static void appendThroughputOnPostgres() {
         measure("postgresql, batch-writing=JDBC", PG_URL, Map.of());
         if (all()) {
             measure("postgresql, no batch writing", PG_URL, NO_BATCHING);
