@@ -101,6 +101,20 @@ public final class JournalCommand {
         return "if [ -f " + j + " ]; then tail -c +" + (requireOffset(offset) + 1) + " " + j + " | base64; fi";
     }
 
+    /**
+     * Like {@link #readFrom(String, long)} but at most {@code maxBytes} bytes, so that one read
+     * of a long journal (a takeover from byte 0) stays bounded; a reader that gets exactly
+     * {@code maxBytes} reads again at once.
+     */
+    public String readFrom(String runId, long offset, int maxBytes) {
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBytes must be positive: " + maxBytes);
+        }
+        String j = ShellQuote.single(journalPath(runId));
+        return "if [ -f " + j + " ]; then tail -c +" + (requireOffset(offset) + 1) + " " + j + " | head -c " + maxBytes
+                + " | base64; fi";
+    }
+
     /** The last {@value JournalProbe#WINDOW_BYTES} bytes of the journal, base64-framed. */
     public String probeTail(String runId) {
         String j = ShellQuote.single(journalPath(runId));

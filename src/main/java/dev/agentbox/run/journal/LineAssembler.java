@@ -9,6 +9,13 @@ import java.util.OptionalInt;
 /**
  * Turns journal bytes, fed in arbitrary pieces, into complete lines.
  *
+ * <p>Memory is bounded by the line cap: an assembler made with a {@code maxLineBytes} keeps at
+ * most that many bytes of an unfinished line. The rest of an over-long line is counted (so
+ * {@link #position()} stays exact) but not kept; when its {@code \n} arrives the line is
+ * delivered with {@link JournalLine#truncated()} set and its first bytes as text, cut back to
+ * a UTF-8 character boundary. A truncated line is never the sentinel (a sentinel is under
+ * 100 bytes). Without a cap (the two older constructors) a line may grow without bound.
+ *
  * <p>Invariants:
  * <ul>
  *   <li>Only complete lines are delivered; bytes after the last {@code \n} wait for more.</li>
@@ -26,18 +33,37 @@ import java.util.OptionalInt;
  */
 public final class LineAssembler {
 
+    /** Cap meaning "no cap". */
+    public static final int UNBOUNDED = Integer.MAX_VALUE;
+
     private final ExitSentinel sentinel;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final int maxLineBytes;
+    /** Bytes of the current line beyond the cap: counted, not kept. */
+    private long dropped;
+    private long truncatedLines;
     private long position;
     private OptionalInt exitCode = OptionalInt.empty();
 
     /** An assembler for a read starting at byte {@code startOffset} of the journal. */
     public LineAssembler(ExitSentinel sentinel, long startOffset) {
+        this(sentinel, startOffset, UNBOUNDED);
+    }
+
+    /**
+     * An assembler for a read starting at byte {@code startOffset} that keeps at most
+     * {@code maxLineBytes} bytes of any one line (longer lines are delivered truncated).
+     */
+    public LineAssembler(ExitSentinel sentinel, long startOffset, int maxLineBytes) {
         if (startOffset < 0) {
             throw new IllegalArgumentException("startOffset must not be negative");
         }
+        if (maxLineBytes < 1) {
+            throw new IllegalArgumentException("maxLineBytes must be positive");
+        }
         this.sentinel = sentinel;
         this.position = startOffset;
+        this.maxLineBytes = maxLineBytes;
     }
 
     /** An assembler for a read from byte 0. */
@@ -58,23 +84,60 @@ public final class LineAssembler {
             if (bytes[i] != '\n') {
                 continue;
             }
-            pending.write(bytes, start, i - start);
-            long lineEnd = position + pending.size() + 1;
-            String text = pending.toString(StandardCharsets.UTF_8);
+            keep(bytes, start, i - start);
+            long lineEnd = position + pending.size() + dropped + 1;
+            boolean truncated = dropped > 0;
+            String text = truncated ? truncatedText() : pending.toString(StandardCharsets.UTF_8);
             pending.reset();
+            dropped = 0;
             start = i + 1;
             position = lineEnd;
-            OptionalInt code = sentinel.exitCode(text);
+            OptionalInt code = truncated ? OptionalInt.empty() : sentinel.exitCode(text);
             if (code.isPresent()) {
                 exitCode = code;
             } else {
-                lines.add(new JournalLine(text, lineEnd));
+                if (truncated) {
+                    truncatedLines++;
+                }
+                lines.add(new JournalLine(text, lineEnd, truncated));
             }
         }
         if (exitCode.isEmpty() && start < end) {
-            pending.write(bytes, start, end - start);
+            keep(bytes, start, end - start);
         }
         return lines;
+    }
+
+    /** Appends to the unfinished line up to the cap; counts the rest. */
+    private void keep(byte[] bytes, int off, int len) {
+        int room = maxLineBytes - pending.size();
+        int kept = Math.max(0, Math.min(room, len));
+        pending.write(bytes, off, kept);
+        dropped += len - kept;
+    }
+
+    /** The kept bytes without a multi-byte character the cap cut in two. */
+    private String truncatedText() {
+        byte[] b = pending.toByteArray();
+        int cut = b.length;
+        int back = cut - 1;
+        // walk back over continuation bytes (10xxxxxx) to the lead byte of the last character
+        while (back >= 0 && back > cut - 4 && (b[back] & 0xC0) == 0x80) {
+            back--;
+        }
+        if (back >= 0) {
+            int lead = b[back] & 0xff;
+            int need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (back + need > cut) {
+                cut = back; // the last character is incomplete: drop its lead and continuations
+            }
+        }
+        return new String(b, 0, cut, StandardCharsets.UTF_8);
+    }
+
+    /** How many lines were delivered truncated so far. */
+    public long truncatedLines() {
+        return truncatedLines;
     }
 
     /** Byte offset just past the last complete line consumed. */
@@ -91,9 +154,9 @@ public final class LineAssembler {
         return exitCode.isPresent();
     }
 
-    /** Bytes of an incomplete last line waiting for their {@code \n}. */
+    /** Bytes of an incomplete last line waiting for their {@code \n} (kept or counted past the cap). */
     public int pendingBytes() {
-        return pending.size();
+        return (int) Math.min(Integer.MAX_VALUE, pending.size() + dropped);
     }
 
     /**
@@ -104,7 +167,7 @@ public final class LineAssembler {
      */
     public int requireExitCode() {
         if (exitCode.isEmpty()) {
-            throw new JournalEndedWithoutSentinelException(position, pending.size());
+            throw new JournalEndedWithoutSentinelException(position, pendingBytes());
         }
         return exitCode.getAsInt();
     }

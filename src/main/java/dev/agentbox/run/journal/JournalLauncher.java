@@ -1,0 +1,67 @@
+package dev.agentbox.run.journal;
+
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.SandboxHandle;
+
+/**
+ * Starts an agent journaled and detached inside a sandbox, and manages its journal files.
+ *
+ * <p>{@link #start} returns as soon as the starting {@code exec} has returned, which is at
+ * once: the detached form ({@link JournalCommand#detached}) backgrounds the journaled shell
+ * with all three standard streams redirected and SIGHUP ignored, so the agent keeps running
+ * and journaling after the exec, the caller's thread, or the whole server is gone. Whether
+ * it ran to the end is only ever learned from the journal (its sentinel).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class JournalLauncher {
+
+    private final JournalFiles files;
+
+    /** Journals in the standard directory {@value JournalNames#DEFAULT_DIR}. */
+    public JournalLauncher() {
+        this(new JournalCommand());
+    }
+
+    public JournalLauncher(JournalCommand commands) {
+        this.files = new JournalFiles(commands);
+    }
+
+    public JournalCommand commands() {
+        return files.commands();
+    }
+
+    /**
+     * Starts {@code agentCommand} (a complete shell command list, see {@link JournalCommand})
+     * journaled under {@code runId} and returns at once.
+     *
+     * @throws JournalOperationException when the starting shell itself failed (non-zero exit);
+     *     provider exceptions (sandbox gone) propagate as they are
+     */
+    public void start(SandboxHandle handle, String agentCommand, String runId) {
+        ExecResult r = handle.process().exec(files.commands().detached(agentCommand, runId));
+        if (r.exitCode() != 0) {
+            throw new JournalOperationException("starting the journaled agent of run " + runId + " failed (exit "
+                    + r.exitCode() + "): " + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
+        }
+    }
+
+    /** The last {@code maxChars} characters of the run's {@code .err} file; "" when it is missing. */
+    public String errTail(SandboxHandle handle, String runId, int maxChars) {
+        return files.errTail(handle, runId, maxChars);
+    }
+
+    /** Deletes both journal files; deleting missing files succeeds. */
+    public void delete(SandboxHandle handle, String runId) {
+        ExecResult r = handle.process().exec(files.commands().delete(runId));
+        if (r.exitCode() != 0) {
+            throw new JournalOperationException("deleting the journal of run " + runId + " failed (exit " + r.exitCode() + "): "
+                    + JournalFiles.tail(r.stderr(), 300));
+        }
+    }
+
+    /** Whether the run's journal file exists. */
+    public boolean exists(SandboxHandle handle, String runId) {
+        return files.exists(handle, runId);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.agentbox.run.journal;
+
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.SandboxHandle;
+
+/**
+ * Asks the sandbox whether the process writing a journal (the journaled shell started by
+ * {@link JournalLauncher}) is still alive, by scanning {@code /proc/<pid>/cmdline} for a
+ * process whose command line holds both file names of the run — only the journaled form
+ * (and, for an instant, {@code rm} of {@link JournalCommand#delete}) does; {@code tail} and the
+ * read commands name the journal only.
+ *
+ * <p>This is what keeps a reader from waiting forever on a journal whose writer died without
+ * writing the sentinel while the stream itself stays open (a {@code tail -f} outlives the
+ * writer; a poll never "ends"). It is only ever used to end a read early when the answer is
+ * {@link Liveness#DEAD}; {@link Liveness#UNKNOWN} (no {@code /proc}, exec trouble) counts as
+ * alive, so an uncertain probe never cuts off a running agent.
+ *
+ * <p>The script must not find itself: its own text names the encoded run name only once and
+ * builds the two file names from a variable, so its command line never contains
+ * {@code <enc>.ndjson}.
+ */
+final class WriterProbe {
+
+    enum Liveness { ALIVE, DEAD, UNKNOWN }
+
+    private WriterProbe() {
+    }
+
+    static Liveness probe(SandboxHandle handle, String runId) {
+        String enc = JournalNames.encode(runId);
+        // grep narrows the scan cheaply (its own cmdline names only .err, so the case filter
+        // rejects it); a zombie's cmdline is empty and never matches.
+        String script = "[ -d /proc/self ] || { echo unknown; exit 0; }; e=" + ShellQuote.single(enc) + "; "
+                + "for f in $(grep -l -F -e \"$e\".err /proc/[0-9]*/cmdline 2>/dev/null); do "
+                + "c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null); "
+                + "case \"$c\" in *\"$e\".ndjson*\"$e\".err*) echo alive; exit 0;; esac; done; echo dead";
+        try {
+            ExecResult r = handle.process().exec(script);
+            return switch (r.stdout().strip()) {
+                case "alive" -> Liveness.ALIVE;
+                case "dead" -> Liveness.DEAD;
+                default -> Liveness.UNKNOWN;
+            };
+        } catch (RuntimeException e) {
+            return Liveness.UNKNOWN;
+        }
+    }
+}
