@@ -1,0 +1,188 @@
+package dev.agentbox.api;
+
+import dev.agentbox.run.RunEventStream;
+import dev.agentbox.run.RunRequest;
+import dev.agentbox.run.RunService;
+import dev.agentbox.run.store.LoggedChunk;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunStatus;
+import dev.agentbox.sandbox.SandboxSpecParser;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** Durable agent runs: start, inspect, stream (replay-then-tail), cancel. */
+@Path("v1")
+@RequestScoped
+public class RunsResource {
+
+    private static final Logger LOG = Logger.getLogger(RunsResource.class.getName());
+    private static final int LOG_SNAPSHOT_LIMIT = 10_000;
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    RunService runs;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
+    long defaultKeepAliveMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
+    boolean localSourcesEnabled;
+
+    @POST
+    @Path("runs")
+    @Consumes(MediaType.APPLICATION_JSON)
+    // qs: JSON unless the client asks for the stream (a missing or */* Accept means JSON).
+    @Produces("application/json;qs=1")
+    @Operation(summary = "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)")
+    public Response start(JsonValue body) {
+        RunRecordView run = runs.start(caller.tenant(), parse(body));
+        return Response.accepted(RunViews.accepted(run).toString()).type(MediaType.APPLICATION_JSON).build();
+    }
+
+    @POST
+    @Path("runs")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces("text/event-stream;qs=0.5")
+    public void startStreaming(JsonValue body, @Context SseEventSink sink, @Context Sse sse) {
+        RunRecordView run = runs.start(caller.tenant(), parse(body));
+        stream(run, 0, sink, sse);
+    }
+
+    @GET
+    @Path("runs")
+    @Produces(MediaType.APPLICATION_JSON)
+    public String list(@QueryParam("threadId") String threadId, @QueryParam("status") String status) {
+        Optional<RunStatus> s;
+        try {
+            s = Optional.ofNullable(status).map(RunStatus::parse);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalidRequest("status must be running, interrupted, completed, failed or aborted");
+        }
+        JsonArrayBuilder a = Json.createArrayBuilder();
+        runs.list(caller.tenant(), Optional.ofNullable(threadId), s).forEach(r -> a.add(RunViews.record(r)));
+        return a.build().toString();
+    }
+
+    @GET
+    @Path("runs/{runId: .+}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "SSE of the run's chunks: replay after Last-Event-ID (or ?after), then tail until the terminal chunk")
+    public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
+            @QueryParam("after") String after, @Context SseEventSink sink, @Context Sse sse) {
+        RunRecordView run = runs.get(caller.tenant(), runId);
+        String from = lastEventId != null ? lastEventId : after;
+        long afterSeq;
+        try {
+            afterSeq = from == null || from.isBlank() ? 0 : Long.parseLong(from.trim());
+        } catch (NumberFormatException e) {
+            throw ProblemException.invalidRequest("Last-Event-ID / after must be an offset this stream sent");
+        }
+        stream(run, afterSeq, sink, sse);
+    }
+
+    @GET
+    @Path("runs/{runId: .+}/log")
+    @Produces(MediaType.APPLICATION_JSON)
+    public String log(@PathParam("runId") String runId) {
+        return RunViews.log(runs.snapshot(runs.get(caller.tenant(), runId), LOG_SNAPSHOT_LIMIT));
+    }
+
+    @POST
+    @Path("runs/{runId: .+}/cancel")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response cancel(@PathParam("runId") String runId) {
+        return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString()).build();
+    }
+
+    @GET
+    @Path("runs/{runId: .+}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public String get(@PathParam("runId") String runId) {
+        return RunViews.record(runs.get(caller.tenant(), runId)).toString();
+    }
+
+    @GET
+    @Path("threads/{threadId}/active-run")
+    @Produces(MediaType.APPLICATION_JSON)
+    public String activeRun(@PathParam("threadId") String threadId) {
+        return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
+    }
+
+    private RunRequest parse(JsonValue body) {
+        if (body == null) {
+            throw ProblemException.invalidRequest("body a JSON object is required");
+        }
+        return RunRequest.parse(body, new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled));
+    }
+
+    /** Pumps the run's log into the SSE sink on a managed thread; the request thread returns at once. */
+    private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse) {
+        runs.viewerAttached(run);
+        RunEventStream stream = runs.stream();
+        executor.submit(() -> {
+            RunEventStream.End end = RunEventStream.End.STOPPED;
+            try {
+                end = stream.pump(run.ref(), afterSeq, new RunEventStream.Sink() {
+                    @Override
+                    public boolean send(LoggedChunk chunk) {
+                        return write(sink, sse.newEventBuilder().id(Long.toString(chunk.seq())).name(chunk.type())
+                                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(chunk.json()).build());
+                    }
+
+                    @Override
+                    public boolean heartbeat() {
+                        return write(sink, sse.newEventBuilder().comment("").build());
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.warning("run " + run.runId() + ": event stream failed: " + e);
+            } finally {
+                sink.close();
+                runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+            }
+        });
+    }
+
+    private static boolean write(SseEventSink sink, OutboundSseEvent event) {
+        if (sink.isClosed()) {
+            return false;
+        }
+        try {
+            sink.send(event).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            return true;
+        } catch (Exception clientGone) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package dev.agentbox.run;
+
+import dev.agentbox.run.journal.JournalReader;
+import dev.agentbox.sandbox.SandboxHandle;
+
+/** Opens a reader of a run's journal from a byte offset (a seam for tests). */
+@FunctionalInterface
+public interface ReaderFactory {
+    JournalReader open(SandboxHandle handle, String runId, long fromOffset);
+}

@@ -1,0 +1,124 @@
+package dev.agentbox.run;
+
+import dev.agentbox.api.ProblemException;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.store.NewRun;
+import dev.agentbox.sandbox.SandboxSpec;
+import dev.agentbox.sandbox.SandboxSpecParser;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A validated {@code POST /runs} body. The sandbox is either the key of an existing
+ * sandbox or a full ensure body (made when the run starts, so the request returns at once).
+ */
+public record RunRequest(
+        String runId,
+        String threadId,
+        Harness harness,
+        Optional<String> command,
+        Optional<String> prompt,
+        Optional<String> sandboxKey,
+        Optional<SandboxSpec> sandboxSpec,
+        boolean durable,
+        boolean detachOnDisconnect,
+        boolean destroyOnComplete) {
+
+    private static final Set<String> FIELDS = Set.of("runId", "threadId", "sandbox", "harness", "command", "prompt",
+            "durable", "detachOnDisconnect", "destroyOnComplete");
+
+    /** The agent command line run in the sandbox: the caller's for {@code command}, built from the prompt otherwise. */
+    public String agentCommand() {
+        return harness == Harness.COMMAND ? command.orElseThrow()
+                : dev.agentbox.run.harness.AgentCommands.forHarness(harness, prompt.orElseThrow());
+    }
+
+    public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {
+        if (!(body instanceof JsonObject o)) {
+            throw invalid("body", "must be a JSON object");
+        }
+        for (String k : o.keySet()) {
+            if (!FIELDS.contains(k)) {
+                throw invalid(k, "is not a known field");
+            }
+        }
+        boolean durable = bool(o, "durable", true);
+        Optional<String> runId = string(o, "runId");
+        if (runId.isEmpty() && durable) {
+            throw new ProblemException(400, "run-id-required", "runId is required for a durable run", Map.of("field", "runId"), null);
+        }
+        if (runId.isPresent() && runId.get().length() > NewRun.MAX_RUN_ID) {
+            throw invalid("runId", "must be at most " + NewRun.MAX_RUN_ID + " characters");
+        }
+        String threadId = string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
+        if (threadId.length() > NewRun.MAX_THREAD_ID) {
+            throw invalid("threadId", "must be at most " + NewRun.MAX_THREAD_ID + " characters");
+        }
+        String harnessName = string(o, "harness").orElse("command");
+        Harness harness = Harness.of(harnessName)
+                .orElseThrow(() -> invalid("harness", "must be command, claude-code or codex, not \"" + harnessName + "\""));
+        Optional<String> command = string(o, "command");
+        Optional<String> prompt = string(o, "prompt");
+        if (harness == Harness.COMMAND && command.isEmpty()) {
+            throw invalid("command", "is required for the command harness");
+        }
+        if (harness != Harness.COMMAND && prompt.isEmpty()) {
+            throw invalid("prompt", "is required for the " + harness.wireName() + " harness");
+        }
+        JsonValue sandbox = o.get("sandbox");
+        if (!(sandbox instanceof JsonObject s)) {
+            throw invalid("sandbox", "is required: {\"key\"} of a sandbox or an ensure body");
+        }
+        Optional<String> key = Optional.empty();
+        Optional<SandboxSpec> spec = Optional.empty();
+        if (s.containsKey("key")) {
+            if (s.size() != 1 || !(s.get("key") instanceof JsonString k) || k.getString().isBlank()) {
+                throw invalid("sandbox.key", "must be the only member, a sandbox key");
+            }
+            key = Optional.of(k.getString());
+        } else {
+            try {
+                spec = Optional.of(sandboxParser.parse(s));
+            } catch (ProblemException e) {
+                throw new ProblemException(e.status(), e.code(), "sandbox." + e.detail(),
+                        Map.of("field", "sandbox." + e.extensions().getOrDefault("field", "")), null);
+            }
+        }
+        return new RunRequest(runId.orElseGet(() -> "run-" + UUID.randomUUID()), threadId, harness, command, prompt,
+                key, spec, durable, bool(o, "detachOnDisconnect", true), bool(o, "destroyOnComplete", false));
+    }
+
+    private static Optional<String> string(JsonObject o, String name) {
+        JsonValue v = o.get(name);
+        if (v == null || v == JsonValue.NULL) {
+            return Optional.empty();
+        }
+        if (!(v instanceof JsonString s) || s.getString().isEmpty()) {
+            throw invalid(name, "must be a non-empty string");
+        }
+        return Optional.of(s.getString());
+    }
+
+    private static boolean bool(JsonObject o, String name, boolean dflt) {
+        JsonValue v = o.get(name);
+        if (v == null || v == JsonValue.NULL) {
+            return dflt;
+        }
+        if (v == JsonValue.TRUE) {
+            return true;
+        }
+        if (v == JsonValue.FALSE) {
+            return false;
+        }
+        throw invalid(name, "must be true or false");
+    }
+
+    private static ProblemException invalid(String field, String problem) {
+        return new ProblemException(400, "invalid-request", field + " " + problem, Map.of("field", field), null);
+    }
+}
