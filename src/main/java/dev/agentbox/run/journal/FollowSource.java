@@ -152,7 +152,7 @@ final class FollowSource implements ByteSource {
         }
         SandboxProcess p;
         try {
-            p = handle.process().spawn("exec " + files.commands().follow(runId, from));
+            p = handle.process().spawn(files.commands().follow(runId, from));
         } catch (RuntimeException e) {
             return Optional.of(Fetch.ended("starting the journal's tail failed: " + e.getMessage(), Optional.of(e)));
         }

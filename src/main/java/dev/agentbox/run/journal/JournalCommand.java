@@ -88,7 +88,14 @@ public final class JournalCommand {
      * command, stopped by killing it. {@code tail -c +N} counts from 1, hence {@code offset + 1}.
      */
     public String follow(String runId, long offset) {
-        return "tail -c +" + (requireOffset(offset) + 1) + " -f " + ShellQuote.single(journalPath(runId));
+        // In a container GNU tail cannot use inotify on the overlay filesystem and falls back
+        // to polling once a second; -s 0.05 bounds the line-to-reader delay at 50 ms. BusyBox
+        // tail takes whole seconds only, so it keeps its one-second polling (poll mode, at
+        // 250 ms, is the faster choice there). GNU tail is told apart by --version.
+        String tail = "tail -c +" + (requireOffset(offset) + 1);
+        String journal = ShellQuote.single(journalPath(runId));
+        return "if tail --version >/dev/null 2>&1; then exec " + tail + " -s 0.05 -f " + journal
+                + "; else exec " + tail + " -f " + journal + "; fi";
     }
 
     /**

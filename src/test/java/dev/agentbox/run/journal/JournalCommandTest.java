@@ -187,8 +187,9 @@ class JournalCommandTest {
     @Test
     void readerCommandsCountFromOneAndQuoteThePath() {
         JournalCommand c = new JournalCommand();
-        assertThat(c.follow("a b", 0)).isEqualTo("tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'");
-        assertThat(c.follow("a", 10)).isEqualTo("tail -c +11 -f '/tmp/agentbox-runs/a.ndjson'");
+        assertThat(c.follow("a b", 0)).isEqualTo("if tail --version >/dev/null 2>&1; then exec tail -c +1 -s 0.05 -f"
+                + " '/tmp/agentbox-runs/a_20b.ndjson'; else exec tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'; fi");
+        assertThat(c.follow("a", 10)).contains("exec tail -c +11 -s 0.05 -f '/tmp/agentbox-runs/a.ndjson'");
         assertThatThrownBy(() -> c.follow("a", -1)).isInstanceOf(IllegalArgumentException.class);
     }
 
