@@ -167,7 +167,7 @@ public abstract class JournalReaderContract {
      */
     protected List<String> tailsOf(String runId) {
         String script = "e=" + ShellQuote.single(JournalNames.encode(runId)) + "; "
-                + "for f in $(grep -l -F -e \"$e\".ndjson /proc/[0-9]*/cmdline 2>/dev/null); do "
+                + "for f in /proc/[0-9]*/cmdline; do "
                 + "c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null); "
                 + "case \"$c\" in *\"tail -c +\"*\"$e\".ndjson*) echo \"$f $c\";; esac; done";
         return sh(script).lines().filter(l -> !l.isBlank()).toList();
