@@ -33,7 +33,7 @@ final class WriterProbe {
         // cmdline at its first NUL. A zombie's cmdline is empty and never matches.
         String script = "[ -r /proc/self/cmdline ] || { echo unknown; exit 0; }; e=" + ShellQuote.single(enc) + "; "
                 + "for f in /proc/[0-9]*/cmdline; do "
-                + "c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null); "
+                + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
                 + "case \"$c\" in *\"$e\".ndjson*\"$e\".err*) echo alive; exit 0;; esac; done; echo dead";
         try {
             ExecResult r = handle.process().exec(script);
