@@ -29,11 +29,11 @@ final class WriterProbe {
 
     static Liveness probe(SandboxHandle handle, String runId) {
         String enc = JournalNames.encode(runId);
-        // grep narrows the scan cheaply (its own cmdline names only .err, so the case filter
-        // rejects it); a zombie's cmdline is empty and never matches.
-        String script = "[ -d /proc/self ] || { echo unknown; exit 0; }; e=" + ShellQuote.single(enc) + "; "
-                + "for f in $(grep -l -F -e \"$e\".err /proc/[0-9]*/cmdline 2>/dev/null); do "
-                + "c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null); "
+        // One tr per process: grep cannot narrow the scan, BusyBox grep stops reading a
+        // cmdline at its first NUL. A zombie's cmdline is empty and never matches.
+        String script = "[ -r /proc/self/cmdline ] || { echo unknown; exit 0; }; e=" + ShellQuote.single(enc) + "; "
+                + "for f in /proc/[0-9]*/cmdline; do "
+                + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
                 + "case \"$c\" in *\"$e\".ndjson*\"$e\".err*) echo alive; exit 0;; esac; done; echo dead";
         try {
             ExecResult r = handle.process().exec(script);

@@ -18,7 +18,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,8 +38,9 @@ abstract class DockerJournalContract extends JournalReaderContract {
         return new JournalCommand();
     }
 
-    @AfterAll
-    void closeProvider() {
+    /** Runs after the sandboxes are gone (a subclass's own @AfterAll would run before them). */
+    @Override
+    protected void cleanupExtras() {
         ((DockerSandboxProvider) provider).close();
     }
 

@@ -9,7 +9,6 @@ import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
 import dev.agentbox.sandbox.SandboxProvider;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,8 +166,8 @@ public abstract class JournalReaderContract {
      */
     protected List<String> tailsOf(String runId) {
         String script = "e=" + ShellQuote.single(JournalNames.encode(runId)) + "; "
-                + "for f in $(grep -l -F -e \"$e\".ndjson /proc/[0-9]*/cmdline 2>/dev/null); do "
-                + "c=$(tr '\\000' ' ' < \"$f\" 2>/dev/null); "
+                + "for f in /proc/[0-9]*/cmdline; do "
+                + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
                 + "case \"$c\" in *\"tail -c +\"*\"$e\".ndjson*) echo \"$f $c\";; esac; done";
         return sh(script).lines().filter(l -> !l.isBlank()).toList();
     }
