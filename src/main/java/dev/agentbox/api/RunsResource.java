@@ -8,7 +8,7 @@ import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -48,8 +48,13 @@ public class RunsResource {
     @Inject
     RunService runs;
 
+    /**
+     * Drivers and event streams are long-lived loops (minutes): each gets its own managed
+     * thread rather than a slot of the shared pool, which grows only slowly and would leave
+     * new streams waiting behind old ones.
+     */
     @Resource
-    ManagedExecutorService executor;
+    ManagedThreadFactory threads;
 
     @Inject
     @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
@@ -150,7 +155,7 @@ public class RunsResource {
     private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse) {
         runs.viewerAttached(run);
         RunEventStream stream = runs.stream();
-        executor.submit(() -> {
+        threads.newThread(() -> {
             RunEventStream.End end = RunEventStream.End.STOPPED;
             try {
                 end = stream.pump(run.ref(), afterSeq, new RunEventStream.Sink() {
@@ -171,7 +176,7 @@ public class RunsResource {
                 sink.close();
                 runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
             }
-        });
+        }).start();
     }
 
     private static boolean write(SseEventSink sink, OutboundSseEvent event) {

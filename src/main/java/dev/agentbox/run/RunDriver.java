@@ -218,8 +218,7 @@ public final class RunDriver implements Runnable {
     }
 
     private void append(List<JsonObject> chunks) {
-        ctx.log().append(run.ref(), epoch, chunks);
-        ctx.hub().signal(run.ref());
+        ctx.hub().publish(run.ref(), ctx.log().append(run.ref(), epoch, chunks));
     }
 
     /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */

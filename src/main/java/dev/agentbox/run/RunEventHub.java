@@ -1,8 +1,15 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRef;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,12 +19,27 @@ import java.util.concurrent.ConcurrentHashMap;
  * truth; a signal only shortens the wait. Readers of runs driven by another server are
  * woken by their own polling instead.
  *
+ * <p>It also keeps the latest chunks a local driver appended, so live readers of a run
+ * driven here are served from memory instead of each re-reading the table (with 100 readers
+ * that would be 100 queries per append). The buffer only ever holds a contiguous run of
+ * sequence numbers; a reader whose position falls outside it reads the table.
+ *
  * <p>Signalling never blocks: a slow reader cannot slow the driver or other readers.
  */
 @ApplicationScoped
 public class RunEventHub {
 
+    static final int RECENT_PER_RUN = 4096;
+    static final int RECENT_RUNS = 256;
+
     private final Map<RunRef, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final Map<RunRef, ArrayDeque<LoggedChunk>> recent = Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<RunRef, ArrayDeque<LoggedChunk>> eldest) {
+                    return size() > RECENT_RUNS;
+                }
+            });
 
     /** A reader's wake-up flag: {@link #await} returns early once signalled. */
     public static final class Waiter implements AutoCloseable {
@@ -60,6 +82,45 @@ public class RunEventHub {
         }));
         waiters.computeIfAbsent(run, k -> ConcurrentHashMap.newKeySet()).add(holder[0]);
         return holder[0];
+    }
+
+    /** Chunks a driver on this server just appended (in sequence order): keep them and wake the readers. */
+    public void publish(RunRef run, List<LoggedChunk> appended) {
+        if (!appended.isEmpty()) {
+            synchronized (recent) {
+                ArrayDeque<LoggedChunk> buffer = recent.computeIfAbsent(run, k -> new ArrayDeque<>());
+                if (!buffer.isEmpty() && buffer.peekLast().seq() + 1 != appended.get(0).seq()) {
+                    buffer.clear(); // never keep a gap: a reader could skip chunks
+                }
+                for (LoggedChunk c : appended) {
+                    buffer.addLast(c);
+                    if (buffer.size() > RECENT_PER_RUN) {
+                        buffer.removeFirst();
+                    }
+                }
+            }
+        }
+        signal(run);
+    }
+
+    /**
+     * Every kept chunk after {@code afterSeq}, when memory can answer exactly: the buffer
+     * starts at or before {@code afterSeq + 1}. Empty when the table must be read instead.
+     */
+    public Optional<List<LoggedChunk>> recentAfter(RunRef run, long afterSeq) {
+        synchronized (recent) {
+            ArrayDeque<LoggedChunk> buffer = recent.get(run);
+            if (buffer == null || buffer.isEmpty() || buffer.peekFirst().seq() > afterSeq + 1) {
+                return Optional.empty();
+            }
+            List<LoggedChunk> out = new ArrayList<>();
+            for (LoggedChunk c : buffer) {
+                if (c.seq() > afterSeq) {
+                    out.add(c);
+                }
+            }
+            return Optional.of(out);
+        }
     }
 
     /** New chunks (or a terminal state) for {@code run}: wake its readers. */

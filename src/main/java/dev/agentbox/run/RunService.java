@@ -15,7 +15,7 @@ import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -59,8 +59,13 @@ public class RunService {
     @Inject
     NodeIdentity node;
 
+    /**
+     * Drivers and event streams are long-lived loops (minutes): each gets its own managed
+     * thread rather than a slot of the shared pool, which grows only slowly and would leave
+     * new streams waiting behind old ones.
+     */
     @Resource
-    ManagedExecutorService executor;
+    ManagedThreadFactory threads;
 
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
@@ -89,13 +94,13 @@ public class RunService {
                 Map.of("runId", request.runId()), null));
         RunDriver driver = new RunDriver(context, record, request.sandboxSpec(), request.agentCommand());
         drivers.put(record.ref(), driver);
-        executor.submit(() -> {
+        threads.newThread(() -> {
             try {
                 driver.run();
             } finally {
                 drivers.remove(record.ref());
             }
-        });
+        }).start();
         LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
         return record;
     }

@@ -49,9 +49,16 @@ public final class RunsBench {
 
     private static long[] latency(Api api, String key, int lines, int readers) throws Exception {
         String runId = "bench-" + UUID.randomUUID();
-        String agent = "sleep 3; i=0; while [ $i -lt " + lines + " ]; do echo \"{\\\"t\\\":$(date +%s%3N)}\"; i=$((i+1)); sleep 0.02; done";
+        // The agent waits for a gate the bench opens once every reader is attached, so a
+        // slow connect is never measured as delivery latency.
+        String gate = "/tmp/bench-gate-" + runId;
+        String agent = "echo ready; while [ ! -f " + gate + " ]; do sleep 0.02; done; i=0; while [ $i -lt " + lines + " ]; do echo \"{\\\"t\\\":$(date +%s%3N)}\"; i=$((i+1)); sleep 0.02; done";
         start(api, runId, key, agent);
         List<CompletableFuture<List<Long>>> clients = new ArrayList<>();
+        // One thread per reader: the common pool has one thread on two cores, and readers
+        // queued behind each other would measure the client, not the server.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(readers);
+        java.util.concurrent.CountDownLatch attached = new java.util.concurrent.CountDownLatch(readers);
         for (int r = 0; r < readers; r++) {
             clients.add(CompletableFuture.supplyAsync(() -> {
                 List<Long> samples = new ArrayList<>();
@@ -60,14 +67,23 @@ public final class RunsBench {
                     while ((e = sse.next(Duration.ofSeconds(120))) != null) {
                         long now = System.currentTimeMillis();
                         JsonObject c = Api.parse(e.data());
-                        if (c.getString("type").equals("CUSTOM") && c.getString("name").equals("agent.output")) {
+                        if (c.getString("type").equals("RUN_STARTED")) {
+                            attached.countDown();
+                        }
+                        if (c.getString("type").equals("CUSTOM") && c.getString("name").equals("agent.output")
+                                && c.getJsonObject("value").containsKey("t")) {
                             samples.add(now - c.getJsonObject("value").getJsonNumber("t").longValue());
                         }
                     }
                 }
                 return samples;
-            }));
+            }, pool));
         }
+        if (!attached.await(120, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException("readers did not attach in time");
+        }
+        api.send(api.request("/api/v1/sandboxes/" + key + "/exec", "none").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"touch " + gate + "\"}")));
         List<Long> all = new ArrayList<>();
         for (CompletableFuture<List<Long>> c : clients) {
             List<Long> s = c.get();
@@ -76,6 +92,7 @@ public final class RunsBench {
             }
             all.addAll(s);
         }
+        pool.shutdown();
         return all.stream().mapToLong(Long::longValue).toArray();
     }
 

@@ -131,9 +131,11 @@ class RunsIT {
         String runId = newRunId();
         runs.start(Runs.runBody(runId, keyRef(), "sleep 2; " + AGENT, ""));
         List<CompletableFuture<List<String>>> readers = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(20);
         for (int i = 0; i < 20; i++) {
-            readers.add(CompletableFuture.supplyAsync(() -> fingerprints(runs.transcript(runId, null))));
+            readers.add(CompletableFuture.supplyAsync(() -> fingerprints(runs.transcript(runId, null)), pool));
         }
+        pool.shutdown();
         List<List<String>> transcripts = readers.stream().map(CompletableFuture::join).toList();
         transcripts.forEach(t -> assertThat(t).containsExactlyElementsOf(expectedFingerprints(runId)));
     }
