@@ -114,6 +114,26 @@ class RunLifecycleIT {
     }
 
     @Test
+    void aDisconnectWhileTheSandboxIsStillBootstrappingDetachesAndTheAgentStillStarts() {
+        String runId = newRunId();
+        String sandbox = "{\"definitionId\":\"bootstrapping-" + UUID.randomUUID() + "\",\"workspace\":{\"setup\":[\"sleep 3\"]}}";
+        try (SseClient sse = SseClient.open(api.request("/api/v1/runs", Api.TENANT_A).header("Content-Type", "application/json")
+                .method("POST", java.net.http.HttpRequest.BodyPublishers.ofString(
+                        Runs.runBody(runId, sandbox, "echo agent-ran", ",\"destroyOnComplete\":true"))))) {
+            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonObject record = runs.get(runId);
+            assertThat(record.getString("status")).isEqualTo("running");
+            assertThat(record.containsKey("detachedSince")).isTrue();
+        });
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                assertThat(runs.get(runId).getString("status")).isEqualTo("completed"));
+        assertThat(runs.transcript(runId, null)).anySatisfy(e -> assertThat(e.data()).contains("agent-ran"));
+        assertThat(runs.get(runId).getString("sandboxKey")).matches("[0-9a-f]{64}");
+    }
+
+    @Test
     void aDisconnectCancelsANonDurableRun() {
         JsonObject s = sandbox();
         String runId = newRunId();
