@@ -169,6 +169,11 @@ public class RunsResource {
                     public boolean heartbeat() {
                         return write(sink, sse.newEventBuilder().comment("").build());
                     }
+
+                    @Override
+                    public void idle() {
+                        runs.maybeTakeOver(run);
+                    }
                 });
             } catch (RuntimeException e) {
                 LOG.warning("run " + run.runId() + ": event stream failed: " + e);

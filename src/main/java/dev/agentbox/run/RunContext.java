@@ -1,11 +1,13 @@
 package dev.agentbox.run;
 
+import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
 import java.time.Clock;
+import java.time.Duration;
 
 /** What a {@link RunDriver} works with. */
 public record RunContext(
@@ -17,6 +19,15 @@ public record RunContext(
         JournalLauncher launcher,
         ReaderFactory readers,
         Clock clock,
-        String nodeId) {
+        String nodeId,
+        Leases leases,
+        Takeover takeover) {
+
+    /**
+     * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a
+     * successor waits for before its first append, and how long it waits for the journal.
+     */
+    public record Takeover(Duration leaseTtl, Duration leaseRenew, Duration fenceQuiet, Duration journalWait) {
+    }
 }
 

@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
@@ -48,17 +49,34 @@ public final class RunDriver implements Runnable {
     private final RunRecordView run;
     private final Optional<SandboxSpec> sandboxSpec;
     private final String agentCommand;
+    private final boolean takeover;
     private volatile boolean abortRequested;
+    private HeldLease lease;
+    private Alignment alignment;
     private long epoch;
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
 
+    /** The first driver of a new run: starts the agent. */
     public RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand) {
+        this(ctx, run, sandboxSpec, agentCommand, false);
+    }
+
+    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand, boolean takeover) {
         this.ctx = ctx;
         this.run = run;
         this.sandboxSpec = sandboxSpec;
         this.agentCommand = agentCommand;
+        this.takeover = takeover;
         this.sandboxKey = run.sandboxKey().orElse(null);
+    }
+
+    /**
+     * A successor for a run whose driver is gone: it re-reads the journal from byte 0 and
+     * appends only what the stored log does not hold yet (the agent is already running).
+     */
+    public static RunDriver successor(RunContext ctx, RunRecordView run) {
+        return new RunDriver(ctx, run, Optional.empty(), null, true);
     }
 
     public RunRef ref() {
@@ -74,17 +92,35 @@ public final class RunDriver implements Runnable {
 
     @Override
     public void run() {
-        String label = "run " + run.runId();
-        try {
+        String label = "run " + run.runId() + (takeover ? " (takeover)" : "");
+        RunContext.Takeover t = ctx.takeover();
+        Optional<HeldLease> held = ctx.leases().acquire("run-driver:" + run.runId(), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        if (held.isEmpty()) {
+            LOG.info(label + ": another live driver holds the run");
+            return;
+        }
+        try (HeldLease l = held.get()) {
+            lease = l;
+            if (takeover && !quiesced(label)) {
+                return;
+            }
             var claimed = ctx.claims().claim(run.ref(), ctx.nodeId());
             if (claimed.isEmpty()) {
                 LOG.info(label + ": not claimed (terminal or unknown)");
                 return;
             }
             epoch = claimed.getAsLong();
+            if (takeover) {
+                alignment = new Alignment(ctx.log().fingerprints(run.ref()), run.threadId());
+                LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against "
+                        + ctx.log().size(run.ref()) + " stored chunks");
+            }
             drive(label);
-        } catch (StaleEpochException e) {
-            LOG.warning(label + ": another driver took over (epoch " + epoch + " is stale); this driver stops writing");
+        } catch (StaleEpochException | LeaseLostException e) {
+            LOG.warning(label + ": another driver took over (epoch " + epoch + "); this driver stops writing: " + e.getMessage());
+        } catch (AlignmentException e) {
+            LOG.severe(label + ": " + e.getMessage());
+            failQuietly(label, RunError.of(e.getMessage(), e.code()));
         } catch (RuntimeException | Error e) {
             LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
             failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
@@ -93,13 +129,40 @@ public final class RunDriver implements Runnable {
         }
     }
 
+    /**
+     * Before a successor's first append the stored log must have stopped growing for the
+     * quiet window: a log that keeps growing means its driver is alive after all. After six
+     * growing probes the successor gives up without writing anything.
+     */
+    private boolean quiesced(String label) {
+        long window = ctx.takeover().fenceQuiet().toMillis();
+        long previous = ctx.log().size(run.ref());
+        for (int probe = 1; probe <= 6; probe++) {
+            try {
+                Thread.sleep(window);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            long now = ctx.log().size(run.ref());
+            if (now == previous) {
+                return true;
+            }
+            previous = now;
+        }
+        LOG.warning(label + ": the log never quiesced after 6 probes; another driver is alive, not driving");
+        return false;
+    }
+
     private void drive(String label) {
         HarnessTranslator translator = run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         List<JsonObject> opening = new ArrayList<>();
-        opening.add(chunks.custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        if (!takeover) {
+            opening.add(chunks.custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        }
         opening.addAll(translator.onStart());
-        append(opening);
+        emit(opening);
 
         SandboxHandle handle;
         try {
@@ -112,8 +175,17 @@ public final class RunDriver implements Runnable {
             abortRun(label, chunks);
             return;
         }
-        ctx.launcher().start(handle, agentCommand, run.runId());
-        LOG.info(label + ": agent started in " + handle.id());
+        if (takeover) {
+            if (!journalAppears(handle)) {
+                String message = "No journal for the run in its sandbox within " + ctx.takeover().journalWait().toMillis() + " ms";
+                finish(label, List.of(chunks.runError(message, "journal-timeout")), RunStatus.FAILED,
+                        Optional.of(RunError.of(message, "journal-timeout")));
+                return;
+            }
+        } else {
+            ctx.launcher().start(handle, agentCommand, run.runId());
+            LOG.info(label + ": agent started in " + handle.id());
+        }
 
         long lastCancelCheck = System.nanoTime();
         try (JournalReader reader = ctx.readers().open(handle, run.runId(), 0)) {
@@ -143,7 +215,13 @@ public final class RunDriver implements Runnable {
                     int code = batch.exitCode().getAsInt();
                     out.addAll(translator.onExit(code, ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
+                    // Status comes from the translator's own last chunk; a successor may find
+                    // it already stored (its predecessor died between chunk and record).
                     JsonObject last = out.get(out.size() - 1);
+                    out = aligned(out);
+                    if (alignment != null) {
+                        alignment.finish();
+                    }
                     boolean ok = ChunkType.RUN_FINISHED.name().equals(last.getString("type"));
                     Optional<RunError> error = ok ? Optional.empty()
                             : Optional.of(new RunError(last.getString("message", "Agent failed"), Optional.ofNullable(last.getString("code", null))));
@@ -151,9 +229,7 @@ public final class RunDriver implements Runnable {
                     afterFinish(label, handle);
                     return;
                 }
-                if (!out.isEmpty()) {
-                    append(out);
-                }
+                emit(out);
             }
         } catch (JournalStalledException e) {
             finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
@@ -175,6 +251,9 @@ public final class RunDriver implements Runnable {
             ctx.runs().setSandboxKey(run.ref(), Optional.of(sandboxKey));
             sandbox = Optional.of(s);
             return s.handle();
+        }
+        if (sandboxKey == null) {
+            throw new ProblemException(404, "agent-lost", "The run has no sandbox recorded", java.util.Map.of(), null);
         }
         Sandbox s = ctx.sandboxes().open(run.tenant(), sandboxKey);
         sandbox = Optional.of(s);
@@ -217,13 +296,61 @@ public final class RunDriver implements Runnable {
         }
     }
 
+    /** Appends what the log does not hold yet: everything for a first driver, the aligned remainder for a successor. */
+    private void emit(List<JsonObject> chunks) {
+        List<JsonObject> remainder = aligned(chunks);
+        if (!remainder.isEmpty()) {
+            append(remainder);
+        }
+    }
+
+    private List<JsonObject> aligned(List<JsonObject> chunks) {
+        if (alignment == null) {
+            return chunks;
+        }
+        List<JsonObject> remainder = new ArrayList<>();
+        for (JsonObject c : chunks) {
+            alignment.offer(c).ifPresent(remainder::add);
+        }
+        return remainder;
+    }
+
     private void append(List<JsonObject> chunks) {
+        if (lease != null && lease.lost()) {
+            // A driver that could not renew its lease stops at once: a successor may own the run.
+            throw new LeaseLostException("lease " + lease.name() + " lost");
+        }
         ctx.hub().publish(run.ref(), ctx.log().append(run.ref(), epoch, chunks));
+    }
+
+    private boolean journalAppears(SandboxHandle handle) {
+        long deadline = System.nanoTime() + ctx.takeover().journalWait().toNanos();
+        while (System.nanoTime() < deadline) {
+            if (ctx.launcher().exists(handle, run.runId())) {
+                return true;
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return ctx.launcher().exists(handle, run.runId());
+    }
+
+    /** The driver's lease could not be renewed: it must not write again. */
+    static final class LeaseLostException extends RuntimeException {
+        LeaseLostException(String message) {
+            super(message);
+        }
     }
 
     /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */
     private void finish(String label, List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
-        append(terminal);
+        if (!terminal.isEmpty()) {
+            append(terminal);
+        }
         var result = ctx.log().finishRun(run.ref(), epoch, status, ctx.clock().instant(), error);
         LOG.info(label + ": " + status.wireName() + " (" + result + ")" + error.map(e -> ": " + e.message()).orElse(""));
     }

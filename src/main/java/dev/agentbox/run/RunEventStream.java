@@ -27,6 +27,10 @@ public final class RunEventStream {
         boolean send(LoggedChunk chunk);
 
         boolean heartbeat();
+
+        /** Called about once a second while the run is quiet (e.g. to take over a driverless run). */
+        default void idle() {
+        }
     }
 
     public enum End { TERMINAL, CLIENT_GONE, STOPPED }
@@ -85,6 +89,9 @@ public final class RunEventStream {
                 if ((System.nanoTime() - lastBeat) / 1_000_000 >= HEARTBEAT_MS) {
                     if (!sink.heartbeat()) {
                         return End.CLIENT_GONE;
+                    }
+                    if (page.isEmpty()) {
+                        sink.idle();
                     }
                     lastBeat = System.nanoTime();
                 }

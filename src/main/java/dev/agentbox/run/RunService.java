@@ -18,13 +18,16 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import dev.agentbox.platform.lease.Leases;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Durable runs: start (record first, then the driver on a managed executor, so the request
@@ -67,6 +70,25 @@ public class RunService {
     @Resource
     ManagedThreadFactory threads;
 
+    @Inject
+    Leases leases;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.takeover.lease-ttl-ms", defaultValue = "10000")
+    long leaseTtlMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.takeover.lease-renew-ms", defaultValue = "2000")
+    long leaseRenewMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.takeover.fence-quiet-ms", defaultValue = "5000")
+    long fenceQuietMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.takeover.journal-wait-ms", defaultValue = "10000")
+    long journalWaitMs;
+
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
     private final Map<RunRef, AtomicInteger> viewers = new ConcurrentHashMap<>();
@@ -75,7 +97,9 @@ public class RunService {
     void init() {
         JournalLauncher launcher = new JournalLauncher();
         ReaderFactory readers = (handle, runId, from) -> JournalReader.open(handle, runId, from);
-        context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id());
+        context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
+                new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
+                        Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
     }
 
     public RunRecordView start(String tenant, RunRequest request) {
@@ -92,17 +116,44 @@ public class RunService {
         RunRecordView record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
                 "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                 Map.of("runId", request.runId()), null));
-        RunDriver driver = new RunDriver(context, record, request.sandboxSpec(), request.agentCommand());
-        drivers.put(record.ref(), driver);
+        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentCommand()));
+        LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
+        return record;
+    }
+
+    private boolean launch(RunDriver driver) {
+        if (drivers.putIfAbsent(driver.ref(), driver) != null) {
+            return false;
+        }
         threads.newThread(() -> {
             try {
                 driver.run();
             } finally {
-                drivers.remove(record.ref());
+                drivers.remove(driver.ref(), driver);
             }
         }).start();
-        LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
-        return record;
+        return true;
+    }
+
+    /**
+     * Attach drives: a non-terminal run that no live driver holds (its lease expired — its
+     * server died or stalled) is taken over by a successor on this server. Cheap to call
+     * often: it reads the lease row and starts at most one successor per run per server; a
+     * successor on another server loses the lease and does nothing.
+     */
+    public void maybeTakeOver(RunRecordView run) {
+        if (drivers.containsKey(run.ref()) || leases.held("run-driver:" + run.runId())) {
+            return;
+        }
+        // A run younger than one lease TTL may simply not have taken its lease yet: a
+        // successor racing its first driver would leave nobody to start the agent.
+        runs.findById(run.ref()).filter(r -> !r.isTerminal())
+                .filter(r -> r.startedAt().plusMillis(leaseTtlMs).isBefore(clock.instant()))
+                .ifPresent(fresh -> {
+            if (launch(RunDriver.successor(context, fresh))) {
+                LOG.info("run " + run.runId() + ": no live driver; taking over on " + node.id());
+            }
+        });
     }
 
     public RunRecordView get(String tenant, String runId) {
@@ -141,6 +192,9 @@ public class RunService {
         viewers.computeIfAbsent(run.ref(), k -> new AtomicInteger()).incrementAndGet();
         if (run.detachedSince().isPresent() && !run.isTerminal()) {
             runs.setDetachedSince(run.ref(), Optional.empty());
+        }
+        if (!run.isTerminal()) {
+            maybeTakeOver(run);
         }
     }
 

@@ -6,6 +6,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -71,17 +72,34 @@ public final class JarServer implements AutoCloseable {
         return process.pid();
     }
 
-    /** SIGKILL: the server dies without any shutdown work. */
+    /**
+     * SIGKILL: the server dies without any shutdown work. The runnable jar's launcher forks
+     * the server JVM, so the whole process tree is killed, server first.
+     */
     public void kill() throws InterruptedException {
+        for (ProcessHandle child : process.descendants().toList()) {
+            child.destroyForcibly();
+            child.onExit().join();
+        }
         process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
 
     @Override
     public void close() throws Exception {
+        List<ProcessHandle> tree = process.descendants().toList();
         if (process.isAlive()) {
             process.destroy();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        // The launcher normally stops its server; never leave one running if it did not.
+        for (ProcessHandle child : tree) {
+            child.destroy();
+            try {
+                child.onExit().get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                child.destroyForcibly();
             }
         }
     }

@@ -9,7 +9,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A lease this server holds, renewed in the background every third of its TTL until
+ * A lease this server holds, renewed in the background (by default every third of its TTL) until
  * closed. If a renewal fails the lease is {@link #lost()}: the holder must stop the guarded
  * work, because another server may take the lease once it expires.
  */
@@ -26,13 +26,14 @@ public final class HeldLease implements AutoCloseable {
     private volatile boolean lost;
     private volatile boolean closed;
 
-    HeldLease(LeaseStore store, Clock clock, String name, String holder, Duration ttl, ScheduledExecutorService scheduler) {
+    HeldLease(LeaseStore store, Clock clock, String name, String holder, Duration ttl, Duration renewEvery,
+            ScheduledExecutorService scheduler) {
         this.store = store;
         this.clock = clock;
         this.name = name;
         this.holder = holder;
         this.ttl = ttl;
-        long every = Math.max(50, ttl.toMillis() / 3);
+        long every = Math.max(50, renewEvery.toMillis());
         this.renewal = scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
     }
 

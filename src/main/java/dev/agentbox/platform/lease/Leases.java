@@ -53,11 +53,16 @@ public class Leases {
      * Empty when it stayed taken; the returned lease renews itself until closed.
      */
     public Optional<HeldLease> acquire(String name, Duration ttl, Duration maxWait) {
+        return acquire(name, ttl, Duration.ofMillis(Math.max(50, ttl.toMillis() / 3)), maxWait);
+    }
+
+    /** As {@link #acquire(String, Duration, Duration)}, renewing every {@code renewEvery}. */
+    public Optional<HeldLease> acquire(String name, Duration ttl, Duration renewEvery, Duration maxWait) {
         String holder = nodeId() + "/" + UUID.randomUUID();
         Instant deadline = clock.instant().plus(maxWait);
         while (true) {
             if (tryOnce(name, holder, ttl)) {
-                return Optional.of(new HeldLease(store, clock, name, holder, ttl, scheduler()));
+                return Optional.of(new HeldLease(store, clock, name, holder, ttl, renewEvery, scheduler()));
             }
             if (!clock.instant().isBefore(deadline)) {
                 return Optional.empty();
@@ -78,6 +83,11 @@ public class Leases {
             // Two first-ever acquisitions raced on the insert; the loser's retry sees the row.
             return store.tryAcquire(name, holder, clock.instant(), ttl);
         }
+    }
+
+    /** Whether anyone holds {@code name} unexpired right now (a read, for deciding whether to try). */
+    public boolean held(String name) {
+        return store.find(name).map(l -> l.heldAt(clock.instant())).orElse(false);
     }
 
     private String nodeId() {

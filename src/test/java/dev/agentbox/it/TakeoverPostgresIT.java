@@ -1,0 +1,265 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.JournalNames;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * PostgreSQL pass only: runs taken over across servers. Server A (a runnable jar) drives a
+ * run and dies or stalls; server B (another runnable jar) and the IT server share the
+ * database. Short takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s,
+ * quiet window 1.5 s.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TakeoverPostgresIT {
+
+    static final Map<String, String> ENV = Map.of(
+            "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
+            "AGENTBOX_DB_USER", "agentbox",
+            "AGENTBOX_DB_PASSWORD", "agentbox",
+            "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
+            "AGENTBOX_TAKEOVER_LEASE_TTL_MS", "3000",
+            "AGENTBOX_TAKEOVER_LEASE_RENEW_MS", "1000",
+            "AGENTBOX_TAKEOVER_FENCE_QUIET_MS", "1500",
+            "AGENTBOX_TAKEOVER_JOURNAL_WAIT_MS", "5000");
+
+    private Path work;
+
+    private JarServer serverB;
+    private JarServer serverA;
+    private Sandboxes sandboxes;
+    private String key;
+
+    @BeforeAll
+    void startB() throws Exception {
+        work = java.nio.file.Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "agentbox-takeover");
+        serverB = JarServer.start(work, 19580, withNode("B"), "/health/ready");
+        sandboxes = new Sandboxes(serverB.api(), Api.TENANT_A);
+        key = sandboxes.ensure("{\"definitionId\":\"takeover-" + UUID.randomUUID() + "\"}").getString("key");
+    }
+
+    @AfterEach
+    void stopA() throws Exception {
+        if (serverA != null) {
+            resume(serverA);
+            serverA.close();
+            serverA = null;
+        }
+    }
+
+    @AfterAll
+    void stopB() throws Exception {
+        sandboxes.close();
+        serverB.close();
+    }
+
+    private static Map<String, String> withNode(String node) {
+        Map<String, String> env = new java.util.HashMap<>(ENV);
+        env.put("AGENTBOX_NODE_ID", node);
+        return env;
+    }
+
+    private JarServer startA() {
+        serverA = JarServer.start(work, 19480, withNode("A"), "/health/ready");
+        return serverA;
+    }
+
+    /**
+     * Six text deltas with a gate after the third (a file the test creates). Deltas, not
+     * plain lines: plain lines become CUSTOM chunks, which alignment may skip as out-of-band.
+     */
+    private static String agent(String gate) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 1; i <= 6; i++) {
+            if (i == 4) {
+                sb.append("while [ ! -f ").append(gate).append(" ]; do sleep 0.1; done; ");
+            }
+            sb.append("echo '").append(line(i)).append("'; ");
+        }
+        return sb.append("true").toString();
+    }
+
+    private static String line(int i) {
+        return "{\"delta\":\"line" + i + "\"}";
+    }
+
+    /** Stored chunks once the first three lines are in: accepted, started, message start, three contents. */
+    private static final int AFTER_THREE = 6;
+
+    private static List<String> expected(String runId) {
+        HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
+        List<JsonObject> chunks = new ArrayList<>();
+        chunks.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        chunks.addAll(t.onStart());
+        for (int i = 1; i <= 6; i++) {
+            chunks.addAll(t.onLine(line(i)));
+        }
+        chunks.addAll(t.onExit(0, ""));
+        return chunks.stream().map(Chunks::fingerprint).toList();
+    }
+
+    private static List<String> storedFingerprints(Api api, String runId) {
+        JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
+        return log.stream().map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk"))).toList();
+    }
+
+    private void startRunOnA(String runId, String command) {
+        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", command, ""));
+    }
+
+    private static void awaitStored(Api api, String runId, int chunks) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> storedFingerprints(api, runId).size() >= chunks);
+    }
+
+    @Test
+    void aKilledDriversRunIsFinishedByAnotherServerWithEveryChunkOnceInOrder() throws Exception {
+        startA();
+        String runId = "tk-kill-" + UUID.randomUUID();
+        String gate = "/tmp/gate-" + runId;
+        startRunOnA(runId, agent(gate));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        serverA.kill();
+        serverA = null;
+        sandboxes.exec(key, "touch " + gate);
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = onB.transcript(runId, null);
+        assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        assertThat(transcript.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+                .containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+    }
+
+    @Test
+    void aPausedDriverWokenAfterATakeoverLandsNothing() throws Exception {
+        startA();
+        String runId = "tk-stop-" + UUID.randomUUID();
+        String gate = "/tmp/gate-" + runId;
+        startRunOnA(runId, agent(gate));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        pause(serverA);
+        sandboxes.exec(key, "touch " + gate);
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = onB.transcript(runId, null);
+        assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        List<String> settled = storedFingerprints(serverB.api(), runId);
+        assertThat(settled).containsExactlyElementsOf(expected(runId));
+
+        resume(serverA);
+        Thread.sleep(5000);
+        assertThat(storedFingerprints(serverB.api(), runId)).as("the woken driver wrote nothing").containsExactlyElementsOf(settled);
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+    }
+
+    @Test
+    void clientsAttachingToAnOrphanedRunOnTwoServersAtOnceMakeOneSuccessor() throws Exception {
+        startA();
+        String runId = "tk-many-" + UUID.randomUUID();
+        String gate = "/tmp/gate-" + runId;
+        startRunOnA(runId, agent(gate));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        serverA.kill();
+        serverA = null;
+        sandboxes.exec(key, "touch " + gate);
+
+        List<Api> servers = List.of(serverB.api(), Api.itServer());
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        List<CompletableFuture<List<String>>> clients = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Api api = servers.get(i % 2);
+            clients.add(CompletableFuture.supplyAsync(() -> new Runs(api, Api.TENANT_A).transcript(runId, null).stream()
+                    .map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList(), pool));
+        }
+        for (CompletableFuture<List<String>> c : clients) {
+            assertThat(c.get()).containsExactlyElementsOf(expected(runId));
+        }
+        pool.shutdown();
+        assertThat(new Runs(serverB.api(), Api.TENANT_A).get(runId).getInt("driverEpoch")).isEqualTo(2);
+    }
+
+    @Test
+    void aCancelOnTheOtherServerStopsTheDriverAndDestroysTheSandbox() {
+        startA();
+        Sandboxes own = new Sandboxes(serverB.api(), Api.TENANT_A);
+        String ownKey = own.ensure("{\"definitionId\":\"takeover-cancel-" + UUID.randomUUID() + "\"}").getString("key");
+        String runId = "tk-cancel-" + UUID.randomUUID();
+        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + ownKey + "\"}", "echo started; sleep 120", ""));
+        awaitStored(serverB.api(), runId, 3);
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        assertThat(onB.cancel(runId).statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(onB.get(runId).getString("status")).isEqualTo("aborted"));
+        assertThat(onB.get(runId).getInt("driverEpoch")).as("the healthy driver was never fenced out").isEqualTo(1);
+        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + ownKey)).isEmpty();
+        List<String> types = onB.transcript(runId, null).stream().map(SseClient.Event::name).toList();
+        assertThat(types.get(types.size() - 1)).isEqualTo("RUN_ERROR");
+    }
+
+    @Test
+    void aJournalRewrittenAfterItWasStoredFailsTheTakeoverAsReplayDiverged() throws Exception {
+        startA();
+        String runId = "tk-diverge-" + UUID.randomUUID();
+        String gate = "/tmp/gate-" + runId;
+        startRunOnA(runId, agent(gate));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        serverA.kill();
+        serverA = null;
+        String journal = "/tmp/agentbox-runs/" + JournalNames.encode(runId) + ".ndjson";
+        sandboxes.exec(key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate);
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = onB.transcript(runId, null);
+        SseClient.Event last = transcript.get(transcript.size() - 1);
+        assertThat(last.name()).isEqualTo("RUN_ERROR");
+        assertThat(Api.parse(last.data()).getString("code")).isEqualTo("replay-diverged");
+        assertThat(transcript).noneSatisfy(e -> assertThat(e.data()).contains("line4"));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("failed");
+        assertThat(record.getJsonObject("error").getString("code")).isEqualTo("replay-diverged");
+        assertThat(record.getJsonObject("error").getString("message")).contains("4");
+    }
+
+    /** SIGSTOP / SIGCONT the server JVM (the runnable jar forks it as a child of the launcher). */
+    private static void pause(JarServer server) throws Exception {
+        signal(server, "STOP");
+    }
+
+    private static void resume(JarServer server) throws Exception {
+        signal(server, "CONT");
+    }
+
+    private static void signal(JarServer server, String sig) throws Exception {
+        List<Long> pids = new ArrayList<>();
+        pids.add(server.pid());
+        ProcessHandle.of(server.pid()).ifPresent(p -> p.descendants().forEach(d -> pids.add(d.pid())));
+        for (long pid : pids) {
+            new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor();
+        }
+    }
+}
