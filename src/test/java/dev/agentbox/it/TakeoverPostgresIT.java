@@ -128,20 +128,33 @@ class TakeoverPostgresIT {
         new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", command, ""));
     }
 
+    /** Starts A and a gated run on it, and waits until the first three lines are stored. */
+    private String runOnAPastThreeLines(String prefix) {
+        startA();
+        String runId = prefix + UUID.randomUUID();
+        startRunOnA(runId, agent(gate(runId)));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        return runId;
+    }
+
+    private static String gate(String runId) {
+        return "/tmp/gate-" + runId;
+    }
+
+    private void killA() throws InterruptedException {
+        serverA.kill();
+        serverA = null;
+    }
+
     private static void awaitStored(Api api, String runId, int chunks) {
         await().atMost(Duration.ofSeconds(30)).until(() -> storedFingerprints(api, runId).size() >= chunks);
     }
 
     @Test
     void aKilledDriversRunIsFinishedByAnotherServerWithEveryChunkOnceInOrder() throws Exception {
-        startA();
-        String runId = "tk-kill-" + UUID.randomUUID();
-        String gate = "/tmp/gate-" + runId;
-        startRunOnA(runId, agent(gate));
-        awaitStored(serverB.api(), runId, AFTER_THREE);
-        serverA.kill();
-        serverA = null;
-        sandboxes.exec(key, "touch " + gate);
+        String runId = runOnAPastThreeLines("tk-kill-");
+        killA();
+        sandboxes.exec(key, "touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<SseClient.Event> transcript = onB.transcript(runId, null);
@@ -156,13 +169,9 @@ class TakeoverPostgresIT {
 
     @Test
     void aPausedDriverWokenAfterATakeoverLandsNothing() throws Exception {
-        startA();
-        String runId = "tk-stop-" + UUID.randomUUID();
-        String gate = "/tmp/gate-" + runId;
-        startRunOnA(runId, agent(gate));
-        awaitStored(serverB.api(), runId, AFTER_THREE);
+        String runId = runOnAPastThreeLines("tk-stop-");
         pause(serverA);
-        sandboxes.exec(key, "touch " + gate);
+        sandboxes.exec(key, "touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<SseClient.Event> transcript = onB.transcript(runId, null);
@@ -180,14 +189,9 @@ class TakeoverPostgresIT {
 
     @Test
     void clientsAttachingToAnOrphanedRunOnTwoServersAtOnceMakeOneSuccessor() throws Exception {
-        startA();
-        String runId = "tk-many-" + UUID.randomUUID();
-        String gate = "/tmp/gate-" + runId;
-        startRunOnA(runId, agent(gate));
-        awaitStored(serverB.api(), runId, AFTER_THREE);
-        serverA.kill();
-        serverA = null;
-        sandboxes.exec(key, "touch " + gate);
+        String runId = runOnAPastThreeLines("tk-many-");
+        killA();
+        sandboxes.exec(key, "touch " + gate(runId));
 
         List<Api> servers = List.of(serverB.api(), Api.itServer());
         ExecutorService pool = Executors.newFixedThreadPool(5);
@@ -223,15 +227,10 @@ class TakeoverPostgresIT {
 
     @Test
     void aJournalRewrittenAfterItWasStoredFailsTheTakeoverAsReplayDiverged() throws Exception {
-        startA();
-        String runId = "tk-diverge-" + UUID.randomUUID();
-        String gate = "/tmp/gate-" + runId;
-        startRunOnA(runId, agent(gate));
-        awaitStored(serverB.api(), runId, AFTER_THREE);
-        serverA.kill();
-        serverA = null;
+        String runId = runOnAPastThreeLines("tk-diverge-");
+        killA();
         String journal = "/tmp/agentbox-runs/" + JournalNames.encode(runId) + ".ndjson";
-        sandboxes.exec(key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate);
+        sandboxes.exec(key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<SseClient.Event> transcript = onB.transcript(runId, null);

@@ -1,0 +1,124 @@
+package dev.agentbox.bench;
+
+import dev.agentbox.it.Api;
+import dev.agentbox.it.JarServer;
+import dev.agentbox.it.Runs;
+import dev.agentbox.it.Sandboxes;
+import dev.agentbox.it.SseClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Takeover latency with the default settings (lease TTL 10 s, renewal 2 s, quiet window 5 s):
+ * server A drives a run and is killed with SIGKILL; a client is attached to server B; the
+ * time from the kill to the first new chunk at that client, split into the wait for A's
+ * lease to expire (B's successor takes the lease), the quiet window + claim (the epoch turns
+ * 2) and the replay up to the first appended chunk. Both servers are runnable jars on the
+ * PostgreSQL test database (scripts/postgres).
+ */
+public final class TakeoverBench {
+
+    static final String DB = "jdbc:postgresql://127.0.0.1:5432/agentbox_it";
+
+    public static void main(String[] args) throws Exception {
+        int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        Path work = Files.createTempDirectory("agentbox-takeover-bench");
+        Map<String, String> env = new HashMap<>(Map.of("AGENTBOX_DB_URL", DB, "AGENTBOX_DB_USER", "agentbox",
+                "AGENTBOX_DB_PASSWORD", "agentbox", "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a"));
+        long[] total = new long[iterations];
+        long[] leaseWait = new long[iterations];
+        long[] quietAndClaim = new long[iterations];
+        long[] replay = new long[iterations];
+        env.put("AGENTBOX_NODE_ID", "B");
+        try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
+                Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A);
+                Connection db = DriverManager.getConnection(DB + "?user=agentbox&password=agentbox")) {
+            String key = sandboxes.ensure("{\"definitionId\":\"takeover-bench-" + UUID.randomUUID() + "\"}").getString("key");
+            Runs onB = new Runs(b.api(), Api.TENANT_A);
+            for (int i = 0; i < iterations; i++) {
+                env.put("AGENTBOX_NODE_ID", "A");
+                JarServer a = JarServer.start(work, 19780, env, "/health/ready");
+                String runId = "tk-bench-" + UUID.randomUUID();
+                String gate = "/tmp/gate-" + runId;
+                new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
+                        "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .until(() -> Api.json(b.api().get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray().size() >= 4);
+                try (SseClient sse = onB.events(runId, "4")) {
+                    long t0 = System.nanoTime();
+                    a.kill();
+                    sandboxes.exec(key, "touch " + gate);
+                    long tLease = 0;
+                    long tClaim = 0;
+                    // Watch the lease row and the epoch while waiting for the first new chunk.
+                    Thread watcher = Thread.currentThread();
+                    long[] marks = new long[2];
+                    Thread probe = new Thread(() -> {
+                        while (!Thread.currentThread().isInterrupted() && (marks[0] == 0 || marks[1] == 0)) {
+                            try {
+                                if (marks[0] == 0 && holder(db, "run-driver:" + runId).startsWith("B/")) {
+                                    marks[0] = System.nanoTime();
+                                }
+                                if (marks[1] == 0 && onB.get(runId).getInt("driverEpoch", 1) == 2) {
+                                    marks[1] = System.nanoTime();
+                                }
+                                Thread.sleep(20);
+                            } catch (Exception e) {
+                                return;
+                            }
+                        }
+                    });
+                    probe.start();
+                    SseClient.Event first = sse.next(Duration.ofSeconds(60));
+                    long t1 = System.nanoTime();
+                    probe.join(5000);
+                    tLease = marks[0];
+                    tClaim = marks[1];
+                    if (first == null) {
+                        throw new IllegalStateException("no new chunk after takeover");
+                    }
+                    total[i] = (t1 - t0) / 1_000_000;
+                    leaseWait[i] = (tLease - t0) / 1_000_000;
+                    quietAndClaim[i] = (tClaim - tLease) / 1_000_000;
+                    replay[i] = (t1 - tClaim) / 1_000_000;
+                    System.err.printf(Locale.ROOT, "iteration %d: total %d ms (lease %d, quiet+claim %d, replay %d)%n",
+                            i + 1, total[i], leaseWait[i], quietAndClaim[i], replay[i]);
+                }
+                onB.transcript(runId, null);
+            }
+        }
+        System.out.printf(Locale.ROOT, "| takeover (SIGKILL → first new chunk on the other server), %d runs | median %d ms | max %d ms |%n",
+                iterations, median(total), max(total));
+        System.out.printf(Locale.ROOT, "| part: lease expiry wait | median %d ms | |%n| part: quiet window + claim | median %d ms | |%n| part: replay to first appended chunk | median %d ms | |%n",
+                median(leaseWait), median(quietAndClaim), median(replay));
+    }
+
+    private static String holder(Connection db, String name) throws Exception {
+        try (PreparedStatement s = db.prepareStatement("SELECT holder FROM ab_lease WHERE name = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : "";
+            }
+        }
+    }
+
+    private static long median(long[] v) {
+        long[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    private static long max(long[] v) {
+        return Arrays.stream(v).max().orElse(0);
+    }
+}
