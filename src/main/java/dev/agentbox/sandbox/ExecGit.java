@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import static dev.agentbox.sandbox.ShellQuote.quote;
+import dev.agentbox.platform.ShellQuote;
+
 
 import java.util.List;
 import java.util.Optional;
@@ -18,9 +19,9 @@ public final class ExecGit implements SandboxGit {
     @Override
     public void clone(String url, Optional<String> dir, Optional<String> ref, OptionalInt depth) {
         StringBuilder cmd = new StringBuilder("git clone --quiet");
-        ref.ifPresent(r -> cmd.append(" --branch ").append(quote(r)));
+        ref.ifPresent(r -> cmd.append(" --branch ").append(ShellQuote.single(r)));
         depth.ifPresent(d -> cmd.append(" --depth ").append(d));
-        cmd.append(" -- ").append(quote(url)).append(' ').append(quote(dir.orElse(".")));
+        cmd.append(" -- ").append(ShellQuote.single(url)).append(' ').append(ShellQuote.single(dir.orElse(".")));
         run("git clone", cmd.toString(), Optional.empty());
     }
 
@@ -32,14 +33,14 @@ public final class ExecGit implements SandboxGit {
     @Override
     public void add(List<String> paths, Optional<String> dir) {
         StringBuilder cmd = new StringBuilder("git add --");
-        paths.forEach(p -> cmd.append(' ').append(quote(p)));
+        paths.forEach(p -> cmd.append(' ').append(ShellQuote.single(p)));
         run("git add", cmd.toString(), dir);
     }
 
     @Override
     public void commit(String message, Optional<String> dir) {
         run("git commit", "git -c user.name=\"${GIT_AUTHOR_NAME:-agentbox}\" -c user.email=\"${GIT_AUTHOR_EMAIL:-agentbox@localhost}\" commit --quiet -m "
-                + quote(message), dir);
+                + ShellQuote.single(message), dir);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.ShellQuote;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,7 +52,7 @@ public final class FileWatch implements AutoCloseable {
     private void startInotify() {
         // --format: events|path, one per line; -m keeps watching, -r covers new subfolders too.
         SandboxProcess p = handle.process().spawn("exec inotifywait -m -r -q -e create,modify,close_write,delete,moved_to,moved_from "
-                + "--format '%e|%w%f' " + ShellQuote.quote(root));
+                + "--format '%e|%w%f' " + ShellQuote.single(root));
         inotify = p;
         StringBuilder partial = new StringBuilder();
         p.subscribe(new SandboxProcess.OutputListener() {
@@ -115,7 +116,7 @@ public final class FileWatch implements AutoCloseable {
 
     /** path → "mtime size" of everything under the root. */
     private Map<String, String> scan() {
-        ExecResult r = handle.process().exec("find " + ShellQuote.quote(root)
+        ExecResult r = handle.process().exec("find " + ShellQuote.single(root)
                 + " -mindepth 1 -exec stat -c '%Y %s %n' {} + 2>/dev/null");
         Map<String, String> entries = new HashMap<>();
         for (String line : r.stdout().split("\n")) {

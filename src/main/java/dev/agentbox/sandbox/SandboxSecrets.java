@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.ShellQuote;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -25,7 +26,7 @@ public final class SandboxSecrets {
 
     /** The prefix that makes a command see the sandbox's secrets. Harmless when there are none. */
     static String sourcing(String sandboxId) {
-        String f = ShellQuote.quote(file(sandboxId));
+        String f = ShellQuote.single(file(sandboxId));
         return "if [ -r " + f + " ]; then . " + f + "; fi; ";
     }
 
@@ -34,14 +35,14 @@ public final class SandboxSecrets {
      * because secrets are re-supplied by the caller and never stored.
      */
     public static void install(SandboxHandle raw, Map<String, String> secrets) {
-        String f = ShellQuote.quote(file(raw.id()));
+        String f = ShellQuote.single(file(raw.id()));
         if (secrets.isEmpty()) {
             raw.process().exec("rm -f " + f);
             return;
         }
         StringBuilder content = new StringBuilder();
         new TreeMap<>(secrets).forEach((k, v) -> content.append("export ").append(k).append('=')
-                .append(ShellQuote.quote(v)).append('\n'));
+                .append(ShellQuote.single(v)).append('\n'));
         ExecResult r = raw.process().exec(
                 "umask 077 && mkdir -p " + DIR + " && printf '%s' \"$" + TRANSFER_VAR + "\" > " + f,
                 ProcessOptions.defaults().withEnv(Map.of(TRANSFER_VAR, content.toString())));

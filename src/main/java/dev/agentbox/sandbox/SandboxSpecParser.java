@@ -229,6 +229,9 @@ public final class SandboxSpecParser {
             if (!(e.getValue() instanceof JsonString s)) {
                 throw invalid(field + "." + e.getKey(), "must be a string");
             }
+            if (s.getString().indexOf('\0') >= 0) {
+                throw invalid(field + "." + e.getKey(), "must not contain NUL");
+            }
             result.put(e.getKey(), s.getString());
         }
         return Map.copyOf(result);

@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import java.time.Duration;
@@ -84,7 +85,7 @@ public final class WorkspaceBootstrap {
     }
 
     private void init() {
-        ExecResult r = handle.process().exec("umask 077 && mkdir -p " + STATE + " && cd " + ShellQuote.quote(handle.workspaceRoot())
+        ExecResult r = handle.process().exec("umask 077 && mkdir -p " + STATE + " && cd " + ShellQuote.single(handle.workspaceRoot())
                 + " && pwd > " + STATE + "/cwd && export -p > " + STATE + "/env");
         if (r.exitCode() != 0) {
             throw new SetupFailedException("(prepare setup shell)", r.exitCode(), "exit " + r.exitCode(), tail(r.stdout() + r.stderr()));

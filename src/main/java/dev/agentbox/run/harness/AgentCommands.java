@@ -1,6 +1,6 @@
 package dev.agentbox.run.harness;
 
-import dev.agentbox.run.journal.ShellQuote;
+import dev.agentbox.platform.ShellQuote;
 
 /**
  * The agent command lines the service builds from a run's {@code prompt} for the CLI

@@ -1,5 +1,7 @@
 package dev.agentbox.run.journal;
 
+import dev.agentbox.platform.ShellQuote;
+
 /**
  * The shell commands that start a journaled agent and read its journal inside a sandbox.
  *

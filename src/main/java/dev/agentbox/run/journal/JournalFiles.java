@@ -1,5 +1,6 @@
 package dev.agentbox.run.journal;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.ExecResult;
 import dev.agentbox.sandbox.SandboxHandle;
 import java.util.Base64;

@@ -1,5 +1,6 @@
 package dev.agentbox.run.journal;
 
+import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.agentbox.run.journal;
+package dev.agentbox.platform;
 
 /**
  * Quoting for POSIX shells (bash, dash, BusyBox ash).
