@@ -179,7 +179,11 @@ public class RunsResource {
                 LOG.warning("run " + run.runId() + ": event stream failed: " + e);
             } finally {
                 sink.close();
-                runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+                try {
+                    runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+                } catch (RuntimeException e) {
+                    LOG.warning("run " + run.runId() + ": could not record the viewer leaving: " + e);
+                }
             }
         }).start();
     }

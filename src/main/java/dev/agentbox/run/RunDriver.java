@@ -51,6 +51,7 @@ public final class RunDriver implements Runnable {
     private final String agentCommand;
     private final boolean takeover;
     private volatile boolean abortRequested;
+    private volatile boolean leaving;
     private HeldLease lease;
     private Alignment alignment;
     private long epoch;
@@ -90,6 +91,15 @@ public final class RunDriver implements Runnable {
         abortRequested = true;
     }
 
+    /**
+     * This server is shutting down: stop driving without a terminal write — the agent keeps
+     * running in its sandbox and a successor on another server takes the run over. The
+     * lease is released on the way out so that can happen at once.
+     */
+    public void leave() {
+        leaving = true;
+    }
+
     @Override
     public void run() {
         String label = "run " + run.runId() + (takeover ? " (takeover)" : "");
@@ -122,6 +132,10 @@ public final class RunDriver implements Runnable {
             LOG.severe(label + ": " + e.getMessage());
             failQuietly(label, RunError.of(e.getMessage(), e.code()));
         } catch (RuntimeException | Error e) {
+            if (leaving) {
+                LOG.info(label + ": left for another server to take over (" + e + ")");
+                return;
+            }
             LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
             failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
         } finally {
@@ -190,6 +204,10 @@ public final class RunDriver implements Runnable {
         long lastCancelCheck = System.nanoTime();
         try (JournalReader reader = ctx.readers().open(handle, run.runId(), 0)) {
             while (true) {
+                if (leaving) {
+                    LOG.info(label + ": server stopping; the run is left running for a successor");
+                    return;
+                }
                 if (abortRequested || ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS && cancelled())) {
                     abortRun(label, chunks);
                     return;

@@ -38,11 +38,18 @@ public final class RunEventStream {
     private final EventLog log;
     private final RunStore runs;
     private final RunEventHub hub;
+    private final java.util.function.BooleanSupplier stopping;
 
     public RunEventStream(EventLog log, RunStore runs, RunEventHub hub) {
+        this(log, runs, hub, () -> false);
+    }
+
+    /** {@code stopping}: the server is shutting down; streams end so the server can stop promptly. */
+    public RunEventStream(EventLog log, RunStore runs, RunEventHub hub, java.util.function.BooleanSupplier stopping) {
         this.log = log;
         this.runs = runs;
         this.hub = hub;
+        this.stopping = stopping;
     }
 
     /** Pumps chunks into {@code sink} on the calling thread until the run's end, the client's, or an interrupt. */
@@ -52,7 +59,7 @@ public final class RunEventStream {
             long lastBeat = System.nanoTime();
             int idleLoops = 0;
             long lastTableRead = System.nanoTime() - TABLE_RECHECK_NS;
-            while (!Thread.currentThread().isInterrupted()) {
+            while (!Thread.currentThread().isInterrupted() && !stopping.getAsBoolean()) {
                 Optional<List<LoggedChunk>> memory = hub.recentAfter(run, after);
                 List<LoggedChunk> page;
                 if (memory.isPresent() && !memory.get().isEmpty()) {

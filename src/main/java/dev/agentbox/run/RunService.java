@@ -14,6 +14,7 @@ import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -121,6 +122,15 @@ public class RunService {
         return record;
     }
 
+    /** On shutdown, drivers leave their runs to a successor instead of failing them. */
+    @PreDestroy
+    void stop() {
+        stopping = true;
+        drivers.values().forEach(RunDriver::leave);
+    }
+
+    private volatile boolean stopping;
+
     private boolean launch(RunDriver driver) {
         if (drivers.putIfAbsent(driver.ref(), driver) != null) {
             return false;
@@ -184,7 +194,7 @@ public class RunService {
     }
 
     public RunEventStream stream() {
-        return new RunEventStream(log, runs, hub);
+        return new RunEventStream(log, runs, hub, () -> stopping);
     }
 
     /** A viewer attached: an attach clears {@code detachedSince} (never {@code cancelRequested}). */

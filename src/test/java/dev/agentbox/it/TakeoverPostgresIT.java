@@ -168,6 +168,22 @@ class TakeoverPostgresIT {
     }
 
     @Test
+    void aServerStoppedGracefullyLeavesItsRunToAnotherServerInsteadOfFailingIt() throws Exception {
+        String runId = runOnAPastThreeLines("tk-stop-gracefully-");
+        serverA.close();
+        serverA = null;
+        sandboxes.exec(key, "touch " + gate(runId));
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = onB.transcript(runId, null);
+        assertThat(transcript.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+                .containsExactlyElementsOf(expected(runId));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+    }
+
+    @Test
     void aPausedDriverWokenAfterATakeoverLandsNothing() throws Exception {
         String runId = runOnAPastThreeLines("tk-stop-");
         pause(serverA);
