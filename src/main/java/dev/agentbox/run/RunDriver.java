@@ -202,6 +202,11 @@ public final class RunDriver implements Runnable {
         }
 
         long lastCancelCheck = System.nanoTime();
+        long lastTouch = System.nanoTime();
+        // Keep the sandbox from idle expiry while the agent works in it: touch it a few
+        // times per keep-alive (at most every 30 s, at least every 500 ms).
+        long touchEveryNs = Duration.ofMillis(Math.max(500, Math.min(30_000,
+                sandbox.map(s -> s.instance().keepAliveMs() / 3).orElse(30_000L)))).toNanos();
         try (JournalReader reader = ctx.readers().open(handle, run.runId(), 0)) {
             while (true) {
                 if (leaving) {
@@ -214,6 +219,10 @@ public final class RunDriver implements Runnable {
                 }
                 if ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS) {
                     lastCancelCheck = System.nanoTime();
+                }
+                if (System.nanoTime() - lastTouch >= touchEveryNs && sandboxKey != null) {
+                    ctx.sandboxes().touch(run.tenant(), sandboxKey);
+                    lastTouch = System.nanoTime();
                 }
                 JournalReader.Batch batch;
                 try {

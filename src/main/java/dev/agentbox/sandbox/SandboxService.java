@@ -184,6 +184,18 @@ public class SandboxService {
         return new Sandbox(instance, new SecretsHandle(raw));
     }
 
+    /**
+     * Marks the sandbox used now, so idle expiry leaves it alone (a run's driver calls this
+     * while its agent works: the agent uses the sandbox without going through the API).
+     * Quiet when the record is gone.
+     */
+    public void touch(String tenant, String key) {
+        store.find(tenant, key).ifPresent(instance -> {
+            instance.touch(clock.instant());
+            store.upsert(instance);
+        });
+    }
+
     public SandboxInstance find(String tenant, String key) {
         return store.find(tenant, key).orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
     }

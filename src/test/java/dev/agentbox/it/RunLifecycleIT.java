@@ -134,6 +134,20 @@ class RunLifecycleIT {
     }
 
     @Test
+    void aRunningAgentKeepsItsSandboxAlivePastItsKeepAlive() {
+        // The IT server looks for idle sandboxes every 2 s; this one's keep-alive is 1 s.
+        JsonObject s = sandboxes.ensure("{\"definitionId\":\"busy-" + UUID.randomUUID() + "\",\"lifecycle\":{\"keepAliveMs\":1000}}");
+        String runId = newRunId();
+        runs.start(Runs.runBody(runId, ref(s), "echo start; sleep 7; echo end", ""));
+        List<SseClient.Event> events = runs.transcript(runId, null);
+        assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        assertThat(events).anySatisfy(e -> assertThat(e.data()).contains("end"));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key"))).as("idle once the run is over").isEmpty());
+        sandboxes.forget(s.getString("key"));
+    }
+
+    @Test
     void aDisconnectCancelsANonDurableRun() {
         JsonObject s = sandbox();
         String runId = newRunId();
