@@ -6,7 +6,7 @@ import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
-import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.sandbox.SandboxService;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.RequestScoped;
@@ -31,7 +31,6 @@ import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** Durable agent runs: start, inspect, stream (replay-then-tail), cancel. */
@@ -48,6 +47,9 @@ public class RunsResource {
     @Inject
     RunService runs;
 
+    @Inject
+    SandboxService sandboxes;
+
     /**
      * Drivers and event streams are long-lived loops (minutes): each gets its own managed
      * thread rather than a slot of the shared pool, which grows only slowly and would leave
@@ -55,14 +57,6 @@ public class RunsResource {
      */
     @Resource
     ManagedThreadFactory threads;
-
-    @Inject
-    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
-    long defaultKeepAliveMs;
-
-    @Inject
-    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
-    boolean localSourcesEnabled;
 
     @POST
     @Path("runs")
@@ -148,7 +142,7 @@ public class RunsResource {
         if (body == null) {
             throw ProblemException.invalidRequest("body a JSON object is required");
         }
-        return RunRequest.parse(body, new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled));
+        return RunRequest.parse(body, sandboxes.specParser());
     }
 
     /** Pumps the run's log into the SSE sink on a managed thread; the request thread returns at once. */

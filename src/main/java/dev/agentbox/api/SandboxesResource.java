@@ -9,7 +9,6 @@ import dev.agentbox.sandbox.SandboxInstance;
 import dev.agentbox.sandbox.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
-import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -24,7 +23,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** Sandboxes of the caller's tenant: ensure, list, get, delete, exec, snapshot, fork, ports. */
@@ -42,14 +40,6 @@ public class SandboxesResource {
     @Inject
     SandboxProviders providers;
 
-    @Inject
-    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
-    long defaultKeepAliveMs;
-
-    @Inject
-    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
-    boolean localSourcesEnabled;
-
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Ensure a sandbox: resume the running one of this key, restore its snapshot, or create and bootstrap it")
@@ -57,7 +47,7 @@ public class SandboxesResource {
         if (body == null) {
             throw ProblemException.invalidRequest("body a JSON object is required");
         }
-        Ensured ensured = sandboxes.ensure(caller.tenant(), new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled).parse(body));
+        Ensured ensured = sandboxes.ensure(caller.tenant(), sandboxes.specParser().parse(body));
         Sandbox s = ensured.sandbox();
         SandboxView view = SandboxView.of(s.instance(), s.handle().capabilities(), ensured.outcome().wireName());
         return Response.status(ensured.outcome() == EnsureOutcome.CREATED ? 201 : 200).entity(view).build();

@@ -57,6 +57,19 @@ public class SandboxService {
     @ConfigProperty(name = "agentbox.sandbox.ensure-wait-ms", defaultValue = "900000")
     long ensureWaitMs;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
+    long defaultKeepAliveMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
+    boolean localSourcesEnabled;
+
+    /** The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and runs). */
+    public SandboxSpecParser specParser() {
+        return new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled);
+    }
+
     public Ensured ensure(String tenant, SandboxSpec spec) {
         SandboxProvider provider = providers.find(spec.provider())
                 .orElseThrow(() -> new ProblemException(400, "invalid-request",
