@@ -61,6 +61,13 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    public List<SandboxInstance> listAll(int limit) {
+        return em.createQuery("SELECT i FROM SandboxInstance i ORDER BY i.createdAt, i.key", SandboxInstance.class)
+                .setMaxResults(Math.max(1, limit))
+                .getResultList();
+    }
+
+    @Override
     public List<SandboxInstance> listIdle(Instant now, int limit) {
         // keep-alive differs per row, so the idle test runs on the loaded candidates.
         return em.createQuery("SELECT i FROM SandboxInstance i WHERE i.lastUsedAt < :now ORDER BY i.lastUsedAt, i.key",

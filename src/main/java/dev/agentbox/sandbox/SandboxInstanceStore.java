@@ -19,6 +19,9 @@ public interface SandboxInstanceStore {
     /** The tenant's records, oldest first. */
     List<SandboxInstance> list(String tenant);
 
+    /** Records of every tenant, oldest first, at most {@code limit} (journal pruning walks them). */
+    List<SandboxInstance> listAll(int limit);
+
     /** Records of all tenants idle at {@code now} (last use + keep-alive before now), oldest use first. */
     List<SandboxInstance> listIdle(Instant now, int limit);
 

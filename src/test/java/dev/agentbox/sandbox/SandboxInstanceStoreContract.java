@@ -111,4 +111,18 @@ public abstract class SandboxInstanceStoreContract {
         assertThat(store().existsForProviderSandbox("docker", container)).isTrue();
         assertThat(store().existsForProviderSandbox("local", container)).isFalse();
     }
+
+    @Test
+    void listAllSpansTenantsOldestFirstUpToTheLimit() {
+        String mine = key();
+        String theirs = key();
+        store().upsert(new SandboxInstance(theirs, "other-" + tenant, "docker", "c-t", null, T0.minusSeconds(3600 * 24 * 365L), 1000));
+        store().upsert(new SandboxInstance(mine, tenant, "docker", "c-m", null, T0.minusSeconds(3600 * 24 * 364L), 1000));
+        try {
+            assertThat(store().listAll(10_000)).extracting(SandboxInstance::key).containsSubsequence(theirs, mine);
+            assertThat(store().listAll(1)).hasSize(1);
+        } finally {
+            store().delete("other-" + tenant, theirs);
+        }
+    }
 }
