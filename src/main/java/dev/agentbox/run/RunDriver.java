@@ -50,6 +50,7 @@ public final class RunDriver implements Runnable {
     private final Optional<SandboxSpec> sandboxSpec;
     private final String agentCommand;
     private final boolean takeover;
+    private final Finalizing finalizing;
     private volatile boolean abortRequested;
     private volatile boolean leaving;
     private HeldLease lease;
@@ -57,6 +58,35 @@ public final class RunDriver implements Runnable {
     private long epoch;
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
+    private Ending ending = Ending.NOT_CLAIMED;
+    private RunStatus endStatus;
+    private Integer exitCode;
+
+    /** How a driver's work ended, for a caller that drove it synchronously (the reaper). */
+    public enum Ending {
+        /** Another driver holds the run, it is terminal, or (finalizing) a viewer re-attached: nothing written. */
+        NOT_CLAIMED,
+        /** A terminal chunk and record were written by this driver. */
+        FINISHED,
+        /** Finalizing ran out of its budget: the run was terminalized as failed with an incomplete transcript. */
+        BUDGET_EXCEEDED,
+        /** A successor claimed the run meanwhile: this driver stopped writing. */
+        FENCED_OUT,
+        /** The server is stopping: the run was left for a successor. */
+        LEFT
+    }
+
+    /** What {@link #execute()} reports: the ending, and for a finished run its status and the agent's exit code. */
+    public record Result(Ending ending, Optional<RunStatus> status, Optional<Integer> exitCode) {
+    }
+
+    /**
+     * The reaper's mode: finish a run whose journal already holds its exit sentinel, with no
+     * quiet window (the driver lease was free and every fenced write compares the epoch under
+     * the claim row's lock, so a paused predecessor cannot interleave) and within a budget.
+     */
+    private record Finalizing(long deadlineNanos) {
+    }
 
     /** The first driver of a new run: starts the agent. */
     public RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand) {
@@ -64,6 +94,12 @@ public final class RunDriver implements Runnable {
     }
 
     private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand, boolean takeover) {
+        this(ctx, run, sandboxSpec, agentCommand, takeover, null);
+    }
+
+    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand, boolean takeover,
+            Finalizing finalizing) {
+        this.finalizing = finalizing;
         this.ctx = ctx;
         this.run = run;
         this.sandboxSpec = sandboxSpec;
@@ -78,6 +114,17 @@ public final class RunDriver implements Runnable {
      */
     public static RunDriver successor(RunContext ctx, RunRecordView run) {
         return new RunDriver(ctx, run, Optional.empty(), null, true);
+    }
+
+    /**
+     * A successor that finalizes a detached run whose agent has exited (the reaper's probe saw
+     * the sentinel): replay the journal, append the remainder, write the terminal record.
+     * It claims only while the run is still detached and not terminal, does not act on a
+     * cancel request (the agent is done), leaves the sandbox to the caller, and gives up after
+     * {@code budget}, terminalizing the run as failed ({@link Ending#BUDGET_EXCEEDED}).
+     */
+    public static RunDriver finalizer(RunContext ctx, RunRecordView run, Duration budget) {
+        return new RunDriver(ctx, run, Optional.empty(), null, true, new Finalizing(System.nanoTime() + budget.toNanos()));
     }
 
     public RunRef ref() {
@@ -102,7 +149,17 @@ public final class RunDriver implements Runnable {
 
     @Override
     public void run() {
-        String label = "run " + run.runId() + (takeover ? " (takeover)" : "");
+        execute();
+    }
+
+    /** Drives the run on the calling thread and reports how that ended. */
+    public Result execute() {
+        drive();
+        return new Result(ending, Optional.ofNullable(endStatus), Optional.ofNullable(exitCode));
+    }
+
+    private void drive() {
+        String label = "run " + run.runId() + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
         RunContext.Takeover t = ctx.takeover();
         Optional<HeldLease> held = ctx.leases().acquire("run-driver:" + run.runId(), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
         if (held.isEmpty()) {
@@ -111,7 +168,11 @@ public final class RunDriver implements Runnable {
         }
         try (HeldLease l = held.get()) {
             lease = l;
-            if (takeover && !quiesced(label)) {
+            if (finalizing != null && !stillDetached()) {
+                LOG.info(label + ": a viewer re-attached or the run ended; not finalizing");
+                return;
+            }
+            if (takeover && finalizing == null && !quiesced(label)) {
                 return;
             }
             var claimed = ctx.claims().claim(run.ref(), ctx.nodeId());
@@ -127,12 +188,14 @@ public final class RunDriver implements Runnable {
             }
             drive(label);
         } catch (StaleEpochException | LeaseLostException e) {
+            ending = Ending.FENCED_OUT;
             LOG.warning(label + ": another driver took over (epoch " + epoch + "); this driver stops writing: " + e.getMessage());
         } catch (AlignmentException e) {
             LOG.severe(label + ": " + e.getMessage());
             failQuietly(label, RunError.of(e.getMessage(), e.code()));
         } catch (RuntimeException | Error e) {
             if (leaving) {
+                ending = Ending.LEFT;
                 LOG.info(label + ": left for another server to take over (" + e + ")");
                 return;
             }
@@ -168,6 +231,10 @@ public final class RunDriver implements Runnable {
         return false;
     }
 
+    private boolean stillDetached() {
+        return ctx.runs().findById(run.ref()).filter(r -> !r.isTerminal() && r.detachedSince().isPresent()).isPresent();
+    }
+
     private void drive(String label) {
         HarnessTranslator translator = run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
@@ -185,7 +252,7 @@ public final class RunDriver implements Runnable {
             finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
             return;
         }
-        if (cancelled()) {
+        if (finalizing == null && cancelled()) {
             abortRun(label, chunks);
             return;
         }
@@ -210,10 +277,20 @@ public final class RunDriver implements Runnable {
         try (JournalReader reader = ctx.readers().open(handle, run.runId(), 0)) {
             while (true) {
                 if (leaving) {
+                    ending = Ending.LEFT;
                     LOG.info(label + ": server stopping; the run is left running for a successor");
                     return;
                 }
-                if (abortRequested || ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS && cancelled())) {
+                if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
+                    String message = "The reaper could not replay the journal within its budget; the transcript is incomplete";
+                    finish(label, List.of(chunks.runError(message, "budget-exceeded")), RunStatus.FAILED,
+                            Optional.of(RunError.of(message, "budget-exceeded")));
+                    if (ending == Ending.FINISHED) {
+                        ending = Ending.BUDGET_EXCEEDED;
+                    }
+                    return;
+                }
+                if (finalizing == null && (abortRequested || ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS && cancelled()))) {
                     abortRun(label, chunks);
                     return;
                 }
@@ -240,6 +317,7 @@ public final class RunDriver implements Runnable {
                 }
                 if (batch.exitCode().isPresent()) {
                     int code = batch.exitCode().getAsInt();
+                    exitCode = code;
                     out.addAll(translator.onExit(code, ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
                     // Status comes from the translator's own last chunk; a successor may find
@@ -314,7 +392,7 @@ public final class RunDriver implements Runnable {
         } catch (RuntimeException e) {
             LOG.info(label + ": journal not deleted (prune will): " + e);
         }
-        if (run.destroyOnComplete() && sandboxKey != null) {
+        if (finalizing == null && run.destroyOnComplete() && sandboxKey != null) {
             try {
                 ctx.sandboxes().delete(run.tenant(), sandboxKey);
             } catch (RuntimeException e) {
@@ -379,6 +457,12 @@ public final class RunDriver implements Runnable {
             append(terminal);
         }
         var result = ctx.log().finishRun(run.ref(), epoch, status, ctx.clock().instant(), error);
+        if (result == dev.agentbox.run.store.FinishResult.FINISHED) {
+            ending = Ending.FINISHED;
+            endStatus = status;
+        } else if (result == dev.agentbox.run.store.FinishResult.STALE_EPOCH) {
+            ending = Ending.FENCED_OUT;
+        }
         LOG.info(label + ": " + status.wireName() + " (" + result + ")" + error.map(e -> ": " + e.message()).orElse(""));
     }
 

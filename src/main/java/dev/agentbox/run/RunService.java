@@ -103,6 +103,11 @@ public class RunService {
                         Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
     }
 
+    /** What drivers on this server work with; the reaper finalizes runs through it. */
+    public RunContext context() {
+        return context;
+    }
+
     public RunRecordView start(String tenant, RunRequest request) {
         request.sandboxKey().ifPresent(key -> {
             try {

@@ -16,9 +16,19 @@ public class SandboxProviders {
     @Any
     Instance<SandboxProvider> beans;
 
+    private List<SandboxProvider> fixed;
+
+    protected SandboxProviders() {
+    }
+
+    /** For use outside the server: exactly these providers (each still filtered by {@code enabled()}). */
+    public SandboxProviders(List<SandboxProvider> providers) {
+        this.fixed = List.copyOf(providers);
+    }
+
     /** Enabled providers, sorted by name so listings are stable. */
     public List<SandboxProvider> enabled() {
-        return beans.stream()
+        return (fixed != null ? fixed.stream() : beans.stream())
                 .filter(SandboxProvider::enabled)
                 .sorted(Comparator.comparing(SandboxProvider::name))
                 .toList();

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
@@ -50,6 +51,9 @@ public class SandboxService {
     ManagedExecutorService executor;
 
     @Inject
+    InstallationService installation;
+
+    @Inject
     @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms", defaultValue = "600000")
     long stepTimeoutMs;
 
@@ -64,6 +68,18 @@ public class SandboxService {
     @Inject
     @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
     boolean localSourcesEnabled;
+
+    protected SandboxService() {
+    }
+
+    /** For use outside the server (tests, benchmarks): open, touch, delete and idle expiry work; ensure has no executor. */
+    public SandboxService(SandboxProviders providers, SandboxInstanceStore store, Leases leases, Clock clock) {
+        this.providers = providers;
+        this.store = store;
+        this.leases = leases;
+        this.clock = clock;
+        this.defaultKeepAliveMs = 1_800_000;
+    }
 
     /** The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and runs). */
     public SandboxSpecParser specParser() {
@@ -110,7 +126,7 @@ public class SandboxService {
         if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP && instance.snapshotId().isPresent()
                 && provider.capabilities().snapshots()) {
             try {
-                SandboxHandle restored = provider.restoreSnapshot(instance.snapshotId().get(), createInput(instance.key(), instance.tenant(), spec));
+                SandboxHandle restored = provider.restoreSnapshot(instance.snapshotId().get(), inputFor(instance.key(), instance.tenant(), spec));
                 try {
                     if (!spec.workspace().secrets().isEmpty()) {
                         SandboxSecrets.install(restored, spec.workspace().secrets());
@@ -138,7 +154,7 @@ public class SandboxService {
     private Ensured create(SandboxProvider provider, String tenant, String key, SandboxSpec spec,
             Optional<SandboxInstance> recorded, HeldLease lease, String label) {
         long t0 = System.nanoTime();
-        SandboxHandle raw = provider.create(createInput(key, tenant, spec));
+        SandboxHandle raw = provider.create(inputFor(key, tenant, spec));
         try {
             if (!spec.workspace().secrets().isEmpty()) {
                 SandboxSecrets.install(raw, spec.workspace().secrets());
@@ -171,6 +187,15 @@ public class SandboxService {
             destroyQuietly(raw, label);
             throw e;
         }
+    }
+
+    /** The create input, labelled with this installation so orphan collection can tell its own sandboxes. */
+    private SandboxCreateInput inputFor(String key, String tenant, SandboxSpec spec) {
+        SandboxCreateInput input = createInput(key, tenant, spec);
+        if (installation == null) {
+            return input;
+        }
+        return installation.current().map(i -> input.withInstallation(i.installationId())).orElse(input);
     }
 
     static SandboxCreateInput createInput(String key, String tenant, SandboxSpec spec) {

@@ -156,6 +156,16 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
+    public synchronized List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit) {
+        return tenantRows(tenant)
+                .filter(r -> sandboxKey.equals(r.sandboxKey) && !r.status.isTerminal())
+                .sorted(Comparator.comparing((Row r) -> r.ref.id()))
+                .limit(Limits.require(limit))
+                .map(Row::view)
+                .toList();
+    }
+
+    @Override
     public synchronized List<RunRecordView> list(String tenant, Optional<String> threadId, Optional<RunStatus> status,
             int limit) {
         return tenantRows(tenant)

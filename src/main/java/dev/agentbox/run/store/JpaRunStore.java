@@ -131,6 +131,16 @@ public class JpaRunStore implements RunStore {
     }
 
     @Override
+    public List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit) {
+        return views(em.createQuery(SELECT_WITH_EPOCH
+                        + " AND r.tenant = :tenant AND r.sandboxKey = :key AND r.status IN :live ORDER BY r.runPk", Object[].class)
+                .setParameter("tenant", tenant)
+                .setParameter("key", sandboxKey)
+                .setParameter("live", LIVE)
+                .setMaxResults(Limits.require(limit)));
+    }
+
+    @Override
     public List<RunRecordView> list(String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit) {
         StringBuilder jpql = new StringBuilder(SELECT_WITH_EPOCH).append(" AND r.tenant = :tenant");
         threadId.ifPresent(t -> jpql.append(" AND r.threadId = :threadId"));

@@ -62,6 +62,13 @@ public interface RunStore {
     List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit);
 
     /**
+     * The tenant's non-terminal runs bound to {@code sandboxKey}, at most {@code limit}. The
+     * reaper keeps a sandbox that another live run still uses (a thread's next run reuses its
+     * sandbox while the previous run waits to be finalized).
+     */
+    List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit);
+
+    /**
      * The tenant's runs, optionally only of one thread and/or one status, newest
      * {@code startedAt} first (ties: larger runId first), at most {@code limit} (at least 1).
      */

@@ -208,8 +208,7 @@ public class DockerSandboxProvider implements SandboxProvider {
                 .orElseGet(() -> "agentbox-" + UUID.randomUUID());
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(SandboxLabels.MANAGED, "true");
-        input.key().ifPresent(k -> labels.put(SandboxLabels.KEY, k));
-        input.tenant().ifPresent(t -> labels.put(SandboxLabels.TENANT, t));
+        labels.putAll(input.labels());
         labels.putAll(extraLabels);
         SandboxPolicy policy = input.policy();
         HostConfig host = HostConfig.newHostConfig()
@@ -424,6 +423,9 @@ public class DockerSandboxProvider implements SandboxProvider {
         SandboxCreateInput input = SandboxCreateInput.defaults();
         if (labels.containsKey(SandboxLabels.KEY)) {
             input = input.withKey(labels.get(SandboxLabels.KEY), labels.getOrDefault(SandboxLabels.TENANT, ""));
+        }
+        if (labels.containsKey(SandboxLabels.INSTALLATION)) {
+            input = input.withInstallation(labels.get(SandboxLabels.INSTALLATION));
         }
         HostConfig hc = c.getHostConfig();
         SandboxPolicy policy = SandboxPolicy.defaults();

@@ -148,8 +148,7 @@ public class LocalSandboxProvider implements SandboxProvider {
         }
         Properties meta = new Properties();
         meta.setProperty("label." + SandboxLabels.MANAGED, "true");
-        input.key().ifPresent(k -> meta.setProperty("label." + SandboxLabels.KEY, k));
-        input.tenant().ifPresent(t -> meta.setProperty("label." + SandboxLabels.TENANT, t));
+        input.labels().forEach((k, v) -> meta.setProperty("label." + k, v));
         meta.setProperty("createdAt", clock.instant().toString());
         input.env().forEach((k, v) -> meta.setProperty("env." + k, v));
         try (OutputStream out = Files.newOutputStream(metaFile(id))) {

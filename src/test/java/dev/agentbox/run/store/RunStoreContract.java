@@ -295,6 +295,22 @@ public abstract class RunStoreContract extends RunStoresFixture {
     }
 
     @Test
+    void liveRunsUsingASandboxAreTheTenantsNonTerminalRunsBoundToItsKey() {
+        RunRef live = create("r-live").ref();
+        RunRef other = create("r-other-key").ref();
+        RunRef done = claimedRun();
+        RunRef theirs = runs.create(NewRun.durable(otherTenant, "r-theirs", "t", Harness.COMMAND, T0)).orElseThrow().ref();
+        runs.setSandboxKey(live, Optional.of("key-1"));
+        runs.setSandboxKey(other, Optional.of("key-2"));
+        runs.setSandboxKey(done, Optional.of("key-1"));
+        runs.setSandboxKey(theirs, Optional.of("key-1"));
+        log.finishRun(done, 1, RunStatus.COMPLETED, T0.plusSeconds(5), Optional.empty());
+
+        assertThat(refs(runs.liveRunsUsing(tenant, "key-1", 10))).containsExactly(live);
+        assertThat(runs.liveRunsUsing(tenant, "key-3", 10)).isEmpty();
+    }
+
+    @Test
     void listIsNewestFirstAndFiltersByThreadAndStatus() {
         RunRef r1 = create(NewRun.durable(tenant, "r-1", "t-a", Harness.COMMAND, T0)).ref();
         RunRef r2 = create(NewRun.durable(tenant, "r-2", "t-b", Harness.COMMAND, T0.plusSeconds(1))).ref();

@@ -1,0 +1,76 @@
+package dev.agentbox.api;
+
+import dev.agentbox.reaper.ReaperService;
+import dev.agentbox.reaper.SweepOutcome;
+import dev.agentbox.reaper.SweepResult;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** Operator endpoints (the admin tenant only, enforced by {@link BearerAuthFilter}). */
+@Path("v1/admin")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class AdminResource {
+
+    @Inject
+    ReaperService reaper;
+
+    @POST
+    @Path("reaper/sweep")
+    @Operation(summary = "Run one reaper sweep now (waits for a sweep in flight) and return its result")
+    public JsonObject sweep() {
+        return sweepJson(reaper.sweepNow());
+    }
+
+    @GET
+    @Path("reaper")
+    @Operation(summary = "The last sweep's result and when the next one is due")
+    public JsonObject status() {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("enabled", reaper.enabled())
+                .add("intervalMs", reaper.intervalMs())
+                .add("healthy", reaper.fresh());
+        reaper.nextDueAt().ifPresent(t -> b.add("nextDueAt", t.toString()));
+        reaper.lastCompletedAt().ifPresent(t -> b.add("lastCompletedAt", t.toString()));
+        reaper.last().ifPresentOrElse(r -> b.add("last", sweepJson(r)), () -> b.addNull("last"));
+        return b.build();
+    }
+
+    static JsonObject sweepJson(SweepResult r) {
+        JsonObjectBuilder outcomes = Json.createObjectBuilder();
+        for (SweepOutcome o : SweepOutcome.values()) {
+            outcomes.add(o.wireName(), r.count(o));
+        }
+        JsonArrayBuilder runs = Json.createArrayBuilder();
+        for (SweepResult.RunEntry e : r.runs()) {
+            JsonObjectBuilder run = Json.createObjectBuilder().add("runId", e.runId()).add("outcome", e.outcome().wireName());
+            e.status().ifPresent(s -> run.add("status", s));
+            e.exitCode().ifPresent(c -> run.add("exitCode", c));
+            e.error().ifPresent(m -> run.add("error", m));
+            e.reclaim().ifPresent(c -> run.add("reclaim", c.wireName()));
+            runs.add(run);
+        }
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("startedAt", r.startedAt().toString())
+                .add("durationMs", r.durationMs())
+                .add("considered", r.considered())
+                .add("probed", r.probed())
+                .add("outcomes", outcomes)
+                .add("runs", runs)
+                .add("orphans", Json.createObjectBuilder()
+                        .add("destroyed", Json.createArrayBuilder(r.orphans().destroyed()))
+                        .add("failed", Json.createArrayBuilder(r.orphans().failed())));
+        r.error().ifPresent(m -> b.add("error", m));
+        return b.build();
+    }
+}

@@ -1,0 +1,167 @@
+package dev.agentbox.reaper;
+
+import dev.agentbox.run.RunContext;
+import dev.agentbox.run.RunDriver;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunRef;
+import dev.agentbox.reaper.SweepResult.RunEntry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One sweep over detached runs, then over orphaned sandboxes. Safe on many servers at once:
+ * every write to a run goes through its driver lease and a claim, so a run another sweep (or
+ * a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
+ *
+ * <p>Per run, longest detached first, at most {@code maxRuns}:
+ * <ul>
+ * <li>detached for the TTL or longer (inclusive) → {@code cancelRequested} is written first,
+ * then the run is finalized if its agent had just exited, else aborted; its sandbox is
+ * reclaimed → {@code expired};</li>
+ * <li>otherwise the journal probe decides: finished → replay and finalize within the budget,
+ * reclaim → {@code finalized} (or {@code budget-exceeded}); producing or unknown →
+ * untouched: no append, no record write, no claim.</li>
+ * </ul>
+ * A failed destroy turns any of these into {@code reclaim-failed}. A failure on one run is
+ * {@code failed} for it and the sweep goes on. The sweep never throws, never clears
+ * {@code detachedSince} (only an attach does) and never clears {@code cancelRequested}.
+ */
+public final class Reaper {
+
+    private static final Logger LOG = Logger.getLogger(Reaper.class.getName());
+
+    private final RunContext ctx;
+    private final RunExitProbe probe;
+    private final Reclaimer reclaimer;
+    private final OrphanCollector orphans;
+    private final ReaperSettings settings;
+    private final RunExpiry expiry;
+
+    public Reaper(RunContext ctx, RunExitProbe probe, Reclaimer reclaimer, OrphanCollector orphans, ReaperSettings settings) {
+        this.ctx = ctx;
+        this.probe = probe;
+        this.reclaimer = reclaimer;
+        this.orphans = orphans;
+        this.settings = settings;
+        this.expiry = new RunExpiry(ctx, reclaimer, settings.detachedTtl());
+    }
+
+    public SweepResult sweep() {
+        Instant now = ctx.clock().instant();
+        long t0 = System.nanoTime();
+        List<RunRecordView> candidates;
+        try {
+            candidates = ctx.runs().listReclaimable(now, Duration.ZERO, settings.maxRuns());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reaper: listing detached runs failed", e);
+            return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), collectOrphans(), Optional.of("listing detached runs failed: " + e));
+        }
+        Map<RunRef, RunExitProbe.Probe> probes = probe.probe(candidates);
+        Instant cutoff = now.minus(settings.detachedTtl());
+        List<RunEntry> entries = new ArrayList<>();
+        for (RunRecordView run : candidates) {
+            RunExitProbe.Probe p = probes.getOrDefault(run.ref(), new RunExitProbe.Unknown("not probed"));
+            RunEntry entry;
+            try {
+                boolean expired = !run.detachedSince().orElseThrow().isAfter(cutoff);
+                entry = expired ? expire(run, p) : reap(run, p);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "reaper: run " + run.runId() + " failed", e);
+                entry = RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
+            }
+            entries.add(entry);
+        }
+        int probed = (int) candidates.stream().filter(r -> r.sandboxKey().isPresent()).count();
+        SweepResult result = SweepResult.of(now, elapsedMs(t0), candidates.size(), probed, entries, collectOrphans(), Optional.empty());
+        if (!entries.isEmpty() || !result.orphans().destroyed().isEmpty()) {
+            LOG.info("reaper: swept " + candidates.size() + " detached run(s) in " + result.durationMs() + " ms: " + summary(result));
+        }
+        return result;
+    }
+
+    private RunEntry reap(RunRecordView run, RunExitProbe.Probe p) {
+        if (p instanceof RunExitProbe.Finished) {
+            return finalize(run, SweepOutcome.FINALIZED);
+        }
+        if (p instanceof RunExitProbe.Producing) {
+            return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.PRODUCING);
+        }
+        return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.UNKNOWN).withError(((RunExitProbe.Unknown) p).reason());
+    }
+
+    /** Cancel first (reaches a live driver anywhere), then finish what had just exited, abort the rest. */
+    private RunEntry expire(RunRecordView run, RunExitProbe.Probe p) {
+        if (!run.cancelRequested().orElse(false)) {
+            ctx.runs().setCancelRequested(run.ref(), Optional.of(true));
+        }
+        if (p instanceof RunExitProbe.Finished) {
+            return finalize(run, SweepOutcome.EXPIRED);
+        }
+        RunExpiry.Expired e = expiry.expire(run);
+        if (!e.ended()) {
+            return withReclaim(RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED), e.reclaim());
+        }
+        RunEntry entry = new RunEntry(run.tenant(), run.runId(), SweepOutcome.EXPIRED, Optional.of("aborted"), Optional.empty(),
+                Optional.empty(), Optional.empty());
+        return withReclaim(entry, e.reclaim());
+    }
+
+    private RunEntry finalize(RunRecordView run, SweepOutcome success) {
+        RunDriver.Result r = RunDriver.finalizer(ctx, run, settings.runBudget()).execute();
+        switch (r.ending()) {
+            case FINISHED, BUDGET_EXCEEDED -> {
+                SweepOutcome outcome = r.ending() == RunDriver.Ending.BUDGET_EXCEEDED ? SweepOutcome.BUDGET_EXCEEDED : success;
+                RunEntry entry = new RunEntry(run.tenant(), run.runId(), outcome, r.status().map(s -> s.wireName()), r.exitCode(),
+                        Optional.empty(), Optional.empty());
+                RunRecordView terminal = ctx.runs().findById(run.ref()).orElse(run);
+                return withReclaim(entry, Optional.of(reclaimer.reclaim(terminal)));
+            }
+            default -> {
+                return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED);
+            }
+        }
+    }
+
+    /** A destroy that threw overrides the outcome: the record is terminal but the sandbox may still run. */
+    private static RunEntry withReclaim(RunEntry entry, Optional<Reclaimer.Reclaim> reclaim) {
+        if (reclaim.isEmpty()) {
+            return entry;
+        }
+        Reclaimer.Reclaim rc = reclaim.get();
+        SweepOutcome outcome = rc.outcome() == ReclaimOutcome.DESTROY_FAILED ? SweepOutcome.RECLAIM_FAILED : entry.outcome();
+        return new RunEntry(entry.tenant(), entry.runId(), outcome, entry.status(), entry.exitCode(),
+                rc.error().or(entry::error), Optional.of(rc.outcome()));
+    }
+
+    private OrphanCollector.Report collectOrphans() {
+        try {
+            return orphans.collect();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reaper: orphan collection failed", e);
+            return OrphanCollector.Report.empty();
+        }
+    }
+
+    private static String summary(SweepResult r) {
+        StringBuilder sb = new StringBuilder();
+        r.outcomes().forEach((o, n) -> {
+            if (n > 0) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(o.wireName()).append('=').append(n);
+            }
+        });
+        if (!r.orphans().destroyed().isEmpty()) {
+            sb.append(sb.length() == 0 ? "" : ", ").append("orphans destroyed=").append(r.orphans().destroyed().size());
+        }
+        return sb.length() == 0 ? "nothing to do" : sb.toString();
+    }
+
+    private static long elapsedMs(long t0) {
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+}

@@ -1,0 +1,203 @@
+package dev.agentbox.reaper;
+
+import dev.agentbox.platform.Installation;
+import dev.agentbox.platform.InstallationService;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.run.RunService;
+import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.store.RunStore;
+import dev.agentbox.sandbox.SandboxInstanceStore;
+import dev.agentbox.sandbox.SandboxProviders;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * The reaper on this server: builds the sweep from the server's stores and providers,
+ * keeps sweeps single-flight (a timer tick that finds one running is skipped, not queued;
+ * an admin request waits for it and then sweeps), remembers the last result for
+ * {@code GET /admin/reaper} and liveness, counts outcomes in metrics, and prunes journals
+ * every {@code agentbox.reaper.prune-every} sweeps.
+ */
+@ApplicationScoped
+public class ReaperService {
+
+    private static final Logger LOG = Logger.getLogger(ReaperService.class.getName());
+
+    @Inject
+    RunService runService;
+
+    @Inject
+    RunStore runs;
+
+    @Inject
+    SandboxInstanceStore instances;
+
+    @Inject
+    SandboxProviders providers;
+
+    @Inject
+    InstallationService installation;
+
+    @Inject
+    Leases leases;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    MetricRegistry metrics;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.enabled", defaultValue = "true")
+    boolean enabled;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.interval-ms", defaultValue = "60000")
+    long intervalMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.max-runs", defaultValue = "25")
+    int maxRuns;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.run-budget-ms", defaultValue = "30000")
+    long runBudgetMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.detached-ttl-ms", defaultValue = "1800000")
+    long detachedTtlMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.orphan-grace-ms", defaultValue = "600000")
+    long orphanGraceMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.prune-every", defaultValue = "10")
+    int pruneEvery;
+
+    private final ReentrantLock flight = new ReentrantLock();
+    private Reaper reaper;
+    private volatile SweepResult last;
+    private volatile Instant lastCompletedAt;
+    private volatile Instant nextDueAt;
+    private volatile Instant startedAt;
+    private long sweeps;
+
+    @PostConstruct
+    void init() {
+        ReaperSettings settings = new ReaperSettings(maxRuns, Duration.ofMillis(runBudgetMs), Duration.ofMillis(detachedTtlMs),
+                Duration.ofMillis(orphanGraceMs));
+        Reclaimer reclaimer = new Reclaimer(instances, providers::find, runs, leases);
+        RunExitProbe probe = new RunExitProbe(instances, providers::find, new JournalCommand());
+        OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
+                () -> installation.current().map(Installation::installationId));
+        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings);
+        startedAt = clock.instant();
+    }
+
+    /** The timer's entry point: skipped (empty) when a sweep is already running on this server. */
+    public Optional<SweepResult> tick() {
+        nextDueAt = clock.instant().plusMillis(intervalMs);
+        if (!flight.tryLock()) {
+            LOG.info("reaper: previous sweep still running; this tick is skipped");
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(sweepLocked());
+        } finally {
+            flight.unlock();
+        }
+    }
+
+    /** An on-demand sweep: waits for one in flight, then sweeps. Never throws. */
+    public SweepResult sweepNow() {
+        flight.lock();
+        try {
+            return sweepLocked();
+        } finally {
+            flight.unlock();
+        }
+    }
+
+    private SweepResult sweepLocked() {
+        SweepResult result = reaper.sweep();
+        count(result);
+        last = result;
+        lastCompletedAt = clock.instant();
+        if (pruneEvery > 0 && ++sweeps % pruneEvery == 0) {
+            pruneQuietly();
+        }
+        return result;
+    }
+
+    private void pruneQuietly() {
+        try {
+            // prune wired below once the pruner lands
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reaper: journal prune failed", e);
+        }
+    }
+
+    private void count(SweepResult result) {
+        try {
+            metrics.counter("agentbox.reaper.sweeps").inc();
+            result.outcomes().forEach((outcome, n) -> {
+                if (n > 0) {
+                    metrics.counter("agentbox.reaper.runs", new Tag("outcome", outcome.wireName())).inc(n);
+                }
+            });
+            long reclaimFailed = result.count(SweepOutcome.RECLAIM_FAILED);
+            metrics.counter("agentbox.reaper.reclaim_failed").inc(reclaimFailed);
+            metrics.counter("agentbox.reaper.orphans.destroyed").inc(result.orphans().destroyed().size());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "reaper metrics", e);
+        }
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public long intervalMs() {
+        return intervalMs;
+    }
+
+    public Optional<SweepResult> last() {
+        return Optional.ofNullable(last);
+    }
+
+    public Optional<Instant> lastCompletedAt() {
+        return Optional.ofNullable(lastCompletedAt);
+    }
+
+    /** When the timer fires next; empty when the reaper is disabled. */
+    public Optional<Instant> nextDueAt() {
+        if (!enabled) {
+            return Optional.empty();
+        }
+        return Optional.of(nextDueAt != null ? nextDueAt : startedAt.plusMillis(intervalMs));
+    }
+
+    /**
+     * Whether the timer keeps sweeping: a completed sweep (or the start, before the first one)
+     * within the last three intervals. Always true when the reaper is disabled.
+     */
+    public boolean fresh() {
+        if (!enabled) {
+            return true;
+        }
+        Instant since = lastCompletedAt != null ? lastCompletedAt : startedAt;
+        return !since.plusMillis(3 * intervalMs).isBefore(clock.instant());
+    }
+}

@@ -1,0 +1,118 @@
+package dev.agentbox.reaper;
+
+import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunStore;
+import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.SandboxInstanceStore;
+import dev.agentbox.sandbox.SandboxKey;
+import dev.agentbox.sandbox.SandboxProvider;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Tears down the sandbox a run was bound to. Two orderings matter:
+ * <ul>
+ * <li>The provider check comes before destroy or delete: a record of a provider this server
+ * does not run is refused and left alone (touching it would hand one backend's id to another,
+ * or strand a record the right server still needs).</li>
+ * <li>Destroy, then delete the record regardless: a record pointing at nothing would make the
+ * thread's next ensure fail to resume, which is worse than a sandbox the provider holds on to.
+ * But a destroy that threw is {@link ReclaimOutcome#DESTROY_FAILED}, logged at SEVERE with the
+ * key, never reported as success: it is the one outcome where the leak the reaper exists to
+ * stop is still leaking.</li>
+ * </ul>
+ * A sandbox another live run uses (a thread's next run reuses its sandbox), or whose ensure
+ * is in progress (its lease is held), is kept.
+ */
+public final class Reclaimer {
+
+    private static final Logger LOG = Logger.getLogger(Reclaimer.class.getName());
+    private static final Duration LEASE_TTL = Duration.ofSeconds(30);
+
+    /** The outcome, and for a failed destroy a message naming the sandbox. */
+    public record Reclaim(ReclaimOutcome outcome, Optional<String> error) {
+        static Reclaim of(ReclaimOutcome outcome) {
+            return new Reclaim(outcome, Optional.empty());
+        }
+    }
+
+    private final SandboxInstanceStore instances;
+    private final Function<String, Optional<SandboxProvider>> providers;
+    private final RunStore runs;
+    private final Leases leases;
+
+    public Reclaimer(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers, RunStore runs, Leases leases) {
+        this.instances = instances;
+        this.providers = providers;
+        this.runs = runs;
+        this.leases = leases;
+    }
+
+    /** Reclaims the sandbox of {@code run}. Store failures propagate (the caller records them against the run). */
+    public Reclaim reclaim(RunRecordView run) {
+        if (run.sandboxKey().isEmpty()) {
+            return Reclaim.of(ReclaimOutcome.NO_SANDBOX_KEY);
+        }
+        String key = run.sandboxKey().get();
+        String label = "run " + run.runId() + ": sandbox " + SandboxKey.shortForm(key);
+        Optional<SandboxInstance> recorded = instances.find(run.tenant(), key);
+        if (recorded.isEmpty()) {
+            return Reclaim.of(ReclaimOutcome.NOT_FOUND);
+        }
+        Optional<SandboxProvider> provider = providers.apply(recorded.get().provider());
+        if (provider.isEmpty()) {
+            LOG.warning(label + ": the record belongs to provider " + recorded.get().provider()
+                    + ", which this server does not run; not reclaiming");
+            return Reclaim.of(ReclaimOutcome.PROVIDER_MISMATCH);
+        }
+        if (runs.liveRunsUsing(run.tenant(), key, 2).stream().anyMatch(r -> !r.ref().equals(run.ref()))) {
+            LOG.info(label + ": another live run uses it; kept");
+            return Reclaim.of(ReclaimOutcome.IN_USE);
+        }
+        try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ZERO).orElse(null)) {
+            if (lease == null) {
+                LOG.info(label + ": an ensure holds it; kept");
+                return Reclaim.of(ReclaimOutcome.IN_USE);
+            }
+            // Re-read under the lease: an ensure that finished meanwhile may have replaced the sandbox.
+            Optional<SandboxInstance> current = instances.find(run.tenant(), key);
+            if (current.isEmpty()) {
+                return Reclaim.of(ReclaimOutcome.NOT_FOUND);
+            }
+            SandboxInstance instance = current.get();
+            if (!instance.provider().equals(provider.get().name())) {
+                return Reclaim.of(ReclaimOutcome.PROVIDER_MISMATCH);
+            }
+            RuntimeException destroyError = null;
+            try {
+                provider.get().destroy(instance.providerSandboxId());
+                instance.snapshotId().ifPresent(s -> deleteSnapshot(provider.get(), s, label));
+            } catch (RuntimeException e) {
+                destroyError = e;
+            }
+            instances.delete(run.tenant(), key);
+            if (destroyError != null) {
+                String message = "Reclaiming sandbox " + key + " (" + instance.provider() + " " + instance.providerSandboxId()
+                        + ") of run " + run.runId() + " failed: the destroy threw (" + destroyError
+                        + "); the record was deleted anyway, so the sandbox may still be running";
+                LOG.log(Level.SEVERE, message, destroyError);
+                return new Reclaim(ReclaimOutcome.DESTROY_FAILED, Optional.of(message));
+            }
+            LOG.info(label + ": destroyed " + instance.providerSandboxId());
+            return Reclaim.of(ReclaimOutcome.DESTROYED);
+        }
+    }
+
+    private static void deleteSnapshot(SandboxProvider provider, String snapshotId, String label) {
+        try {
+            provider.deleteSnapshot(snapshotId);
+        } catch (RuntimeException e) {
+            LOG.warning(label + ": could not delete snapshot " + snapshotId + ": " + e);
+        }
+    }
+}

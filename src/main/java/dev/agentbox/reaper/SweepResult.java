@@ -1,0 +1,51 @@
+package dev.agentbox.reaper;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one sweep did. {@link #outcomes()} always holds all eight outcome keys.
+ *
+ * @param considered detached runs listed for this sweep (0 when the listing failed)
+ * @param probed runs whose journal was probed
+ * @param error why the sweep could not list runs, if it could not
+ */
+public record SweepResult(Instant startedAt, long durationMs, int considered, int probed, Map<SweepOutcome, Integer> outcomes,
+        List<RunEntry> runs, OrphanCollector.Report orphans, Optional<String> error) {
+
+    /** One run's line: its outcome, and where known the status, the agent's exit code, an error, the reclaim. */
+    public record RunEntry(String tenant, String runId, SweepOutcome outcome, Optional<String> status, Optional<Integer> exitCode,
+            Optional<String> error, Optional<ReclaimOutcome> reclaim) {
+
+        static RunEntry of(String tenant, String runId, SweepOutcome outcome) {
+            return new RunEntry(tenant, runId, outcome, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+        }
+
+        RunEntry withError(String message) {
+            return new RunEntry(tenant, runId, outcome, status, exitCode, Optional.of(message), reclaim);
+        }
+    }
+
+    public SweepResult {
+        runs = List.copyOf(runs);
+        outcomes = Collections.unmodifiableMap(new EnumMap<>(outcomes));
+    }
+
+    static SweepResult of(Instant startedAt, long durationMs, int considered, int probed, List<RunEntry> runs,
+            OrphanCollector.Report orphans, Optional<String> error) {
+        Map<SweepOutcome, Integer> counts = new EnumMap<>(SweepOutcome.class);
+        for (SweepOutcome o : SweepOutcome.values()) {
+            counts.put(o, 0);
+        }
+        runs.forEach(r -> counts.merge(r.outcome(), 1, Integer::sum));
+        return new SweepResult(startedAt, durationMs, considered, probed, counts, runs, orphans, error);
+    }
+
+    public int count(SweepOutcome outcome) {
+        return outcomes.get(outcome);
+    }
+}
