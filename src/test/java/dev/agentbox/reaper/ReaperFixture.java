@@ -1,0 +1,202 @@
+package dev.agentbox.reaper;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.platform.lease.JpaLeaseStore;
+import dev.agentbox.platform.lease.LeaseStore;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.run.ReaderFactory;
+import dev.agentbox.run.RunContext;
+import dev.agentbox.run.RunEventHub;
+import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.journal.JournalLauncher;
+import dev.agentbox.run.journal.JournalReader;
+import dev.agentbox.run.store.ClaimStore;
+import dev.agentbox.run.store.EventLog;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.store.JpaClaimStore;
+import dev.agentbox.run.store.JpaEventLog;
+import dev.agentbox.run.store.JpaRunStore;
+import dev.agentbox.run.store.LoggedChunk;
+import dev.agentbox.run.store.NewRun;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunStore;
+import dev.agentbox.sandbox.DaemonThreads;
+import dev.agentbox.sandbox.JpaSandboxInstanceStore;
+import dev.agentbox.sandbox.SandboxCreateInput;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.SandboxInstanceStore;
+import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.SandboxProviders;
+import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.docker.DockerSandboxProvider;
+import dev.agentbox.sandbox.docker.DockerSettings;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Everything a sweep works with, for real: the JPA stores on a test database, database
+ * leases, the Docker provider on the BusyBox image, the journal launcher and readers — one
+ * "server" per instance ({@link #node}). Time that the reaper judges by (detached TTL, orphan
+ * grace) comes from a {@link SettableClock}; leases keep the system clock.
+ */
+final class ReaperFixture implements AutoCloseable {
+
+    static final String IMAGE = "agentbox/sandbox:busybox";
+    static final String INSTALLATION = "test-installation";
+
+    final TestDatabase db;
+    final String node;
+    final SettableClock clock = new SettableClock(Instant.now());
+    final RunStore runs;
+    final ClaimStore claims;
+    final EventLog log;
+    final SandboxInstanceStore instances;
+    final Leases leases;
+    final DockerSandboxProvider docker;
+    final SandboxService sandboxes;
+    final RunContext ctx;
+    final String tenant = "tenant-" + UUID.randomUUID();
+    private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
+    private final List<String> containers = new ArrayList<>();
+
+    ReaperFixture(TestDatabase db, String node) {
+        this(db, node, null);
+    }
+
+    ReaperFixture(TestDatabase db, String node, DockerSandboxProvider sharedDocker) {
+        this.db = db;
+        this.node = node;
+        runs = db.transactional(RunStore.class, JpaRunStore::new);
+        claims = db.transactional(ClaimStore.class, JpaClaimStore::new);
+        log = db.transactional(EventLog.class, JpaEventLog::new);
+        instances = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+        leases = new Leases(db.transactional(LeaseStore.class, JpaLeaseStore::new), Clock.systemUTC(), node, scheduler);
+        docker = sharedDocker != null ? sharedDocker
+                : new DockerSandboxProvider(DockerSettings.defaults().withImage(IMAGE), new DaemonThreads("test-reaper"), Clock.systemUTC());
+        sandboxes = new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, clock);
+        ReaderFactory readers = (handle, runId, from) -> JournalReader.open(handle, runId, from);
+        ctx = new RunContext(runs, claims, log, new RunEventHub(), sandboxes, new JournalLauncher(), readers, clock, node, leases,
+                new RunContext.Takeover(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(5)));
+    }
+
+    ReaperSettings settings() {
+        return new ReaperSettings(25, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10));
+    }
+
+    Reaper reaper(ReaperSettings settings) {
+        return reaper(settings, docker);
+    }
+
+    /** A reaper whose reclaims and orphan listing go through {@code provider} (e.g. one whose destroy fails). */
+    Reaper reaper(ReaperSettings settings, SandboxProvider provider) {
+        Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(provider.name()) ? Optional.of(provider) : Optional.empty(),
+                runs, leases);
+        RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
+                new JournalCommand());
+        OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(provider), leases, clock, settings.orphanGrace(),
+                () -> Optional.of(INSTALLATION));
+        return new Reaper(ctx, probe, reclaimer, orphans, settings);
+    }
+
+    /** A reaper whose run store is {@code runs} (a wrapper that injects a fault or a race). */
+    Reaper reaperOver(RunStore runs, ReaperSettings settings) {
+        RunContext c = new RunContext(runs, ctx.claims(), ctx.log(), ctx.hub(), ctx.sandboxes(), ctx.launcher(), ctx.readers(),
+                ctx.clock(), ctx.nodeId(), ctx.leases(), ctx.takeover());
+        Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
+                runs, leases);
+        RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
+                new JournalCommand());
+        OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(docker), leases, clock, settings.orphanGrace(),
+                () -> Optional.of(INSTALLATION));
+        return new Reaper(c, probe, reclaimer, orphans, settings);
+    }
+
+    /** A recorded sandbox of this fixture's tenant: a BusyBox container plus its instance record. */
+    Box sandbox() {
+        String key = UUID.randomUUID().toString().replace("-", "") + UUID.randomUUID().toString().replace("-", "");
+        SandboxHandle handle = docker.create(SandboxCreateInput.defaults().withKey(key, tenant).withInstallation(INSTALLATION));
+        containers.add(handle.id());
+        instances.upsert(new SandboxInstance(key, tenant, docker.name(), handle.id(), null, clock.instant(), 3_600_000));
+        return new Box(key, handle);
+    }
+
+    record Box(String key, SandboxHandle handle) {
+    }
+
+    /** A run bound to {@code box} whose agent runs {@code command} journaled; not detached yet. */
+    RunRecordView run(Box box, String command) {
+        String runId = "reap-" + UUID.randomUUID();
+        RunRecordView run = runs.create(new NewRun(tenant, runId, "thread-" + runId, Harness.COMMAND, clock.instant(), true, true,
+                false, Optional.of(command), Optional.empty(), Optional.of(box.key()))).orElseThrow();
+        ctx.launcher().start(box.handle(), command, runId);
+        return run;
+    }
+
+    /** Marks the run detached at {@code since} and returns the fresh record. */
+    RunRecordView detach(RunRecordView run, Instant since) {
+        runs.setDetachedSince(run.ref(), Optional.of(since));
+        return fresh(run);
+    }
+
+    RunRecordView fresh(RunRecordView run) {
+        return runs.findById(run.ref()).orElseThrow();
+    }
+
+    /** Waits until the agent's exit sentinel is in its journal. */
+    void awaitExit(Box box, RunRecordView run) {
+        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker), new JournalCommand());
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> probe.probe(List.of(fresh(run))).get(run.ref()) instanceof RunExitProbe.Finished);
+    }
+
+    List<String> chunkJson(RunRecordView run) {
+        return log.read(run.ref(), 0, 10_000).stream().map(LoggedChunk::json).toList();
+    }
+
+    List<String> chunkTypes(RunRecordView run) {
+        return log.read(run.ref(), 0, 10_000).stream().map(LoggedChunk::type).toList();
+    }
+
+    boolean containerExists(String id) {
+        return docker.listManaged().stream().anyMatch(s -> s.id().equals(id));
+    }
+
+    /** Makes a container labelled like agentbox's, without any record. */
+    String unrecordedContainer(String installation) {
+        SandboxCreateInput input = SandboxCreateInput.defaults().withKey("orphan-" + UUID.randomUUID(), tenant);
+        SandboxHandle h = docker.create(installation == null ? input : input.withInstallation(installation));
+        containers.add(h.id());
+        return h.id();
+    }
+
+    void track(String containerId) {
+        containers.add(containerId);
+    }
+
+    Map<String, String> labelsOf(String id) {
+        return docker.listManaged().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow().labels();
+    }
+
+    @Override
+    public void close() {
+        for (String id : containers) {
+            try {
+                docker.destroy(id);
+            } catch (RuntimeException ignored) {
+                // best effort: the test already failed or destroyed it
+            }
+        }
+        scheduler.shutdownNow();
+    }
+}
