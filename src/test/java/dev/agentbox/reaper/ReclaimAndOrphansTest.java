@@ -1,0 +1,163 @@
+package dev.agentbox.reaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.platform.lease.LeaseRow;
+import dev.agentbox.reaper.ReaperFixture.Box;
+import dev.agentbox.reaper.SweepResult.RunEntry;
+import dev.agentbox.run.store.DriverClaim;
+import dev.agentbox.run.store.RunEvent;
+import dev.agentbox.run.store.RunRecord;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.SandboxLabels;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Reclaiming a run's sandbox (the orderings that matter) and collecting orphaned containers, on Derby and Docker. */
+class ReclaimAndOrphansTest {
+
+    private static TestDatabase db;
+    private ReaperFixture f;
+
+    @BeforeAll
+    static void openDatabase() {
+        db = TestDatabase.open(TestDatabase.Kind.DERBY);
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        db.close();
+    }
+
+    @BeforeEach
+    void fixture() {
+        db.clear(RunEvent.class, DriverClaim.class, RunRecord.class, SandboxInstance.class, LeaseRow.class);
+        f = new ReaperFixture(db, "node-a");
+    }
+
+    @AfterEach
+    void cleanUp() {
+        f.close();
+    }
+
+    private Reclaimer reclaimer(dev.agentbox.sandbox.SandboxProvider... enabled) {
+        List<dev.agentbox.sandbox.SandboxProvider> list = List.of(enabled);
+        return new Reclaimer(f.instances, name -> list.stream().filter(p -> p.name().equals(name)).findFirst(), f.runs, f.leases);
+    }
+
+    @Test
+    @DisplayName("RP-08 the provider's destroy fails → reclaim-failed naming the sandbox key, record deleted anyway")
+    void aFailedDestroyIsReclaimFailedAndTheRecordIsDeletedAnyway() {
+        Box box = f.sandbox();
+        RunRecordView run = f.run(box, "echo done");
+        f.awaitExit(box, run);
+        f.detach(run, f.clock.instant());
+
+        SweepResult result = f.reaper(f.settings(), new FailingDestroyProvider(f.docker)).sweep();
+
+        RunEntry e = result.runs().get(0);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
+        assertThat(e.status()).contains("completed");
+        assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROY_FAILED);
+        assertThat(e.error()).hasValueSatisfying(m -> assertThat(m).contains(box.key()).contains("may still be running"));
+        assertThat(result.count(SweepOutcome.RECLAIM_FAILED)).isEqualTo(1);
+        assertThat(result.count(SweepOutcome.FINALIZED)).isZero();
+        assertThat(f.instances.find(f.tenant, box.key())).isEmpty();
+        assertThat(f.containerExists(box.handle().id())).as("the leak is real, and reported").isTrue();
+        assertThat(f.fresh(run).status().wireName()).isEqualTo("completed");
+    }
+
+    @Test
+    @DisplayName("RP-09 a record of a provider this server does not run → provider-mismatch, record and container untouched")
+    void aRecordOfAnotherProviderIsRefused() {
+        Box box = f.sandbox();
+        RunRecordView run = f.run(box, "echo done");
+        f.awaitExit(box, run);
+        SandboxInstance record = f.instances.find(f.tenant, box.key()).orElseThrow();
+        f.instances.delete(f.tenant, box.key());
+        f.instances.upsert(new SandboxInstance(box.key(), f.tenant, "other-cloud", record.providerSandboxId(), null,
+                record.createdAt(), record.keepAliveMs()));
+
+        Reclaimer.Reclaim reclaim = reclaimer(f.docker).reclaim(f.fresh(run));
+
+        assertThat(reclaim.outcome()).isEqualTo(ReclaimOutcome.PROVIDER_MISMATCH);
+        assertThat(f.instances.find(f.tenant, box.key())).hasValueSatisfying(i -> assertThat(i.provider()).isEqualTo("other-cloud"));
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+    }
+
+    @Test
+    @DisplayName("reclaim: no sandbox key, no record, and a sandbox another live run uses are each left alone and told apart")
+    void reclaimTellsWhyItDidNothing() {
+        Box box = f.sandbox();
+        RunRecordView first = f.run(box, "echo one");
+        RunRecordView second = f.run(box, "sleep 30");
+        f.runs.setSandboxKey(second.ref(), Optional.of(box.key()));
+
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome()).isEqualTo(ReclaimOutcome.IN_USE);
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+        f.runs.setSandboxKey(first.ref(), Optional.empty());
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome()).isEqualTo(ReclaimOutcome.NO_SANDBOX_KEY);
+        f.instances.delete(f.tenant, box.key());
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(second)).outcome()).isEqualTo(ReclaimOutcome.NOT_FOUND);
+    }
+
+    @Test
+    @DisplayName("reclaim: a sandbox whose ensure holds its lease is kept")
+    void aSandboxBeingEnsuredIsKept() {
+        Box box = f.sandbox();
+        RunRecordView run = f.run(box, "echo one");
+        try (var ensuring = f.leases.acquire("sandbox:" + box.key(), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
+            assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome()).isEqualTo(ReclaimOutcome.IN_USE);
+        }
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome()).isEqualTo(ReclaimOutcome.DESTROYED);
+        assertThat(f.containerExists(box.handle().id())).isFalse();
+    }
+
+    @Test
+    @DisplayName("orphans: an unrecorded container of this installation older than the grace is destroyed; young, foreign, recorded ones stay")
+    void orphanedContainersAreFoundByLabelAndDestroyed() {
+        String orphan = f.unrecordedContainer(ReaperFixture.INSTALLATION);
+        String foreign = f.unrecordedContainer("another-installation");
+        String unlabelled = f.unrecordedContainer(null);
+        Box recorded = f.sandbox();
+        assertThat(f.labelsOf(orphan)).containsEntry(SandboxLabels.INSTALLATION, ReaperFixture.INSTALLATION)
+                .containsEntry(SandboxLabels.MANAGED, "true");
+        ReaperSettings settings = f.settings();
+
+        SweepResult young = f.reaper(settings).sweep();
+        assertThat(young.orphans().destroyed()).isEmpty();
+        assertThat(f.containerExists(orphan)).isTrue();
+
+        f.clock.advance(settings.orphanGrace().plusMinutes(1));
+        SweepResult old = f.reaper(settings).sweep();
+
+        assertThat(old.orphans().destroyed()).containsExactly("docker:" + orphan);
+        assertThat(f.containerExists(orphan)).isFalse();
+        assertThat(f.containerExists(foreign)).isTrue();
+        assertThat(f.containerExists(unlabelled)).isTrue();
+        assertThat(f.containerExists(recorded.handle().id())).isTrue();
+    }
+
+    @Test
+    @DisplayName("orphans: a container whose ensure is still running (its key's lease is held) is not an orphan")
+    void aContainerWhoseEnsureIsRunningIsNotAnOrphan() {
+        String orphan = f.unrecordedContainer(ReaperFixture.INSTALLATION);
+        String key = f.labelsOf(orphan).get(SandboxLabels.KEY);
+        f.clock.advance(Duration.ofHours(1));
+        try (var ensuring = f.leases.acquire("sandbox:" + key, Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
+            assertThat(f.reaper(f.settings()).sweep().orphans().destroyed()).isEmpty();
+            assertThat(f.containerExists(orphan)).isTrue();
+        }
+        assertThat(f.reaper(f.settings()).sweep().orphans().destroyed()).containsExactly("docker:" + orphan);
+    }
+}
