@@ -1,9 +1,9 @@
 package dev.agentbox.reaper;
 
-import static dev.agentbox.reaper.JournalPrunerLocalTest.err;
-import static dev.agentbox.reaper.JournalPrunerLocalTest.journals;
-import static dev.agentbox.reaper.JournalPrunerLocalTest.ndjson;
+import static dev.agentbox.reaper.PruneFixture.err;
 import static dev.agentbox.reaper.PruneFixture.files;
+import static dev.agentbox.reaper.PruneFixture.journals;
+import static dev.agentbox.reaper.PruneFixture.ndjson;
 import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,9 @@
 package dev.agentbox.reaper;
 
+import static dev.agentbox.reaper.PruneFixture.err;
 import static dev.agentbox.reaper.PruneFixture.files;
+import static dev.agentbox.reaper.PruneFixture.journals;
+import static dev.agentbox.reaper.PruneFixture.ndjson;
 import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,24 +108,6 @@ class JournalPrunerLocalTest {
     private JournalPruner pruner(RunStore runs, Function<SandboxInstance, Optional<SandboxHandle>> open, int maxDeletes) {
         return new JournalPruner(runs, fx.instances, open, Clock.fixed(NOW, ZoneOffset.UTC), new JournalCommand(dir),
                 JournalPruner.DEFAULT_ORPHAN_TTL, maxDeletes);
-    }
-
-    static String ndjson(String runId) {
-        return JournalNames.encode(runId) + JournalNames.JOURNAL_SUFFIX;
-    }
-
-    static String err(String runId) {
-        return JournalNames.encode(runId) + JournalNames.ERR_SUFFIX;
-    }
-
-    /** Both files of each run, all modified at {@code mtime}. */
-    static Map<String, Instant> journals(Instant mtime, String... runIds) {
-        Map<String, Instant> files = new LinkedHashMap<>();
-        for (String runId : runIds) {
-            files.put(ndjson(runId), mtime);
-            files.put(err(runId), mtime);
-        }
-        return files;
     }
 
     @Test

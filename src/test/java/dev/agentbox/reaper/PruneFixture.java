@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.FinishResult;
@@ -24,6 +25,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -90,6 +92,24 @@ final class PruneFixture implements AutoCloseable {
         for (SandboxInstance i : instances.listAll(JournalPruner.SANDBOX_LIMIT)) {
             instances.delete(i.tenant(), i.key());
         }
+    }
+
+    static String ndjson(String runId) {
+        return JournalNames.encode(runId) + JournalNames.JOURNAL_SUFFIX;
+    }
+
+    static String err(String runId) {
+        return JournalNames.encode(runId) + JournalNames.ERR_SUFFIX;
+    }
+
+    /** Both files of each run, all modified at {@code mtime}. */
+    static Map<String, Instant> journals(Instant mtime, String... runIds) {
+        Map<String, Instant> files = new LinkedHashMap<>();
+        for (String runId : runIds) {
+            files.put(ndjson(runId), mtime);
+            files.put(err(runId), mtime);
+        }
+        return files;
     }
 
     /** Creates (empty) files named as given in {@code dir}, each with its mtime in epoch seconds. */
