@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.reaper.PruneResult;
 import dev.agentbox.reaper.ReaperService;
 import dev.agentbox.reaper.SweepOutcome;
 import dev.agentbox.reaper.SweepResult;
@@ -44,6 +45,19 @@ public class AdminResource {
         reaper.lastCompletedAt().ifPresent(t -> b.add("lastCompletedAt", t.toString()));
         reaper.last().ifPresentOrElse(r -> b.add("last", sweepJson(r)), () -> b.addNull("last"));
         return b.build();
+    }
+
+    @POST
+    @Path("journals/prune")
+    @Operation(summary = "Delete journals of terminal runs in every sandbox (at most 200 per call); keep what cannot be proven dead")
+    public JsonObject prune() {
+        PruneResult r = reaper.prune();
+        JsonArrayBuilder kept = Json.createArrayBuilder();
+        r.kept().forEach(k -> kept.add(Json.createObjectBuilder().add("runId", k.runId()).add("reason", k.reason())));
+        return Json.createObjectBuilder()
+                .add("deleted", Json.createArrayBuilder(r.deleted()))
+                .add("kept", kept)
+                .build();
     }
 
     static JsonObject sweepJson(SweepResult r) {

@@ -87,7 +87,9 @@ public class ReaperService {
     int pruneEvery;
 
     private final ReentrantLock flight = new ReentrantLock();
+    private final ReentrantLock pruning = new ReentrantLock();
     private Reaper reaper;
+    private JournalPruner pruner;
     private volatile SweepResult last;
     private volatile Instant lastCompletedAt;
     private volatile Instant nextDueAt;
@@ -103,6 +105,10 @@ public class ReaperService {
         OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
                 () -> installation.current().map(Installation::installationId));
         reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings);
+        // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw for a gone sandbox.
+        pruner = new JournalPruner(runs, instances,
+                instance -> providers.find(instance.provider()).flatMap(p -> p.resume(instance.providerSandboxId())),
+                clock, new JournalCommand(), JournalPruner.DEFAULT_ORPHAN_TTL, JournalPruner.DEFAULT_MAX_DELETES);
         startedAt = clock.instant();
     }
 
@@ -143,9 +149,21 @@ public class ReaperService {
 
     private void pruneQuietly() {
         try {
-            // prune wired below once the pruner lands
+            prune();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reaper: journal prune failed", e);
+        }
+    }
+
+    /** Prunes journals of terminal runs in every recorded sandbox (one prune at a time per server). Never throws. */
+    public PruneResult prune() {
+        pruning.lock();
+        try {
+            PruneResult result = pruner.prune();
+            metrics.counter("agentbox.reaper.journals.deleted").inc(result.deleted().size());
+            return result;
+        } finally {
+            pruning.unlock();
         }
     }
 
