@@ -1,0 +1,25 @@
+package dev.agentbox.reaper;
+
+import dev.agentbox.platform.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class DerbyReaperConcurrencyTest extends ReaperConcurrencyContract {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void open() {
+        db = TestDatabase.open(TestDatabase.Kind.DERBY);
+    }
+
+    @AfterAll
+    static void close() {
+        db.close();
+    }
+
+    @Override
+    protected TestDatabase db() {
+        return db;
+    }
+}
