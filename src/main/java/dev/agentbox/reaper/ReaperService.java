@@ -215,7 +215,14 @@ public class ReaperService {
         if (!enabled) {
             return true;
         }
-        Instant since = lastCompletedAt != null ? lastCompletedAt : startedAt;
-        return !since.plusMillis(3 * intervalMs).isBefore(clock.instant());
+        return fresh(Optional.ofNullable(lastCompletedAt), startedAt, intervalMs, clock.instant());
+    }
+
+    /**
+     * Fresh while the last completed sweep — or, before the first, the start — is at most
+     * three intervals old (inclusive).
+     */
+    static boolean fresh(Optional<Instant> lastCompleted, Instant startedAt, long intervalMs, Instant now) {
+        return !lastCompleted.orElse(startedAt).plusMillis(3 * intervalMs).isBefore(now);
     }
 }
