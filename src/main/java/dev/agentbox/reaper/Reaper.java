@@ -7,10 +7,10 @@ import dev.agentbox.run.store.RunRef;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -42,8 +42,17 @@ public final class Reaper {
     private final OrphanCollector orphans;
     private final ReaperSettings settings;
     private final RunExpiry expiry;
+    private final Executor executor;
 
+    /** A reaper that takes one run at a time. */
     public Reaper(RunContext ctx, RunExitProbe probe, Reclaimer reclaimer, OrphanCollector orphans, ReaperSettings settings) {
+        this(ctx, probe, reclaimer, orphans, settings, null);
+    }
+
+    /** A reaper that works on up to {@code settings.parallelism()} runs at once on {@code executor}. */
+    public Reaper(RunContext ctx, RunExitProbe probe, Reclaimer reclaimer, OrphanCollector orphans, ReaperSettings settings,
+            Executor executor) {
+        this.executor = executor;
         this.ctx = ctx;
         this.probe = probe;
         this.reclaimer = reclaimer;
@@ -64,19 +73,16 @@ public final class Reaper {
         }
         Map<RunRef, RunExitProbe.Probe> probes = probe.probe(candidates);
         Instant cutoff = now.minus(settings.detachedTtl());
-        List<RunEntry> entries = new ArrayList<>();
-        for (RunRecordView run : candidates) {
+        List<RunEntry> entries = Bounded.map(candidates, run -> {
             RunExitProbe.Probe p = probes.getOrDefault(run.ref(), new RunExitProbe.Unknown("not probed"));
-            RunEntry entry;
             try {
                 boolean expired = !run.detachedSince().orElseThrow().isAfter(cutoff);
-                entry = expired ? expire(run, p) : reap(run, p);
-            } catch (RuntimeException e) {
+                return expired ? expire(run, p) : reap(run, p);
+            } catch (RuntimeException | Error e) {
                 LOG.log(Level.WARNING, "reaper: run " + run.runId() + " failed", e);
-                entry = RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
+                return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
             }
-            entries.add(entry);
-        }
+        }, executor, settings.parallelism());
         int probed = (int) candidates.stream().filter(r -> r.sandboxKey().isPresent()).count();
         SweepResult result = SweepResult.of(now, elapsedMs(t0), candidates.size(), probed, entries, collectOrphans(), Optional.empty());
         if (!entries.isEmpty() || !result.orphans().destroyed().isEmpty()) {

@@ -9,6 +9,8 @@ import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProviders;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -86,6 +88,13 @@ public class ReaperService {
     @ConfigProperty(name = "agentbox.reaper.prune-every", defaultValue = "10")
     int pruneEvery;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.reaper.parallelism", defaultValue = "4")
+    int parallelism;
+
+    @Resource
+    ManagedExecutorService executor;
+
     private final ReentrantLock flight = new ReentrantLock();
     private final ReentrantLock pruning = new ReentrantLock();
     private Reaper reaper;
@@ -99,12 +108,12 @@ public class ReaperService {
     @PostConstruct
     void init() {
         ReaperSettings settings = new ReaperSettings(maxRuns, Duration.ofMillis(runBudgetMs), Duration.ofMillis(detachedTtlMs),
-                Duration.ofMillis(orphanGraceMs));
+                Duration.ofMillis(orphanGraceMs), parallelism);
         Reclaimer reclaimer = new Reclaimer(instances, providers::find, runs, leases);
-        RunExitProbe probe = new RunExitProbe(instances, providers::find, new JournalCommand());
+        RunExitProbe probe = new RunExitProbe(instances, providers::find, new JournalCommand(), executor, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
                 () -> installation.current().map(Installation::installationId));
-        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings);
+        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor);
         // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw for a gone sandbox.
         pruner = new JournalPruner(runs, instances,
                 instance -> providers.find(instance.provider()).flatMap(p -> p.resume(instance.providerSandboxId())),

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -56,16 +58,27 @@ public final class RunExitProbe {
     private final SandboxInstanceStore instances;
     private final Function<String, Optional<SandboxProvider>> providers;
     private final JournalCommand commands;
+    private final Executor executor;
+    private final int parallelism;
 
+    /** A probe that visits one sandbox at a time. */
     public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers, JournalCommand commands) {
+        this(instances, providers, commands, null, 1);
+    }
+
+    /** A probe that visits up to {@code parallelism} sandboxes at once on {@code executor}. */
+    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers, JournalCommand commands,
+            Executor executor, int parallelism) {
         this.instances = instances;
         this.providers = providers;
         this.commands = commands;
+        this.executor = executor;
+        this.parallelism = parallelism;
     }
 
     /** Probes every run; the map has an answer for each. Never throws. */
     public Map<RunRef, Probe> probe(List<RunRecordView> runs) {
-        Map<RunRef, Probe> out = new HashMap<>();
+        Map<RunRef, Probe> out = new ConcurrentHashMap<>();
         Map<String, List<RunRecordView>> bySandbox = new LinkedHashMap<>();
         for (RunRecordView run : runs) {
             if (run.sandboxKey().isEmpty()) {
@@ -74,14 +87,15 @@ public final class RunExitProbe {
                 bySandbox.computeIfAbsent(run.tenant() + "\n" + run.sandboxKey().get(), k -> new ArrayList<>()).add(run);
             }
         }
-        for (List<RunRecordView> group : bySandbox.values()) {
+        Bounded.map(List.copyOf(bySandbox.values()), group -> {
             try {
                 probeSandbox(group, out);
             } catch (RuntimeException e) {
                 LOG.log(Level.FINE, "probe failed", e);
                 group.forEach(r -> out.putIfAbsent(r.ref(), new Unknown("probe failed: " + e)));
             }
-        }
+            return group;
+        }, executor, parallelism);
         return out;
     }
 

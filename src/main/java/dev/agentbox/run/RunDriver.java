@@ -9,6 +9,7 @@ import dev.agentbox.run.journal.JournalEndedWithoutSentinelException;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.JournalReader;
+import dev.agentbox.run.journal.JournalReaderOptions;
 import dev.agentbox.run.journal.JournalStalledException;
 import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunRecordView;
@@ -182,9 +183,9 @@ public final class RunDriver implements Runnable {
             }
             epoch = claimed.getAsLong();
             if (takeover) {
-                alignment = new Alignment(ctx.log().fingerprints(run.ref()), run.threadId());
-                LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against "
-                        + ctx.log().size(run.ref()) + " stored chunks");
+                var stored = ctx.log().fingerprints(run.ref());
+                alignment = new Alignment(stored, run.threadId());
+                LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against " + stored.size() + " stored chunks");
             }
             drive(label);
         } catch (StaleEpochException | LeaseLostException e) {
@@ -257,7 +258,8 @@ public final class RunDriver implements Runnable {
             return;
         }
         if (takeover) {
-            if (!journalAppears(handle)) {
+            // (A finalizer skips the wait: the reaper's probe has just read the journal's sentinel.)
+            if (finalizing == null && !journalAppears(handle)) {
                 String message = "No journal for the run in its sandbox within " + ctx.takeover().journalWait().toMillis() + " ms";
                 finish(label, List.of(chunks.runError(message, "journal-timeout")), RunStatus.FAILED,
                         Optional.of(RunError.of(message, "journal-timeout")));
@@ -274,7 +276,11 @@ public final class RunDriver implements Runnable {
         // times per keep-alive (at most every 30 s, at least every 500 ms).
         long touchEveryNs = Duration.ofMillis(Math.max(500, Math.min(30_000,
                 sandbox.map(s -> s.instance().keepAliveMs() / 3).orElse(30_000L)))).toNanos();
-        try (JournalReader reader = ctx.readers().open(handle, run.runId(), 0)) {
+        // A finished journal is read whole with bounded reads; following it would cost a tail
+        // process to start and to kill.
+        try (JournalReader reader = finalizing != null
+                ? JournalReader.open(handle, run.runId(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
+                : ctx.readers().open(handle, run.runId(), 0)) {
             while (true) {
                 if (leaving) {
                     ending = Ending.LEFT;
@@ -318,7 +324,8 @@ public final class RunDriver implements Runnable {
                 if (batch.exitCode().isPresent()) {
                     int code = batch.exitCode().getAsInt();
                     exitCode = code;
-                    out.addAll(translator.onExit(code, ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
+                    // stderr only shows in a failed exit's error; an exit 0 saves the read.
+                    out.addAll(translator.onExit(code, code == 0 ? "" : ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
@@ -387,6 +394,9 @@ public final class RunDriver implements Runnable {
     }
 
     private void afterFinish(String label, SandboxHandle handle) {
+        if (finalizing != null) {
+            return; // the reaper reclaims the sandbox next; a journal in a kept sandbox is left to prune
+        }
         try {
             ctx.launcher().delete(handle, run.runId());
         } catch (RuntimeException e) {

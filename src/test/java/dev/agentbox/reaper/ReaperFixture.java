@@ -68,6 +68,8 @@ final class ReaperFixture implements AutoCloseable {
     final RunContext ctx;
     final String tenant = "tenant-" + UUID.randomUUID();
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
+    /** Where a reaper's parallel probes and finalizations run, as the server's managed executor does. */
+    final java.util.concurrent.ExecutorService workers = Executors.newCachedThreadPool();
     private final List<String> containers = new ArrayList<>();
 
     ReaperFixture(TestDatabase db, String node) {
@@ -103,10 +105,10 @@ final class ReaperFixture implements AutoCloseable {
         Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(provider.name()) ? Optional.of(provider) : Optional.empty(),
                 runs, leases);
         RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
-                new JournalCommand());
+                new JournalCommand(), workers, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(provider), leases, clock, settings.orphanGrace(),
                 () -> Optional.of(INSTALLATION));
-        return new Reaper(ctx, probe, reclaimer, orphans, settings);
+        return new Reaper(ctx, probe, reclaimer, orphans, settings, workers);
     }
 
     /** A reaper whose run store is {@code runs} (a wrapper that injects a fault or a race). */
@@ -198,5 +200,6 @@ final class ReaperFixture implements AutoCloseable {
             }
         }
         scheduler.shutdownNow();
+        workers.shutdownNow();
     }
 }
