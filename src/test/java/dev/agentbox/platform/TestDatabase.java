@@ -28,6 +28,14 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     public static TestDatabase open(Kind kind) {
+        return open(kind, Map.of());
+    }
+
+    /**
+     * Like {@link #open(Kind)}, with {@code extra} persistence-unit properties on top (e.g. an
+     * {@code eclipselink.session-event-listener} that counts SQL statements).
+     */
+    public static TestDatabase open(Kind kind, Map<String, String> extra) {
         Map<String, String> props = new HashMap<>();
         if (kind == Kind.DERBY) {
             Path dir = Path.of("target", "test-derby", UUID.randomUUID().toString());
@@ -38,6 +46,7 @@ public final class TestDatabase implements AutoCloseable {
             props.put("jakarta.persistence.jdbc.url", System.getProperty("agentbox.test.pg.url",
                     "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox"));
         }
+        props.putAll(extra);
         EntityManagerFactory emf = Persistence.createEntityManagerFactory("agentbox-test", props);
         emf.createEntityManager().close(); // connect and generate the schema now, failing loudly
         return new TestDatabase(emf);

@@ -126,8 +126,13 @@ final class ReaperFixture implements AutoCloseable {
 
     /** A recorded sandbox of this fixture's tenant: a BusyBox container plus its instance record. */
     Box sandbox() {
+        return sandbox(INSTALLATION);
+    }
+
+    /** Like {@link #sandbox()}, with the container labelled as {@code installation}'s. */
+    Box sandbox(String installation) {
         String key = UUID.randomUUID().toString().replace("-", "") + UUID.randomUUID().toString().replace("-", "");
-        SandboxHandle handle = docker.create(SandboxCreateInput.defaults().withKey(key, tenant).withInstallation(INSTALLATION));
+        SandboxHandle handle = docker.create(SandboxCreateInput.defaults().withKey(key, tenant).withInstallation(installation));
         containers.add(handle.id());
         instances.upsert(new SandboxInstance(key, tenant, docker.name(), handle.id(), null, clock.instant(), 3_600_000));
         return new Box(key, handle);
