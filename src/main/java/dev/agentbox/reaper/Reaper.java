@@ -4,6 +4,7 @@ import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
+import dev.agentbox.run.store.RunStore;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +20,8 @@ import java.util.logging.Logger;
  * every write to a run goes through its driver lease and a claim, so a run another sweep (or
  * a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
  *
- * <p>Per run, longest detached first, at most {@code maxRuns}:
+ * <p>Per run, longest detached first, at most {@code maxRuns} per sweep (each sweep goes on
+ * after the last run of the previous one, from the head again at the end):
  * <ul>
  * <li>detached for the TTL or longer (inclusive) → {@code cancelRequested} is written first,
  * then the run is finalized if its agent had just exited, else aborted; its sandbox is
@@ -43,6 +45,8 @@ public final class Reaper {
     private final ReaperSettings settings;
     private final RunExpiry expiry;
     private final Executor executor;
+    /** Where the next sweep continues; sweeps of one reaper are not concurrent (the service keeps them single-flight). */
+    private volatile Optional<RunStore.ReclaimCursor> cursor = Optional.empty();
 
     /** A reaper that takes one run at a time. */
     public Reaper(RunContext ctx, RunExitProbe probe, Reclaimer reclaimer, OrphanCollector orphans, ReaperSettings settings) {
@@ -66,7 +70,7 @@ public final class Reaper {
         long t0 = System.nanoTime();
         List<RunRecordView> candidates;
         try {
-            candidates = ctx.runs().listReclaimable(now, Duration.ZERO, settings.maxRuns());
+            candidates = list(now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reaper: listing detached runs failed", e);
             return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), collectOrphans(), Optional.of("listing detached runs failed: " + e));
@@ -89,6 +93,21 @@ public final class Reaper {
             LOG.info("reaper: swept " + candidates.size() + " detached run(s) in " + result.durationMs() + " ms: " + summary(result));
         }
         return result;
+    }
+
+    /**
+     * The next {@code maxRuns} detached runs after where the previous sweep stopped, from the
+     * head again once the end was reached: producing runs at the head of the list cannot hide
+     * the runs behind them, and every detached run is looked at within a few sweeps.
+     */
+    private List<RunRecordView> list(Instant now) {
+        Optional<RunStore.ReclaimCursor> after = cursor;
+        List<RunRecordView> page = ctx.runs().listReclaimable(now, Duration.ZERO, after, settings.maxRuns());
+        if (page.isEmpty() && after.isPresent()) {
+            page = ctx.runs().listReclaimable(now, Duration.ZERO, Optional.empty(), settings.maxRuns());
+        }
+        cursor = page.size() < settings.maxRuns() ? Optional.empty() : Optional.of(RunStore.ReclaimCursor.of(page.get(page.size() - 1)));
+        return page;
     }
 
     private RunEntry reap(RunRecordView run, RunExitProbe.Probe p) {

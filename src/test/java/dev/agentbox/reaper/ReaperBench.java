@@ -403,9 +403,10 @@ public final class ReaperBench {
     Reaper reaper(int maxRuns, RunContext ctx) {
         ReaperSettings settings = new ReaperSettings(maxRuns, DEFAULTS.runBudget(), DEFAULTS.detachedTtl(), DEFAULTS.orphanGrace());
         Function<String, Optional<SandboxProvider>> byName = n -> n.equals(docker.name()) ? Optional.of(docker) : Optional.empty();
-        return new Reaper(ctx, new RunExitProbe(instances, byName, new JournalCommand()), new Reclaimer(instances, byName, runs, leases),
+        return new Reaper(ctx, new RunExitProbe(instances, byName, new JournalCommand(), f.workers, settings.parallelism()),
+                new Reclaimer(instances, byName, runs, leases),
                 new OrphanCollector(instances, () -> List.of(docker), leases, f.clock, settings.orphanGrace(), () -> Optional.of(installation)),
-                settings);
+                settings, f.workers);
     }
 
     void createSandboxes() {

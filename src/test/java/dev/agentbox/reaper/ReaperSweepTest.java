@@ -282,6 +282,31 @@ class ReaperSweepTest {
     }
 
     @Test
+    @DisplayName("producing runs at the head of the list do not hide a finished run behind them: the next sweep goes on after them")
+    void sweepsWalkTheDetachedRunsSoNoneIsStarved() {
+        Box box = f.sandbox();
+        List<RunRecordView> producing = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            producing.add(f.detach(f.run(box, "echo working; sleep 60"), f.clock.instant().minusSeconds(60 - i)));
+        }
+        Box doneBox = f.sandbox();
+        RunRecordView finished = f.run(doneBox, "echo finished");
+        f.awaitExit(doneBox, finished);
+        f.detach(finished, f.clock.instant());
+        Reaper reaper = f.reaper(new ReaperSettings(3, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10)));
+
+        SweepResult first = reaper.sweep();
+        SweepResult second = reaper.sweep();
+        SweepResult third = reaper.sweep();
+
+        assertThat(first.runs()).extracting(RunEntry::runId).containsExactlyElementsOf(producing.stream().map(RunRecordView::runId).toList());
+        assertThat(first.count(SweepOutcome.PRODUCING)).isEqualTo(3);
+        assertThat(second.runs()).extracting(RunEntry::runId).containsExactly(finished.runId());
+        assertThat(second.count(SweepOutcome.FINALIZED)).isEqualTo(1);
+        assertThat(third.count(SweepOutcome.PRODUCING)).as("back at the head").isEqualTo(3);
+    }
+
+    @Test
     @DisplayName("RP-11 a listing failure → considered 0 and all 8 outcome keys; the sweep does not throw")
     void aListingFailureIsAnEmptyResultNotAnException() {
         RunStore broken = wrap(f.runs, (method, args) -> {

@@ -145,10 +145,12 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
-    public synchronized List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit) {
+    public synchronized List<RunRecordView> listReclaimable(Instant now, Duration ttl, Optional<ReclaimCursor> after, int limit) {
         Instant cutoff = now.minus(ttl);
         return rows.values().stream()
                 .filter(r -> !r.status.isTerminal() && r.detachedSince != null && !r.detachedSince.isAfter(cutoff))
+                .filter(r -> after.map(c -> r.detachedSince.isAfter(c.detachedSince())
+                        || (r.detachedSince.equals(c.detachedSince()) && r.ref.id().compareTo(c.run().id()) > 0)).orElse(true))
                 .sorted(Comparator.comparing((Row r) -> r.detachedSince).thenComparing(r -> r.ref.id()))
                 .limit(Limits.require(limit))
                 .map(Row::view)

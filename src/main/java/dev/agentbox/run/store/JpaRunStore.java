@@ -121,13 +121,16 @@ public class JpaRunStore implements RunStore {
     }
 
     @Override
-    public List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit) {
-        return views(em.createQuery(SELECT_WITH_EPOCH
+    public List<RunRecordView> listReclaimable(Instant now, Duration ttl, Optional<ReclaimCursor> after, int limit) {
+        TypedQuery<Object[]> query = em.createQuery(SELECT_WITH_EPOCH
                         + " AND r.status IN :live AND r.detachedSince IS NOT NULL AND r.detachedSince <= :cutoff"
+                        + (after.isPresent() ? " AND (r.detachedSince > :ds OR (r.detachedSince = :ds AND r.runPk > :pk))" : "")
                         + " ORDER BY r.detachedSince, r.runPk", Object[].class)
                 .setParameter("live", LIVE)
                 .setParameter("cutoff", now.minus(ttl))
-                .setMaxResults(Limits.require(limit)));
+                .setMaxResults(Limits.require(limit));
+        after.ifPresent(c -> query.setParameter("ds", c.detachedSince()).setParameter("pk", c.run().id()));
+        return views(query);
     }
 
     @Override

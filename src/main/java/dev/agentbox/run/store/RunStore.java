@@ -59,7 +59,26 @@ public interface RunStore {
      * {@code now - ttl} (inclusive: detached exactly {@code ttl} ago is reclaimable, one
      * millisecond less is not), longest detached first, at most {@code limit} (at least 1).
      */
-    List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit);
+    default List<RunRecordView> listReclaimable(Instant now, Duration ttl, int limit) {
+        return listReclaimable(now, ttl, Optional.empty(), limit);
+    }
+
+    /**
+     * Like {@link #listReclaimable(Instant, Duration, int)}, but only runs that come after
+     * {@code after} in that order (longer detached first, then by run). The reaper walks the
+     * list this way, so runs that stay detached and producing at its head cannot keep the
+     * runs behind them from ever being looked at.
+     */
+    List<RunRecordView> listReclaimable(Instant now, Duration ttl, Optional<ReclaimCursor> after, int limit);
+
+    /** A position in the reclaimable order: a run's {@code detachedSince} and its ref. */
+    record ReclaimCursor(Instant detachedSince, RunRef run) {
+
+        /** The position of {@code run}, which must be detached. */
+        public static ReclaimCursor of(RunRecordView run) {
+            return new ReclaimCursor(run.detachedSince().orElseThrow(), run.ref());
+        }
+    }
 
     /**
      * The tenant's non-terminal runs bound to {@code sandboxKey}, at most {@code limit}. The

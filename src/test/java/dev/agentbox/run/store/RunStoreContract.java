@@ -295,6 +295,28 @@ public abstract class RunStoreContract extends RunStoresFixture {
     }
 
     @Test
+    void listReclaimableContinuesAfterACursorInTheSameOrder() {
+        Instant base = T0.minus(Duration.ofDays(3650)).minusSeconds(100); // older than any other test's detachment
+        RunRef a = create("r-ca").ref();
+        RunRef b = create("r-cb").ref();
+        RunRef c = create("r-cc").ref();
+        runs.setDetachedSince(a, Optional.of(base.plusSeconds(1)));
+        runs.setDetachedSince(b, Optional.of(base.plusSeconds(2)));
+        runs.setDetachedSince(c, Optional.of(base.plusSeconds(2)));
+        Instant now = base.plusSeconds(10);
+
+        List<RunRecordView> first = runs.listReclaimable(now, Duration.ZERO, Optional.empty(), 2);
+        assertThat(mine(first)).hasSize(2).startsWith(a);
+        List<RunRecordView> rest = runs.listReclaimable(now, Duration.ZERO,
+                Optional.of(RunStore.ReclaimCursor.of(first.get(1))), 1000);
+        List<RunRef> all = new java.util.ArrayList<>(mine(first));
+        all.addAll(mine(rest));
+        assertThat(all).containsExactlyInAnyOrder(a, b, c).doesNotHaveDuplicates();
+        assertThat(mine(runs.listReclaimable(now, Duration.ZERO, Optional.of(RunStore.ReclaimCursor.of(rest.get(rest.size() - 1))), 1000)))
+                .isEmpty();
+    }
+
+    @Test
     void liveRunsUsingASandboxAreTheTenantsNonTerminalRunsBoundToItsKey() {
         RunRef live = create("r-live").ref();
         RunRef other = create("r-other-key").ref();
