@@ -112,7 +112,7 @@ public final class Reaper {
 
     private RunEntry reap(RunRecordView run, RunExitProbe.Probe p) {
         if (p instanceof RunExitProbe.Finished) {
-            return finalize(run, SweepOutcome.FINALIZED);
+            return finalizeRun(run, SweepOutcome.FINALIZED);
         }
         if (p instanceof RunExitProbe.Producing) {
             return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.PRODUCING);
@@ -126,7 +126,7 @@ public final class Reaper {
             ctx.runs().setCancelRequested(run.ref(), Optional.of(true));
         }
         if (p instanceof RunExitProbe.Finished) {
-            return finalize(run, SweepOutcome.EXPIRED);
+            return finalizeRun(run, SweepOutcome.EXPIRED);
         }
         RunExpiry.Expired e = expiry.expire(run);
         if (!e.ended()) {
@@ -137,7 +137,7 @@ public final class Reaper {
         return withReclaim(entry, e.reclaim());
     }
 
-    private RunEntry finalize(RunRecordView run, SweepOutcome success) {
+    private RunEntry finalizeRun(RunRecordView run, SweepOutcome success) {
         RunDriver.Result r = RunDriver.finalizer(ctx, run, settings.runBudget()).execute();
         switch (r.ending()) {
             case FINISHED, BUDGET_EXCEEDED -> {

@@ -12,7 +12,12 @@ import dev.agentbox.sandbox.SandboxInstance;
 import dev.agentbox.sandbox.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProvider;
 import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Set;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +43,7 @@ public final class RunExitProbe {
 
     private static final Logger LOG = Logger.getLogger(RunExitProbe.class.getName());
     static final int BATCH = 100;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A probe's answer for one run. */
     public sealed interface Probe permits Finished, Producing, Unknown {
@@ -118,54 +124,106 @@ public final class RunExitProbe {
         }
         for (int from = 0; from < runs.size(); from += BATCH) {
             List<RunRecordView> batch = runs.subList(from, Math.min(runs.size(), from + BATCH));
-            ExecResult r = handle.get().process().exec(command(batch));
+            String boundary = newBoundary();
+            ExecResult r = handle.get().process().exec(command(batch, boundary));
             if (r.exitCode() != 0) {
                 String reason = "probe exited " + r.exitCode() + ": " + r.stderr().strip();
                 batch.forEach(run -> out.put(run.ref(), new Unknown(reason)));
                 continue;
             }
-            parse(batch, r.stdout(), out);
+            parse(batch, r.stdout(), boundary, out);
         }
     }
 
     /**
-     * For each journal a marker line ({@code @i} present, {@code -i} missing; neither character
-     * is in the base64 alphabet) followed by the base64 of its tail.
+     * One stream for the whole batch, base64-encoded once: per journal a header line
+     * {@code <boundary> <i> ok|missing} and then its last bytes. The boundary starts with a
+     * newline the command itself writes and carries a random token chosen per probe, so no
+     * journal content can pass for a header. Only {@code tail} is spawned per journal
+     * ({@code [}, {@code printf} are shell builtins) — the probe's cost is process starts.
      */
-    String command(List<RunRecordView> batch) {
-        StringBuilder sh = new StringBuilder();
+    String command(List<RunRecordView> batch, String boundary) {
+        StringBuilder sh = new StringBuilder("{ ");
         for (int i = 0; i < batch.size(); i++) {
             String j = ShellQuote.single(commands.journalPath(batch.get(i).runId()));
-            sh.append("if [ -f ").append(j).append(" ]; then echo '@").append(i).append("'; tail -c ")
-                    .append(JournalProbe.WINDOW_BYTES).append(' ').append(j).append(" | base64; else echo '-").append(i)
-                    .append("'; fi; ");
+            sh.append("if [ -f ").append(j).append(" ]; then printf '\\n%s %d ok\\n' '").append(boundary).append("' ").append(i)
+                    .append("; tail -c ").append(JournalProbe.WINDOW_BYTES).append(' ').append(j).append(" 2>/dev/null; else printf '\\n%s %d missing\\n' '")
+                    .append(boundary).append("' ").append(i).append("; fi; ");
         }
-        return sh.append("true").toString();
+        return sh.append("} | base64").toString();
     }
 
-    static void parse(List<RunRecordView> batch, String stdout, Map<RunRef, Probe> out) {
-        Map<Integer, StringBuilder> tails = new HashMap<>();
-        StringBuilder current = null;
-        for (String line : stdout.split("\n")) {
-            if (line.startsWith("@")) {
-                current = new StringBuilder();
-                tails.put(Integer.parseInt(line.substring(1).strip()), current);
-            } else if (line.startsWith("-")) {
-                current = null;
-            } else if (current != null) {
-                current.append(line.strip());
+    static String newBoundary() {
+        byte[] token = new byte[16];
+        RANDOM.nextBytes(token);
+        return "--agentbox-probe-" + HexFormat.of().formatHex(token);
+    }
+
+    static void parse(List<RunRecordView> batch, String stdout, String boundary, Map<RunRef, Probe> out) {
+        byte[] all = Base64.getMimeDecoder().decode(stdout.strip());
+        // Every record starts with "\n<boundary> " (the newline is the command's own, so a
+        // journal window that does not end in one stays exact).
+        byte[] marker = ("\n" + boundary + " ").getBytes(StandardCharsets.US_ASCII);
+        Map<Integer, byte[]> tails = new HashMap<>();
+        Set<Integer> missing = new HashSet<>();
+        int at = startsWith(all, 0, marker) ? 0 : -1;
+        int headerFrom = marker.length;
+        while (at >= 0) {
+            int lineEnd = indexOf(all, (byte) '\n', headerFrom);
+            if (lineEnd < 0) {
+                break;
             }
+            String[] header = new String(all, headerFrom, lineEnd - headerFrom, StandardCharsets.US_ASCII).split(" ");
+            int next = indexOf(all, marker, lineEnd + 1);
+            int dataEnd = next < 0 ? all.length : next;
+            int index = Integer.parseInt(header[0]);
+            if (header.length > 1 && header[1].equals("ok")) {
+                tails.put(index, java.util.Arrays.copyOfRange(all, lineEnd + 1, dataEnd));
+            } else {
+                missing.add(index);
+            }
+            at = next;
+            headerFrom = next + marker.length;
         }
         for (int i = 0; i < batch.size(); i++) {
             RunRecordView run = batch.get(i);
-            StringBuilder tail = tails.get(i);
-            if (tail == null) {
-                out.put(run.ref(), new Unknown("no journal in the sandbox"));
+            byte[] window = tails.get(i);
+            if (window == null) {
+                out.put(run.ref(), new Unknown(missing.contains(i) ? "no journal in the sandbox" : "the probe returned nothing for it"));
                 continue;
             }
-            byte[] window = Base64.getMimeDecoder().decode(tail.toString());
             JournalProbe.Result result = JournalProbe.probe(window, ExitSentinel.forRun(run.runId()));
             out.put(run.ref(), result instanceof JournalProbe.Finished f ? new Finished(f.exitCode()) : new Producing());
         }
+    }
+
+    private static boolean startsWith(byte[] bytes, int from, byte[] prefix) {
+        if (bytes.length - from < prefix.length) {
+            return false;
+        }
+        for (int k = 0; k < prefix.length; k++) {
+            if (bytes[from + k] != prefix[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int indexOf(byte[] bytes, byte b, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int indexOf(byte[] bytes, byte[] needle, int from) {
+        for (int i = Math.max(0, from); i <= bytes.length - needle.length; i++) {
+            if (startsWith(bytes, i, needle)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

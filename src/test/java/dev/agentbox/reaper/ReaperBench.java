@@ -7,14 +7,11 @@ import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.reaper.ReaperFixture.Box;
-import dev.agentbox.run.ReaderFactory;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.ExitSentinel;
 import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalNames;
-import dev.agentbox.run.journal.JournalReader;
-import dev.agentbox.run.journal.JournalReaderOptions;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.DriverClaim;
 import dev.agentbox.run.store.EventLog;
@@ -55,9 +52,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -87,11 +82,8 @@ import org.eclipse.persistence.sessions.SessionEventAdapter;
  * <ul>
  * <li>A1: one sweep with {@code maxRuns = runs} — the measured sweep (target ≤ 2 s);</li>
  * <li>A2: the next sweep over what A1 left (only producing runs);</li>
- * <li>B1, B2: two sweeps with the default {@code maxRuns = 25} over a fresh copy of the same layout;</li>
- * <li>what-ifs, main code unchanged: C1 is A1 on a fresh copy with the run context's journal
- * reader forced to poll mode (bounded execs instead of a followed {@code tail}); then the probes
- * of the runs C1 left are timed one sandbox at a time (as {@link RunExitProbe} does) and with
- * the sandboxes probed 4 and 8 at a time by a pool in this class.</li>
+ * <li>B1, B2: two sweeps of one reaper with the default {@code maxRuns = 25} over a fresh copy of
+ * the same layout (B2 goes on after the runs B1 looked at, as on a server).</li>
  * </ul>
  * Measured per sweep: wall time of {@code sweep()}; store calls (each one transaction) split
  * into reads and writes and attributed to runs, through counting proxies around every store;
@@ -370,8 +362,6 @@ public final class ReaperBench {
     private final Leases leases;
     private final SandboxProvider docker;
     private final RunContext ctx;
-    /** The same, but journals are read by bounded execs (poll mode) instead of a followed tail: a what-if for finalization. */
-    private final RunContext pollCtx;
     private final List<Box> boxes = new ArrayList<>();
     private int setups;
 
@@ -388,10 +378,6 @@ public final class ReaperBench {
         docker = instrument(SandboxProvider.class, f.docker);
         SandboxService sandboxes = new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, f.clock);
         ctx = new RunContext(runs, claims, log, f.ctx.hub(), sandboxes, f.ctx.launcher(), f.ctx.readers(), f.clock, NODE, leases,
-                f.ctx.takeover());
-        ReaderFactory poll = (handle, runId, from) -> JournalReader.open(handle, runId, from,
-                JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL));
-        pollCtx = new RunContext(runs, claims, log, f.ctx.hub(), sandboxes, f.ctx.launcher(), poll, f.clock, NODE, leases,
                 f.ctx.takeover());
     }
 
@@ -571,41 +557,6 @@ public final class ReaperBench {
         return new Stats(label, maxRuns, (t1 - t0) / 1e6, result, new ArrayList<>(CALLS), new ArrayList<>(SQL), t0, t1, data.producingIds());
     }
 
-    // ------------------------------------------------------------------ what-if: concurrent probes
-
-    /**
-     * The probes of the runs still detached, timed as {@link RunExitProbe#probe} does them (one
-     * sandbox after another) and with the sandboxes probed {@code threads} at a time by a pool
-     * here (main code unchanged: each task is {@code probe.probe} over one sandbox's runs).
-     * Uncounted stores and provider; every answer must be producing.
-     */
-    double probeWallMs(Data data, int threads) throws Exception {
-        List<RunRecordView> candidates = f.runs.listReclaimable(data.now(), Duration.ZERO, opt.runs);
-        RunExitProbe probe = new RunExitProbe(f.instances, n -> Optional.of(f.docker), new JournalCommand());
-        Map<RunRef, RunExitProbe.Probe> answers = new HashMap<>();
-        long t0 = System.nanoTime();
-        if (threads <= 1) {
-            answers.putAll(probe.probe(candidates));
-        } else {
-            Map<String, List<RunRecordView>> bySandbox = new LinkedHashMap<>();
-            candidates.forEach(r -> bySandbox.computeIfAbsent(r.sandboxKey().orElseThrow(), k -> new ArrayList<>()).add(r));
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            try {
-                List<Future<Map<RunRef, RunExitProbe.Probe>>> futures = new ArrayList<>();
-                bySandbox.values().forEach(g -> futures.add(pool.submit(() -> probe.probe(g))));
-                for (Future<Map<RunRef, RunExitProbe.Probe>> fu : futures) {
-                    answers.putAll(fu.get());
-                }
-            } finally {
-                pool.shutdownNow();
-            }
-        }
-        double ms = (System.nanoTime() - t0) / 1e6;
-        check(answers.size() == candidates.size() && answers.values().stream().allMatch(a -> a instanceof RunExitProbe.Producing),
-                "what-if probes: not all producing");
-        return ms;
-    }
-
     // ------------------------------------------------------------------ checks
 
     static void check(boolean ok, String message) {
@@ -683,10 +634,17 @@ public final class ReaperBench {
      * this sweep's added); returns {finalized, producing}.
      */
     int[] expect(int maxRuns, Set<Integer> done) {
+        return expect(maxRuns, done, new int[] {-1});
+    }
+
+    /** Expected outcomes of one sweep of a reaper whose previous sweep ended at ordinal {@code cursor[0]} (-1: the head); moves it. */
+    int[] expect(int maxRuns, Set<Integer> done, int[] cursor) {
         Set<Integer> finished = finishedOrdinals();
         int fin = 0;
         int prod = 0;
-        for (int o = 0; o < opt.runs && fin + prod < maxRuns; o++) {
+        int last = -1;
+        for (int o = cursor[0] + 1; o < opt.runs && fin + prod < maxRuns; o++) {
+            last = o;
             if (done.contains(o)) {
                 continue;
             }
@@ -697,6 +655,7 @@ public final class ReaperBench {
                 prod++;
             }
         }
+        cursor[0] = fin + prod < maxRuns ? -1 : last;
         return new int[] {fin, prod};
     }
 
@@ -799,8 +758,6 @@ public final class ReaperBench {
         List<Stats> a2 = new ArrayList<>();
         List<Stats> b1 = new ArrayList<>();
         List<Stats> b2 = new ArrayList<>();
-        List<Stats> c1 = new ArrayList<>();
-        List<List<Double>> probeWhatIf = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         for (int it = 0; it < opt.warmup + opt.iterations; it++) {
             boolean warm = it < opt.warmup;
             String tag = warm ? "warm-up " + (it + 1) : "iteration " + (it - opt.warmup + 1);
@@ -814,56 +771,25 @@ public final class ReaperBench {
             verify(s2, data, expect(opt.runs, done));
             data = setup();
             done.clear();
-            Stats s3 = sweep("B1", small, data);
-            verify(s3, data, expect(small, done));
-            Stats s4 = sweep("B2", small, data);
-            verify(s4, data, expect(small, done));
-            data = setup();
-            done.clear();
-            Stats s5 = sweep("C1", reaper(opt.runs, pollCtx), opt.runs, data);
-            verify(s5, data, expect(opt.runs, done));
-            double[] probes = {probeWallMs(data, 1), probeWallMs(data, 4), probeWallMs(data, 8)};
+            // B1 and B2 are two sweeps of one reaper, as on a server: B2 goes on where B1 stopped.
+            Reaper server = reaper(small);
+            int[] cursor = {-1};
+            Stats s3 = sweep("B1", server, small, data);
+            verify(s3, data, expect(small, done, cursor));
+            Stats s4 = sweep("B2", server, small, data);
+            verify(s4, data, expect(small, done, cursor));
             System.out.printf(Locale.ROOT, "## %s (setup %.1f s, checks passed)%n", tag, setupS);
-            for (Stats s : List.of(s1, s2, s3, s4, s5)) {
+            for (Stats s : List.of(s1, s2, s3, s4)) {
                 System.out.println(s.line());
             }
-            System.out.printf(Locale.ROOT, "what-if probes of the %d producing runs: one sandbox at a time %.0f ms, 4 at a time %.0f ms, 8 at a time %.0f ms%n",
-                    opt.runs - opt.finished, probes[0], probes[1], probes[2]);
             if (!warm) {
                 a1.add(s1);
                 a2.add(s2);
                 b1.add(s3);
                 b2.add(s4);
-                c1.add(s5);
-                for (int k = 0; k < probes.length; k++) {
-                    probeWhatIf.get(k).add(probes[k]);
-                }
             }
         }
         report(a1, a2, b1, b2);
-        reportWhatIf(a1, c1, probeWhatIf);
-    }
-
-    void reportWhatIf(List<Stats> a1, List<Stats> c1, List<List<Double>> probes) {
-        System.out.println();
-        System.out.println("What-ifs (main code unchanged; see the class comment):");
-        System.out.println();
-        System.out.println("| variant | wall median ms | wall max ms | finalize phase median ms | one finalized run median ms | execs |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
-        for (List<Stats> list : List.of(a1, c1)) {
-            String name = list == a1 ? "A1 as measured (journal reader in follow mode)" : "C1: A1 with the journal reader in poll mode";
-            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.0f | %s |%n", name, median(list.stream().map(Stats::wallMs).toList()),
-                    list.stream().mapToDouble(Stats::wallMs).max().orElse(0), median(list.stream().map(x -> phases(x).get(2).ms()).toList()),
-                    median(list.stream().flatMap(x -> perFinalizedRunMs(x).stream()).toList()), range(list, Stats::execs));
-        }
-        System.out.println();
-        System.out.printf(Locale.ROOT, "| probes of the %d producing runs over %d sandboxes | median ms | max ms |%n", opt.runs - opt.finished, opt.sandboxes);
-        System.out.println("|---|---:|---:|");
-        String[] names = {"one sandbox at a time (RunExitProbe as is)", "4 sandboxes at a time", "8 sandboxes at a time"};
-        for (int k = 0; k < names.length; k++) {
-            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f |%n", names[k], median(probes.get(k)),
-                    probes.get(k).stream().mapToDouble(Double::doubleValue).max().orElse(0));
-        }
     }
 
     /** The floor under every sandbox operation on this machine: an exec of {@code true} and a resume (inspect). */

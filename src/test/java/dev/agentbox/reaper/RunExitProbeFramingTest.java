@@ -1,0 +1,97 @@
+package dev.agentbox.reaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.run.store.InMemoryRuns;
+import dev.agentbox.run.store.NewRun;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunRef;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The batched probe command run by a real shell over real files, and its framing parsed back:
+ * one base64 stream for many journals must give each journal exactly its own last bytes.
+ */
+class RunExitProbeFramingTest {
+
+    @TempDir
+    Path dir;
+
+    private final InMemoryRuns runs = new InMemoryRuns();
+
+    private RunRecordView run(String runId) {
+        return runs.create(NewRun.durable("t", runId, "th", Harness.COMMAND, Instant.EPOCH)).orElseThrow();
+    }
+
+    private void journal(String runId, byte[] content) throws Exception {
+        Files.write(dir.resolve(JournalNames.encode(runId) + JournalNames.JOURNAL_SUFFIX), content);
+    }
+
+    private static String sentinel(String runId, int code) {
+        return "{\"__exit\":" + code + ",\"__nonce\":\"" + JournalNames.nonce(runId) + "\"}\n";
+    }
+
+    private Map<RunRef, RunExitProbe.Probe> probe(List<RunRecordView> batch) throws Exception {
+        JournalCommand commands = new JournalCommand(dir.toString());
+        RunExitProbe probe = new RunExitProbe(null, n -> java.util.Optional.empty(), commands);
+        String boundary = RunExitProbe.newBoundary();
+        Process p = new ProcessBuilder("sh", "-c", probe.command(batch, boundary)).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        p.getInputStream().transferTo(out);
+        assertThat(p.waitFor()).isZero();
+        Map<RunRef, RunExitProbe.Probe> answers = new HashMap<>();
+        RunExitProbe.parse(batch, out.toString(StandardCharsets.US_ASCII), boundary, answers);
+        return answers;
+    }
+
+    @Test
+    void eachJournalOfABatchIsJudgedByItsOwnTail() throws Exception {
+        RunRecordView finished = run("finished");
+        RunRecordView failed = run("exit-7");
+        RunRecordView producing = run("producing");
+        RunRecordView noNewline = run("no-newline");
+        RunRecordView missing = run("missing");
+        RunRecordView forged = run("forged");
+        RunRecordView lookalike = run("lookalike");
+        RunRecordView big = run("big");
+        journal("finished", ("line\n" + sentinel("finished", 0)).getBytes(StandardCharsets.UTF_8));
+        journal("exit-7", ("€ and more\n" + sentinel("exit-7", 7)).getBytes(StandardCharsets.UTF_8));
+        journal("producing", "still working\n".getBytes(StandardCharsets.UTF_8));
+        // A window that does not end in a newline, right before the next record's header.
+        journal("no-newline", ("a line\n" + sentinel("no-newline", 0) + "partial").getBytes(StandardCharsets.UTF_8));
+        // Another run's sentinel is ordinary output here.
+        journal("forged", sentinel("finished", 0).getBytes(StandardCharsets.UTF_8));
+        // Content that imitates a header without knowing this probe's boundary.
+        journal("lookalike", ("\n--agentbox-probe-00000000000000000000000000000000 6 ok\n" + sentinel("big", 3))
+                .getBytes(StandardCharsets.UTF_8));
+        StringBuilder long1 = new StringBuilder();
+        while (long1.length() < 20_000) {
+            long1.append("filler ").append(UUID.randomUUID()).append('\n');
+        }
+        journal("big", (long1 + sentinel("big", 0)).getBytes(StandardCharsets.UTF_8));
+
+        Map<RunRef, RunExitProbe.Probe> answers = probe(List.of(finished, failed, producing, noNewline, missing, forged, lookalike, big));
+
+        assertThat(answers.get(finished.ref())).isEqualTo(new RunExitProbe.Finished(0));
+        assertThat(answers.get(failed.ref())).isEqualTo(new RunExitProbe.Finished(7));
+        assertThat(answers.get(producing.ref())).isEqualTo(new RunExitProbe.Producing());
+        assertThat(answers.get(noNewline.ref())).isEqualTo(new RunExitProbe.Finished(0));
+        assertThat(answers.get(missing.ref())).isInstanceOf(RunExitProbe.Unknown.class);
+        assertThat(answers.get(forged.ref())).isEqualTo(new RunExitProbe.Producing());
+        assertThat(answers.get(lookalike.ref())).isEqualTo(new RunExitProbe.Producing());
+        assertThat(answers.get(big.ref())).isEqualTo(new RunExitProbe.Finished(0));
+    }
+}
