@@ -310,7 +310,7 @@ public final class ReaperBench {
         if (c.api().equals("SandboxFs")) {
             return "fs." + c.method();
         }
-        if (cmd.startsWith("if [ -f ") && cmd.contains("; else echo '-0'")) {
+        if (cmd.startsWith("{ if [ -f ") && cmd.contains("--agentbox-probe-")) {
             return "probe batch";
         }
         if (cmd.startsWith("[ -f ")) {
