@@ -6,7 +6,6 @@ import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.JournalEndedWithoutSentinelException;
-import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.journal.JournalReaderOptions;
@@ -54,13 +53,9 @@ public final class RunDriver implements Runnable {
     private final Finalizing finalizing;
     private volatile boolean abortRequested;
     private volatile boolean leaving;
-    private HeldLease lease;
-    private Alignment alignment;
-    private long epoch;
+    private final FencedWriter writer;
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
-    private Ending ending = Ending.NOT_CLAIMED;
-    private RunStatus endStatus;
     private Integer exitCode;
 
     /** How a driver's work ended, for a caller that drove it synchronously (the reaper). */
@@ -107,6 +102,7 @@ public final class RunDriver implements Runnable {
         this.agentCommand = agentCommand;
         this.takeover = takeover;
         this.sandboxKey = run.sandboxKey().orElse(null);
+        this.writer = new FencedWriter(ctx, run);
     }
 
     /**
@@ -156,7 +152,7 @@ public final class RunDriver implements Runnable {
     /** Drives the run on the calling thread and reports how that ended. */
     public Result execute() {
         drive();
-        return new Result(ending, Optional.ofNullable(endStatus), Optional.ofNullable(exitCode));
+        return new Result(writer.ending(), writer.endStatus(), Optional.ofNullable(exitCode));
     }
 
     private void drive() {
@@ -167,8 +163,7 @@ public final class RunDriver implements Runnable {
             LOG.info(label + ": another live driver holds the run");
             return;
         }
-        try (HeldLease l = held.get()) {
-            lease = l;
+        try (HeldLease lease = held.get()) {
             if (finalizing != null && !stillDetached()) {
                 LOG.info(label + ": a viewer re-attached or the run ended; not finalizing");
                 return;
@@ -181,27 +176,29 @@ public final class RunDriver implements Runnable {
                 LOG.info(label + ": not claimed (terminal or unknown)");
                 return;
             }
-            epoch = claimed.getAsLong();
+            long epoch = claimed.getAsLong();
+            Alignment alignment = null;
             if (takeover) {
                 var stored = ctx.log().fingerprints(run.ref());
                 alignment = new Alignment(stored, run.threadId());
                 LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against " + stored.size() + " stored chunks");
             }
+            writer.claimed(lease, epoch, alignment);
             drive(label);
-        } catch (StaleEpochException | LeaseLostException e) {
-            ending = Ending.FENCED_OUT;
-            LOG.warning(label + ": another driver took over (epoch " + epoch + "); this driver stops writing: " + e.getMessage());
+        } catch (StaleEpochException | FencedWriter.LeaseLostException e) {
+            writer.ending(Ending.FENCED_OUT);
+            LOG.warning(label + ": another driver took over (epoch " + writer.epoch() + "); this driver stops writing: " + e.getMessage());
         } catch (AlignmentException e) {
             LOG.severe(label + ": " + e.getMessage());
-            failQuietly(label, RunError.of(e.getMessage(), e.code()));
+            writer.failQuietly(label, RunError.of(e.getMessage(), e.code()));
         } catch (RuntimeException | Error e) {
             if (leaving) {
-                ending = Ending.LEFT;
+                writer.ending(Ending.LEFT);
                 LOG.info(label + ": left for another server to take over (" + e + ")");
                 return;
             }
             LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
-            failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
+            writer.failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
         } finally {
             ctx.hub().signal(run.ref());
         }
@@ -244,13 +241,13 @@ public final class RunDriver implements Runnable {
             opening.add(chunks.custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
         }
         opening.addAll(translator.onStart());
-        emit(opening);
+        writer.emit(opening);
 
         SandboxHandle handle;
         try {
             handle = openSandbox(label);
         } catch (ProblemException e) {
-            finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
+            writer.finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
             return;
         }
         if (finalizing == null && cancelled()) {
@@ -261,7 +258,7 @@ public final class RunDriver implements Runnable {
             // (A finalizer skips the wait: the reaper's probe has just read the journal's sentinel.)
             if (finalizing == null && !journalAppears(handle)) {
                 String message = "No journal for the run in its sandbox within " + ctx.takeover().journalWait().toMillis() + " ms";
-                finish(label, List.of(chunks.runError(message, "journal-timeout")), RunStatus.FAILED,
+                writer.finish(label, List.of(chunks.runError(message, "journal-timeout")), RunStatus.FAILED,
                         Optional.of(RunError.of(message, "journal-timeout")));
                 return;
             }
@@ -283,16 +280,16 @@ public final class RunDriver implements Runnable {
                 : ctx.readers().open(handle, run.runId(), 0)) {
             while (true) {
                 if (leaving) {
-                    ending = Ending.LEFT;
+                    writer.ending(Ending.LEFT);
                     LOG.info(label + ": server stopping; the run is left running for a successor");
                     return;
                 }
                 if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
                     String message = "The reaper could not replay the journal within its budget; the transcript is incomplete";
-                    finish(label, List.of(chunks.runError(message, "budget-exceeded")), RunStatus.FAILED,
+                    writer.finish(label, List.of(chunks.runError(message, "budget-exceeded")), RunStatus.FAILED,
                             Optional.of(RunError.of(message, "budget-exceeded")));
-                    if (ending == Ending.FINISHED) {
-                        ending = Ending.BUDGET_EXCEEDED;
+                    if (writer.ending() == Ending.FINISHED) {
+                        writer.ending(Ending.BUDGET_EXCEEDED);
                     }
                     return;
                 }
@@ -330,29 +327,27 @@ public final class RunDriver implements Runnable {
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
                     JsonObject last = out.get(out.size() - 1);
-                    out = aligned(out);
-                    if (alignment != null) {
-                        alignment.finish();
-                    }
+                    out = writer.aligned(out);
+                    writer.replayEnded();
                     boolean ok = ChunkType.RUN_FINISHED.name().equals(last.getString("type"));
                     Optional<RunError> error = ok ? Optional.empty()
                             : Optional.of(new RunError(last.getString("message", "Agent failed"), Optional.ofNullable(last.getString("code", null))));
-                    finish(label, out, ok ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+                    writer.finish(label, out, ok ? RunStatus.COMPLETED : RunStatus.FAILED, error);
                     afterFinish(label, handle);
                     return;
                 }
-                emit(out);
+                writer.emit(out);
             }
         } catch (JournalStalledException e) {
-            finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
+            writer.finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
                     Optional.of(RunError.of(e.getMessage(), "journal-stalled")));
         } catch (JournalEndedWithoutSentinelException e) {
             String message = "Agent lost: " + e.getMessage();
-            finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
+            writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         } catch (ProblemException e) {
             // The sandbox went away under the reader (e.g. its container was removed).
             String message = "Sandbox failed during the run: " + e.detail();
-            finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
+            writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         }
     }
 
@@ -389,7 +384,7 @@ public final class RunDriver implements Runnable {
             }
         }
         String message = "Run was cancelled";
-        finish(label, List.of(chunks.runError(message, "aborted")), RunStatus.ABORTED, Optional.of(RunError.of(message, "aborted")));
+        writer.finish(label, List.of(chunks.runError(message, "aborted")), RunStatus.ABORTED, Optional.of(RunError.of(message, "aborted")));
         LOG.info(label + ": aborted");
     }
 
@@ -411,33 +406,6 @@ public final class RunDriver implements Runnable {
         }
     }
 
-    /** Appends what the log does not hold yet: everything for a first driver, the aligned remainder for a successor. */
-    private void emit(List<JsonObject> chunks) {
-        List<JsonObject> remainder = aligned(chunks);
-        if (!remainder.isEmpty()) {
-            append(remainder);
-        }
-    }
-
-    private List<JsonObject> aligned(List<JsonObject> chunks) {
-        if (alignment == null) {
-            return chunks;
-        }
-        List<JsonObject> remainder = new ArrayList<>();
-        for (JsonObject c : chunks) {
-            alignment.offer(c).ifPresent(remainder::add);
-        }
-        return remainder;
-    }
-
-    private void append(List<JsonObject> chunks) {
-        if (lease != null && lease.lost()) {
-            // A driver that could not renew its lease stops at once: a successor may own the run.
-            throw new LeaseLostException("lease " + lease.name() + " lost");
-        }
-        ctx.hub().publish(run.ref(), ctx.log().append(run.ref(), epoch, chunks));
-    }
-
     private boolean journalAppears(SandboxHandle handle) {
         long deadline = System.nanoTime() + ctx.takeover().journalWait().toNanos();
         while (System.nanoTime() < deadline) {
@@ -452,50 +420,5 @@ public final class RunDriver implements Runnable {
             }
         }
         return ctx.launcher().exists(handle, run.runId());
-    }
-
-    /** The driver's lease could not be renewed: it must not write again. */
-    static final class LeaseLostException extends RuntimeException {
-        LeaseLostException(String message) {
-            super(message);
-        }
-    }
-
-    /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */
-    private void finish(String label, List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
-        if (!terminal.isEmpty()) {
-            append(terminal);
-        }
-        var result = ctx.log().finishRun(run.ref(), epoch, status, ctx.clock().instant(), error);
-        if (result == dev.agentbox.run.store.FinishResult.FINISHED) {
-            ending = Ending.FINISHED;
-            endStatus = status;
-        } else if (result == dev.agentbox.run.store.FinishResult.STALE_EPOCH) {
-            ending = Ending.FENCED_OUT;
-        }
-        LOG.info(label + ": " + status.wireName() + " (" + result + ")" + error.map(e -> ": " + e.message()).orElse(""));
-    }
-
-    private void failQuietly(String label, RunError error) {
-        if (epoch == 0) {
-            return;
-        }
-        ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-        for (int attempt = 1; attempt <= 3; attempt++) {
-            try {
-                finish(label, List.of(chunks.runError(error.message(), error.code().orElse("internal-error"))), RunStatus.FAILED, Optional.of(error));
-                return;
-            } catch (StaleEpochException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, label + ": could not record the failure (attempt " + attempt + "/3)", e);
-                try {
-                    Thread.sleep(500L * attempt);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
     }
 }
