@@ -144,8 +144,7 @@ public final class Reaper {
                 SweepOutcome outcome = r.ending() == RunDriver.Ending.BUDGET_EXCEEDED ? SweepOutcome.BUDGET_EXCEEDED : success;
                 RunEntry entry = new RunEntry(run.tenant(), run.runId(), outcome, r.status().map(s -> s.wireName()), r.exitCode(),
                         Optional.empty(), Optional.empty());
-                RunRecordView terminal = ctx.runs().findById(run.ref()).orElse(run);
-                return withReclaim(entry, Optional.of(reclaimer.reclaim(terminal)));
+                return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
             }
             default -> {
                 return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED);

@@ -8,6 +8,7 @@ import dev.agentbox.sandbox.SandboxInstance;
 import dev.agentbox.sandbox.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxKey;
 import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.SandboxService;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
@@ -60,38 +61,30 @@ public final class Reclaimer {
         }
         String key = run.sandboxKey().get();
         String label = "run " + run.runId() + ": sandbox " + SandboxKey.shortForm(key);
-        Optional<SandboxInstance> recorded = instances.find(run.tenant(), key);
-        if (recorded.isEmpty()) {
-            return Reclaim.of(ReclaimOutcome.NOT_FOUND);
-        }
-        Optional<SandboxProvider> provider = providers.apply(recorded.get().provider());
-        if (provider.isEmpty()) {
-            LOG.warning(label + ": the record belongs to provider " + recorded.get().provider()
-                    + ", which this server does not run; not reclaiming");
-            return Reclaim.of(ReclaimOutcome.PROVIDER_MISMATCH);
-        }
         if (runs.liveRunsUsing(run.tenant(), key, 2).stream().anyMatch(r -> !r.ref().equals(run.ref()))) {
             LOG.info(label + ": another live run uses it; kept");
             return Reclaim.of(ReclaimOutcome.IN_USE);
         }
+        // Under the sandbox lease an ensure cannot replace or resume the sandbox meanwhile.
         try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ZERO).orElse(null)) {
             if (lease == null) {
                 LOG.info(label + ": an ensure holds it; kept");
                 return Reclaim.of(ReclaimOutcome.IN_USE);
             }
-            // Re-read under the lease: an ensure that finished meanwhile may have replaced the sandbox.
-            Optional<SandboxInstance> current = instances.find(run.tenant(), key);
-            if (current.isEmpty()) {
+            Optional<SandboxInstance> recorded = instances.find(run.tenant(), key);
+            if (recorded.isEmpty()) {
                 return Reclaim.of(ReclaimOutcome.NOT_FOUND);
             }
-            SandboxInstance instance = current.get();
-            if (!instance.provider().equals(provider.get().name())) {
+            SandboxInstance instance = recorded.get();
+            Optional<SandboxProvider> provider = providers.apply(instance.provider());
+            if (provider.isEmpty()) {
+                LOG.warning(label + ": the record belongs to provider " + instance.provider()
+                        + ", which this server does not run; not reclaiming");
                 return Reclaim.of(ReclaimOutcome.PROVIDER_MISMATCH);
             }
             RuntimeException destroyError = null;
             try {
-                provider.get().destroy(instance.providerSandboxId());
-                instance.snapshotId().ifPresent(s -> deleteSnapshot(provider.get(), s, label));
+                SandboxService.destroy(provider.get(), instance);
             } catch (RuntimeException e) {
                 destroyError = e;
             }
@@ -105,14 +98,6 @@ public final class Reclaimer {
             }
             LOG.info(label + ": destroyed " + instance.providerSandboxId());
             return Reclaim.of(ReclaimOutcome.DESTROYED);
-        }
-    }
-
-    private static void deleteSnapshot(SandboxProvider provider, String snapshotId, String label) {
-        try {
-            provider.deleteSnapshot(snapshotId);
-        } catch (RuntimeException e) {
-            LOG.warning(label + ": could not delete snapshot " + snapshotId + ": " + e);
         }
     }
 }

@@ -246,8 +246,7 @@ public class SandboxService {
     public void delete(String tenant, String key) {
         SandboxInstance instance = find(tenant, key);
         SandboxProvider provider = providerOf(instance);
-        provider.destroy(instance.providerSandboxId());
-        instance.snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, "sandbox " + SandboxKey.shortForm(key)));
+        destroy(provider, instance);
         store.delete(tenant, key);
         LOG.info("sandbox " + SandboxKey.shortForm(key) + ": destroyed " + instance.providerSandboxId());
     }
@@ -301,8 +300,7 @@ public class SandboxService {
                     continue;
                 }
                 SandboxProvider provider = providerOf(current.get());
-                provider.destroy(current.get().providerSandboxId());
-                current.get().snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, label));
+                destroy(provider, current.get());
                 store.delete(candidate.tenant(), candidate.key());
                 LOG.info(label + ": idle since " + current.get().lastUsedAt() + ", destroyed " + current.get().providerSandboxId());
                 expired++;
@@ -325,6 +323,16 @@ public class SandboxService {
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, label + ": could not destroy half-made sandbox " + handle.id(), e);
         }
+    }
+
+    /**
+     * Destroys the recorded sandbox through {@code provider}, then its snapshot (a snapshot that
+     * cannot be deleted is only logged: the sandbox is what runs and costs). A failed destroy
+     * throws, before anything else; the record is the caller's business.
+     */
+    public static void destroy(SandboxProvider provider, SandboxInstance instance) {
+        provider.destroy(instance.providerSandboxId());
+        instance.snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, "sandbox " + SandboxKey.shortForm(instance.key())));
     }
 
     private static void deleteSnapshotQuietly(SandboxProvider provider, String snapshotId, String label) {
