@@ -3,14 +3,9 @@ package dev.agentbox.reaper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.platform.TestDatabase;
-import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
-import dev.agentbox.run.store.DriverClaim;
-import dev.agentbox.run.store.RunEvent;
-import dev.agentbox.run.store.RunRecord;
 import dev.agentbox.run.store.RunRecordView;
-import dev.agentbox.sandbox.SandboxInstance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +29,7 @@ abstract class ReaperConcurrencyContract {
 
     @BeforeEach
     void fixture() {
-        db().clear(RunEvent.class, DriverClaim.class, RunRecord.class, SandboxInstance.class, LeaseRow.class);
+        ReaperDatabaseTest.clear(db());
         a = new ReaperFixture(db(), "node-a");
     }
 

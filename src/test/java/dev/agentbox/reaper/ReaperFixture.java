@@ -102,26 +102,24 @@ final class ReaperFixture implements AutoCloseable {
 
     /** A reaper whose reclaims and orphan listing go through {@code provider} (e.g. one whose destroy fails). */
     Reaper reaper(ReaperSettings settings, SandboxProvider provider) {
+        return reaper(runs, settings, provider);
+    }
+
+    /** A reaper whose run store is {@code runs} (a wrapper that injects a fault or a race). */
+    Reaper reaperOver(RunStore runs, ReaperSettings settings) {
+        return reaper(runs, settings, docker);
+    }
+
+    private Reaper reaper(RunStore runs, ReaperSettings settings, SandboxProvider provider) {
+        RunContext c = new RunContext(runs, ctx.claims(), ctx.log(), ctx.hub(), ctx.sandboxes(), ctx.launcher(), ctx.readers(),
+                ctx.clock(), ctx.nodeId(), ctx.leases(), ctx.takeover());
         Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(provider.name()) ? Optional.of(provider) : Optional.empty(),
                 runs, leases);
         RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
                 new JournalCommand(), workers, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(provider), leases, clock, settings.orphanGrace(),
                 () -> Optional.of(INSTALLATION));
-        return new Reaper(ctx, probe, reclaimer, orphans, settings, workers);
-    }
-
-    /** A reaper whose run store is {@code runs} (a wrapper that injects a fault or a race). */
-    Reaper reaperOver(RunStore runs, ReaperSettings settings) {
-        RunContext c = new RunContext(runs, ctx.claims(), ctx.log(), ctx.hub(), ctx.sandboxes(), ctx.launcher(), ctx.readers(),
-                ctx.clock(), ctx.nodeId(), ctx.leases(), ctx.takeover());
-        Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
-                runs, leases);
-        RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
-                new JournalCommand());
-        OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(docker), leases, clock, settings.orphanGrace(),
-                () -> Optional.of(INSTALLATION));
-        return new Reaper(c, probe, reclaimer, orphans, settings);
+        return new Reaper(c, probe, reclaimer, orphans, settings, workers);
     }
 
     /** A recorded sandbox of this fixture's tenant: a BusyBox container plus its instance record. */

@@ -3,19 +3,13 @@ package dev.agentbox.reaper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentbox.platform.TestDatabase;
-import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.harness.Harness;
-import dev.agentbox.run.store.DriverClaim;
 import dev.agentbox.run.store.NewRun;
-import dev.agentbox.run.store.RunEvent;
-import dev.agentbox.run.store.RunRecord;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
-import dev.agentbox.sandbox.SandboxInstance;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -23,10 +17,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -35,31 +25,7 @@ import org.junit.jupiter.api.Test;
  * settable clock for the detached TTL. Every test starts from an empty run table, so a
  * sweep sees only the runs the test made.
  */
-class ReaperSweepTest {
-
-    private static TestDatabase db;
-    private ReaperFixture f;
-
-    @BeforeAll
-    static void openDatabase() {
-        db = TestDatabase.open(TestDatabase.Kind.DERBY);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        db.close();
-    }
-
-    @BeforeEach
-    void fixture() {
-        db.clear(RunEvent.class, DriverClaim.class, RunRecord.class, SandboxInstance.class, LeaseRow.class);
-        f = new ReaperFixture(db, "node-a");
-    }
-
-    @AfterEach
-    void cleanUp() {
-        f.close();
-    }
+class ReaperSweepTest extends ReaperDatabaseTest {
 
     private static RunEntry entry(SweepResult result, RunRecordView run) {
         return result.runs().stream().filter(e -> e.runId().equals(run.runId())).findFirst().orElseThrow();

@@ -2,52 +2,19 @@ package dev.agentbox.reaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.platform.TestDatabase;
-import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
-import dev.agentbox.run.store.DriverClaim;
-import dev.agentbox.run.store.RunEvent;
-import dev.agentbox.run.store.RunRecord;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.SandboxInstance;
 import dev.agentbox.sandbox.SandboxLabels;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** Reclaiming a run's sandbox (the orderings that matter) and collecting orphaned containers, on Derby and Docker. */
-class ReclaimAndOrphansTest {
-
-    private static TestDatabase db;
-    private ReaperFixture f;
-
-    @BeforeAll
-    static void openDatabase() {
-        db = TestDatabase.open(TestDatabase.Kind.DERBY);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        db.close();
-    }
-
-    @BeforeEach
-    void fixture() {
-        db.clear(RunEvent.class, DriverClaim.class, RunRecord.class, SandboxInstance.class, LeaseRow.class);
-        f = new ReaperFixture(db, "node-a");
-    }
-
-    @AfterEach
-    void cleanUp() {
-        f.close();
-    }
+class ReclaimAndOrphansTest extends ReaperDatabaseTest {
 
     private Reclaimer reclaimer(dev.agentbox.sandbox.SandboxProvider... enabled) {
         List<dev.agentbox.sandbox.SandboxProvider> list = List.of(enabled);
