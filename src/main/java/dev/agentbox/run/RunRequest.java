@@ -27,10 +27,14 @@ public record RunRequest(
         Optional<SandboxSpec> sandboxSpec,
         boolean durable,
         boolean detachOnDisconnect,
-        boolean destroyOnComplete) {
+        boolean destroyOnComplete,
+        Optional<Long> maxDurationMs) {
+
+    /** Longest accepted runId and threadId: ids are part of lease names, journal names and log lines. */
+    public static final int MAX_ID_LENGTH = 200;
 
     private static final Set<String> FIELDS = Set.of("runId", "threadId", "sandbox", "harness", "command", "prompt",
-            "durable", "detachOnDisconnect", "destroyOnComplete");
+            "durable", "detachOnDisconnect", "destroyOnComplete", "maxDurationMs");
 
     /** The agent command line run in the sandbox: the caller's for {@code command}, built from the prompt otherwise. */
     public String agentCommand() {
@@ -52,12 +56,18 @@ public record RunRequest(
         if (runId.isEmpty() && durable) {
             throw new ProblemException(400, "run-id-required", "runId is required for a durable run", Map.of("field", "runId"), null);
         }
-        if (runId.isPresent() && runId.get().length() > NewRun.MAX_RUN_ID) {
-            throw invalid("runId", "must be at most " + NewRun.MAX_RUN_ID + " characters");
-        }
+        runId.ifPresent(id -> requireId("runId", id));
         String threadId = string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
-        if (threadId.length() > NewRun.MAX_THREAD_ID) {
-            throw invalid("threadId", "must be at most " + NewRun.MAX_THREAD_ID + " characters");
+        requireId("threadId", threadId);
+        Optional<Long> maxDurationMs = Optional.empty();
+        JsonValue md = o.get("maxDurationMs");
+        if (md != null && md != JsonValue.NULL) {
+            if (!(md instanceof jakarta.json.JsonNumber n) || !n.isIntegral() || n.bigIntegerValue().signum() < 0
+                    || n.bigIntegerValue().bitLength() > 62) {
+                throw invalid("maxDurationMs", "must be a non-negative integer of milliseconds (0 = no bound)");
+            }
+            long ms = n.longValue();
+            maxDurationMs = ms == 0 ? Optional.of(0L) : Optional.of(ms);
         }
         String harnessName = string(o, "harness").orElse("command");
         Harness harness = Harness.of(harnessName)
@@ -90,7 +100,25 @@ public record RunRequest(
             }
         }
         return new RunRequest(runId.orElseGet(() -> "run-" + UUID.randomUUID()), threadId, harness, command, prompt,
-                key, spec, durable, bool(o, "detachOnDisconnect", true), bool(o, "destroyOnComplete", false));
+                key, spec, durable, bool(o, "detachOnDisconnect", true), bool(o, "destroyOnComplete", false), maxDurationMs);
+    }
+
+    /**
+     * An id is 1..{@value #MAX_ID_LENGTH} printable characters: no control characters (CR/LF
+     * would forge log lines), no unpaired surrogates (they cannot be stored as UTF-8).
+     */
+    static void requireId(String field, String id) {
+        if (id.length() > MAX_ID_LENGTH) {
+            throw invalid(field, "must be at most " + MAX_ID_LENGTH + " characters");
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                    || Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < id.length()
+                            && Character.isLowSurrogate(id.charAt(++i)))) {
+                throw invalid(field, "must be printable (no control characters) at index " + i);
+            }
+        }
     }
 
     private static Optional<String> string(JsonObject o, String name) {

@@ -90,6 +90,10 @@ public class RunService {
     @ConfigProperty(name = "agentbox.takeover.journal-wait-ms", defaultValue = "10000")
     long journalWaitMs;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.runs.max-duration-ms", defaultValue = "21600000")
+    long defaultMaxDurationMs;
+
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
     private final Map<RunRef, AtomicInteger> viewers = new ConcurrentHashMap<>();
@@ -116,9 +120,11 @@ public class RunService {
                 throw new ProblemException(404, "not-found", "sandbox.key: no sandbox " + key, Map.of("field", "sandbox.key"), null);
             }
         });
+        long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
         NewRun newRun = new NewRun(tenant, request.runId(), request.threadId(), request.harness(), clock.instant(),
                 request.durable(), request.detachOnDisconnect(), request.destroyOnComplete(),
-                request.command(), request.prompt(), request.sandboxKey());
+                request.command(), request.prompt(), request.sandboxKey(), NewRun.randomNonce(),
+                maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
         RunRecordView record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
                 "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                 Map.of("runId", request.runId()), null));

@@ -73,7 +73,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                     Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince),
                     Optional.ofNullable(cancelRequested), created.durable(), created.detachOnDisconnect(),
                     created.destroyOnComplete(), created.command(), created.prompt(),
-                    DriverClaim.epochOf(epoch), version);
+                    DriverClaim.epochOf(epoch), version, created.journalNonce(), created.maxDurationMs());
         }
     }
 

@@ -15,6 +15,8 @@ import java.util.Optional;
  *
  * @param runId the client's run id, unique per tenant, 1..{@value #MAX_RUN_ID} characters
  * @param sandboxKey the sandbox the run uses, when already known at creation
+ * @param journalNonce the run's exit-sentinel nonce (32 hex), random per run
+ * @param maxDurationMs the run's duration bound; empty for none
  */
 public record NewRun(
         String tenant,
@@ -27,9 +29,14 @@ public record NewRun(
         boolean destroyOnComplete,
         Optional<String> command,
         Optional<String> prompt,
-        Optional<String> sandboxKey) {
+        Optional<String> sandboxKey,
+        String journalNonce,
+        Optional<Long> maxDurationMs) {
 
     public static final int MAX_TENANT = 128;
+    /** Length of a journal nonce: 32 lowercase hex characters. */
+    public static final int NONCE_LENGTH = 32;
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
     public static final int MAX_RUN_ID = 255;
     public static final int MAX_THREAD_ID = 255;
     public static final int MAX_SANDBOX_KEY = 255;
@@ -44,6 +51,34 @@ public record NewRun(
         Objects.requireNonNull(prompt, "prompt");
         Objects.requireNonNull(sandboxKey, "sandboxKey");
         sandboxKey.ifPresent(k -> requireLength("sandboxKey", k, MAX_SANDBOX_KEY));
+        Objects.requireNonNull(journalNonce, "journalNonce");
+        if (!journalNonce.matches("[0-9a-f]{" + NONCE_LENGTH + "}")) {
+            throw new IllegalArgumentException("journalNonce must be " + NONCE_LENGTH + " lowercase hex characters");
+        }
+        Objects.requireNonNull(maxDurationMs, "maxDurationMs");
+        maxDurationMs.ifPresent(ms -> {
+            if (ms <= 0) {
+                throw new IllegalArgumentException("maxDurationMs must be positive when set");
+            }
+        });
+    }
+
+    /** A run with a fresh random journal nonce and no duration bound. */
+    public NewRun(String tenant, String runId, String threadId, Harness harness, Instant startedAt, boolean durable,
+            boolean detachOnDisconnect, boolean destroyOnComplete, Optional<String> command, Optional<String> prompt,
+            Optional<String> sandboxKey) {
+        this(tenant, runId, threadId, harness, startedAt, durable, detachOnDisconnect, destroyOnComplete, command, prompt,
+                sandboxKey, randomNonce(), Optional.empty());
+    }
+
+    /**
+     * A fresh exit-sentinel nonce: 128 random bits as hex. Random per run (never derived from
+     * the runId) so an agent cannot compute it and forge its own ending.
+     */
+    public static String randomNonce() {
+        byte[] b = new byte[NONCE_LENGTH / 2];
+        RANDOM.nextBytes(b);
+        return java.util.HexFormat.of().formatHex(b);
     }
 
     /** A durable run with the API's defaults (detach on disconnect, keep the sandbox) and nothing optional set. */

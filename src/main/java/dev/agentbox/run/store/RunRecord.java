@@ -102,6 +102,13 @@ public class RunRecord {
     @Column(name = "PROMPT_TEXT")
     private String prompt;
 
+    /** NULL only for runs recorded before nonces were random; those use the derived nonce. */
+    @Column(name = "JOURNAL_NONCE", length = NewRun.NONCE_LENGTH)
+    private String journalNonce;
+
+    @Column(name = "MAX_DURATION_MS")
+    private Long maxDurationMs;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -123,6 +130,8 @@ public class RunRecord {
         this.command = run.command().orElse(null);
         this.prompt = run.prompt().orElse(null);
         this.sandboxKey = run.sandboxKey().orElse(null);
+        this.journalNonce = run.journalNonce();
+        this.maxDurationMs = run.maxDurationMs().orElse(null);
     }
 
     public RunRef ref() {
@@ -142,7 +151,9 @@ public class RunRecord {
                 Optional.ofNullable(usageJson).map(RunRecord::parseObject),
                 Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince), Optional.ofNullable(cancelRequested),
                 durable, detachOnDisconnect, destroyOnComplete,
-                Optional.ofNullable(command), Optional.ofNullable(prompt), driverEpoch, version);
+                Optional.ofNullable(command), Optional.ofNullable(prompt), driverEpoch, version,
+                journalNonce != null ? journalNonce : dev.agentbox.run.journal.JournalNames.nonce(runId),
+                Optional.ofNullable(maxDurationMs));
     }
 
     /** The stored text of a usage object; rejects one too large for its column. */

@@ -14,6 +14,8 @@ import java.util.OptionalLong;
  * @param ref the store's reference to the run, for the claim and the log
  * @param driverEpoch the version of the run's claim row; empty until the first claim
  * @param version the record row's own optimistic version (changes on every record write)
+ * @param journalNonce the exit-sentinel nonce of the run's journal
+ * @param maxDurationMs the run's duration bound, when it has one
  */
 public record RunRecordView(
         RunRef ref,
@@ -35,7 +37,9 @@ public record RunRecordView(
         Optional<String> command,
         Optional<String> prompt,
         OptionalLong driverEpoch,
-        long version) {
+        long version,
+        String journalNonce,
+        Optional<Long> maxDurationMs) {
 
     public boolean isTerminal() {
         return status.isTerminal();
