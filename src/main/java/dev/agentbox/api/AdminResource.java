@@ -60,6 +60,12 @@ public class AdminResource {
                 .build();
     }
 
+    private static JsonArrayBuilder unattended(SweepResult r) {
+        JsonArrayBuilder a = Json.createArrayBuilder();
+        r.unattended().forEach(u -> a.add(Json.createObjectBuilder().add("runId", u.runId()).add("action", u.action())));
+        return a;
+    }
+
     static JsonObject sweepJson(SweepResult r) {
         JsonObjectBuilder outcomes = Json.createObjectBuilder();
         for (SweepOutcome o : SweepOutcome.values()) {
@@ -81,6 +87,7 @@ public class AdminResource {
                 .add("probed", r.probed())
                 .add("outcomes", outcomes)
                 .add("runs", runs)
+                .add("unattended", unattended(r))
                 .add("orphans", Json.createObjectBuilder()
                         .add("destroyed", Json.createArrayBuilder(r.orphans().destroyed()))
                         .add("failed", Json.createArrayBuilder(r.orphans().failed())));

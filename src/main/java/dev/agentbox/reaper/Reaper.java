@@ -16,20 +16,26 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One sweep over detached runs, then over orphaned sandboxes. Safe on many servers at once:
- * every write to a run goes through its driver lease and a claim, so a run another sweep (or
- * a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
+ * One sweep: detached runs, then runs nobody drives, then orphaned sandboxes. Safe on many
+ * servers at once: every write to a run goes through its driver lease and a claim, so a run
+ * another sweep (or a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
  *
- * <p>Per run, longest detached first, at most {@code maxRuns} per sweep (each sweep goes on
- * after the last run of the previous one, from the head again at the end):
+ * <p>Detached runs (detached for the TTL or longer, inclusive — the TTL makes a run eligible,
+ * it never kills it), longest detached first, at most {@code maxRuns} per sweep (each sweep
+ * goes on after the last run of the previous one, from the head again at the end):
  * <ul>
- * <li>detached for the TTL or longer (inclusive) → {@code cancelRequested} is written first,
- * then the run is finalized if its agent had just exited, else aborted; its sandbox is
- * reclaimed → {@code expired};</li>
+ * <li>past its {@code maxDurationMs} → {@code cancelRequested} is written first, then the run
+ * is finalized if its agent had just exited, else aborted ({@code max-duration}); its sandbox
+ * is reclaimed → {@code expired};</li>
  * <li>otherwise the journal probe decides: finished → replay and finalize within the budget,
  * reclaim → {@code finalized} (or {@code budget-exceeded}); producing or unknown →
  * untouched: no append, no record write, no claim.</li>
  * </ul>
+ *
+ * <p>Unattended runs — non-terminal, older than one lease TTL, whose driver lease nobody holds
+ * (their server died, watched or not) — and not handled above: a cancelled one is aborted
+ * (sandbox reclaimed), a runaway one is aborted {@code max-duration}, any other is handed to
+ * the {@link Adopter}, which starts a successor on this server that keeps driving it.
  * A failed destroy turns any of these into {@code reclaim-failed}. A failure on one run is
  * {@code failed} for it and the sweep goes on. The sweep never throws, never clears
  * {@code detachedSince} (only an attach does) and never clears {@code cancelRequested}.
@@ -45,6 +51,16 @@ public final class Reaper {
     private final ReaperSettings settings;
     private final RunExpiry expiry;
     private final Executor executor;
+    private Adopter adopter;
+
+    /** Starts a successor for a run no live driver holds; says what it did (for the sweep result). */
+    @FunctionalInterface
+    public interface Adopter {
+        String adopt(RunRecordView run);
+    }
+
+    /** Most unattended runs looked at per sweep, oldest first. */
+    static final int MAX_UNATTENDED = 2000;
     /** Where the next sweep continues; sweeps of one reaper are not concurrent (the service keeps them single-flight). */
     private volatile Optional<RunStore.ReclaimCursor> cursor = Optional.empty();
 
@@ -62,7 +78,13 @@ public final class Reaper {
         this.reclaimer = reclaimer;
         this.orphans = orphans;
         this.settings = settings;
-        this.expiry = new RunExpiry(ctx, reclaimer, settings.detachedTtl());
+        this.expiry = new RunExpiry(ctx, reclaimer);
+    }
+
+    /** Sweeps also drive on runs whose driver is gone, through {@code adopter}. */
+    public Reaper withAdopter(Adopter adopter) {
+        this.adopter = adopter;
+        return this;
     }
 
     public SweepResult sweep() {
@@ -73,23 +95,33 @@ public final class Reaper {
             candidates = list(now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reaper: listing detached runs failed", e);
-            return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), collectOrphans(), Optional.of("listing detached runs failed: " + e));
+            return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), unattended(now, java.util.Set.of()), collectOrphans(),
+                    Optional.of("listing detached runs failed: " + e));
         }
         Map<RunRef, RunExitProbe.Probe> probes = probe.probe(candidates);
-        Instant cutoff = now.minus(settings.detachedTtl());
         List<RunEntry> entries = Bounded.map(candidates, run -> {
             RunExitProbe.Probe p = probes.getOrDefault(run.ref(), new RunExitProbe.Unknown("not probed"));
             try {
-                boolean expired = !run.detachedSince().orElseThrow().isAfter(cutoff);
-                return expired ? expire(run, p) : reap(run, p);
+                return pastMaxDuration(run, now) ? expire(run, p) : reap(run, p);
             } catch (RuntimeException | Error e) {
                 LOG.log(Level.WARNING, "reaper: run " + run.runId() + " failed", e);
                 return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
             }
         }, executor, settings.parallelism());
         int probed = (int) candidates.stream().filter(r -> r.sandboxKey().isPresent()).count();
-        SweepResult result = SweepResult.of(now, elapsedMs(t0), candidates.size(), probed, entries, collectOrphans(), Optional.empty());
-        if (!entries.isEmpty() || !result.orphans().destroyed().isEmpty()) {
+        // A detached run the probe saw producing (or could not tell) may have no live driver
+        // either: it stays a candidate for adoption. The rest were dealt with above.
+        java.util.Set<RunRef> handled = new java.util.HashSet<>();
+        for (int i = 0; i < candidates.size(); i++) {
+            SweepOutcome o = entries.get(i).outcome();
+            if (o != SweepOutcome.PRODUCING && o != SweepOutcome.UNKNOWN) {
+                handled.add(candidates.get(i).ref());
+            }
+        }
+        List<SweepResult.Unattended> unattended = unattended(now, handled);
+        SweepResult result = SweepResult.of(now, elapsedMs(t0), candidates.size(), probed, entries, unattended, collectOrphans(),
+                Optional.empty());
+        if (!entries.isEmpty() || !unattended.isEmpty() || !result.orphans().destroyed().isEmpty()) {
             LOG.info("reaper: swept " + candidates.size() + " detached run(s) in " + result.durationMs() + " ms: " + summary(result));
         }
         return result;
@@ -102,9 +134,9 @@ public final class Reaper {
      */
     private List<RunRecordView> list(Instant now) {
         Optional<RunStore.ReclaimCursor> after = cursor;
-        List<RunRecordView> page = ctx.runs().listReclaimable(now, Duration.ZERO, after, settings.maxRuns());
+        List<RunRecordView> page = ctx.runs().listReclaimable(now, settings.detachedTtl(), after, settings.maxRuns());
         if (page.isEmpty() && after.isPresent()) {
-            page = ctx.runs().listReclaimable(now, Duration.ZERO, Optional.empty(), settings.maxRuns());
+            page = ctx.runs().listReclaimable(now, settings.detachedTtl(), Optional.empty(), settings.maxRuns());
         }
         cursor = page.size() < settings.maxRuns() ? Optional.empty() : Optional.of(RunStore.ReclaimCursor.of(page.get(page.size() - 1)));
         return page;
@@ -120,6 +152,55 @@ public final class Reaper {
         return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.UNKNOWN).withError(((RunExitProbe.Unknown) p).reason());
     }
 
+    private static boolean pastMaxDuration(RunRecordView run, Instant now) {
+        return run.maxDurationMs().filter(ms -> !run.startedAt().plusMillis(ms).isAfter(now)).isPresent();
+    }
+
+    /**
+     * Runs no live driver holds, that the detached pass did not look at: abort the cancelled
+     * and the runaway ones, hand the rest to the adopter. Never throws.
+     */
+    private List<SweepResult.Unattended> unattended(Instant now, java.util.Set<RunRef> handled) {
+        if (adopter == null) {
+            return List.of();
+        }
+        List<SweepResult.Unattended> out = new java.util.ArrayList<>();
+        try {
+            java.util.Set<String> held = ctx.leases().heldNames(dev.agentbox.run.DriverLease.PREFIX);
+            Instant youngest = now.minus(ctx.takeover().leaseTtl());
+            for (RunRecordView run : ctx.runs().listLive(youngest, MAX_UNATTENDED)) {
+                if (handled.contains(run.ref()) || held.contains(dev.agentbox.run.DriverLease.name(run.ref()))) {
+                    continue;
+                }
+                try {
+                    out.add(new SweepResult.Unattended(run.tenant(), run.runId(), attend(run, now)));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "reaper: unattended run " + run.runId() + " failed", e);
+                    out.add(new SweepResult.Unattended(run.tenant(), run.runId(), "failed: " + e.getClass().getSimpleName()));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reaper: listing unattended runs failed", e);
+        }
+        return out;
+    }
+
+    private String attend(RunRecordView run, Instant now) {
+        boolean runaway = pastMaxDuration(run, now);
+        if (runaway && !run.cancelRequested().orElse(false)) {
+            ctx.runs().setCancelRequested(run.ref(), Optional.of(true));
+        }
+        if (runaway || run.cancelRequested().orElse(false)) {
+            RunExpiry.Expired e = expiry.expire(run, r -> true,
+                    runaway ? RunExpiry.maxDuration(run) : dev.agentbox.run.store.RunError.of("Run was cancelled", "aborted"));
+            String how = runaway ? "aborted (max-duration)" : "aborted (cancelled)";
+            LOG.info("reaper: run " + run.runId() + " had no live driver: " + (e.ended() ? how : "not claimed"));
+            return e.ended() ? how : "not-claimed";
+        }
+        String adoption = adopter.adopt(run);
+        return adoption;
+    }
+
     /** Cancel first (reaches a live driver anywhere), then finish what had just exited, abort the rest. */
     private RunEntry expire(RunRecordView run, RunExitProbe.Probe p) {
         if (!run.cancelRequested().orElse(false)) {
@@ -128,7 +209,7 @@ public final class Reaper {
         if (p instanceof RunExitProbe.Finished) {
             return finalizeRun(run, SweepOutcome.EXPIRED);
         }
-        RunExpiry.Expired e = expiry.expire(run);
+        RunExpiry.Expired e = expiry.expire(run, r -> r.detachedSince().isPresent(), RunExpiry.maxDuration(run));
         if (!e.ended()) {
             return withReclaim(RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED), e.reclaim());
         }

@@ -113,7 +113,8 @@ public class ReaperService {
         RunExitProbe probe = new RunExitProbe(instances, providers::find, new JournalCommand(), executor, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
                 () -> installation.current().map(Installation::installationId));
-        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor);
+        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor)
+                .withAdopter(run -> runService.adopt(run, "the reaper found no live driver").name().toLowerCase().replace('_', '-'));
         // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw for a gone sandbox.
         pruner = new JournalPruner(runs, instances,
                 instance -> providers.find(instance.provider()).flatMap(p -> p.resume(instance.providerSandboxId())),

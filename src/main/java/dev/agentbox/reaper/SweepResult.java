@@ -15,7 +15,16 @@ import java.util.Optional;
  * @param error why the sweep could not list runs, if it could not
  */
 public record SweepResult(Instant startedAt, long durationMs, int considered, int probed, Map<SweepOutcome, Integer> outcomes,
-        List<RunEntry> runs, OrphanCollector.Report orphans, Optional<String> error) {
+        List<RunEntry> runs, List<Unattended> unattended, OrphanCollector.Report orphans, Optional<String> error) {
+
+    /**
+     * A run no live driver held, and what this sweep did with it: {@code started} (a
+     * successor drives it here now), {@code driven}, {@code at-capacity} (left to another
+     * server), {@code not-eligible}, {@code aborted (cancelled)}, {@code aborted (max-duration)},
+     * {@code not-claimed} or {@code failed: …}.
+     */
+    public record Unattended(String tenant, String runId, String action) {
+    }
 
     /** One run's line: its outcome, and where known the status, the agent's exit code, an error, the reclaim. */
     public record RunEntry(String tenant, String runId, SweepOutcome outcome, Optional<String> status, Optional<Integer> exitCode,
@@ -32,17 +41,18 @@ public record SweepResult(Instant startedAt, long durationMs, int considered, in
 
     public SweepResult {
         runs = List.copyOf(runs);
+        unattended = List.copyOf(unattended);
         outcomes = Collections.unmodifiableMap(new EnumMap<>(outcomes));
     }
 
     static SweepResult of(Instant startedAt, long durationMs, int considered, int probed, List<RunEntry> runs,
-            OrphanCollector.Report orphans, Optional<String> error) {
+            List<Unattended> unattended, OrphanCollector.Report orphans, Optional<String> error) {
         Map<SweepOutcome, Integer> counts = new EnumMap<>(SweepOutcome.class);
         for (SweepOutcome o : SweepOutcome.values()) {
             counts.put(o, 0);
         }
         runs.forEach(r -> counts.merge(r.outcome(), 1, Integer::sum));
-        return new SweepResult(startedAt, durationMs, considered, probed, counts, runs, orphans, error);
+        return new SweepResult(startedAt, durationMs, considered, probed, counts, runs, unattended, orphans, error);
     }
 
     public int count(SweepOutcome outcome) {

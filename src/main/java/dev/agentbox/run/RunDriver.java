@@ -158,7 +158,7 @@ public final class RunDriver implements Runnable {
     private void drive() {
         String label = "run " + run.runId() + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
         RunContext.Takeover t = ctx.takeover();
-        Optional<HeldLease> held = ctx.leases().acquire("run-driver:" + run.runId(), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        Optional<HeldLease> held = ctx.leases().acquire(DriverLease.name(run.ref()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
         if (held.isEmpty()) {
             LOG.info(label + ": another live driver holds the run");
             return;
@@ -297,6 +297,11 @@ public final class RunDriver implements Runnable {
                     abortRun(label, chunks);
                     return;
                 }
+                if (finalizing == null && pastMaxDuration()) {
+                    abortRun(label, chunks, RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElseThrow()
+                            + " ms", "max-duration"));
+                    return;
+                }
                 if ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS) {
                     lastCancelCheck = System.nanoTime();
                 }
@@ -374,8 +379,16 @@ public final class RunDriver implements Runnable {
         return ctx.runs().findById(run.ref()).flatMap(RunRecordView::cancelRequested).orElse(false);
     }
 
-    /** Cancel: the sandbox always goes (that also stops the agent), then the run ends aborted. */
+    private boolean pastMaxDuration() {
+        return run.maxDurationMs().filter(ms -> !run.startedAt().plusMillis(ms).isAfter(ctx.clock().instant())).isPresent();
+    }
+
     private void abortRun(String label, ChunkFactory chunks) {
+        abortRun(label, chunks, RunError.of("Run was cancelled", "aborted"));
+    }
+
+    /** Cancel or runaway: the sandbox always goes (that also stops the agent), then the run ends aborted. */
+    private void abortRun(String label, ChunkFactory chunks, RunError error) {
         if (sandboxKey != null) {
             try {
                 ctx.sandboxes().delete(run.tenant(), sandboxKey);
@@ -383,9 +396,9 @@ public final class RunDriver implements Runnable {
                 LOG.info(label + ": sandbox already gone at cancel: " + e.detail());
             }
         }
-        String message = "Run was cancelled";
-        writer.finish(label, List.of(chunks.runError(message, "aborted")), RunStatus.ABORTED, Optional.of(RunError.of(message, "aborted")));
-        LOG.info(label + ": aborted");
+        writer.finish(label, List.of(chunks.runError(error.message(), error.code().orElse("aborted"))), RunStatus.ABORTED,
+                Optional.of(error));
+        LOG.info(label + ": aborted (" + error.code().orElse("aborted") + ")");
     }
 
     private void afterFinish(String label, SandboxHandle handle) {

@@ -7,6 +7,7 @@ import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.NewRun;
+import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunCreation;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
@@ -26,7 +27,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.HashMap;
+import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import dev.agentbox.run.store.ViewerStore;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -94,9 +100,26 @@ public class RunService {
     @ConfigProperty(name = "agentbox.runs.max-duration-ms", defaultValue = "21600000")
     long defaultMaxDurationMs;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.runs.max-driven", defaultValue = "200")
+    int maxDriven;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.runs.viewer-ttl-ms", defaultValue = "5000")
+    long viewerTtlMs;
+
+    @Inject
+    ViewerStore viewerStore;
+
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
+    private ScheduledFuture<?> viewerRenewal;
+
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
-    private final Map<RunRef, AtomicInteger> viewers = new ConcurrentHashMap<>();
+    /** This server's viewers per run; guarded by itself, together with the run's viewer row. */
+    private final Map<RunRef, Integer> viewers = new HashMap<>();
 
     @PostConstruct
     void init() {
@@ -105,6 +128,20 @@ public class RunService {
         context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
                 new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
                         Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
+        // Renew this server's viewer rows about once per stream heartbeat; a row lives for
+        // a few heartbeats, so a dead server's viewers stop counting soon after it died.
+        long every = Math.max(100, Math.min(1000, viewerTtlMs / 4));
+        viewerRenewal = scheduler.scheduleWithFixedDelay(this::renewViewers, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void renewViewers() {
+        try {
+            synchronized (viewers) {
+                viewerStore.renew(node.id(), Set.copyOf(viewers.keySet()), clock.instant(), Duration.ofMillis(viewerTtlMs));
+            }
+        } catch (RuntimeException e) {
+            LOG.warning("could not renew this server's viewer rows: " + e);
+        }
     }
 
     /** What drivers on this server work with; the reaper finalizes runs through it. */
@@ -137,6 +174,9 @@ public class RunService {
     @PreDestroy
     void stop() {
         stopping = true;
+        if (viewerRenewal != null) {
+            viewerRenewal.cancel(false);
+        }
         drivers.values().forEach(RunDriver::leave);
     }
 
@@ -156,6 +196,18 @@ public class RunService {
         return true;
     }
 
+    /** What {@link #adopt} did with a run that may have no live driver. */
+    public enum Adoption {
+        /** A successor now drives the run on this server. */
+        STARTED,
+        /** This server already drives it, or a live driver holds its lease. */
+        DRIVEN,
+        /** This server drives {@code agentbox.runs.max-driven} runs already: left to another server. */
+        AT_CAPACITY,
+        /** Younger than one lease TTL (its first driver may not have taken the lease yet), or terminal. */
+        NOT_ELIGIBLE
+    }
+
     /**
      * Attach drives: a non-terminal run that no live driver holds (its lease expired — its
      * server died or stalled) is taken over by a successor on this server. Cheap to call
@@ -163,18 +215,35 @@ public class RunService {
      * successor on another server loses the lease and does nothing.
      */
     public void maybeTakeOver(RunRecordView run) {
-        if (drivers.containsKey(run.ref()) || leases.held("run-driver:" + run.runId())) {
-            return;
+        adopt(run, "a viewer attached");
+    }
+
+    /**
+     * Starts a successor for {@code run} on this server if no live driver holds it anywhere,
+     * within this server's {@code agentbox.runs.max-driven}. The successor waits for the quiet
+     * window, claims, replays the journal with alignment and keeps driving.
+     */
+    public Adoption adopt(RunRecordView run, String why) {
+        if (drivers.containsKey(run.ref()) || leases.held(DriverLease.name(run.ref()))) {
+            return Adoption.DRIVEN;
         }
         // A run younger than one lease TTL may simply not have taken its lease yet: a
         // successor racing its first driver would leave nobody to start the agent.
-        runs.findById(run.ref()).filter(r -> !r.isTerminal())
-                .filter(r -> r.startedAt().plusMillis(leaseTtlMs).isBefore(clock.instant()))
-                .ifPresent(fresh -> {
-            if (launch(RunDriver.successor(context, fresh))) {
-                LOG.info("run " + run.runId() + ": no live driver; taking over on " + node.id());
-            }
-        });
+        Optional<RunRecordView> fresh = runs.findById(run.ref()).filter(r -> !r.isTerminal())
+                .filter(r -> r.startedAt().plusMillis(leaseTtlMs).isBefore(clock.instant()));
+        if (fresh.isEmpty()) {
+            return Adoption.NOT_ELIGIBLE;
+        }
+        if (drivers.size() >= maxDriven) {
+            LOG.warning("run " + run.runId() + ": no live driver, but this server already drives " + drivers.size()
+                    + " runs (agentbox.runs.max-driven); leaving it to another server");
+            return Adoption.AT_CAPACITY;
+        }
+        if (!launch(RunDriver.successor(context, fresh.get()))) {
+            return Adoption.DRIVEN;
+        }
+        LOG.info("run " + run.runId() + ": no live driver; " + node.id() + " takes it over (" + why + ")");
+        return Adoption.STARTED;
     }
 
     public RunRecordView get(String tenant, String runId) {
@@ -190,27 +259,86 @@ public class RunService {
                 .orElseThrow(() -> ProblemException.notFound("No active run in thread " + threadId));
     }
 
-    /** Records the cancel durably (any server's driver sees it) and aborts this server's driver at once. */
+    /**
+     * Records the cancel durably (any server's driver sees it within a second) and aborts this
+     * server's driver at once. When no driver holds the run anywhere (its server died), this
+     * server lands the cancel itself, in the background: it waits at most one lease TTL for a
+     * lease that is still held to expire, then claims the run, destroys its sandbox and ends
+     * it {@code aborted}. The reaper aborts whatever is left (e.g. this server died too).
+     */
     public RunRecordView cancel(String tenant, String runId) {
         RunRecordView run = get(tenant, runId);
         if (!run.isTerminal()) {
             runs.setCancelRequested(run.ref(), Optional.of(true));
-            RunDriver local = drivers.get(run.ref());
-            if (local != null) {
-                local.abort();
-            }
             LOG.info("run " + runId + ": cancel requested");
+            if (!abortLocal(run)) {
+                threads.newThread(() -> landCancel(run)).start();
+            }
         }
         return get(tenant, runId);
+    }
+
+    private boolean abortLocal(RunRecordView run) {
+        RunDriver local = drivers.get(run.ref());
+        if (local != null) {
+            local.abort();
+            return true;
+        }
+        return false;
+    }
+
+    private void landCancel(RunRecordView run) {
+        long deadline = System.nanoTime() + Duration.ofMillis(leaseTtlMs + 5_000).toNanos();
+        try {
+            while (System.nanoTime() < deadline && !stopping) {
+                Optional<RunRecordView> fresh = runs.findById(run.ref());
+                if (fresh.isEmpty() || fresh.get().isTerminal() || abortLocal(run)) {
+                    return;
+                }
+                if (!leases.held(DriverLease.name(run.ref()))) {
+                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
+                            RunError.of("Run was cancelled", "aborted"));
+                    if (a.ended()) {
+                        LOG.info("run " + run.runId() + ": no live driver; cancel landed by " + node.id());
+                        return;
+                    }
+                }
+                Thread.sleep(250);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warning("run " + run.runId() + ": could not land the cancel here (the reaper will): " + e);
+        }
+    }
+
+    /** Cancel always destroys the sandbox (that is also what stops the agent). */
+    private Void destroySandbox(RunRecordView run) {
+        run.sandboxKey().ifPresent(key -> {
+            try {
+                sandboxes.delete(run.tenant(), key);
+            } catch (ProblemException e) {
+                LOG.info("run " + run.runId() + ": sandbox already gone at cancel: " + e.detail());
+            }
+        });
+        return null;
     }
 
     public RunEventStream stream() {
         return new RunEventStream(log, runs, hub, () -> stopping);
     }
 
-    /** A viewer attached: an attach clears {@code detachedSince} (never {@code cancelRequested}). */
+    /**
+     * A viewer attached: counted here and, for its first viewer on this server, in the
+     * cluster-wide viewer rows; an attach clears {@code detachedSince} (never
+     * {@code cancelRequested}).
+     */
     public void viewerAttached(RunRecordView run) {
-        viewers.computeIfAbsent(run.ref(), k -> new AtomicInteger()).incrementAndGet();
+        synchronized (viewers) {
+            if (viewers.merge(run.ref(), 1, Integer::sum) == 1) {
+                viewerStore.present(run.ref(), node.id(), clock.instant(), Duration.ofMillis(viewerTtlMs));
+            }
+        }
         if (run.detachedSince().isPresent() && !run.isTerminal()) {
             runs.setDetachedSince(run.ref(), Optional.empty());
         }
@@ -219,23 +347,35 @@ public class RunService {
         }
     }
 
-    /** A viewer left before the end of the run: the last one detaches a durable run or cancels a non-durable one. */
+    /**
+     * A viewer left before the end of the run. When no viewer of the run remains on ANY server
+     * (a client that reconnected through a load balancer to another server still counts), a
+     * durable run is detached (the agent keeps running) and a non-durable one is cancelled.
+     */
     public void viewerLeft(RunRecordView run, boolean runEnded) {
-        AtomicInteger count = viewers.computeIfAbsent(run.ref(), k -> new AtomicInteger());
-        if (count.decrementAndGet() > 0 || runEnded) {
-            viewers.remove(run.ref(), count);
+        synchronized (viewers) {
+            Integer left = viewers.computeIfPresent(run.ref(), (k, n) -> n > 1 ? n - 1 : null);
+            if (left != null) {
+                return;
+            }
+            viewerStore.absent(run.ref(), node.id());
+        }
+        if (runEnded) {
             return;
         }
-        viewers.remove(run.ref(), count);
         RunRecordView current = runs.findById(run.ref()).orElse(run);
         if (current.isTerminal()) {
             return;
         }
+        if (viewerStore.watched(run.ref(), clock.instant())) {
+            LOG.info("run " + run.runId() + ": viewer left; still watched on another server");
+            return;
+        }
         if (current.durable() && current.detachOnDisconnect()) {
             runs.setDetachedSince(run.ref(), Optional.of(clock.instant()));
-            LOG.info("run " + run.runId() + ": viewer left, detached (the agent keeps running)");
+            LOG.info("run " + run.runId() + ": last viewer left, detached (the agent keeps running)");
         } else {
-            LOG.info("run " + run.runId() + ": viewer left a non-durable run, cancelling");
+            LOG.info("run " + run.runId() + ": last viewer left a non-durable run, cancelling");
             cancel(run.tenant(), run.runId());
         }
     }

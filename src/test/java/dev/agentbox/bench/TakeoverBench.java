@@ -66,7 +66,7 @@ public final class TakeoverBench {
                     Thread probe = new Thread(() -> {
                         while (!Thread.currentThread().isInterrupted() && (marks[0] == 0 || marks[1] == 0)) {
                             try {
-                                if (marks[0] == 0 && holder(db, "run-driver:" + runId).startsWith("B/")) {
+                                if (marks[0] == 0 && driverHolder(db, runId).startsWith("B/")) {
                                     marks[0] = System.nanoTime();
                                 }
                                 if (marks[1] == 0 && onB.get(runId).getInt("driverEpoch", 1) == 2) {
@@ -103,9 +103,11 @@ public final class TakeoverBench {
                 median(leaseWait), median(quietAndClaim), median(replay));
     }
 
-    private static String holder(Connection db, String name) throws Exception {
-        try (PreparedStatement s = db.prepareStatement("SELECT holder FROM ab_lease WHERE name = ?")) {
-            s.setString(1, name);
+    /** The holder of the run's driver lease ({@code run-driver:<run pk>}). */
+    private static String driverHolder(Connection db, String runId) throws Exception {
+        try (PreparedStatement s = db.prepareStatement(
+                "SELECT l.holder FROM ab_lease l JOIN ab_run r ON l.name = 'run-driver:' || r.run_pk WHERE r.run_id = ?")) {
+            s.setString(1, runId);
             try (ResultSet rs = s.executeQuery()) {
                 return rs.next() ? rs.getString(1) : "";
             }

@@ -239,8 +239,8 @@ public final class ReaperBench {
             if (a instanceof RunRef ref) {
                 return Optional.ofNullable(runIds.get(ref));
             }
-            if (a instanceof String s && s.startsWith("run-driver:")) {
-                return Optional.of(s.substring("run-driver:".length()));
+            if (a instanceof String s && s.startsWith(dev.agentbox.run.DriverLease.PREFIX)) {
+                return Optional.ofNullable(runIds.get(new RunRef(s.substring(dev.agentbox.run.DriverLease.PREFIX.length()))));
             }
         }
         return Optional.empty();
@@ -387,7 +387,7 @@ public final class ReaperBench {
     }
 
     Reaper reaper(int maxRuns, RunContext ctx) {
-        ReaperSettings settings = new ReaperSettings(maxRuns, DEFAULTS.runBudget(), DEFAULTS.detachedTtl(), DEFAULTS.orphanGrace());
+        ReaperSettings settings = new ReaperSettings(maxRuns, DEFAULTS.runBudget(), Duration.ZERO, DEFAULTS.orphanGrace());
         Function<String, Optional<SandboxProvider>> byName = n -> n.equals(docker.name()) ? Optional.of(docker) : Optional.empty();
         return new Reaper(ctx, new RunExitProbe(instances, byName, new JournalCommand(), f.workers, settings.parallelism()),
                 new Reclaimer(instances, byName, runs, leases),

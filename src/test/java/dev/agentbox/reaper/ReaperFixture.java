@@ -93,7 +93,7 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     ReaperSettings settings() {
-        return new ReaperSettings(25, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10));
+        return new ReaperSettings(25, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10));
     }
 
     Reaper reaper(ReaperSettings settings) {
@@ -146,6 +146,21 @@ final class ReaperFixture implements AutoCloseable {
                 false, Optional.of(command), Optional.empty(), Optional.of(box.key()))).orElseThrow();
         ctx.launcher().start(box.handle(), command, runId);
         return run;
+    }
+
+    /** Like {@link #run(Box, String)}, for a run started {@code age} ago with a {@code maxDuration} bound. */
+    RunRecordView runStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
+        RunRecordView run = recordStartedAgo(box, command, age, maxDuration);
+        ctx.launcher().start(box.handle(), command, run.runId());
+        return run;
+    }
+
+    /** The record of such a run only: no agent started yet. */
+    RunRecordView recordStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
+        String runId = "reap-" + UUID.randomUUID();
+        return runs.create(new NewRun(tenant, runId, "thread-" + runId, Harness.COMMAND, clock.instant().minus(age),
+                true, true, false, Optional.of(command), Optional.empty(), Optional.of(box.key()), NewRun.randomNonce(),
+                Optional.of(maxDuration.toMillis()))).orElseThrow();
     }
 
     /** Marks the run detached at {@code since} and returns the fresh record. */

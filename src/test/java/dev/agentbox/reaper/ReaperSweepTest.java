@@ -129,9 +129,9 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-04 TTL boundary: detached exactly now−ttl → expired; one ms younger → probed (producing)")
-    void theDetachedTtlIsInclusive() {
-        ReaperSettings settings = f.settings();
+    @DisplayName("RP-04 TTL boundary: detached exactly now−ttl → eligible (probed, producing, left running); one ms younger → not yet")
+    void theDetachedTtlIsInclusiveAndNeverKillsAProducingRun() {
+        ReaperSettings settings = new ReaperSettings(25, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10));
         Instant now = f.clock.instant();
         Box oldBox = f.sandbox();
         Box youngBox = f.sandbox();
@@ -140,18 +140,23 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
         SweepResult result = f.reaper(settings).sweep();
 
-        assertThat(entry(result, old).outcome()).isEqualTo(SweepOutcome.EXPIRED);
-        assertThat(entry(result, old).status()).contains("aborted");
-        assertThat(entry(result, young).outcome()).isEqualTo(SweepOutcome.PRODUCING);
-        assertThat(f.fresh(young).version()).isEqualTo(young.version());
+        assertThat(result.considered()).isEqualTo(1);
+        assertThat(entry(result, old).outcome()).isEqualTo(SweepOutcome.PRODUCING);
+        assertThat(result.runs()).noneMatch(e -> e.runId().equals(young.runId()));
+        for (RunRecordView r : List.of(old, young)) {
+            assertThat(f.fresh(r).version()).isEqualTo(r.version());
+            assertThat(f.fresh(r).status().wireName()).isEqualTo("running");
+        }
+        assertThat(f.containerExists(oldBox.handle().id())).isTrue();
         assertThat(f.containerExists(youngBox.handle().id())).isTrue();
     }
 
     @Test
-    @DisplayName("RP-05 expired producing run → cancelRequested, aborted with a terminal chunk, container destroyed")
-    void anExpiredProducingRunIsCancelledAbortedAndReclaimed() {
+    @DisplayName("RP-05 past maxDurationMs → cancelRequested, aborted max-duration with a terminal chunk, container destroyed")
+    void aRunawayRunIsCancelledAbortedAndReclaimed() {
         Box box = f.sandbox();
-        RunRecordView run = f.detach(f.run(box, "echo working; sleep 60"), f.clock.instant().minus(Duration.ofHours(1)));
+        RunRecordView run = f.detach(f.runStartedAgo(box, "echo working; sleep 60", Duration.ofHours(2), Duration.ofHours(1)),
+                f.clock.instant().minus(Duration.ofMinutes(1)));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 
@@ -161,7 +166,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView after = f.fresh(run);
         assertThat(after.status().wireName()).isEqualTo("aborted");
         assertThat(after.cancelRequested()).contains(true);
-        assertThat(after.error().orElseThrow().code()).contains("aborted");
+        assertThat(after.error().orElseThrow().code()).contains("max-duration");
         assertThat(after.detachedSince()).isEqualTo(run.detachedSince());
         assertThat(f.chunkTypes(run)).containsExactly("RUN_ERROR");
         assertThat(f.containerExists(box.handle().id())).isFalse();
@@ -169,12 +174,12 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-05 an expired run whose agent had just exited → completed (not aborted), outcome expired")
-    void anExpiredRunThatHadJustFinishedIsCompleted() {
+    @DisplayName("RP-05 a run past maxDurationMs whose agent had just exited → completed (not aborted), outcome expired")
+    void aRunawayRunThatHadJustFinishedIsCompleted() {
         Box box = f.sandbox();
-        RunRecordView run = f.run(box, "echo all-done");
+        RunRecordView run = f.runStartedAgo(box, "echo all-done", Duration.ofHours(2), Duration.ofHours(1));
         f.awaitExit(box, run);
-        run = f.detach(run, f.clock.instant().minus(Duration.ofHours(1)));
+        run = f.detach(run, f.clock.instant().minus(Duration.ofMinutes(1)));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 
@@ -188,6 +193,20 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
+    @DisplayName("a detached run long past the TTL but within its maxDurationMs keeps running")
+    void aLongDetachedProducingRunIsNotKilled() {
+        Box box = f.sandbox();
+        RunRecordView run = f.detach(f.run(box, "echo working; sleep 60"), f.clock.instant().minus(Duration.ofDays(2)));
+
+        SweepResult result = f.reaper(f.settings()).sweep();
+
+        assertThat(entry(result, run).outcome()).isEqualTo(SweepOutcome.PRODUCING);
+        assertThat(f.fresh(run).status().wireName()).isEqualTo("running");
+        assertThat(f.fresh(run).cancelRequested()).isEmpty();
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+    }
+
+    @Test
     @DisplayName("RP-06 another server holds the run's driver lease → not-claimed, nothing written")
     void aRunAnotherServerHoldsIsNotClaimed() {
         Box box = f.sandbox();
@@ -195,7 +214,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         f.awaitExit(box, run);
         RunRecordView detached = f.detach(run, f.clock.instant());
         try (ReaperFixture other = new ReaperFixture(db, "node-b", f.docker);
-                var held = other.leases.acquire("run-driver:" + run.runId(), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
+                var held = other.leases.acquire(dev.agentbox.run.DriverLease.name(run.ref()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
             SweepResult result = f.reaper(f.settings()).sweep();
 
             assertThat(entry(result, run).outcome()).isEqualTo(SweepOutcome.NOT_CLAIMED);
@@ -233,7 +252,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView run = f.run(box, "i=0; while [ $i -lt 200 ]; do echo line-$i; i=$((i+1)); done");
         f.awaitExit(box, run);
         f.detach(run, f.clock.instant());
-        ReaperSettings noTime = new ReaperSettings(25, Duration.ZERO, Duration.ofMinutes(30), Duration.ofMinutes(10));
+        ReaperSettings noTime = new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
 
         SweepResult result = f.reaper(noTime).sweep();
 
@@ -259,7 +278,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView finished = f.run(doneBox, "echo finished");
         f.awaitExit(doneBox, finished);
         f.detach(finished, f.clock.instant());
-        Reaper reaper = f.reaper(new ReaperSettings(3, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10)));
+        Reaper reaper = f.reaper(new ReaperSettings(3, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10)));
 
         SweepResult first = reaper.sweep();
         SweepResult second = reaper.sweep();
@@ -292,7 +311,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     @DisplayName("RP-11 one run's failure is failed for it; the other runs are still reaped")
     void oneRunsFailureDoesNotStopTheOthers() {
         Box brokenBox = f.sandbox();
-        RunRecordView broken = f.detach(f.run(brokenBox, "sleep 60"), f.clock.instant().minus(Duration.ofHours(2)));
+        RunRecordView broken = f.detach(f.runStartedAgo(brokenBox, "sleep 60", Duration.ofHours(2), Duration.ofHours(1)),
+                f.clock.instant().minus(Duration.ofHours(2)));
         Box box = f.sandbox();
         RunRecordView fine = f.run(box, "echo fine");
         f.awaitExit(box, fine);

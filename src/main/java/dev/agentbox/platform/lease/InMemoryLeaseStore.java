@@ -40,6 +40,17 @@ public class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
+    public synchronized java.util.Set<String> heldNames(String prefix, Instant now) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        leases.values().forEach(l -> {
+            if (l.name().startsWith(prefix) && l.heldAt(now)) {
+                out.add(l.name());
+            }
+        });
+        return out;
+    }
+
+    @Override
     public Optional<Lease> find(String name) {
         return Optional.ofNullable(leases.get(name));
     }

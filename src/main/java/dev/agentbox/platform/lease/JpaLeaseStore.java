@@ -67,6 +67,17 @@ public class JpaLeaseStore implements LeaseStore {
     }
 
     @Override
+    public java.util.Set<String> heldNames(String prefix, Instant now) {
+        // LIKE narrows the scan; startsWith decides, so '_' or '%' in a prefix cannot widen it.
+        java.util.Set<String> out = new java.util.HashSet<>();
+        em.createQuery("SELECT l.name FROM LeaseRow l WHERE l.name LIKE :prefix AND l.expiresAt > :now", String.class)
+                .setParameter("prefix", prefix + "%")
+                .setParameter("now", now)
+                .getResultList().stream().filter(n -> n.startsWith(prefix)).forEach(out::add);
+        return out;
+    }
+
+    @Override
     public Optional<Lease> find(String name) {
         return Optional.ofNullable(em.find(LeaseRow.class, name)).map(LeaseRow::toLease);
     }

@@ -29,4 +29,10 @@ public interface LeaseStore {
     void release(String name, String holder, Instant now);
 
     Optional<Lease> find(String name);
+
+    /**
+     * Names starting with {@code prefix} that some holder has unexpired at {@code now}: one
+     * query where the reaper would otherwise read a lease per run.
+     */
+    java.util.Set<String> heldNames(String prefix, Instant now);
 }

@@ -90,6 +90,11 @@ public class Leases {
         return store.find(name).map(l -> l.heldAt(clock.instant())).orElse(false);
     }
 
+    /** Names with {@code prefix} held unexpired right now (see {@link LeaseStore#heldNames}). */
+    public java.util.Set<String> heldNames(String prefix) {
+        return store.heldNames(prefix, clock.instant());
+    }
+
     private String nodeId() {
         return nodeIdOverride != null ? nodeIdOverride : node.id();
     }

@@ -158,6 +158,16 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
+    public synchronized List<RunRecordView> listLive(Instant startedBefore, int limit) {
+        return rows.values().stream()
+                .filter(r -> !r.status.isTerminal() && !r.startedAt.isAfter(startedBefore))
+                .sorted(Comparator.comparing((Row r) -> r.startedAt).thenComparing(r -> r.ref.id()))
+                .limit(Limits.require(limit))
+                .map(Row::view)
+                .toList();
+    }
+
+    @Override
     public synchronized List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit) {
         return tenantRows(tenant)
                 .filter(r -> sandboxKey.equals(r.sandboxKey) && !r.status.isTerminal())

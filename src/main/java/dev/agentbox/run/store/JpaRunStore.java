@@ -134,6 +134,15 @@ public class JpaRunStore implements RunStore {
     }
 
     @Override
+    public List<RunRecordView> listLive(Instant startedBefore, int limit) {
+        return views(em.createQuery(SELECT_WITH_EPOCH
+                        + " AND r.status IN :live AND r.startedAt <= :before ORDER BY r.startedAt, r.runPk", Object[].class)
+                .setParameter("live", LIVE)
+                .setParameter("before", startedBefore)
+                .setMaxResults(Limits.require(limit)));
+    }
+
+    @Override
     public List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit) {
         return views(em.createQuery(SELECT_WITH_EPOCH
                         + " AND r.tenant = :tenant AND r.sandboxKey = :key AND r.status IN :live ORDER BY r.runPk", Object[].class)

@@ -35,7 +35,8 @@ import java.util.OptionalLong;
         uniqueConstraints = @UniqueConstraint(name = "AB_RUN_TENANT_RUN_ID", columnNames = {"TENANT", "RUN_ID"}),
         indexes = {
                 @Index(name = "AB_RUN_THREAD_IX", columnList = "TENANT, THREAD_ID, STARTED_AT"),
-                @Index(name = "AB_RUN_DETACHED_IX", columnList = "DETACHED_SINCE")
+                @Index(name = "AB_RUN_DETACHED_IX", columnList = "DETACHED_SINCE"),
+                @Index(name = "AB_RUN_LIVE_IX", columnList = "STATUS, STARTED_AT")
         })
 public class RunRecord {
 

@@ -81,6 +81,13 @@ public interface RunStore {
     }
 
     /**
+     * Runs of every tenant that are non-terminal and started at or before {@code startedBefore},
+     * oldest first, at most {@code limit} (at least 1). The reaper looks among them for runs
+     * whose driver is gone.
+     */
+    List<RunRecordView> listLive(Instant startedBefore, int limit);
+
+    /**
      * The tenant's non-terminal runs bound to {@code sandboxKey}, at most {@code limit}. The
      * reaper keeps a sandbox that another live run still uses (a thread's next run reuses its
      * sandbox while the previous run waits to be finalized).
