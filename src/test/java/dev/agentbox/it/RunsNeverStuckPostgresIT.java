@@ -1,0 +1,222 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.HarnessTranslator;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * PostgreSQL pass only: runs never get stuck when servers die, whoever watches them. Server A
+ * (a runnable jar) drives a run and dies; server B (another runnable jar, reaper every second)
+ * and the IT server share the database and pick the run up. Lease TTL 3 s, renewal 1 s,
+ * quiet window 1.5 s, detached runs eligible after 1 s.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunsNeverStuckPostgresIT {
+
+    private Path work;
+    private JarServer serverB;
+    private JarServer serverA;
+    private Sandboxes sandboxes;
+
+    @BeforeAll
+    void startB() throws Exception {
+        work = java.nio.file.Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "agentbox-never-stuck");
+        serverB = JarServer.start(work, 19680, env("B", true), "/health/ready");
+        sandboxes = new Sandboxes(serverB.api(), Api.TENANT_A);
+    }
+
+    @AfterEach
+    void stopA() throws Exception {
+        if (serverA != null) {
+            serverA.close();
+            serverA = null;
+        }
+    }
+
+    @AfterAll
+    void stopB() throws Exception {
+        sandboxes.close();
+        serverB.close();
+    }
+
+    private static Map<String, String> env(String node, boolean reaper) {
+        Map<String, String> env = new HashMap<>(TakeoverPostgresIT.ENV);
+        env.put("AGENTBOX_NODE_ID", node);
+        env.put("AGENTBOX_REAPER_ENABLED", Boolean.toString(reaper));
+        env.put("AGENTBOX_REAPER_INTERVAL_MS", "1000");
+        env.put("AGENTBOX_REAPER_DETACHED_TTL_MS", "1000");
+        return env;
+    }
+
+    private JarServer startA() {
+        serverA = JarServer.start(work, 19780, env("A", false), "/health/ready");
+        return serverA;
+    }
+
+    private String sandbox() {
+        return sandboxes.ensure("{\"definitionId\":\"never-stuck-" + UUID.randomUUID() + "\"}").getString("key");
+    }
+
+    /** Six text deltas with a gate after the third (a file the test creates). */
+    private static String agent(String gate) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 1; i <= 6; i++) {
+            if (i == 4) {
+                sb.append("while [ ! -f ").append(gate).append(" ]; do sleep 0.1; done; ");
+            }
+            sb.append("echo '").append(line(i)).append("'; ");
+        }
+        return sb.append("true").toString();
+    }
+
+    private static String line(int i) {
+        return "{\"delta\":\"line" + i + "\"}";
+    }
+
+    private static String gate(String runId) {
+        return "/tmp/gate-" + runId;
+    }
+
+    /** Accepted, started, message start, three contents. */
+    private static final int AFTER_THREE = 6;
+
+    private static List<String> expected(String runId) {
+        HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
+        List<JsonObject> chunks = new ArrayList<>();
+        chunks.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        chunks.addAll(t.onStart());
+        for (int i = 1; i <= 6; i++) {
+            chunks.addAll(t.onLine(line(i)));
+        }
+        chunks.addAll(t.onExit(0, ""));
+        return chunks.stream().map(Chunks::fingerprint).toList();
+    }
+
+    private static List<String> stored(Api api, String runId) {
+        JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
+        return log.stream().map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk"))).toList();
+    }
+
+    private static void awaitStored(Api api, String runId, int chunks) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> stored(api, runId).size() >= chunks);
+    }
+
+    private static void awaitStatus(Runs runs, String runId, String status, Duration within) {
+        await().atMost(within).pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertThat(runs.get(runId).getString("status")).isEqualTo(status));
+    }
+
+    /** Starts a gated run on A with a plain POST (nobody ever watches it) and waits until three lines are stored. */
+    private String neverWatchedRunOnA(String prefix, String key, String extra) {
+        startA();
+        String runId = prefix + UUID.randomUUID();
+        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", agent(gate(runId)), extra));
+        awaitStored(serverB.api(), runId, AFTER_THREE);
+        return runId;
+    }
+
+    @Test
+    void aNeverWatchedRunWhoseServerIsKilledIsDrivenOnByAnotherServersReaper() throws Exception {
+        String key = sandbox();
+        String runId = neverWatchedRunOnA("ns-kill-", key, ",\"destroyOnComplete\":true");
+        serverA.kill();
+        serverA = null;
+        sandboxes.exec(key, "touch " + gate(runId));
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        // Nobody attaches: only a reaper can take the run over.
+        awaitStatus(onB, runId, "completed", Duration.ofSeconds(60));
+        assertThat(stored(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+        assertThat(record.containsKey("detachedSince")).as("never watched, never detached").isFalse();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).as("destroyOnComplete").isEmpty());
+        sandboxes.forget(key);
+    }
+
+    @Test
+    void aServerStoppedGracefullyLeavesItsUnwatchedRunToTheReaperOfAnother() throws Exception {
+        String key = sandbox();
+        String runId = neverWatchedRunOnA("ns-stop-", key, "");
+        serverA.close();
+        serverA = null;
+        sandboxes.exec(key, "touch " + gate(runId));
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        awaitStatus(onB, runId, "completed", Duration.ofSeconds(60));
+        assertThat(stored(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).as("destroyOnComplete=false keeps it").isNotEmpty();
+    }
+
+    @Test
+    void aCancelOnAnotherServerLandsWhenTheRunsServerIsDead() throws Exception {
+        String key = sandbox();
+        String runId = neverWatchedRunOnA("ns-cancel-", key, "");
+        serverA.kill();
+        serverA = null;
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        long t0 = System.nanoTime();
+        assertThat(onB.cancel(runId).statusCode()).isEqualTo(202);
+        // Lease TTL 3 s (at most that is left of it) + about 2 s to claim, destroy and record.
+        awaitStatus(onB, runId, "aborted", Duration.ofSeconds(15));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        JsonObject record = onB.get(runId);
+        assertThat(record.getJsonObject("error").getString("code")).isEqualTo("aborted");
+        assertThat(record.getBoolean("cancelRequested")).isTrue();
+        List<String> log = stored(serverB.api(), runId);
+        assertThat(log.get(log.size() - 1)).contains("RUN_ERROR");
+        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).as("cancel destroys the sandbox").isEmpty();
+        assertThat(ms).as("cancel landed in %d ms", ms).isLessThan(10_000);
+        sandboxes.forget(key);
+    }
+
+    @Test
+    void aRunWatchedOnBStaysAttachedWhenItsViewerOnALeaves() throws Exception {
+        String key = sandbox();
+        startA();
+        String runId = "ns-viewers-" + UUID.randomUUID();
+        Runs onA = new Runs(serverA.api(), Api.TENANT_A);
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> onBEvents;
+        try (SseClient viewerA = SseClient.open(serverA.api().request("/api/v1/runs", Api.TENANT_A)
+                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .method("POST", HttpRequest.BodyPublishers.ofString(
+                        Runs.runBody(runId, "{\"key\":\"" + key + "\"}", agent(gate(runId)), ""))))) {
+            assertThat(viewerA.status()).isEqualTo(200);
+            assertThat(viewerA.next(Duration.ofSeconds(30))).isNotNull();
+            try (SseClient viewerB = onB.events(runId, null)) {
+                awaitStored(serverB.api(), runId, AFTER_THREE);
+                viewerA.close();
+                // A notices its viewer is gone on its next heartbeat write; B's viewer still counts.
+                Thread.sleep(4000);
+                assertThat(onA.get(runId).containsKey("detachedSince")).as("watched on B: not detached").isFalse();
+                sandboxes.exec(key, "touch " + gate(runId));
+                onBEvents = Runs.drain(viewerB, Duration.ofSeconds(60));
+            }
+        }
+        assertThat(onBEvents.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+                .containsExactlyElementsOf(expected(runId));
+        assertThat(onB.get(runId).getString("status")).isEqualTo("completed");
+    }
+}
