@@ -225,7 +225,13 @@ public final class Reaper {
                 SweepOutcome outcome = r.ending() == RunDriver.Ending.BUDGET_EXCEEDED ? SweepOutcome.BUDGET_EXCEEDED : success;
                 RunEntry entry = new RunEntry(run.tenant(), run.runId(), outcome, r.status().map(s -> s.wireName()), r.exitCode(),
                         Optional.empty(), Optional.empty());
-                return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
+                try {
+                    return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
+                } catch (RuntimeException e) {
+                    // The run is terminal already: its line keeps the status and exit code the finalizer recorded.
+                    LOG.log(Level.WARNING, "reaper: run " + run.runId() + ": reclaiming its sandbox failed", e);
+                    return entry.failed(String.valueOf(e));
+                }
             }
             default -> {
                 return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED);

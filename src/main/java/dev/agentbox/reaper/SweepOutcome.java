@@ -16,7 +16,10 @@ public enum SweepOutcome {
     NOT_CLAIMED("not-claimed"),
     /** The run is terminal but destroying its sandbox failed; the record is gone, the sandbox may still run. */
     RECLAIM_FAILED("reclaim-failed"),
-    /** Something unexpected failed for this run; the sweep went on with the others. */
+    /**
+     * Something unexpected failed for this run; the sweep went on with the others. A run made
+     * terminal before the failure (a reclaim that threw) still reports its status and exit code.
+     */
     FAILED("failed");
 
     private final String wireName;

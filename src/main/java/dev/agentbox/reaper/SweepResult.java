@@ -37,6 +37,11 @@ public record SweepResult(Instant startedAt, long durationMs, int considered, in
         RunEntry withError(String message) {
             return new RunEntry(tenant, runId, outcome, status, exitCode, Optional.of(message), reclaim);
         }
+
+        /** This line as {@code failed} with {@code message}, keeping what is known of the run. */
+        RunEntry failed(String message) {
+            return new RunEntry(tenant, runId, SweepOutcome.FAILED, status, exitCode, Optional.of(message), reclaim);
+        }
     }
 
     public SweepResult {

@@ -5,6 +5,7 @@ import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Aligns a takeover's replay (the journal re-read from byte 0 and re-translated) with the
@@ -15,13 +16,15 @@ import java.util.Optional;
  *   <li>Replayed chunk i is compared with the stored chunk at the current stored position by
  *       {@linkplain Chunks#fingerprint fingerprint} (canonical JSON without {@code timestamp}). A
  *       match is suppressed ({@link #offer} returns empty) and the position advances.</li>
- *   <li>On a mismatch, a stored {@code CUSTOM} chunk is taken to be out-of-band (e.g. the
- *       service's {@code run.accepted}, or an event of live tool execution a replay cannot
- *       reproduce) and skipped, up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; the
- *       count resets on every match. The bound keeps this a tolerance rather than a forward
- *       search for any fingerprint that happens to match. Any other mismatch, or a 65th
- *       consecutive skip, is a {@link ReplayDivergedException} with the stored index and both
- *       fingerprints.</li>
+ *   <li>On a mismatch, a stored chunk the service inserted itself ({@link ServiceChunks}, e.g.
+ *       {@code run.accepted}) is skipped, up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones;
+ *       the count resets on every match. Only those: every other stored chunk, the
+ *       translators' {@code CUSTOM} ones included ({@code agent.text} for a plain-text line,
+ *       {@code agent.output}, …), came from a journal line, so a mismatch there is a rewritten
+ *       line, and skipping it would append the rewritten line after the original. The bound
+ *       keeps this a tolerance rather than a forward search for any fingerprint that happens
+ *       to match. Any other mismatch, or a 65th consecutive skip, is a
+ *       {@link ReplayDivergedException} with the stored index and both fingerprints.</li>
  *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
  *       remainder: {@link #offer} returns it, to be appended (never upserted).</li>
  *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit
@@ -39,11 +42,12 @@ import java.util.Optional;
  */
 public final class Alignment {
 
-    /** Consecutive stored CUSTOM chunks a replay may fail to reproduce. */
+    /** Consecutive stored service-inserted chunks a replay may pass over. */
     public static final int MAX_OUT_OF_BAND_SKIP = 64;
 
     private final List<StoredChunk> stored;
     private final String recordThreadId;
+    private final Set<String> serviceInserted;
     private int position;
     private int consecutiveSkips;
     private int totalSkipped;
@@ -52,16 +56,18 @@ public final class Alignment {
 
     /**
      * @param stored the stored log, in offset order (a bounded snapshot read once at takeover)
+     * @param runId the run's id, which the service-inserted chunks carry
      * @param recordThreadId the run record's threadId; every replayed chunk must carry it
      */
-    public Alignment(List<StoredChunk> stored, String recordThreadId) {
+    public Alignment(List<StoredChunk> stored, String runId, String recordThreadId) {
         this.stored = List.copyOf(stored);
         this.recordThreadId = recordThreadId;
+        this.serviceInserted = ServiceChunks.fingerprints(runId, recordThreadId);
     }
 
     /** An alignment against stored chunks given as JSON. */
-    public static Alignment ofStoredChunks(List<JsonObject> storedChunks, String recordThreadId) {
-        return new Alignment(storedChunks.stream().map(StoredChunk::of).toList(), recordThreadId);
+    public static Alignment ofStoredChunks(List<JsonObject> storedChunks, String runId, String recordThreadId) {
+        return new Alignment(storedChunks.stream().map(StoredChunk::of).toList(), runId, recordThreadId);
     }
 
     /**
@@ -90,14 +96,14 @@ public final class Alignment {
                 consecutiveSkips = 0;
                 return Optional.empty();
             }
-            if (!expected.isCustom() || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+            if (!serviceInserted.contains(expected.fingerprint()) || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
                 throw fail(ReplayDivergedException.mismatch(position, expected.fingerprint(), fingerprint));
             }
             consecutiveSkips++;
             totalSkipped++;
             position++;
         }
-        // Only skipped out-of-band chunks were left: this chunk is the first of the remainder.
+        // Only skipped service-inserted chunks were left: this chunk is the first of the remainder.
         return Optional.of(replayed);
     }
 
@@ -134,7 +140,7 @@ public final class Alignment {
         return position;
     }
 
-    /** Stored CUSTOM chunks skipped as out-of-band so far. */
+    /** Stored service-inserted chunks skipped so far. */
     public int skipped() {
         return totalSkipped;
     }

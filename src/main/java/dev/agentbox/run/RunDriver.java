@@ -19,7 +19,6 @@ import dev.agentbox.sandbox.Sandbox;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxSpec;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -180,7 +179,7 @@ public final class RunDriver implements Runnable {
             Alignment alignment = null;
             if (takeover) {
                 var stored = ctx.log().fingerprints(run.ref());
-                alignment = new Alignment(stored, run.threadId());
+                alignment = new Alignment(stored, run.runId(), run.threadId());
                 LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against " + stored.size() + " stored chunks");
             }
             writer.claimed(lease, epoch, alignment);
@@ -238,7 +237,7 @@ public final class RunDriver implements Runnable {
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         List<JsonObject> opening = new ArrayList<>();
         if (!takeover) {
-            opening.add(chunks.custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+            opening.add(ServiceChunks.runAccepted(chunks));
         }
         opening.addAll(translator.onStart());
         writer.emit(opening);

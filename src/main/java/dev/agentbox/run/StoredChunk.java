@@ -6,8 +6,9 @@ import jakarta.json.JsonObject;
 /**
  * What alignment needs to know about one chunk of the stored log.
  *
- * @param type the chunk's {@code type} ({@code CUSTOM} chunks may be skipped as out-of-band)
- * @param fingerprint {@link Chunks#fingerprint} of the stored chunk
+ * @param type the chunk's {@code type}
+ * @param fingerprint {@link Chunks#fingerprint} of the stored chunk (also how alignment knows a
+ *     service-inserted chunk, see {@link ServiceChunks})
  */
 public record StoredChunk(String type, String fingerprint) {
 
@@ -20,9 +21,5 @@ public record StoredChunk(String type, String fingerprint) {
     /** The stored-log view of {@code chunk}. */
     public static StoredChunk of(JsonObject chunk) {
         return new StoredChunk(chunk.getString("type", ""), Chunks.fingerprint(chunk));
-    }
-
-    boolean isCustom() {
-        return "CUSTOM".equals(type);
     }
 }

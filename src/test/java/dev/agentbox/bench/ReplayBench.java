@@ -44,7 +44,7 @@ public final class ReplayBench {
             }
 
             long t0 = System.nanoTime();
-            Alignment alignment = new Alignment(stored, "t");
+            Alignment alignment = new Alignment(stored, runId, "t");
             int remainder = 0;
             for (JsonObject c : translate(sandbox, runId)) {
                 if (alignment.offer(c).isPresent()) {

@@ -332,6 +332,29 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         assertThat(result.count(SweepOutcome.FINALIZED)).isEqualTo(1);
     }
 
+    @Test
+    @DisplayName("RP-11 a reclaim that throws after the run was finalized → failed, with the run's status and exit code")
+    void aReclaimThatThrowsAfterTheRunFinishedStillReportsItsStatusAndExitCode() {
+        Box box = f.sandbox();
+        RunRecordView run = f.run(box, "echo done; exit 3");
+        f.awaitExit(box, run);
+        f.detach(run, f.clock.instant());
+        RunStore failing = wrap(f.runs, (method, args) -> {
+            if (method.equals("liveRunsUsing")) { // the reclaim's first store call, after the finalizer's terminal write
+                throw new IllegalStateException("database unreachable");
+            }
+        }, NOTHING);
+
+        SweepResult result = f.reaperOver(failing, f.settings()).sweep();
+
+        RunEntry e = entry(result, run);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
+        assertThat(e.status()).contains("failed");
+        assertThat(e.exitCode()).contains(3);
+        assertThat(e.error()).hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
+        assertThat(f.fresh(run).status().wireName()).isEqualTo("failed");
+    }
+
     /** A look at one store call: its method name and arguments (and, after the call, its result). */
     interface Hook {
         void on(String method, Object[] args);

@@ -22,8 +22,9 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-08 the provider's destroy fails → reclaim-failed naming the sandbox key, record deleted anyway")
-    void aFailedDestroyIsReclaimFailedAndTheRecordIsDeletedAnyway() {
+    @DisplayName("RP-08 the provider's destroy fails → reclaim-failed naming the sandbox key, with the run's status and exit code;"
+            + " record deleted anyway")
+    void aFailedDestroyIsReclaimFailedKeepsTheRunsStatusAndExitCodeAndTheRecordIsDeletedAnyway() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo done");
         f.awaitExit(box, run);
@@ -34,6 +35,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         RunEntry e = result.runs().get(0);
         assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
         assertThat(e.status()).contains("completed");
+        assertThat(e.exitCode()).contains(0);
         assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROY_FAILED);
         assertThat(e.error()).hasValueSatisfying(m -> assertThat(m).contains(box.key()).contains("may still be running"));
         assertThat(result.count(SweepOutcome.RECLAIM_FAILED)).isEqualTo(1);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.CommandTranslator;
+import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -17,6 +18,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class AlignmentTest {
 
@@ -29,8 +32,12 @@ class AlignmentTest {
 
     /** Translates the journal as a driver would, with its own clock. */
     private static List<JsonObject> translate(List<String> lines, long clockStart) {
+        return translate(Harness.COMMAND, lines, clockStart);
+    }
+
+    private static List<JsonObject> translate(Harness harness, List<String> lines, long clockStart) {
         AtomicLong clock = new AtomicLong(clockStart);
-        HarnessTranslator t = new CommandTranslator(RUN, THREAD, clock::incrementAndGet);
+        HarnessTranslator t = harness.translator(RUN, THREAD, clock::incrementAndGet);
         List<JsonObject> chunks = new ArrayList<>(t.onStart());
         lines.forEach(line -> chunks.addAll(t.onLine(line)));
         chunks.addAll(t.onExit(0, ""));
@@ -42,7 +49,7 @@ class AlignmentTest {
     }
 
     private static List<JsonObject> runAccepted() {
-        return List.of(service(1).custom("run.accepted", Json.createObjectBuilder().build()));
+        return List.of(ServiceChunks.runAccepted(service(1)));
     }
 
     @Test
@@ -59,7 +66,7 @@ class AlignmentTest {
         List<JsonObject> replay = translate(JOURNAL, 9_000_000).subList(0, 6);
         assertThat(replay.get(0).getJsonNumber("timestamp")).isNotEqualTo(stored.get(0).getJsonNumber("timestamp"));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         List<JsonObject> remainder = alignment.offerAll(replay);
 
         assertThat(remainder).isEqualTo(replay.subList(3, 6));
@@ -77,7 +84,7 @@ class AlignmentTest {
         stored.addAll(translated.subList(0, 3));
         List<JsonObject> replay = translate(JOURNAL, 5_000);
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(1);
         alignment.finish();
@@ -86,7 +93,7 @@ class AlignmentTest {
     @Test
     void replayOfACompletelyStoredPrefixForwardsNothingUntilNewChunksArrive() {
         List<JsonObject> replay = translate(JOURNAL, 5);
-        Alignment alignment = Alignment.ofStoredChunks(translate(JOURNAL, 1).subList(0, 4), THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(translate(JOURNAL, 1).subList(0, 4), RUN, THREAD);
         for (int i = 0; i < 4; i++) {
             assertThat(alignment.offer(replay.get(i))).isEmpty();
         }
@@ -97,7 +104,7 @@ class AlignmentTest {
     @Test
     void emptyStoredLogForwardsEverything() {
         List<JsonObject> replay = translate(JOURNAL, 5);
-        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), RUN, THREAD);
         assertThat(alignment.offerAll(replay)).isEqualTo(replay);
         alignment.finish();
     }
@@ -108,7 +115,7 @@ class AlignmentTest {
         List<String> rewritten = List.of("{\"delta\":\"ONE\"}", "plain", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
         List<JsonObject> replay = translate(rewritten, 2);
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         List<JsonObject> forwarded = new ArrayList<>();
         ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
                 () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
@@ -125,7 +132,7 @@ class AlignmentTest {
     @Test
     void replayShorterThanTheStoredLogFails_AL03() {
         List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 5);
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(translate(JOURNAL, 2).subList(0, 3))).isEmpty();
 
         ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, alignment::finish);
@@ -137,30 +144,30 @@ class AlignmentTest {
     }
 
     @Test
-    void upTo64ConsecutiveUnreproducedCustomChunksAreSkipped_AL04() {
+    void upTo64ConsecutiveServiceInsertedChunksAreSkipped_AL04() {
         List<JsonObject> replay = translate(JOURNAL, 2);
         List<JsonObject> stored = new ArrayList<>();
         stored.add(translate(JOURNAL, 1).get(0));
-        stored.addAll(outOfBand(64));
+        stored.addAll(serviceInserted(64));
         stored.add(translate(JOURNAL, 1).get(1));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(64);
         alignment.finish();
     }
 
     @Test
-    void the65thConsecutiveUnreproducedCustomChunkDiverges_AL04() {
+    void the65thConsecutiveServiceInsertedChunkDiverges_AL04() {
         List<JsonObject> replay = translate(JOURNAL, 2);
         List<JsonObject> stored = new ArrayList<>();
         stored.add(translate(JOURNAL, 1).get(0));
-        stored.addAll(outOfBand(65));
+        stored.addAll(serviceInserted(65));
         stored.add(translate(JOURNAL, 1).get(1));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, () -> alignment.offerAll(replay));
-        assertThat(e.index()).isEqualTo(65); // stored index of the 65th out-of-band chunk
+        assertThat(e.index()).isEqualTo(65); // stored index of the 65th service-inserted chunk
         assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
         assertThat(e.replayed()).contains(Chunks.fingerprint(replay.get(1)));
     }
@@ -170,23 +177,64 @@ class AlignmentTest {
         List<JsonObject> replay = translate(JOURNAL, 2);
         List<JsonObject> original = translate(JOURNAL, 1);
         List<JsonObject> stored = new ArrayList<>();
-        stored.addAll(outOfBand(64));
+        stored.addAll(serviceInserted(64));
         stored.add(original.get(0));
-        stored.addAll(outOfBand(64));
+        stored.addAll(serviceInserted(64));
         stored.add(original.get(1));
-        stored.addAll(outOfBand(64));
+        stored.addAll(serviceInserted(64));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         // The trailing 64 are skipped by the next replayed chunk, which then starts the remainder.
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(192);
     }
 
     @Test
+    void rewrittenPlainTextLineDivergesInsteadOfBeingAppendedAgain_AL02() {
+        List<JsonObject> stored = new ArrayList<>(runAccepted());
+        stored.addAll(translate(List.of("a"), 1).subList(0, 2)); // RUN_STARTED, CUSTOM agent.text "a"
+        List<JsonObject> replay = translate(List.of("b"), 2);
+        assertThat(replay.get(1).getString("name")).isEqualTo(CommandTranslator.AGENT_TEXT);
+
+        assertDivergesAt(2, stored, replay, 1);
+    }
+
+    @Test
+    void rewrittenJsonLineWithoutAChunkTypeDivergesInsteadOfBeingAppendedAgain_AL02() {
+        List<JsonObject> stored = new ArrayList<>(runAccepted());
+        stored.addAll(translate(List.of("{\"k\":1}"), 1).subList(0, 2)); // RUN_STARTED, CUSTOM agent.output
+        List<JsonObject> replay = translate(List.of("{\"k\":2}"), 2);
+        assertThat(replay.get(1).getString("name")).isEqualTo(CommandTranslator.AGENT_OUTPUT);
+
+        assertDivergesAt(2, stored, replay, 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Harness.class)
+    void rewrittenPlainTextLineDivergesForEveryHarness_AL02(Harness harness) {
+        List<JsonObject> original = translate(harness, List.of("a"), 1);
+        List<JsonObject> replay = translate(harness, List.of("b"), 2);
+        int line = indexOfCustom(original, CommandTranslator.AGENT_TEXT);
+        assertThat(indexOfCustom(replay, CommandTranslator.AGENT_TEXT)).isEqualTo(line);
+        List<JsonObject> stored = new ArrayList<>(runAccepted());
+        stored.addAll(original.subList(0, line + 1));
+
+        assertDivergesAt(line + 1, stored, replay, line);
+    }
+
+    @Test
+    void storedCustomChunkTheServiceDidNotInsertIsNeverSkipped() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = List.of(original.get(0), service(3).custom("tool.bridge", Json.createValue(1)), original.get(1));
+
+        assertDivergesAt(1, stored, translate(JOURNAL, 2), 1);
+    }
+
+    @Test
     void storedNonCustomChunkIsNeverSkipped() {
         List<JsonObject> original = translate(JOURNAL, 1);
         List<JsonObject> stored = List.of(original.get(0), service(3).toolCallEnd("x"), original.get(1));
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         alignment.offer(translate(JOURNAL, 2).get(0));
         ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
                 () -> alignment.offer(translate(JOURNAL, 2).get(1)));
@@ -199,7 +247,7 @@ class AlignmentTest {
         AtomicLong clock = new AtomicLong();
         HarnessTranslator wrong = new CommandTranslator(RUN, "some-other-thread", clock::incrementAndGet);
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
                 () -> alignment.offerAll(wrong.onStart()));
         assertThat(e).isNotInstanceOf(ReplayDivergedException.class);
@@ -211,7 +259,7 @@ class AlignmentTest {
 
     @Test
     void threadIdIsCheckedEvenPastTheStoredLog_AL05() {
-        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), RUN, THREAD);
         JsonObject noThread = Chunks.withoutTimestamp(service(1).runStarted());
         JsonObject stripped = Json.createObjectBuilder(noThread).remove("threadId").build();
         ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
@@ -221,7 +269,7 @@ class AlignmentTest {
 
     @Test
     void finishedAlignmentRefusesMoreChunks() {
-        Alignment alignment = Alignment.ofStoredChunks(List.of(), THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(List.of(), RUN, THREAD);
         alignment.finish();
         assertThatThrownBy(() -> alignment.offer(service(1).runStarted())).isInstanceOf(IllegalStateException.class);
     }
@@ -233,16 +281,33 @@ class AlignmentTest {
         List<JsonObject> stored = IntStream.range(0, 100_000).mapToObj(i -> a.textMessageContent("m", "line " + i)).toList();
         List<JsonObject> replay = IntStream.range(0, 100_001).mapToObj(i -> b.textMessageContent("m", "line " + i)).toList();
         long start = System.nanoTime();
-        Alignment alignment = Alignment.ofStoredChunks(stored, THREAD);
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(replay)).containsExactly(replay.get(100_000));
         assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
     }
 
-    private static List<JsonObject> outOfBand(int n) {
-        List<JsonObject> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(service(7).custom("tool.bridge", Json.createValue(i)));
-        }
-        return Collections.unmodifiableList(list);
+    /** Feeds {@code replay} and expects a divergence at stored index {@code index} against replayed chunk {@code replayed}, with nothing forwarded. */
+    private static void assertDivergesAt(int index, List<JsonObject> stored, List<JsonObject> replay, int replayed) {
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        List<JsonObject> forwarded = new ArrayList<>();
+        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
+                () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+
+        assertThat(e).as("diverged").isNotNull();
+        assertThat(e.code()).isEqualTo("replay-diverged");
+        assertThat(e.index()).isEqualTo(index);
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(index)));
+        assertThat(e.replayed()).contains(Chunks.fingerprint(replay.get(replayed)));
+        assertThat(forwarded).as("nothing forwarded").isEmpty();
+    }
+
+    private static int indexOfCustom(List<JsonObject> chunks, String name) {
+        return IntStream.range(0, chunks.size())
+                .filter(i -> "CUSTOM".equals(chunks.get(i).getString("type")) && name.equals(chunks.get(i).getString("name")))
+                .findFirst().orElseThrow();
+    }
+
+    private static List<JsonObject> serviceInserted(int n) {
+        return Collections.nCopies(n, ServiceChunks.runAccepted(service(7)));
     }
 }
