@@ -25,7 +25,7 @@ class AdminSweepJsonTest {
         for (SweepOutcome o : SweepOutcome.values()) {
             outcomes.put(o, o == SweepOutcome.RECLAIM_FAILED ? 1 : 0);
         }
-        SweepResult result = new SweepResult(Instant.EPOCH, 5, 1, 1, outcomes, List.of(entry), OrphanCollector.Report.empty(),
+        SweepResult result = new SweepResult(Instant.EPOCH, 5, 1, 1, outcomes, List.of(entry), List.of(), OrphanCollector.Report.empty(),
                 Optional.empty());
 
         JsonObject run = AdminResource.sweepJson(result).getJsonArray("runs").getJsonObject(0);
