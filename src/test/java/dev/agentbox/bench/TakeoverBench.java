@@ -32,6 +32,73 @@ public final class TakeoverBench {
 
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        String mode = args.length > 1 ? args[1] : "both";
+        if (!mode.equals("never-watched")) {
+            attached(iterations);
+        }
+        if (!mode.equals("attached")) {
+            neverWatched(iterations);
+        }
+    }
+
+    /**
+     * A run nobody watches: A drives it and is killed; no client attaches anywhere, so only
+     * B's reaper (default interval) can take it over. Measured: the kill → the next chunk in
+     * the stored log (polled every 50 ms in the table). Bound: lease TTL + reaper interval +
+     * quiet window + replay.
+     */
+    private static void neverWatched(int iterations) throws Exception {
+        Path work = Files.createTempDirectory("agentbox-takeover-bench");
+        Map<String, String> env = new HashMap<>(Map.of("AGENTBOX_DB_URL", DB, "AGENTBOX_DB_USER", "agentbox",
+                "AGENTBOX_DB_PASSWORD", "agentbox", "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a"));
+        long[] total = new long[iterations];
+        env.put("AGENTBOX_NODE_ID", "B");
+        try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
+                Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A);
+                Connection db = DriverManager.getConnection(DB + "?user=agentbox&password=agentbox")) {
+            String key = sandboxes.ensure("{\"definitionId\":\"takeover-bench-nw-" + UUID.randomUUID() + "\"}").getString("key");
+            env.put("AGENTBOX_NODE_ID", "A");
+            env.put("AGENTBOX_REAPER_ENABLED", "false");
+            for (int i = 0; i < iterations; i++) {
+                JarServer a = JarServer.start(work, 19780, env, "/health/ready");
+                String runId = "tk-bench-nw-" + UUID.randomUUID();
+                String gate = "/tmp/gate-" + runId;
+                new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
+                        "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> storedChunks(db, runId) >= 4);
+                long before = storedChunks(db, runId);
+                long t0 = System.nanoTime();
+                a.kill();
+                sandboxes.exec(key, "touch " + gate);
+                long deadline = t0 + Duration.ofMinutes(5).toNanos();
+                while (storedChunks(db, runId) <= before) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no new chunk within 5 minutes of the kill");
+                    }
+                    Thread.sleep(50);
+                }
+                total[i] = (System.nanoTime() - t0) / 1_000_000;
+                System.err.printf(Locale.ROOT, "never-watched iteration %d: %d ms%n", i + 1, total[i]);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !new Runs(b.api(), Api.TENANT_A).get(runId).getString("status").equals("running"));
+            }
+        }
+        System.out.printf(Locale.ROOT, "| never-watched run: SIGKILL of its driver → next chunk in the stored log, %d runs | median %d ms | max %d ms |%n",
+                iterations, median(total), max(total));
+    }
+
+    private static long storedChunks(Connection db, String runId) throws Exception {
+        try (PreparedStatement s = db.prepareStatement(
+                "SELECT COUNT(*) FROM ab_run_event e JOIN ab_run r ON e.run_pk = r.run_pk WHERE r.run_id = ?")) {
+            s.setString(1, runId);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static void attached(int iterations) throws Exception {
         Path work = Files.createTempDirectory("agentbox-takeover-bench");
         Map<String, String> env = new HashMap<>(Map.of("AGENTBOX_DB_URL", DB, "AGENTBOX_DB_USER", "agentbox",
                 "AGENTBOX_DB_PASSWORD", "agentbox", "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a"));
