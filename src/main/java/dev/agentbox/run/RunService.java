@@ -336,7 +336,12 @@ public class RunService {
     public void viewerAttached(RunRecordView run) {
         synchronized (viewers) {
             if (viewers.merge(run.ref(), 1, Integer::sum) == 1) {
-                viewerStore.present(run.ref(), node.id(), clock.instant(), Duration.ofMillis(viewerTtlMs));
+                try {
+                    viewerStore.present(run.ref(), node.id(), clock.instant(), Duration.ofMillis(viewerTtlMs));
+                } catch (RuntimeException e) {
+                    viewers.remove(run.ref());
+                    throw e;
+                }
             }
         }
         if (run.detachedSince().isPresent() && !run.isTerminal()) {

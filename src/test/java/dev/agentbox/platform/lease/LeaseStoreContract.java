@@ -25,6 +25,21 @@ public abstract class LeaseStoreContract {
     private final String name = "sandbox:" + UUID.randomUUID();
 
     @Test
+    void heldNamesListsOnlyUnexpiredLeasesWithThePrefix() {
+        String prefix = "held-" + UUID.randomUUID() + ":";
+        store().tryAcquire(prefix + "live", "a", T0, TTL);
+        store().tryAcquire(prefix + "expired", "a", T0.minus(TTL), TTL);
+        store().tryAcquire(prefix + "released", "a", T0, TTL);
+        store().release(prefix + "released", "a", T0);
+        store().tryAcquire("other-" + UUID.randomUUID(), "a", T0, TTL);
+        // '_' is a LIKE wildcard: a prefix containing it must not match other names.
+        store().tryAcquire(prefix.replace("-", "_") + "look-alike", "a", T0, TTL);
+
+        assertThat(store().heldNames(prefix, T0)).containsExactly(prefix + "live");
+        assertThat(store().heldNames(prefix, T0.plus(TTL))).isEmpty();
+    }
+
+    @Test
     void aFreeLeaseIsTakenUntilNowPlusTtl() {
         assertThat(store().tryAcquire(name, "a", T0, TTL)).isTrue();
         assertThat(store().find(name)).contains(new Lease(name, "a", T0.plus(TTL)));
