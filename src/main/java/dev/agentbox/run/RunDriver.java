@@ -263,7 +263,7 @@ public final class RunDriver implements Runnable {
                 return;
             }
         } else {
-            ctx.launcher().start(handle, agentCommand, run.runId());
+            ctx.launcher().start(handle, run.journal(), agentCommand);
             LOG.info(label + ": agent started in " + handle.id());
         }
 
@@ -276,8 +276,8 @@ public final class RunDriver implements Runnable {
         // A finished journal is read whole with bounded reads; following it would cost a tail
         // process to start and to kill.
         try (JournalReader reader = finalizing != null
-                ? JournalReader.open(handle, run.runId(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
-                : ctx.readers().open(handle, run.runId(), 0)) {
+                ? JournalReader.open(handle, run.journal(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
+                : ctx.readers().open(handle, run.journal(), 0)) {
             while (true) {
                 if (leaving) {
                     writer.ending(Ending.LEFT);

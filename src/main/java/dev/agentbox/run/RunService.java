@@ -101,7 +101,7 @@ public class RunService {
     @PostConstruct
     void init() {
         JournalLauncher launcher = new JournalLauncher();
-        ReaderFactory readers = (handle, runId, from) -> JournalReader.open(handle, runId, from);
+        ReaderFactory readers = (handle, journal, from) -> JournalReader.open(handle, journal, from);
         context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
                 new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
                         Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));

@@ -14,7 +14,7 @@ import dev.agentbox.platform.ShellQuote;
  * must be a complete command list: balanced quotes and parentheses, and no trailing
  * {@code #} comment (which would swallow the closing parenthesis). Every path is
  * single-quoted with {@link ShellQuote#single} and is built from the encoded runId, so no
- * runId can inject anything. NONCE is hex. The subshell keeps an {@code exit} in CMD from
+ * runId can inject anything. NONCE is the run's own ({@link JournalId}), hex. The subshell keeps an {@code exit} in CMD from
  * skipping the sentinel; {@code $?} is CMD's exit status; the appends ({@code >>}) keep the
  * journal append-only.
  *
@@ -68,20 +68,20 @@ public final class JournalCommand {
     }
 
     /** The journaled form (runs in the foreground of the shell that executes it). */
-    public String journaled(String agentCommand, String runId) {
+    public String journaled(String agentCommand, JournalId journal) {
         if (agentCommand.isBlank()) {
             throw new IllegalArgumentException("agent command must not be blank");
         }
-        String nonce = JournalNames.nonce(runId);
+        String runId = journal.runId();
         return "mkdir -p " + ShellQuote.single(dir)
-                + " && { ( " + agentCommand + " ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce + "\"}\\n' \"$?\"; }"
+                + " && { ( " + agentCommand + " ); printf '{\"__exit\":%d,\"__nonce\":\"" + journal.nonce() + "\"}\\n' \"$?\"; }"
                 + " >> " + ShellQuote.single(journalPath(runId))
                 + " 2>> " + ShellQuote.single(errPath(runId));
     }
 
     /** The detached form: returns at once, the agent keeps running and journaling. */
-    public String detached(String agentCommand, String runId) {
-        return "sh -c " + ShellQuote.single("trap '' HUP; " + journaled(agentCommand, runId))
+    public String detached(String agentCommand, JournalId journal) {
+        return "sh -c " + ShellQuote.single("trap '' HUP; " + journaled(agentCommand, journal))
                 + " </dev/null >/dev/null 2>&1 &";
     }
 

@@ -33,15 +33,15 @@ public final class JournalLauncher {
 
     /**
      * Starts {@code agentCommand} (a complete shell command list, see {@link JournalCommand})
-     * journaled under {@code runId} and returns at once.
+     * journaled into {@code journal} (its files, its sentinel's nonce) and returns at once.
      *
      * @throws JournalOperationException when the starting shell itself failed (non-zero exit);
      *     provider exceptions (sandbox gone) propagate as they are
      */
-    public void start(SandboxHandle handle, String agentCommand, String runId) {
-        ExecResult r = handle.process().exec(files.commands().detached(agentCommand, runId));
+    public void start(SandboxHandle handle, JournalId journal, String agentCommand) {
+        ExecResult r = handle.process().exec(files.commands().detached(agentCommand, journal));
         if (r.exitCode() != 0) {
-            throw new JournalOperationException("starting the journaled agent of run " + runId + " failed (exit "
+            throw new JournalOperationException("starting the journaled agent of run " + journal.runId() + " failed (exit "
                     + r.exitCode() + "): " + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
         }
     }

@@ -10,7 +10,8 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Names of a run's journal files inside the sandbox, and the run's exit-sentinel nonce.
+ * Names of a run's journal files inside the sandbox, and the exit-sentinel nonce that runs
+ * recorded before nonces were stored fall back to.
  *
  * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that
  * is an ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including
@@ -140,10 +141,11 @@ public final class JournalNames {
     }
 
     /**
-     * The run's exit-sentinel nonce: the first 32 hex characters of
-     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Deterministic so that any
-     * server can recognise the sentinel; not guessable by an agent that does not know the
-     * scheme, and a forged sentinel without it is ordinary output.
+     * The nonce derived from the runId: the first 32 hex characters of
+     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Only the fallback for a run
+     * recorded before nonces were stored ({@link JournalId#derived}): anyone who knows the
+     * scheme and the runId can compute it, so a new run gets a random nonce instead
+     * ({@link JournalId#random}).
      */
     public static String nonce(String runId) {
         requireRunId(runId);

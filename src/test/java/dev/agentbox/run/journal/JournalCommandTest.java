@@ -30,6 +30,13 @@ class JournalCommandTest {
         commands = new JournalCommand(journalDir.toString());
     }
 
+    /** One random nonce for the whole class: a test's writer and its checks agree on it. */
+    private static final String NONCE = JournalId.newNonce();
+
+    private static JournalId id(String runId) {
+        return new JournalId(runId, NONCE);
+    }
+
     private String journal(String runId) throws IOException {
         return Files.readString(Path.of(commands.journalPath(runId)), StandardCharsets.UTF_8);
     }
@@ -41,17 +48,25 @@ class JournalCommandTest {
     @Test
     void buildsTheExactJournaledForm() {
         JournalCommand c = new JournalCommand();
-        String nonce = JournalNames.nonce("a/b");
-        assertThat(c.journaled("my-agent --json", "a/b")).isEqualTo(
+        String nonce = id("a/b").nonce();
+        assertThat(c.journaled("my-agent --json", id("a/b"))).isEqualTo(
                 "mkdir -p '/tmp/agentbox-runs' && { ( my-agent --json ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce
                         + "\"}\\n' \"$?\"; } >> '/tmp/agentbox-runs/a_2fb.ndjson' 2>> '/tmp/agentbox-runs/a_2fb.err'");
     }
 
     @Test
+    void theSentinelCarriesTheRunsOwnNonceNotOneComputedFromTheRunId() throws Exception {
+        setUp("/bin/sh");
+        JournalId own = JournalId.random("own");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("true", own)));
+        assertThat(journal("own")).isEqualTo(ExitSentinel.of(own).line(0) + "\n").doesNotContain(JournalNames.nonce("own"));
+    }
+
+    @Test
     void detachedFormIgnoresHangupAndRedirectsAllStreams() {
         JournalCommand c = new JournalCommand();
-        assertThat(c.detached("x", "r")).isEqualTo(
-                "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", "r")) + " </dev/null >/dev/null 2>&1 &");
+        assertThat(c.detached("x", id("r"))).isEqualTo(
+                "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", id("r"))) + " </dev/null >/dev/null 2>&1 &");
     }
 
     @Test
@@ -61,8 +76,8 @@ class JournalCommandTest {
             String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
             // $$ is the wrapper shell started by the detached form; a hangup must kill neither it
             // (it still has to write the sentinel) nor the agent.
-            Sh.run(cwd, List.of(shell, "-c", commands.detached("kill -HUP $$; sleep 0.1; echo survived", "hup")), path);
-            String expected = "survived\n" + ExitSentinel.forRun("hup").line(0) + "\n";
+            Sh.run(cwd, List.of(shell, "-c", commands.detached("kill -HUP $$; sleep 0.1; echo survived", id("hup"))), path);
+            String expected = "survived\n" + ExitSentinel.of(id("hup")).line(0) + "\n";
             waitFor(() -> Files.exists(Path.of(commands.journalPath("hup"))) && journal("hup").equals(expected));
         }
     }
@@ -71,18 +86,18 @@ class JournalCommandTest {
     void rejectsARelativeJournalDirAndABlankCommand() {
         assertThatThrownBy(() -> new JournalCommand("tmp/x")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new JournalCommand("/tmp/x/")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new JournalCommand().journaled(" ", "r")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalCommand().journaled(" ", id("r"))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void journalHoldsTheAgentsLinesThenTheSentinel_JN01() throws Exception {
         for (String shell : Sh.availableShells()) {
             setUp(shell);
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("printf '{\"a\":1}\\n{\"b\":2}\\n'", "run-1")));
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("printf '{\"a\":1}\\n{\"b\":2}\\n'", id("run-1"))));
             assertThat(r.exitCode()).as(shell).isZero();
             assertThat(r.stdout()).isEmpty();
             assertThat(journal("run-1")).as(shell)
-                    .isEqualTo("{\"a\":1}\n{\"b\":2}\n" + ExitSentinel.forRun("run-1").line(0) + "\n");
+                    .isEqualTo("{\"a\":1}\n{\"b\":2}\n" + ExitSentinel.of(id("run-1")).line(0) + "\n");
             assertThat(err("run-1")).isEmpty();
         }
     }
@@ -91,11 +106,11 @@ class JournalCommandTest {
     void stderrGoesOnlyToTheErrFileAndTheExitCodeToTheSentinel_JN02() throws Exception {
         for (String shell : Sh.availableShells()) {
             setUp(shell);
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo out; echo boom >&2; exit 7", "run-7")));
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo out; echo boom >&2; exit 7", id("run-7"))));
             assertThat(r.stdout()).isEmpty();
             assertThat(r.stderr()).isEmpty();
             String journal = journal("run-7");
-            assertThat(journal).as(shell).isEqualTo("out\n" + ExitSentinel.forRun("run-7").line(7) + "\n")
+            assertThat(journal).as(shell).isEqualTo("out\n" + ExitSentinel.of(id("run-7")).line(7) + "\n")
                     .contains("\"__exit\":7").doesNotContain("boom");
             assertThat(err("run-7")).isEqualTo("boom\n");
         }
@@ -104,9 +119,9 @@ class JournalCommandTest {
     @Test
     void journalIsAppendOnly() throws Exception {
         setUp("/bin/sh");
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo one", "r")));
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo two", "r")));
-        String s = ExitSentinel.forRun("r").line(0);
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo one", id("r"))));
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo two", id("r"))));
+        String s = ExitSentinel.of(id("r")).line(0);
         assertThat(journal("r")).isEqualTo("one\n" + s + "\ntwo\n" + s + "\n");
     }
 
@@ -126,7 +141,7 @@ class JournalCommandTest {
                     "../../" + canary.getFileName(),
                     "x\ntouch " + canary);
             for (String runId : runIds) {
-                Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo ok", runId)));
+                Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo ok", id(runId))));
                 assertThat(r.exitCode()).as(shell + " " + runId).isZero();
                 assertThat(journal(runId)).startsWith("ok\n");
                 r = Sh.run(cwd, List.of(shell, "-c", commands.readFrom(runId, 0)));
@@ -153,14 +168,14 @@ class JournalCommandTest {
             // With BusyBox, make every tool (including the inner `sh`) a BusyBox applet.
             String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
             String agent = "echo 'started'; i=0; while [ ! -f gate ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo late; exit 3";
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, "d-1")), path);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, id("d-1"))), path);
             // The starting shell has returned although the agent is parked on the gate.
             assertThat(r.exitCode()).as(shell).isZero();
             assertThat(r.stdout()).isEmpty();
             waitFor(() -> Files.exists(Path.of(commands.journalPath("d-1"))) && journal("d-1").startsWith("started\n"));
             assertThat(journal("d-1")).isEqualTo("started\n");
             Files.writeString(cwd.resolve("gate"), "");
-            String expected = "started\nlate\n" + ExitSentinel.forRun("d-1").line(3) + "\n";
+            String expected = "started\nlate\n" + ExitSentinel.of(id("d-1")).line(3) + "\n";
             waitFor(() -> journal("d-1").equals(expected));
             Files.delete(cwd.resolve("gate"));
         }
@@ -169,13 +184,13 @@ class JournalCommandTest {
     @Test
     void boundedReadResumesFromAByteOffsetAndProbeSeesTheSentinel() throws Exception {
         setUp("/bin/sh");
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("printf 'é1\\nö2\\n'", "p")));
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("printf 'é1\\nö2\\n'", id("p"))));
         Sh.Result r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("p", 4)));
         String rest = new String(Base64.getMimeDecoder().decode(r.stdout()), StandardCharsets.UTF_8);
         assertThat(rest).startsWith("ö2\n");
         r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.probeTail("p")));
         byte[] tail = Base64.getMimeDecoder().decode(r.stdout());
-        assertThat(JournalProbe.probe(tail, ExitSentinel.forRun("p"))).isEqualTo(new JournalProbe.Finished(0));
+        assertThat(JournalProbe.probe(tail, ExitSentinel.of(id("p")))).isEqualTo(new JournalProbe.Finished(0));
         r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("missing", 0)));
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).isEmpty();

@@ -103,7 +103,7 @@ class JournalNamesTest {
     }
 
     @Test
-    void nonceIsFirst32HexOfTheDomainSeparatedHash() {
+    void theFallbackNonceOfRecordsWithoutOneIsFirst32HexOfTheDomainSeparatedHash() {
         assertThat(JournalNames.nonce("run-123"))
                 .isEqualTo(CanonicalJson.sha256Hex("agentbox/journal-exit-sentinel/v1:run-123").substring(0, 32))
                 .matches("[0-9a-f]{32}");
