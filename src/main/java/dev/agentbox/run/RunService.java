@@ -128,7 +128,7 @@ public class RunService {
         RunRecordView record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
                 "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                 Map.of("runId", request.runId()), null));
-        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentCommand()));
+        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
         LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
         return record;
     }

@@ -4,12 +4,20 @@ import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.ProcessOptions;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxProcess;
+import dev.agentbox.sandbox.SandboxProcesses;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +68,62 @@ class JournalCommandTest {
         JournalId own = JournalId.random("own");
         Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("true", own)));
         assertThat(journal("own")).isEqualTo(ExitSentinel.of(own).line(0) + "\n").doesNotContain(JournalNames.nonce("own"));
+    }
+
+    @Test
+    void withAPromptTheAgentsStdinIsThePromptFileAndThePromptIsNowhereInTheCommand() {
+        JournalCommand c = new JournalCommand();
+        String nonce = id("a/b").nonce();
+        assertThat(c.journaled(AgentInvocation.withPrompt("my-agent -", "do $(this)"), id("a/b"))).isEqualTo(
+                "mkdir -p '/tmp/agentbox-runs' && { ( my-agent - ) < '/tmp/agentbox-runs/a_2fb.prompt'; printf '{\"__exit\":%d,"
+                        + "\"__nonce\":\"" + nonce + "\"}\\n' \"$?\"; } >> '/tmp/agentbox-runs/a_2fb.ndjson'"
+                        + " 2>> '/tmp/agentbox-runs/a_2fb.err'");
+        assertThat(c.detached(AgentInvocation.withPrompt("my-agent -", "do $(this)"), id("a/b"))).doesNotContain("this");
+    }
+
+    @Test
+    void thePromptIsWrittenInPiecesWithMode0600ReplacingAnyEarlierOneAndIsTheAgentsStdin() throws Exception {
+        String prompt = Prompts.atLeast(2 * PromptFile.CHUNK_BYTES + 100);
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
+            SandboxHandle sandbox = shellSandbox(shell, path);
+            PromptFile prompts = new PromptFile(commands);
+            Path file = Path.of(commands.promptPath("p-1"));
+
+            prompts.write(sandbox, "p-1", prompt);
+            assertThat(Files.readString(file, StandardCharsets.UTF_8)).as(shell).isEqualTo(prompt);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+            prompts.write(sandbox, "p-1", "short");
+            assertThat(Files.readString(file)).isEqualTo("short");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+
+            prompts.write(sandbox, "p-1", prompt);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled(AgentInvocation.withPrompt("cat; echo", prompt), id("p-1"))),
+                    path);
+            assertThat(r.exitCode()).isZero();
+            assertThat(journal("p-1")).isEqualTo(prompt + "\n" + ExitSentinel.of(id("p-1")).line(0) + "\n");
+            assertThat(err("p-1")).isEmpty();
+            assertThat(cwd.resolve("canary")).doesNotExist();
+
+            assertThat(Sh.run(cwd, List.of(shell, "-c", commands.delete("p-1")), path).exitCode()).isZero();
+            assertThat(file).doesNotExist();
+            assertThat(Path.of(commands.journalPath("p-1"))).doesNotExist();
+        }
+    }
+
+    @Test
+    void aMissingPromptFileFailsTheAgentInsteadOfRunningItWithoutItsTask() throws Exception {
+        setUp("/bin/sh");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled(AgentInvocation.withPrompt("echo ran", "lost"), id("nofile"))));
+        String journal = journal("nofile");
+        assertThat(journal).doesNotContain("ran").endsWith("\n");
+        OptionalInt code = ExitSentinel.of(id("nofile")).exitCode(journal.strip());
+        assertThat(code).isPresent();
+        assertThat(code.getAsInt()).isNotZero();
+        assertThat(err("nofile")).contains("nofile.prompt");
     }
 
     @Test
@@ -207,6 +271,32 @@ class JournalCommandTest {
                 + " '/tmp/agentbox-runs/a_20b.ndjson'; else exec tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'; fi");
         assertThat(c.follow("a", 10)).contains("exec tail -c +11 -s 0.05 -f '/tmp/agentbox-runs/a.ndjson'");
         assertThatThrownBy(() -> c.follow("a", -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A sandbox whose exec runs {@code shell -c} in the test's cwd (with {@code path} as PATH when given). */
+    private SandboxHandle shellSandbox(String shell, String path) {
+        SandboxProcesses processes = new SandboxProcesses() {
+            @Override
+            public ExecResult exec(String command, ProcessOptions options) {
+                try {
+                    Sh.Result r = Sh.run(cwd, List.of(shell, "-c", command), path);
+                    return new ExecResult(r.stdout(), r.stderr(), r.exitCode());
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public SandboxProcess spawn(String command, ProcessOptions options) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        return (SandboxHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {SandboxHandle.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "process" -> processes;
+                    case "id" -> "shell";
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     private String busyboxOnlyPath(String busybox) throws IOException {

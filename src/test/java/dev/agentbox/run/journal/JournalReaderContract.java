@@ -4,14 +4,18 @@ import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
 import dev.agentbox.sandbox.ManagedSandbox;
 import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
 import dev.agentbox.sandbox.SandboxProvider;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -494,6 +498,35 @@ public abstract class JournalReaderContract {
         assertThat(launcher.exists(sb, runId)).isFalse();
         assertThat(sh("ls " + ShellQuote.single(commands().dir()))).doesNotContain(JournalNames.encode(runId));
         launcher.delete(sb, runId); // deleting missing files succeeds
+    }
+
+    @Test
+    @DisplayName("a 1 MiB prompt (quotes, $(), newlines, non-ASCII) reaches the CLI on stdin intact, never as an argument; its file is 0600 and is deleted with the journal")
+    void aOneMebibytePromptReachesTheCliOnStdinIntact() throws Exception {
+        String runId = newRunId("prompt");
+        String prompt = Prompts.atLeast(1024 * 1024);
+        byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
+        // A stand-in `claude` first on PATH: prints its arguments, then the length and sha256 of its stdin.
+        String bin = "bin-" + runId;
+        sb.fs().write(bin + "/claude", "#!/bin/sh\nfor a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
+                + "cat > \"$0.stdin\"\nwc -c < \"$0.stdin\" | tr -d ' '\nsha256sum < \"$0.stdin\" | cut -c1-64\n");
+        assertThat(sb.process().exec("chmod +x " + ShellQuote.single(bin + "/claude")).exitCode()).isZero();
+        AgentInvocation claude = AgentCommands.claudeCode(prompt);
+        AgentInvocation onPath = AgentInvocation.withPrompt("PATH=\"$PWD/" + bin + ":$PATH\"; " + claude.command(), prompt);
+
+        launcher.start(sb, id(runId), onPath);
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(Mode.POLL))) {
+            Outcome o = readToEnd(reader, Duration.ofSeconds(30));
+            assertThat(o.exitCode()).as(launcher.errTail(sb, runId, 1000)).hasValue(0);
+            assertThat(o.texts()).containsExactly("arg:-p", "arg:--output-format", "arg:stream-json", "arg:--verbose",
+                    String.valueOf(bytes.length), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+        }
+        String promptFile = ShellQuote.single(commands().promptPath(runId));
+        assertThat(sh("stat -c %a " + promptFile).strip()).isEqualTo("600");
+        assertThat(sh("ls canary 2>/dev/null; ls " + ShellQuote.single(commands().dir()) + "/canary 2>/dev/null")).isEmpty();
+        launcher.delete(sb, runId);
+        assertThat(sb.process().exec("[ -e " + promptFile + " ]").exitCode()).isNotZero();
+        assertThat(launcher.exists(sb, runId)).isFalse();
     }
 
     @ParameterizedTest
