@@ -32,7 +32,8 @@ import java.util.logging.Logger;
 /**
  * Decides out of band whether detached runs have finished: the last
  * {@value JournalProbe#WINDOW_BYTES} bytes of each journal, read inside its sandbox, hold the
- * run's exit sentinel or not. It never drives a run and never writes anything.
+ * run's exit sentinel (by the nonce kept with the run's record) or not. It never drives a run
+ * and never writes anything.
  *
  * <p>Anything it cannot answer is {@link Unknown}, never finished: no sandbox key, no
  * instance record, a provider this server does not run, a sandbox or journal that is gone,
@@ -192,7 +193,7 @@ public final class RunExitProbe {
                 out.put(run.ref(), new Unknown(missing.contains(i) ? "no journal in the sandbox" : "the probe returned nothing for it"));
                 continue;
             }
-            JournalProbe.Result result = JournalProbe.probe(window, ExitSentinel.forRun(run.runId()));
+            JournalProbe.Result result = JournalProbe.probe(window, ExitSentinel.of(run.journal()));
             out.put(run.ref(), result instanceof JournalProbe.Finished f ? new Finished(f.exitCode()) : new Producing());
         }
     }

@@ -30,7 +30,7 @@ final class SandboxJournals {
 
     private static final Logger LOG = Logger.getLogger(SandboxJournals.class.getName());
 
-    /** The files of one run (its journal, its err file, or both), and the newest mtime among them. */
+    /** The files of one run (any of its journal, err and prompt files), and the newest mtime among them. */
     record RunJournal(String runId, Instant newestModified) {
     }
 
@@ -105,7 +105,7 @@ final class SandboxJournals {
     }
 
     /**
-     * Deletes both journal files of every run ({@code rm -f}: a file already gone is fine).
+     * Deletes the files of every run — journal, err and prompt ({@code rm -f}: a file already gone is fine).
      * Never throws.
      *
      * @return the runIds whose deletion failed or whose outcome is unknown (the exec failed or

@@ -1,10 +1,11 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.sandbox.SandboxHandle;
 
 /** Opens a reader of a run's journal from a byte offset (a seam for tests). */
 @FunctionalInterface
 public interface ReaderFactory {
-    JournalReader open(SandboxHandle handle, String runId, long fromOffset);
+    JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset);
 }

@@ -5,6 +5,7 @@ import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.JournalEndedWithoutSentinelException;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.JournalReader;
@@ -47,7 +48,8 @@ public final class RunDriver implements Runnable {
     private final RunContext ctx;
     private final RunRecordView run;
     private final Optional<SandboxSpec> sandboxSpec;
-    private final String agentCommand;
+    /** The first driver's agent (command and prompt); null for a successor, whose agent already runs. */
+    private final AgentInvocation agent;
     private final boolean takeover;
     private final Finalizing finalizing;
     private volatile boolean abortRequested;
@@ -83,22 +85,22 @@ public final class RunDriver implements Runnable {
     private record Finalizing(long deadlineNanos) {
     }
 
-    /** The first driver of a new run: starts the agent. */
-    public RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand) {
-        this(ctx, run, sandboxSpec, agentCommand, false);
+    /** The first driver of a new run: writes the agent's prompt, if any, and starts the agent. */
+    public RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent) {
+        this(ctx, run, sandboxSpec, agent, false);
     }
 
-    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand, boolean takeover) {
-        this(ctx, run, sandboxSpec, agentCommand, takeover, null);
+    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent, boolean takeover) {
+        this(ctx, run, sandboxSpec, agent, takeover, null);
     }
 
-    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, String agentCommand, boolean takeover,
+    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent, boolean takeover,
             Finalizing finalizing) {
         this.finalizing = finalizing;
         this.ctx = ctx;
         this.run = run;
         this.sandboxSpec = sandboxSpec;
-        this.agentCommand = agentCommand;
+        this.agent = agent;
         this.takeover = takeover;
         this.sandboxKey = run.sandboxKey().orElse(null);
         this.writer = new FencedWriter(ctx, run);
@@ -262,7 +264,7 @@ public final class RunDriver implements Runnable {
                 return;
             }
         } else {
-            ctx.launcher().start(handle, agentCommand, run.runId());
+            ctx.launcher().start(handle, run.journal(), agent);
             LOG.info(label + ": agent started in " + handle.id());
         }
 
@@ -275,8 +277,8 @@ public final class RunDriver implements Runnable {
         // A finished journal is read whole with bounded reads; following it would cost a tail
         // process to start and to kill.
         try (JournalReader reader = finalizing != null
-                ? JournalReader.open(handle, run.runId(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
-                : ctx.readers().open(handle, run.runId(), 0)) {
+                ? JournalReader.open(handle, run.journal(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
+                : ctx.readers().open(handle, run.journal(), 0)) {
             while (true) {
                 if (leaving) {
                     writer.ending(Ending.LEFT);

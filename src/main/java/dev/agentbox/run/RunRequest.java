@@ -1,7 +1,9 @@
 package dev.agentbox.run;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.SandboxSpecParser;
@@ -36,10 +38,13 @@ public record RunRequest(
     private static final Set<String> FIELDS = Set.of("runId", "threadId", "sandbox", "harness", "command", "prompt",
             "durable", "detachOnDisconnect", "destroyOnComplete", "maxDurationMs");
 
-    /** The agent command line run in the sandbox: the caller's for {@code command}, built from the prompt otherwise. */
-    public String agentCommand() {
-        return harness == Harness.COMMAND ? command.orElseThrow()
-                : dev.agentbox.run.harness.AgentCommands.forHarness(harness, prompt.orElseThrow());
+    /**
+     * What runs in the sandbox: the caller's command for {@code command}; for a CLI harness its
+     * command line, reading the prompt on stdin.
+     */
+    public AgentInvocation agentInvocation() {
+        return harness == Harness.COMMAND ? AgentInvocation.of(command.orElseThrow())
+                : AgentCommands.forHarness(harness, prompt.orElseThrow());
     }
 
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {

@@ -124,7 +124,7 @@ public class RunService {
     @PostConstruct
     void init() {
         JournalLauncher launcher = new JournalLauncher();
-        ReaderFactory readers = (handle, runId, from) -> JournalReader.open(handle, runId, from);
+        ReaderFactory readers = (handle, journal, from) -> JournalReader.open(handle, journal, from);
         context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
                 new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
                         Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
@@ -165,7 +165,7 @@ public class RunService {
         RunRecordView record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
                 "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                 Map.of("runId", request.runId()), null));
-        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentCommand()));
+        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
         LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
         return record;
     }

@@ -5,6 +5,7 @@ import dev.agentbox.run.StoredChunk;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.JournalReader;
@@ -34,10 +35,12 @@ public final class ReplayBench {
         SandboxHandle sandbox = provider.create(SandboxCreateInput.defaults().withKey("bench-replay", "bench"));
         try {
             String runId = "bench-replay";
+            JournalId journal = JournalId.random(runId);
             JournalLauncher launcher = new JournalLauncher();
-            launcher.start(sandbox, "i=0; while [ $i -lt " + lines + " ]; do echo '{\"delta\":\"some streamed text\"}'; i=$((i+1)); done", runId);
+            launcher.start(sandbox, journal,
+                    "i=0; while [ $i -lt " + lines + " ]; do echo '{\"delta\":\"some streamed text\"}'; i=$((i+1)); done");
 
-            List<JsonObject> first = translate(sandbox, runId);
+            List<JsonObject> first = translate(sandbox, journal);
             List<StoredChunk> stored = new ArrayList<>();
             for (JsonObject c : first.subList(0, first.size() - 1)) { // the dead driver stored all but the terminal chunk
                 stored.add(new StoredChunk(c.getString("type"), Chunks.fingerprint(c)));
@@ -46,7 +49,7 @@ public final class ReplayBench {
             long t0 = System.nanoTime();
             Alignment alignment = new Alignment(stored, runId, "t");
             int remainder = 0;
-            for (JsonObject c : translate(sandbox, runId)) {
+            for (JsonObject c : translate(sandbox, journal)) {
                 if (alignment.offer(c).isPresent()) {
                     remainder++;
                 }
@@ -62,10 +65,10 @@ public final class ReplayBench {
         }
     }
 
-    private static List<JsonObject> translate(SandboxHandle sandbox, String runId) {
-        HarnessTranslator t = Harness.COMMAND.translator(runId, "t", () -> 0L);
+    private static List<JsonObject> translate(SandboxHandle sandbox, JournalId journal) {
+        HarnessTranslator t = Harness.COMMAND.translator(journal.runId(), "t", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>(t.onStart());
-        try (JournalReader reader = JournalReader.open(sandbox, runId, 0)) {
+        try (JournalReader reader = JournalReader.open(sandbox, journal, 0)) {
             while (true) {
                 JournalReader.Batch b = reader.poll(Duration.ofMillis(250));
                 for (JournalLine line : b.lines()) {

@@ -1,6 +1,7 @@
 package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
@@ -9,6 +10,7 @@ import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -18,8 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The claude-code and codex harnesses end to end: the sandbox gets a stand-in CLI (a script
  * named like the real one) that prints a recorded transcript of that CLI's JSON output and
- * records the arguments it was called with. The service must call it with the prompt quoted
- * safely, and turn its output into the same chunks as the translator does offline.
+ * records the arguments it was called with and what it read on stdin. The service must hand
+ * it the prompt on stdin, never as an argument, and turn its output into the same chunks as
+ * the translator does offline.
  */
 class HarnessRunsIT {
 
@@ -33,21 +36,21 @@ class HarnessRunsIT {
     }
 
     @Test
-    void claudeCodeRunsTheCliWithTheQuotedPromptAndTranslatesItsStream() throws Exception {
-        check(Harness.CLAUDE_CODE, "claude", "harness/claude-code-success.ndjson");
+    void claudeCodeRunsTheCliWithThePromptOnStdinAndTranslatesItsStream() throws Exception {
+        check(Harness.CLAUDE_CODE, "claude", "harness/claude-code-success.ndjson", "-p\n--output-format\nstream-json\n--verbose\n");
     }
 
     @Test
-    void codexRunsTheCliWithTheQuotedPromptAndTranslatesItsStream() throws Exception {
-        check(Harness.CODEX, "codex", "harness/codex-success.jsonl");
+    void codexRunsTheCliWithThePromptOnStdinAndTranslatesItsStream() throws Exception {
+        check(Harness.CODEX, "codex", "harness/codex-success.jsonl", "exec\n--json\n-\n");
     }
 
-    private void check(Harness harness, String cli, String fixture) throws Exception {
+    private void check(Harness harness, String cli, String fixture, String expectedArgs) throws Exception {
         String transcript = Files.readString(Path.of("src/test/resources", fixture));
         String key = sandboxes.ensure("{\"definitionId\":\"harness-" + UUID.randomUUID() + "\"}").getString("key");
         put(key, "/workspace/transcript.ndjson", transcript);
         put(key, "/usr/local/bin/" + cli, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > /workspace/args\n"
-                + "cat /workspace/transcript.ndjson\n");
+                + "cat > /workspace/stdin\ncat /workspace/transcript.ndjson\n");
         sandboxes.exec(key, "chmod +x /usr/local/bin/" + cli);
 
         String prompt = "fix 'the' \"test\"; $(touch /tmp/pwned)";
@@ -66,7 +69,10 @@ class HarnessRunsIT {
         assertThat(events.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
                 .containsExactlyElementsOf(expected.stream().map(Chunks::fingerprint).toList());
 
-        assertThat(sandboxes.stdout(key, "cat /workspace/args")).contains(prompt);
+        assertThat(sandboxes.stdout(key, "cat /workspace/args")).isEqualTo(expectedArgs);
+        assertThat(sandboxes.stdout(key, "cat /workspace/stdin")).isEqualTo(prompt);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(sandboxes.stdout(key,
+                "ls -A /tmp/agentbox-runs 2>/dev/null || true")).as("the prompt file goes with the journal").doesNotContain(".prompt"));
         assertThat(sandboxes.exec(key, "test -e /tmp/pwned").getInt("exitCode")).as("prompt never ran as shell").isNotZero();
         assertThat(runs.get(runId).getString("status")).isEqualTo(
                 expected.get(expected.size() - 1).getString("type").equals("RUN_FINISHED") ? "completed" : "failed");

@@ -4,6 +4,7 @@ import static dev.agentbox.reaper.PruneFixture.err;
 import static dev.agentbox.reaper.PruneFixture.files;
 import static dev.agentbox.reaper.PruneFixture.journals;
 import static dev.agentbox.reaper.PruneFixture.ndjson;
+import static dev.agentbox.reaper.PruneFixture.prompt;
 import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +59,9 @@ class JournalPrunerDockerBusyboxTest {
                 seeded.putAll(journals(cutoff.minusSeconds(1), "old-orphan"));
                 seeded.putAll(journals(cutoff, "young-orphan"));
                 seeded.put(err("stuck"), NOW);
+                seeded.put(prompt("done"), NOW);
+                seeded.put(prompt("old-orphan"), cutoff.minusSeconds(1));
+                seeded.put(prompt("live"), NOW);
                 seeded.put("notes.txt", NOW);
                 String dir = JournalNames.DEFAULT_DIR;
                 seed(sb, dir, seeded);
@@ -73,7 +77,7 @@ class JournalPrunerDockerBusyboxTest {
                         new Kept("young-orphan", PruneResult.ORPHAN_TOO_RECENT),
                         new Kept("stuck", PruneResult.DELETE_FAILED),
                         new Kept("notes.txt", PruneResult.UNDECODABLE_NAME));
-                assertThat(files(sb, dir)).containsExactlyInAnyOrder(ndjson("live"), err("live"), ndjson("young-orphan"),
+                assertThat(files(sb, dir)).containsExactlyInAnyOrder(ndjson("live"), err("live"), prompt("live"), ndjson("young-orphan"),
                         err("young-orphan"), ndjson("stuck"), "notes.txt");
             } finally {
                 sb.destroy();

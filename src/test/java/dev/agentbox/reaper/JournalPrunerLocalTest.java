@@ -4,6 +4,7 @@ import static dev.agentbox.reaper.PruneFixture.err;
 import static dev.agentbox.reaper.PruneFixture.files;
 import static dev.agentbox.reaper.PruneFixture.journals;
 import static dev.agentbox.reaper.PruneFixture.ndjson;
+import static dev.agentbox.reaper.PruneFixture.prompt;
 import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -111,25 +112,32 @@ class JournalPrunerLocalTest {
     }
 
     @Test
-    @DisplayName("PJ-01 journals of completed, failed and aborted runs are deleted (both files); running and interrupted runs keep theirs")
+    @DisplayName("PJ-01 journals of completed, failed and aborted runs are deleted (journal, err and prompt files); running and interrupted runs keep theirs")
     void terminalRunsLoseTheirJournalsLiveRunsKeepThem() {
         String weird = "weird id/ü'$(x)";
         fx.finished(tenant, "done", RunStatus.COMPLETED);
         fx.finished(tenant, "broke", RunStatus.FAILED);
         fx.finished(tenant, weird, RunStatus.ABORTED);
         fx.finished(tenant, "lone-err", RunStatus.COMPLETED);
+        // a run whose agent never started: only its prompt was written
+        fx.finished(tenant, "lone-prompt", RunStatus.FAILED);
         fx.running(tenant, "live");
         fx.interrupted(tenant, "paused");
         Map<String, Instant> seeded = journals(NOW, "done", "broke", weird, "live", "paused");
         seeded.put(err("lone-err"), NOW);
+        seeded.put(prompt("done"), NOW);
+        seeded.put(prompt(weird), NOW);
+        seeded.put(prompt("live"), NOW);
+        seeded.put(prompt("lone-prompt"), NOW);
         seed(sb, dir, seeded);
 
         PruneResult result = pruner(fx.runs).prune();
 
-        assertThat(result.deleted()).containsExactlyInAnyOrder("done", "broke", weird, "lone-err");
+        assertThat(result.deleted()).containsExactlyInAnyOrder("done", "broke", weird, "lone-err", "lone-prompt");
         assertThat(result.kept()).containsExactlyInAnyOrder(
                 new Kept("live", PruneResult.NON_TERMINAL), new Kept("paused", PruneResult.NON_TERMINAL));
-        assertThat(files(sb, dir)).containsExactlyInAnyOrder(ndjson("live"), err("live"), ndjson("paused"), err("paused"));
+        assertThat(files(sb, dir)).containsExactlyInAnyOrder(ndjson("live"), err("live"), prompt("live"), ndjson("paused"),
+                err("paused"));
     }
 
     @Test

@@ -102,6 +102,10 @@ final class PruneFixture implements AutoCloseable {
         return JournalNames.encode(runId) + JournalNames.ERR_SUFFIX;
     }
 
+    static String prompt(String runId) {
+        return JournalNames.encode(runId) + JournalNames.PROMPT_SUFFIX;
+    }
+
     /** Both files of each run, all modified at {@code mtime}. */
     static Map<String, Instant> journals(Instant mtime, String... runIds) {
         Map<String, Instant> files = new LinkedHashMap<>();

@@ -11,6 +11,7 @@ import dev.agentbox.run.RunContext;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.ExitSentinel;
 import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.DriverClaim;
@@ -337,8 +338,11 @@ public final class ReaperBench {
 
     // ------------------------------------------------------------------ the world
 
-    /** One planned run: its ordinal in the detached order (0 = longest detached), its sandbox, finished or producing. */
-    record Planned(int ordinal, String runId, Box box, boolean finished) {
+    /** One planned run: its ordinal in the detached order (0 = longest detached), its journal, its sandbox, finished or producing. */
+    record Planned(int ordinal, JournalId journal, Box box, boolean finished) {
+        String runId() {
+            return journal.runId();
+        }
     }
 
     /** What a setup made: runs by ref, and the record versions right after setup. */
@@ -432,7 +436,8 @@ public final class ReaperBench {
         long spacingMs = Math.min(1000, DEFAULTS.detachedTtl().dividedBy(2).toMillis() / opt.runs);
         List<Planned> planned = new ArrayList<>();
         for (int o = 0; o < opt.runs; o++) {
-            planned.add(new Planned(o, "run-" + setups + "-" + o + "-" + UUID.randomUUID(), boxes.get(o % boxes.size()), finished.contains(o)));
+            planned.add(new Planned(o, JournalId.random("run-" + setups + "-" + o + "-" + UUID.randomUUID()), boxes.get(o % boxes.size()),
+                    finished.contains(o)));
         }
         Map<RunRef, Planned> byRef = new LinkedHashMap<>();
         for (int from = 0; from < planned.size(); from += 100) {
@@ -443,7 +448,7 @@ public final class ReaperBench {
                     Instant detached = now.minusMillis(1000 + (long) (opt.runs - 1 - p.ordinal()) * spacingMs);
                     RunRecordView r = store.create(new NewRun(f.tenant, p.runId(), "thread-" + p.runId(), Harness.COMMAND,
                             detached.minus(Duration.ofMinutes(1)), true, true, false, Optional.of("bench agent"), Optional.empty(),
-                            Optional.empty())).orElseThrow();
+                            Optional.empty(), p.journal().nonce(), Optional.empty())).orElseThrow();
                     store.setSandboxKey(r.ref(), Optional.of(p.box().key()));
                     store.setDetachedSince(r.ref(), Optional.of(detached));
                     byRef.put(r.ref(), p);
@@ -475,7 +480,7 @@ public final class ReaperBench {
             String j = ShellQuote.single(JournalNames.journalPath(p.runId()));
             sh.append("w ").append(j).append(' ').append(ShellQuote.single(p.runId())).append('\n');
             if (p.finished()) {
-                sh.append("printf '%s\\n' ").append(ShellQuote.single(ExitSentinel.forRun(p.runId()).line(0))).append(" >> ").append(j).append('\n');
+                sh.append("printf '%s\\n' ").append(ShellQuote.single(ExitSentinel.of(p.journal()).line(0))).append(" >> ").append(j).append('\n');
             }
         }
         sh.append("ls ").append(ShellQuote.single(JournalNames.DEFAULT_DIR)).append(" | wc -l\n");

@@ -87,7 +87,7 @@ final class ReaperFixture implements AutoCloseable {
         docker = sharedDocker != null ? sharedDocker
                 : new DockerSandboxProvider(DockerSettings.defaults().withImage(IMAGE), new DaemonThreads("test-reaper"), Clock.systemUTC());
         sandboxes = new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, clock);
-        ReaderFactory readers = (handle, runId, from) -> JournalReader.open(handle, runId, from);
+        ReaderFactory readers = (handle, journal, from) -> JournalReader.open(handle, journal, from);
         ctx = new RunContext(runs, claims, log, new RunEventHub(), sandboxes, new JournalLauncher(), readers, clock, node, leases,
                 new RunContext.Takeover(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(5)));
     }
@@ -141,17 +141,21 @@ final class ReaperFixture implements AutoCloseable {
 
     /** A run bound to {@code box} whose agent runs {@code command} journaled; not detached yet. */
     RunRecordView run(Box box, String command) {
-        String runId = "reap-" + UUID.randomUUID();
+        return run(box, "reap-" + UUID.randomUUID(), command);
+    }
+
+    /** Like {@link #run(Box, String)}, with a runId chosen by the caller. */
+    RunRecordView run(Box box, String runId, String command) {
         RunRecordView run = runs.create(new NewRun(tenant, runId, "thread-" + runId, Harness.COMMAND, clock.instant(), true, true,
                 false, Optional.of(command), Optional.empty(), Optional.of(box.key()))).orElseThrow();
-        ctx.launcher().start(box.handle(), command, runId);
+        ctx.launcher().start(box.handle(), run.journal(), command);
         return run;
     }
 
     /** Like {@link #run(Box, String)}, for a run started {@code age} ago with a {@code maxDuration} bound. */
     RunRecordView runStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
         RunRecordView run = recordStartedAgo(box, command, age, maxDuration);
-        ctx.launcher().start(box.handle(), command, run.runId());
+        ctx.launcher().start(box.handle(), run.journal(), command);
         return run;
     }
 

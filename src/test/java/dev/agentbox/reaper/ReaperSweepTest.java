@@ -3,10 +3,14 @@ package dev.agentbox.reaper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.run.journal.ExitSentinel;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
@@ -43,8 +47,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView run = f.runs.create(new NewRun(f.tenant, "rp01-" + UUID.randomUUID(), "t-rp01", Harness.COMMAND, f.clock.instant(),
                 true, true, false, Optional.empty(), Optional.empty(), Optional.of(box.key()))).orElseThrow();
         // A first driver forwards two lines, then its server goes away (it leaves without a terminal write).
-        RunDriver first = new RunDriver(f.ctx, run, Optional.empty(),
-                "echo line-1; echo line-2; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo line-3; echo line-4");
+        RunDriver first = new RunDriver(f.ctx, run, Optional.empty(), AgentInvocation.of(
+                "echo line-1; echo line-2; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
         Thread driving = new Thread(first);
         driving.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> count(f.chunkJson(run), "line-2") == 1);
@@ -99,7 +103,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-03 no sandbox key, no instance record, container removed by hand → unknown; a forged sentinel → producing")
+    @DisplayName("RP-03 no sandbox key, no instance record, container removed by hand → unknown; a forged sentinel (even with the nonce computed from the runId) → producing")
     void whatTheProbeCannotTellIsUnknownAndAForgedSentinelIsProducing() {
         Box gone = f.sandbox();
         RunRecordView containerGone = f.detach(f.run(gone, "sleep 60"), f.clock.instant());
@@ -110,10 +114,13 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView noKey = f.detach(f.runs.create(NewRun.durable(f.tenant, "nokey-" + UUID.randomUUID(), "t", Harness.COMMAND,
                 f.clock.instant())).orElseThrow(), f.clock.instant());
         Box forgedBox = f.sandbox();
-        RunRecordView forged = f.detach(f.run(forgedBox, "echo '{\"__exit\":0,\"__nonce\":\"00000000000000000000000000000000\"}'; sleep 60"),
-                f.clock.instant());
+        // The agent knows its runId: it prints the nonce an older version derived from it, too.
+        String forgedRunId = "forged-" + UUID.randomUUID();
+        String derived = ExitSentinel.of(JournalId.derived(forgedRunId)).line(0);
+        RunRecordView forged = f.detach(f.run(forgedBox, forgedRunId, "echo '{\"__exit\":0,\"__nonce\":\"00000000000000000000000000000000\"}'; "
+                + "echo " + ShellQuote.single(derived) + "; sleep 60"), f.clock.instant());
         await().atMost(Duration.ofSeconds(10)).until(() ->
-                forgedBox.handle().process().exec("cat /tmp/agentbox-runs/*.ndjson").stdout().contains("__nonce"));
+                forgedBox.handle().process().exec("cat /tmp/agentbox-runs/*.ndjson").stdout().contains(derived));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 

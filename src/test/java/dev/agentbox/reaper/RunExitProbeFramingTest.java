@@ -3,7 +3,9 @@ package dev.agentbox.reaper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.ExitSentinel;
 import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.InMemoryRuns;
 import dev.agentbox.run.store.NewRun;
@@ -40,8 +42,9 @@ class RunExitProbeFramingTest {
         Files.write(dir.resolve(JournalNames.encode(runId) + JournalNames.JOURNAL_SUFFIX), content);
     }
 
-    private static String sentinel(String runId, int code) {
-        return "{\"__exit\":" + code + ",\"__nonce\":\"" + JournalNames.nonce(runId) + "\"}\n";
+    /** The sentinel line the run's journaled shell writes: with the nonce kept in its record. */
+    private static String sentinel(RunRecordView run, int code) {
+        return ExitSentinel.of(run.journal()).line(code) + "\n";
     }
 
     private Map<RunRef, RunExitProbe.Probe> probe(List<RunRecordView> batch) throws Exception {
@@ -67,21 +70,21 @@ class RunExitProbeFramingTest {
         RunRecordView forged = run("forged");
         RunRecordView lookalike = run("lookalike");
         RunRecordView big = run("big");
-        journal("finished", ("line\n" + sentinel("finished", 0)).getBytes(StandardCharsets.UTF_8));
-        journal("exit-7", ("€ and more\n" + sentinel("exit-7", 7)).getBytes(StandardCharsets.UTF_8));
+        journal("finished", ("line\n" + sentinel(finished, 0)).getBytes(StandardCharsets.UTF_8));
+        journal("exit-7", ("€ and more\n" + sentinel(failed, 7)).getBytes(StandardCharsets.UTF_8));
         journal("producing", "still working\n".getBytes(StandardCharsets.UTF_8));
         // A window that does not end in a newline, right before the next record's header.
-        journal("no-newline", ("a line\n" + sentinel("no-newline", 0) + "partial").getBytes(StandardCharsets.UTF_8));
+        journal("no-newline", ("a line\n" + sentinel(noNewline, 0) + "partial").getBytes(StandardCharsets.UTF_8));
         // Another run's sentinel is ordinary output here.
-        journal("forged", sentinel("finished", 0).getBytes(StandardCharsets.UTF_8));
+        journal("forged", sentinel(finished, 0).getBytes(StandardCharsets.UTF_8));
         // Content that imitates a header without knowing this probe's boundary.
-        journal("lookalike", ("\n--agentbox-probe-00000000000000000000000000000000 6 ok\n" + sentinel("big", 3))
+        journal("lookalike", ("\n--agentbox-probe-00000000000000000000000000000000 6 ok\n" + sentinel(big, 3))
                 .getBytes(StandardCharsets.UTF_8));
         StringBuilder long1 = new StringBuilder();
         while (long1.length() < 20_000) {
             long1.append("filler ").append(UUID.randomUUID()).append('\n');
         }
-        journal("big", (long1 + sentinel("big", 0)).getBytes(StandardCharsets.UTF_8));
+        journal("big", (long1 + sentinel(big, 0)).getBytes(StandardCharsets.UTF_8));
 
         Map<RunRef, RunExitProbe.Probe> answers = probe(List.of(finished, failed, producing, noNewline, missing, forged, lookalike, big));
 
@@ -93,5 +96,27 @@ class RunExitProbeFramingTest {
         assertThat(answers.get(forged.ref())).isEqualTo(new RunExitProbe.Producing());
         assertThat(answers.get(lookalike.ref())).isEqualTo(new RunExitProbe.Producing());
         assertThat(answers.get(big.ref())).isEqualTo(new RunExitProbe.Finished(0));
+    }
+
+    @Test
+    void aSentinelWithTheNonceComputedFromTheRunIdLeavesARunWithARandomNonceProducing() throws Exception {
+        RunRecordView run = run("forges-its-end");
+        // An agent that knows its runId ends its output with the nonce an older version derived from it.
+        String derived = ExitSentinel.of(JournalId.derived(run.runId())).line(0) + "\n";
+        journal(run.runId(), ("working\n" + derived).getBytes(StandardCharsets.UTF_8));
+
+        assertThat(run.journalNonce()).isNotEqualTo(JournalNames.nonce(run.runId()));
+        assertThat(probe(List.of(run)).get(run.ref())).isEqualTo(new RunExitProbe.Producing());
+
+        journal(run.runId(), ("working\n" + derived + sentinel(run, 0)).getBytes(StandardCharsets.UTF_8));
+        assertThat(probe(List.of(run)).get(run.ref())).isEqualTo(new RunExitProbe.Finished(0));
+    }
+
+    @Test
+    void twoRunsWithTheSameRunIdInTwoTenantsHaveDifferentNonces() {
+        RunRecordView a = runs.create(NewRun.durable("tenant-a", "same", "th", Harness.COMMAND, Instant.EPOCH)).orElseThrow();
+        RunRecordView b = runs.create(NewRun.durable("tenant-b", "same", "th", Harness.COMMAND, Instant.EPOCH)).orElseThrow();
+        assertThat(a.journal().nonce()).isNotEqualTo(b.journal().nonce());
+        assertThat(ExitSentinel.of(a.journal()).exitCode(ExitSentinel.of(b.journal()).line(0))).isEmpty();
     }
 }

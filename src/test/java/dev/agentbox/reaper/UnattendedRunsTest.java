@@ -7,6 +7,7 @@ import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.run.DriverLease;
 import dev.agentbox.run.RunDriver;
+import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.RunRecordView;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,8 +37,8 @@ class UnattendedRunsTest extends ReaperDatabaseTest {
         String gate = "/tmp/gate-" + UUID.randomUUID();
         RunRecordView run = f.recordStartedAgo(box, "(agent below)", Duration.ofMinutes(1), SIX_HOURS);
         // A first driver starts the agent, forwards two lines and leaves (its server went away).
-        RunDriver first = new RunDriver(f.ctx, run, Optional.empty(),
-                "echo line-1; echo line-2; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo line-3");
+        RunDriver first = new RunDriver(f.ctx, run, Optional.empty(), AgentInvocation.of(
+                "echo line-1; echo line-2; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo line-3"));
         Thread driving = new Thread(first);
         driving.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> f.chunkJson(run).stream().anyMatch(c -> c.contains("line-2")));

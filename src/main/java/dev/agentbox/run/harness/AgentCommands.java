@@ -1,38 +1,41 @@
 package dev.agentbox.run.harness;
 
-import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.run.journal.AgentInvocation;
 
 /**
- * The agent command lines the service builds from a run's {@code prompt} for the CLI
- * harnesses. The prompt is always one single-quoted shell word ({@link ShellQuote#single}),
- * so quotes, {@code $()}, backquotes and newlines reach the CLI verbatim and run nothing.
- *
- * <p>A prompt that starts with {@code -} would be parsed by the CLI as an option; it gets one
- * leading space (harmless to a model, never an option), which keeps the documented argument
- * order without relying on each CLI's handling of {@code --}.
+ * How the service runs the CLI harnesses with a run's {@code prompt}. The command lines are
+ * constants: the prompt is never on them, it reaches the CLI on its stdin (written to the run's
+ * prompt file by the journal launcher, see {@link AgentInvocation}). So a prompt of any size
+ * and content — quotes, {@code $()}, newlines, a leading {@code -} — is the CLI's input
+ * verbatim and is never parsed by a shell or as an option.
  */
 public final class AgentCommands {
+
+    /** {@code claude -p} without a prompt argument reads the prompt from stdin. */
+    public static final String CLAUDE_CODE = "claude -p --output-format stream-json --verbose";
+    /** {@code codex exec -} reads the prompt from stdin. */
+    public static final String CODEX = "codex exec --json -";
 
     private AgentCommands() {
     }
 
-    /** {@code claude -p '<prompt>' --output-format stream-json --verbose}. */
-    public static String claudeCode(String prompt) {
-        return "claude -p " + word(prompt) + " --output-format stream-json --verbose";
+    /** {@value #CLAUDE_CODE}, reading {@code prompt} on stdin. */
+    public static AgentInvocation claudeCode(String prompt) {
+        return AgentInvocation.withPrompt(CLAUDE_CODE, requirePrompt(prompt));
     }
 
-    /** {@code codex exec --json '<prompt>'}. */
-    public static String codex(String prompt) {
-        return "codex exec --json " + word(prompt);
+    /** {@value #CODEX}, reading {@code prompt} on stdin. */
+    public static AgentInvocation codex(String prompt) {
+        return AgentInvocation.withPrompt(CODEX, requirePrompt(prompt));
     }
 
     /**
-     * The command line for a CLI harness.
+     * The invocation for a CLI harness.
      *
      * @throws IllegalArgumentException for {@link Harness#COMMAND}, whose command the caller
      *     supplies, and for a blank prompt
      */
-    public static String forHarness(Harness harness, String prompt) {
+    public static AgentInvocation forHarness(Harness harness, String prompt) {
         return switch (harness) {
             case CLAUDE_CODE -> claudeCode(prompt);
             case CODEX -> codex(prompt);
@@ -40,10 +43,10 @@ public final class AgentCommands {
         };
     }
 
-    private static String word(String prompt) {
+    private static String requirePrompt(String prompt) {
         if (prompt == null || prompt.isBlank()) {
             throw new IllegalArgumentException("prompt must not be blank");
         }
-        return ShellQuote.single(prompt.startsWith("-") ? " " + prompt : prompt);
+        return prompt;
     }
 }

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 
 /**
  * The {@code claude-code} harness: translates the NDJSON of
- * {@code claude -p <prompt> --output-format stream-json --verbose}.
+ * {@code claude -p --output-format stream-json --verbose} (the prompt on stdin).
  *
  * <ul>
  *   <li>{@code {"type":"system","subtype":"init","session_id":…}} →

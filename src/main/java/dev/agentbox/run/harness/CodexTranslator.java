@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * The {@code codex} harness: translates the JSONL of {@code codex exec --json <prompt>}.
+ * The {@code codex} harness: translates the JSONL of {@code codex exec --json -} (the prompt on stdin).
  *
  * <ul>
  *   <li>{@code thread.started} → {@code CUSTOM codex.session-id} with the {@code thread_id}.</li>

@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
  *
  * <p>A line is the sentinel only if it is <em>exactly</em> that text: no whitespace, those two
  * members in that order, N a decimal integer as {@code printf %d} writes it, and the run's own
- * nonce. Anything else — {@code {"__exit":0}}, another run's nonce, {@code "__exit":"0"}, extra
- * members — is the agent's ordinary output (an agent must not be able to end its own journal
- * early by printing something sentinel-like).
+ * nonce ({@link JournalId#nonce()}, random per run). Anything else — {@code {"__exit":0}},
+ * another run's nonce, the nonce an older version derived from the runId, {@code "__exit":"0"},
+ * extra members — is the agent's ordinary output (an agent must not be able to end its own
+ * journal early by printing something sentinel-like).
  */
 public final class ExitSentinel {
 
@@ -24,9 +25,9 @@ public final class ExitSentinel {
         this.nonce = nonce;
     }
 
-    /** The sentinel of {@code runId} (nonce per {@link JournalNames#nonce}). */
-    public static ExitSentinel forRun(String runId) {
-        return new ExitSentinel(JournalNames.nonce(runId));
+    /** The sentinel of {@code journal}, by its nonce. */
+    public static ExitSentinel of(JournalId journal) {
+        return new ExitSentinel(journal.nonce());
     }
 
     public String nonce() {

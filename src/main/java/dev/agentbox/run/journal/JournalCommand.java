@@ -7,16 +7,23 @@ import dev.agentbox.platform.ShellQuote;
  *
  * <p>The journaled form is exactly (ARCHITECTURE.md, "Journal format"):
  * <pre>
- * mkdir -p 'DIR' &amp;&amp; { ( CMD ); printf '{"__exit":%d,"__nonce":"NONCE"}\n' "$?"; } &gt;&gt; 'J' 2&gt;&gt; 'ERR'
+ * mkdir -p 'DIR' &amp;&amp; { ( CMD ) IN; printf '{"__exit":%d,"__nonce":"NONCE"}\n' "$?"; } &gt;&gt; 'J' 2&gt;&gt; 'ERR'
  * </pre>
- * {@code CMD} is the agent command, inserted verbatim: it is a shell command by intent (the
- * caller's {@code command}, or one built by {@code AgentCommands} with its prompt quoted). It
- * must be a complete command list: balanced quotes and parentheses, and no trailing
- * {@code #} comment (which would swallow the closing parenthesis). Every path is
- * single-quoted with {@link ShellQuote#single} and is built from the encoded runId, so no
- * runId can inject anything. NONCE is hex. The subshell keeps an {@code exit} in CMD from
- * skipping the sentinel; {@code $?} is CMD's exit status; the appends ({@code >>}) keep the
- * journal append-only.
+ * <ul>
+ *   <li>{@code CMD} is the agent command, inserted verbatim: it is a shell command by intent
+ *       (the caller's {@code command}, or a CLI's from {@code AgentCommands}). It must be a
+ *       complete command list: balanced quotes and parentheses, and no trailing {@code #}
+ *       comment (which would swallow the closing parenthesis).</li>
+ *   <li>{@code IN} is {@code < 'PROMPT'} when the agent reads a prompt
+ *       ({@link AgentInvocation#prompt()}, written beforehand by {@link PromptFile}), else
+ *       nothing. A missing prompt file fails CMD (exit status non-zero, the shell's message in
+ *       ERR) rather than running the agent without its task.</li>
+ *   <li>Every path is single-quoted with {@link ShellQuote#single} and built from the encoded
+ *       runId, so no runId can inject anything. NONCE is the run's own ({@link JournalId}),
+ *       hex.</li>
+ *   <li>The subshell keeps an {@code exit} in CMD from skipping the sentinel; {@code $?} is
+ *       CMD's exit status; the appends ({@code >>}) keep the journal append-only.</li>
+ * </ul>
  *
  * <p>The detached form, used to start the agent so it outlives the caller (the exec that
  * started it, and the server), is
@@ -67,21 +74,34 @@ public final class JournalCommand {
         return JournalNames.errPath(dir, runId);
     }
 
+    public String promptPath(String runId) {
+        return JournalNames.promptPath(dir, runId);
+    }
+
+    /** The journaled form of a command that reads no prompt. */
+    public String journaled(String agentCommand, JournalId journal) {
+        return journaled(AgentInvocation.of(agentCommand), journal);
+    }
+
     /** The journaled form (runs in the foreground of the shell that executes it). */
-    public String journaled(String agentCommand, String runId) {
-        if (agentCommand.isBlank()) {
-            throw new IllegalArgumentException("agent command must not be blank");
-        }
-        String nonce = JournalNames.nonce(runId);
+    public String journaled(AgentInvocation agent, JournalId journal) {
+        String runId = journal.runId();
+        String stdin = agent.prompt().isPresent() ? " < " + ShellQuote.single(promptPath(runId)) : "";
         return "mkdir -p " + ShellQuote.single(dir)
-                + " && { ( " + agentCommand + " ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce + "\"}\\n' \"$?\"; }"
+                + " && { ( " + agent.command() + " )" + stdin
+                + "; printf '{\"__exit\":%d,\"__nonce\":\"" + journal.nonce() + "\"}\\n' \"$?\"; }"
                 + " >> " + ShellQuote.single(journalPath(runId))
                 + " 2>> " + ShellQuote.single(errPath(runId));
     }
 
+    /** The detached form of a command that reads no prompt. */
+    public String detached(String agentCommand, JournalId journal) {
+        return detached(AgentInvocation.of(agentCommand), journal);
+    }
+
     /** The detached form: returns at once, the agent keeps running and journaling. */
-    public String detached(String agentCommand, String runId) {
-        return "sh -c " + ShellQuote.single("trap '' HUP; " + journaled(agentCommand, runId))
+    public String detached(AgentInvocation agent, JournalId journal) {
+        return "sh -c " + ShellQuote.single("trap '' HUP; " + journaled(agent, journal))
                 + " </dev/null >/dev/null 2>&1 &";
     }
 
@@ -130,9 +150,10 @@ public final class JournalCommand {
         return "if [ -f " + j + " ]; then tail -c " + JournalProbe.WINDOW_BYTES + " " + j + " | base64; fi";
     }
 
-    /** Deletes both journal files; deleting missing files succeeds. */
+    /** Deletes the run's files (journal, err, prompt); deleting missing files succeeds. */
     public String delete(String runId) {
-        return "rm -f " + ShellQuote.single(journalPath(runId)) + " " + ShellQuote.single(errPath(runId));
+        return "rm -f " + ShellQuote.single(journalPath(runId)) + " " + ShellQuote.single(errPath(runId)) + " "
+                + ShellQuote.single(promptPath(runId));
     }
 
     private static long requireOffset(long offset) {

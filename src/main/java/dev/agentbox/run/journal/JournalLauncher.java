@@ -6,17 +6,20 @@ import dev.agentbox.sandbox.SandboxHandle;
 /**
  * Starts an agent journaled and detached inside a sandbox, and manages its journal files.
  *
- * <p>{@link #start} returns as soon as the starting {@code exec} has returned, which is at
- * once: the detached form ({@link JournalCommand#detached}) backgrounds the journaled shell
- * with all three standard streams redirected and SIGHUP ignored, so the agent keeps running
- * and journaling after the exec, the caller's thread, or the whole server is gone. Whether
- * it ran to the end is only ever learned from the journal (its sentinel).
+ * <p>{@link #start} first writes the agent's prompt, if any, to its file ({@link PromptFile}),
+ * so the agent never finds it missing or half-written. It then returns as soon as the
+ * starting {@code exec} has returned, which is at once: the detached form
+ * ({@link JournalCommand#detached}) backgrounds the journaled shell with all three standard
+ * streams redirected and SIGHUP ignored, so the agent keeps running and journaling after the
+ * exec, the caller's thread, or the whole server is gone. Whether it ran to the end is only
+ * ever learned from the journal (its sentinel).
  *
  * <p>Stateless and thread-safe.
  */
 public final class JournalLauncher {
 
     private final JournalFiles files;
+    private final PromptFile prompts;
 
     /** Journals in the standard directory {@value JournalNames#DEFAULT_DIR}. */
     public JournalLauncher() {
@@ -25,23 +28,30 @@ public final class JournalLauncher {
 
     public JournalLauncher(JournalCommand commands) {
         this.files = new JournalFiles(commands);
+        this.prompts = new PromptFile(commands);
     }
 
     public JournalCommand commands() {
         return files.commands();
     }
 
+    /** Starts {@code agentCommand}, which reads no prompt; see {@link #start(SandboxHandle, JournalId, AgentInvocation)}. */
+    public void start(SandboxHandle handle, JournalId journal, String agentCommand) {
+        start(handle, journal, AgentInvocation.of(agentCommand));
+    }
+
     /**
-     * Starts {@code agentCommand} (a complete shell command list, see {@link JournalCommand})
-     * journaled under {@code runId} and returns at once.
+     * Writes the agent's prompt, if it has one, then starts its command journaled into
+     * {@code journal} (its files, its sentinel's nonce) and returns at once.
      *
-     * @throws JournalOperationException when the starting shell itself failed (non-zero exit);
-     *     provider exceptions (sandbox gone) propagate as they are
+     * @throws JournalOperationException when writing the prompt or the starting shell itself
+     *     failed (non-zero exit); provider exceptions (sandbox gone) propagate as they are
      */
-    public void start(SandboxHandle handle, String agentCommand, String runId) {
-        ExecResult r = handle.process().exec(files.commands().detached(agentCommand, runId));
+    public void start(SandboxHandle handle, JournalId journal, AgentInvocation agent) {
+        agent.prompt().ifPresent(p -> prompts.write(handle, journal.runId(), p));
+        ExecResult r = handle.process().exec(files.commands().detached(agent, journal));
         if (r.exitCode() != 0) {
-            throw new JournalOperationException("starting the journaled agent of run " + runId + " failed (exit "
+            throw new JournalOperationException("starting the journaled agent of run " + journal.runId() + " failed (exit "
                     + r.exitCode() + "): " + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
         }
     }
@@ -51,7 +61,7 @@ public final class JournalLauncher {
         return files.errTail(handle, runId, maxChars);
     }
 
-    /** Deletes both journal files; deleting missing files succeeds. */
+    /** Deletes the run's files (journal, err, prompt); deleting missing files succeeds. */
     public void delete(SandboxHandle handle, String runId) {
         ExecResult r = handle.process().exec(files.commands().delete(runId));
         if (r.exitCode() != 0) {

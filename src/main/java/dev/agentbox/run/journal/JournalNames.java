@@ -10,7 +10,8 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Names of a run's journal files inside the sandbox, and the run's exit-sentinel nonce.
+ * Names of a run's files inside the sandbox (journal, stderr, prompt), and the exit-sentinel
+ * nonce that runs recorded before nonces were stored fall back to.
  *
  * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that
  * is an ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including
@@ -30,6 +31,7 @@ public final class JournalNames {
     public static final String DEFAULT_DIR = "/tmp/agentbox-runs";
     public static final String JOURNAL_SUFFIX = ".ndjson";
     public static final String ERR_SUFFIX = ".err";
+    public static final String PROMPT_SUFFIX = ".prompt";
     public static final int MAX_NAME_CHARS = 200;
     public static final int HASHED_PREFIX_CHARS = 183;
     private static final String NONCE_DOMAIN = "agentbox/journal-exit-sentinel/v1:";
@@ -102,11 +104,11 @@ public final class JournalNames {
     }
 
     /**
-     * The runId of a journal or err file name ({@code <enc>.ndjson} / {@code <enc>.err}), or
-     * empty when the name has neither suffix or does not decode.
+     * The runId of one of a run's file names ({@code <enc>.ndjson}, {@code <enc>.err},
+     * {@code <enc>.prompt}), or empty when the name has none of those suffixes or does not decode.
      */
     public static Optional<String> decodeFileName(String fileName) {
-        for (String suffix : new String[] {JOURNAL_SUFFIX, ERR_SUFFIX}) {
+        for (String suffix : new String[] {JOURNAL_SUFFIX, ERR_SUFFIX, PROMPT_SUFFIX}) {
             if (fileName.endsWith(suffix)) {
                 return decode(fileName.substring(0, fileName.length() - suffix.length()));
             }
@@ -139,11 +141,22 @@ public final class JournalNames {
         return dir + "/" + encode(runId) + ERR_SUFFIX;
     }
 
+    /** {@code /tmp/agentbox-runs/<enc>.prompt}: the prompt a CLI agent reads on its stdin. */
+    public static String promptPath(String runId) {
+        return promptPath(DEFAULT_DIR, runId);
+    }
+
+    /** {@code <dir>/<enc>.prompt}; {@code dir} without a trailing slash. */
+    public static String promptPath(String dir, String runId) {
+        return dir + "/" + encode(runId) + PROMPT_SUFFIX;
+    }
+
     /**
-     * The run's exit-sentinel nonce: the first 32 hex characters of
-     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Deterministic so that any
-     * server can recognise the sentinel; not guessable by an agent that does not know the
-     * scheme, and a forged sentinel without it is ordinary output.
+     * The nonce derived from the runId: the first 32 hex characters of
+     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Only the fallback for a run
+     * recorded before nonces were stored ({@link JournalId#derived}): anyone who knows the
+     * scheme and the runId can compute it, so a new run gets a random nonce instead
+     * ({@link JournalId#random}).
      */
     public static String nonce(String runId) {
         requireRunId(runId);

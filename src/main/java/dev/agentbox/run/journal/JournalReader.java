@@ -80,16 +80,17 @@ public final class JournalReader implements AutoCloseable {
     private RuntimeException failure;
     private volatile boolean closed;
 
-    private JournalReader(SandboxHandle handle, String runId, long fromOffset, JournalReaderOptions options) {
+    private JournalReader(SandboxHandle handle, JournalId journal, long fromOffset, JournalReaderOptions options) {
         if (fromOffset < 0) {
             throw new IllegalArgumentException("fromOffset must not be negative: " + fromOffset);
         }
+        String runId = journal.runId();
         this.handle = handle;
         this.runId = runId;
         this.options = options;
         this.files = new JournalFiles(options.commands());
         this.mode = resolveMode(handle, options.mode());
-        this.lines = new LineAssembler(ExitSentinel.forRun(runId), fromOffset, options.maxLineBytes());
+        this.lines = new LineAssembler(ExitSentinel.of(journal), fromOffset, options.maxLineBytes());
         this.consumed = fromOffset;
         this.started = fromOffset > 0;
         this.openedNanos = System.nanoTime();
@@ -101,18 +102,18 @@ public final class JournalReader implements AutoCloseable {
     }
 
     /** A reader with the default options (standard directory, auto mode, 10 s first-byte bound). */
-    public static JournalReader open(SandboxHandle handle, String runId, long fromOffset) {
-        return open(handle, runId, fromOffset, JournalReaderOptions.defaults());
+    public static JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset) {
+        return open(handle, journal, fromOffset, JournalReaderOptions.defaults());
     }
 
     /**
-     * Opens a reader of {@code runId}'s journal from byte {@code fromOffset}. Nothing is started
-     * in the sandbox until the first {@link #poll}.
+     * Opens a reader of {@code journal} from byte {@code fromOffset}; only a sentinel with the
+     * journal's own nonce ends it. Nothing is started in the sandbox until the first {@link #poll}.
      *
      * @throws IllegalArgumentException for follow mode on a provider without killable processes
      */
-    public static JournalReader open(SandboxHandle handle, String runId, long fromOffset, JournalReaderOptions options) {
-        return new JournalReader(handle, runId, fromOffset, options);
+    public static JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset, JournalReaderOptions options) {
+        return new JournalReader(handle, journal, fromOffset, options);
     }
 
     private static Mode resolveMode(SandboxHandle handle, Mode requested) {

@@ -1,6 +1,7 @@
 package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalId;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,8 +36,7 @@ public record NewRun(
 
     public static final int MAX_TENANT = 128;
     /** Length of a journal nonce: 32 lowercase hex characters. */
-    public static final int NONCE_LENGTH = 32;
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    public static final int NONCE_LENGTH = JournalId.NONCE_LENGTH;
     public static final int MAX_RUN_ID = 255;
     public static final int MAX_THREAD_ID = 255;
     public static final int MAX_SANDBOX_KEY = 255;
@@ -52,9 +52,7 @@ public record NewRun(
         Objects.requireNonNull(sandboxKey, "sandboxKey");
         sandboxKey.ifPresent(k -> requireLength("sandboxKey", k, MAX_SANDBOX_KEY));
         Objects.requireNonNull(journalNonce, "journalNonce");
-        if (!journalNonce.matches("[0-9a-f]{" + NONCE_LENGTH + "}")) {
-            throw new IllegalArgumentException("journalNonce must be " + NONCE_LENGTH + " lowercase hex characters");
-        }
+        JournalId.requireNonce(journalNonce);
         Objects.requireNonNull(maxDurationMs, "maxDurationMs");
         maxDurationMs.ifPresent(ms -> {
             if (ms <= 0) {
@@ -72,13 +70,11 @@ public record NewRun(
     }
 
     /**
-     * A fresh exit-sentinel nonce: 128 random bits as hex. Random per run (never derived from
-     * the runId) so an agent cannot compute it and forge its own ending.
+     * A fresh exit-sentinel nonce ({@link JournalId#newNonce()}). Random per run (never derived
+     * from the runId) so an agent cannot compute it and forge its own ending.
      */
     public static String randomNonce() {
-        byte[] b = new byte[NONCE_LENGTH / 2];
-        RANDOM.nextBytes(b);
-        return java.util.HexFormat.of().formatHex(b);
+        return JournalId.newNonce();
     }
 
     /** A durable run with the API's defaults (detach on disconnect, keep the sandbox) and nothing optional set. */

@@ -1,6 +1,7 @@
 package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalId;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -153,7 +154,7 @@ public class RunRecord {
                 Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince), Optional.ofNullable(cancelRequested),
                 durable, detachOnDisconnect, destroyOnComplete,
                 Optional.ofNullable(command), Optional.ofNullable(prompt), driverEpoch, version,
-                journalNonce != null ? journalNonce : dev.agentbox.run.journal.JournalNames.nonce(runId),
+                journalNonce != null ? journalNonce : JournalId.derived(runId).nonce(),
                 Optional.ofNullable(maxDurationMs));
     }
 

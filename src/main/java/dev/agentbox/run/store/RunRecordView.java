@@ -1,6 +1,7 @@
 package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalId;
 import jakarta.json.JsonObject;
 import java.time.Instant;
 import java.util.Optional;
@@ -14,7 +15,8 @@ import java.util.OptionalLong;
  * @param ref the store's reference to the run, for the claim and the log
  * @param driverEpoch the version of the run's claim row; empty until the first claim
  * @param version the record row's own optimistic version (changes on every record write)
- * @param journalNonce the exit-sentinel nonce of the run's journal
+ * @param journalNonce the exit-sentinel nonce of the run's journal: random per run; for a record
+ *     written before nonces were stored, the one derived from the runId ({@link JournalId#derived})
  * @param maxDurationMs the run's duration bound, when it has one
  */
 public record RunRecordView(
@@ -43,5 +45,10 @@ public record RunRecordView(
 
     public boolean isTerminal() {
         return status.isTerminal();
+    }
+
+    /** The run's journal: what its writer, its readers and the reaper's probe must agree on. */
+    public JournalId journal() {
+        return new JournalId(runId, journalNonce);
     }
 }

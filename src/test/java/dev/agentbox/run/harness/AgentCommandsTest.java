@@ -3,12 +3,16 @@ package dev.agentbox.run.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.run.journal.JournalCommand;
+import dev.agentbox.run.journal.JournalId;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,11 +25,13 @@ class AgentCommandsTest {
     private static final String NASTY = "fix it's \"broken\" $(touch canary) `touch canary` $HOME\nline two\\n ; rm -rf canary &";
 
     @Test
-    void buildsTheDocumentedCommandLines() {
-        assertThat(AgentCommands.claudeCode("fix the test"))
-                .isEqualTo("claude -p 'fix the test' --output-format stream-json --verbose");
-        assertThat(AgentCommands.codex("fix the test")).isEqualTo("codex exec --json 'fix the test'");
+    void buildsTheDocumentedCommandLinesWithThePromptOnStdinNotOnTheCommandLine() {
+        assertThat(AgentCommands.claudeCode("fix the test")).isEqualTo(new AgentInvocation(
+                "claude -p --output-format stream-json --verbose", Optional.of("fix the test")));
+        assertThat(AgentCommands.codex("fix the test")).isEqualTo(new AgentInvocation(
+                "codex exec --json -", Optional.of("fix the test")));
         assertThat(AgentCommands.forHarness(Harness.CODEX, "x")).isEqualTo(AgentCommands.codex("x"));
+        assertThat(AgentCommands.forHarness(Harness.CLAUDE_CODE, NASTY).command()).doesNotContain("fix");
     }
 
     @Test
@@ -35,39 +41,61 @@ class AgentCommandsTest {
     }
 
     @Test
-    void promptReachesTheCliAsOneVerbatimArgument() throws Exception {
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        for (String cli : List.of("claude", "codex")) {
-            // A stand-in CLI that records its arguments NUL-separated.
-            Path fake = bin.resolve(cli);
-            Files.writeString(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n");
-            Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
-        assertThat(args(bin, AgentCommands.claudeCode(NASTY)))
-                .containsExactly("-p", NASTY, "--output-format", "stream-json", "--verbose");
-        assertThat(args(bin, AgentCommands.codex(NASTY))).containsExactly("exec", "--json", NASTY);
+    void theJournaledCliGetsTheDocumentedArgumentsAndThePromptVerbatimOnStdin() throws Exception {
+        Path bin = fakeClis("bin");
+        Reached claude = run(bin, AgentCommands.claudeCode(NASTY));
+        assertThat(claude.args()).containsExactly("-p", "--output-format", "stream-json", "--verbose");
+        assertThat(claude.stdin()).isEqualTo(NASTY);
+        Reached codex = run(bin, AgentCommands.codex(NASTY));
+        assertThat(codex.args()).containsExactly("exec", "--json", "-");
+        assertThat(codex.stdin()).isEqualTo(NASTY);
         assertThat(dir.resolve("canary")).doesNotExist();
     }
 
     @Test
-    void promptStartingWithADashIsNeverAnOption() throws Exception {
-        Path bin = Files.createDirectories(dir.resolve("bin2"));
-        Path fake = bin.resolve("codex");
-        Files.writeString(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\n");
-        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
-        assertThat(args(bin, AgentCommands.codex("--help me"))).containsExactly("exec", "--json", " --help me");
+    void aPromptStartingWithADashIsInputNotAnOption() throws Exception {
+        Reached codex = run(fakeClis("bin2"), AgentCommands.codex("--help me"));
+        assertThat(codex.args()).containsExactly("exec", "--json", "-");
+        assertThat(codex.stdin()).isEqualTo("--help me");
     }
 
-    private List<String> args(Path bin, String commandLine) throws Exception {
-        Path out = dir.resolve("args.bin");
-        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", commandLine).directory(dir.toFile());
+    /** What a stand-in CLI was called with: its arguments and the bytes of its stdin. */
+    private record Reached(List<String> args, String stdin) {
+    }
+
+    /** Stand-in CLIs that record their arguments NUL-separated and copy their stdin. */
+    private Path fakeClis(String name) throws Exception {
+        Path bin = Files.createDirectories(dir.resolve(name));
+        for (String cli : List.of("claude", "codex")) {
+            Path fake = bin.resolve(cli);
+            Files.writeString(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\ncat > \"$STDIN_OUT\"\n");
+            Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        return bin;
+    }
+
+    /**
+     * Runs the invocation as the journal launcher does: its prompt in the run's prompt file,
+     * the journaled form (which feeds that file to the command's stdin) in a shell.
+     */
+    private Reached run(Path bin, AgentInvocation agent) throws Exception {
+        JournalCommand commands = new JournalCommand(dir.resolve("runs").toString());
+        JournalId journal = JournalId.random("r-" + System.nanoTime());
+        Files.createDirectories(dir.resolve("runs"));
+        Files.writeString(Path.of(commands.promptPath(journal.runId())), agent.prompt().orElseThrow());
+        Path args = dir.resolve("args.bin");
+        Path stdin = dir.resolve("stdin.bin");
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", commands.journaled(agent, journal)).directory(dir.toFile());
         pb.environment().put("PATH", bin + ":/usr/bin:/bin");
-        pb.environment().put("ARGS_OUT", out.toString());
+        pb.environment().put("ARGS_OUT", args.toString());
+        pb.environment().put("STDIN_OUT", stdin.toString());
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("sh.log").toFile());
         Process p = pb.start();
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(Files.readString(dir.resolve("sh.log"))).isZero();
-        String recorded = Files.readString(out, StandardCharsets.UTF_8);
-        return Arrays.asList(recorded.substring(0, recorded.length() - 1).split("\0", -1));
+        assertThat(Files.readString(Path.of(commands.errPath(journal.runId())))).isEmpty();
+        String recorded = Files.readString(args, StandardCharsets.UTF_8);
+        return new Reached(Arrays.asList(recorded.substring(0, recorded.length() - 1).split("\0", -1)),
+                Files.readString(stdin, StandardCharsets.UTF_8));
     }
 }

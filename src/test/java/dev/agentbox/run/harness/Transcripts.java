@@ -2,6 +2,7 @@ package dev.agentbox.run.harness;
 
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.run.journal.ExitSentinel;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.LineAssembler;
 import jakarta.json.JsonObject;
@@ -19,6 +20,7 @@ final class Transcripts {
 
     static final String RUN = "r";
     static final String THREAD = "t";
+    static final JournalId JOURNAL = JournalId.random(RUN);
 
     private Transcripts() {
     }
@@ -37,7 +39,7 @@ final class Transcripts {
     /** The journal a run of the fixture would leave: its lines, then the sentinel. */
     static byte[] journal(String fixture, int exitCode) {
         String text = new String(resource(fixture), StandardCharsets.UTF_8);
-        return (text + ExitSentinel.forRun(RUN).line(exitCode) + "\n").getBytes(StandardCharsets.UTF_8);
+        return (text + ExitSentinel.of(JOURNAL).line(exitCode) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -47,7 +49,7 @@ final class Transcripts {
     static List<JsonObject> translateJournal(Harness harness, byte[] journal, int pieceSize, String stderr,
             LongSupplier timestamps) {
         HarnessTranslator translator = harness.translator(RUN, THREAD, timestamps);
-        LineAssembler lines = new LineAssembler(ExitSentinel.forRun(RUN));
+        LineAssembler lines = new LineAssembler(ExitSentinel.of(JOURNAL));
         List<JsonObject> chunks = new ArrayList<>(translator.onStart());
         for (int from = 0; from < journal.length; from += pieceSize) {
             byte[] piece = Arrays.copyOfRange(journal, from, Math.min(journal.length, from + pieceSize));

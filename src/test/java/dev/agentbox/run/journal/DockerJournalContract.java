@@ -58,8 +58,8 @@ abstract class DockerJournalContract extends JournalReaderContract {
         SandboxHandle victim = provider.create(baseInput());
         extra.add(victim);
         String runId = newRunId("jn10docker");
-        launcher.start(victim, "echo one; sleep 60; echo never", runId);
-        try (JournalReader reader = JournalReader.open(victim, runId, 0, options(mode))) {
+        launcher.start(victim, id(runId), "echo one; sleep 60; echo never");
+        try (JournalReader reader = JournalReader.open(victim, id(runId), 0, options(mode))) {
             assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
             try (DockerClient docker = dockerClient()) {
                 docker.killContainerCmd(victim.id()).exec();

@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test;
 
 class ExitSentinelTest {
 
-    private final ExitSentinel sentinel = ExitSentinel.forRun("run-1");
-    private final String nonce = JournalNames.nonce("run-1");
+    private final JournalId journal = JournalId.random("run-1");
+    private final ExitSentinel sentinel = ExitSentinel.of(journal);
+    private final String nonce = journal.nonce();
 
     @Test
     void exactSentinelWithTheRunsNonceGivesTheExitCode() {
@@ -28,8 +29,21 @@ class ExitSentinelTest {
 
     @Test
     void forgedSentinelWithWrongNonceIsOrdinaryOutput_JN08() {
-        assertThat(sentinel.exitCode(ExitSentinel.forRun("run-2").line(0))).isEmpty();
+        assertThat(sentinel.exitCode(ExitSentinel.of(JournalId.random("run-2")).line(0))).isEmpty();
         assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + "0".repeat(32) + "\"}")).isEmpty();
+    }
+
+    @Test
+    void aSentinelWithTheNonceComputedFromTheRunIdIsOrdinaryOutputForARunWithARandomNonce_JN08() {
+        // What an agent that knows its runId and the old derivation would print to end itself.
+        assertThat(sentinel.exitCode(ExitSentinel.of(JournalId.derived("run-1")).line(0))).isEmpty();
+    }
+
+    @Test
+    void anotherRunWithTheSameRunIdHasAnotherNonce() {
+        JournalId sameRunIdElsewhere = JournalId.random("run-1");
+        assertThat(sameRunIdElsewhere.nonce()).isNotEqualTo(nonce);
+        assertThat(sentinel.exitCode(ExitSentinel.of(sameRunIdElsewhere).line(0))).isEmpty();
     }
 
     @Test

@@ -4,12 +4,20 @@ import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.ProcessOptions;
+import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxProcess;
+import dev.agentbox.sandbox.SandboxProcesses;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +38,13 @@ class JournalCommandTest {
         commands = new JournalCommand(journalDir.toString());
     }
 
+    /** One random nonce for the whole class: a test's writer and its checks agree on it. */
+    private static final String NONCE = JournalId.newNonce();
+
+    private static JournalId id(String runId) {
+        return new JournalId(runId, NONCE);
+    }
+
     private String journal(String runId) throws IOException {
         return Files.readString(Path.of(commands.journalPath(runId)), StandardCharsets.UTF_8);
     }
@@ -41,17 +56,81 @@ class JournalCommandTest {
     @Test
     void buildsTheExactJournaledForm() {
         JournalCommand c = new JournalCommand();
-        String nonce = JournalNames.nonce("a/b");
-        assertThat(c.journaled("my-agent --json", "a/b")).isEqualTo(
+        String nonce = id("a/b").nonce();
+        assertThat(c.journaled("my-agent --json", id("a/b"))).isEqualTo(
                 "mkdir -p '/tmp/agentbox-runs' && { ( my-agent --json ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce
                         + "\"}\\n' \"$?\"; } >> '/tmp/agentbox-runs/a_2fb.ndjson' 2>> '/tmp/agentbox-runs/a_2fb.err'");
     }
 
     @Test
+    void theSentinelCarriesTheRunsOwnNonceNotOneComputedFromTheRunId() throws Exception {
+        setUp("/bin/sh");
+        JournalId own = JournalId.random("own");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("true", own)));
+        assertThat(journal("own")).isEqualTo(ExitSentinel.of(own).line(0) + "\n").doesNotContain(JournalNames.nonce("own"));
+    }
+
+    @Test
+    void withAPromptTheAgentsStdinIsThePromptFileAndThePromptIsNowhereInTheCommand() {
+        JournalCommand c = new JournalCommand();
+        String nonce = id("a/b").nonce();
+        assertThat(c.journaled(AgentInvocation.withPrompt("my-agent -", "do $(this)"), id("a/b"))).isEqualTo(
+                "mkdir -p '/tmp/agentbox-runs' && { ( my-agent - ) < '/tmp/agentbox-runs/a_2fb.prompt'; printf '{\"__exit\":%d,"
+                        + "\"__nonce\":\"" + nonce + "\"}\\n' \"$?\"; } >> '/tmp/agentbox-runs/a_2fb.ndjson'"
+                        + " 2>> '/tmp/agentbox-runs/a_2fb.err'");
+        assertThat(c.detached(AgentInvocation.withPrompt("my-agent -", "do $(this)"), id("a/b"))).doesNotContain("this");
+    }
+
+    @Test
+    void thePromptIsWrittenInPiecesWithMode0600ReplacingAnyEarlierOneAndIsTheAgentsStdin() throws Exception {
+        String prompt = Prompts.atLeast(2 * PromptFile.CHUNK_BYTES + 100);
+        for (String shell : Sh.availableShells()) {
+            setUp(shell);
+            String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
+            SandboxHandle sandbox = shellSandbox(shell, path);
+            PromptFile prompts = new PromptFile(commands);
+            Path file = Path.of(commands.promptPath("p-1"));
+
+            prompts.write(sandbox, "p-1", prompt);
+            assertThat(Files.readString(file, StandardCharsets.UTF_8)).as(shell).isEqualTo(prompt);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+            prompts.write(sandbox, "p-1", "short");
+            assertThat(Files.readString(file)).isEqualTo("short");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+
+            prompts.write(sandbox, "p-1", prompt);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled(AgentInvocation.withPrompt("cat; echo", prompt), id("p-1"))),
+                    path);
+            assertThat(r.exitCode()).isZero();
+            assertThat(journal("p-1")).isEqualTo(prompt + "\n" + ExitSentinel.of(id("p-1")).line(0) + "\n");
+            assertThat(err("p-1")).isEmpty();
+            assertThat(cwd.resolve("canary")).doesNotExist();
+
+            assertThat(Sh.run(cwd, List.of(shell, "-c", commands.delete("p-1")), path).exitCode()).isZero();
+            assertThat(file).doesNotExist();
+            assertThat(Path.of(commands.journalPath("p-1"))).doesNotExist();
+        }
+    }
+
+    @Test
+    void aMissingPromptFileFailsTheAgentInsteadOfRunningItWithoutItsTask() throws Exception {
+        setUp("/bin/sh");
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled(AgentInvocation.withPrompt("echo ran", "lost"), id("nofile"))));
+        String journal = journal("nofile");
+        assertThat(journal).doesNotContain("ran").endsWith("\n");
+        OptionalInt code = ExitSentinel.of(id("nofile")).exitCode(journal.strip());
+        assertThat(code).isPresent();
+        assertThat(code.getAsInt()).isNotZero();
+        assertThat(err("nofile")).contains("nofile.prompt");
+    }
+
+    @Test
     void detachedFormIgnoresHangupAndRedirectsAllStreams() {
         JournalCommand c = new JournalCommand();
-        assertThat(c.detached("x", "r")).isEqualTo(
-                "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", "r")) + " </dev/null >/dev/null 2>&1 &");
+        assertThat(c.detached("x", id("r"))).isEqualTo(
+                "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", id("r"))) + " </dev/null >/dev/null 2>&1 &");
     }
 
     @Test
@@ -61,8 +140,8 @@ class JournalCommandTest {
             String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
             // $$ is the wrapper shell started by the detached form; a hangup must kill neither it
             // (it still has to write the sentinel) nor the agent.
-            Sh.run(cwd, List.of(shell, "-c", commands.detached("kill -HUP $$; sleep 0.1; echo survived", "hup")), path);
-            String expected = "survived\n" + ExitSentinel.forRun("hup").line(0) + "\n";
+            Sh.run(cwd, List.of(shell, "-c", commands.detached("kill -HUP $$; sleep 0.1; echo survived", id("hup"))), path);
+            String expected = "survived\n" + ExitSentinel.of(id("hup")).line(0) + "\n";
             waitFor(() -> Files.exists(Path.of(commands.journalPath("hup"))) && journal("hup").equals(expected));
         }
     }
@@ -71,18 +150,18 @@ class JournalCommandTest {
     void rejectsARelativeJournalDirAndABlankCommand() {
         assertThatThrownBy(() -> new JournalCommand("tmp/x")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new JournalCommand("/tmp/x/")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new JournalCommand().journaled(" ", "r")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalCommand().journaled(" ", id("r"))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void journalHoldsTheAgentsLinesThenTheSentinel_JN01() throws Exception {
         for (String shell : Sh.availableShells()) {
             setUp(shell);
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("printf '{\"a\":1}\\n{\"b\":2}\\n'", "run-1")));
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("printf '{\"a\":1}\\n{\"b\":2}\\n'", id("run-1"))));
             assertThat(r.exitCode()).as(shell).isZero();
             assertThat(r.stdout()).isEmpty();
             assertThat(journal("run-1")).as(shell)
-                    .isEqualTo("{\"a\":1}\n{\"b\":2}\n" + ExitSentinel.forRun("run-1").line(0) + "\n");
+                    .isEqualTo("{\"a\":1}\n{\"b\":2}\n" + ExitSentinel.of(id("run-1")).line(0) + "\n");
             assertThat(err("run-1")).isEmpty();
         }
     }
@@ -91,11 +170,11 @@ class JournalCommandTest {
     void stderrGoesOnlyToTheErrFileAndTheExitCodeToTheSentinel_JN02() throws Exception {
         for (String shell : Sh.availableShells()) {
             setUp(shell);
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo out; echo boom >&2; exit 7", "run-7")));
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo out; echo boom >&2; exit 7", id("run-7"))));
             assertThat(r.stdout()).isEmpty();
             assertThat(r.stderr()).isEmpty();
             String journal = journal("run-7");
-            assertThat(journal).as(shell).isEqualTo("out\n" + ExitSentinel.forRun("run-7").line(7) + "\n")
+            assertThat(journal).as(shell).isEqualTo("out\n" + ExitSentinel.of(id("run-7")).line(7) + "\n")
                     .contains("\"__exit\":7").doesNotContain("boom");
             assertThat(err("run-7")).isEqualTo("boom\n");
         }
@@ -104,9 +183,9 @@ class JournalCommandTest {
     @Test
     void journalIsAppendOnly() throws Exception {
         setUp("/bin/sh");
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo one", "r")));
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo two", "r")));
-        String s = ExitSentinel.forRun("r").line(0);
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo one", id("r"))));
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("echo two", id("r"))));
+        String s = ExitSentinel.of(id("r")).line(0);
         assertThat(journal("r")).isEqualTo("one\n" + s + "\ntwo\n" + s + "\n");
     }
 
@@ -126,7 +205,7 @@ class JournalCommandTest {
                     "../../" + canary.getFileName(),
                     "x\ntouch " + canary);
             for (String runId : runIds) {
-                Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo ok", runId)));
+                Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.journaled("echo ok", id(runId))));
                 assertThat(r.exitCode()).as(shell + " " + runId).isZero();
                 assertThat(journal(runId)).startsWith("ok\n");
                 r = Sh.run(cwd, List.of(shell, "-c", commands.readFrom(runId, 0)));
@@ -153,14 +232,14 @@ class JournalCommandTest {
             // With BusyBox, make every tool (including the inner `sh`) a BusyBox applet.
             String path = shell.contains("busybox") ? busyboxOnlyPath(shell.split(" ")[0]) : null;
             String agent = "echo 'started'; i=0; while [ ! -f gate ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo late; exit 3";
-            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, "d-1")), path);
+            Sh.Result r = Sh.run(cwd, List.of(shell, "-c", commands.detached(agent, id("d-1"))), path);
             // The starting shell has returned although the agent is parked on the gate.
             assertThat(r.exitCode()).as(shell).isZero();
             assertThat(r.stdout()).isEmpty();
             waitFor(() -> Files.exists(Path.of(commands.journalPath("d-1"))) && journal("d-1").startsWith("started\n"));
             assertThat(journal("d-1")).isEqualTo("started\n");
             Files.writeString(cwd.resolve("gate"), "");
-            String expected = "started\nlate\n" + ExitSentinel.forRun("d-1").line(3) + "\n";
+            String expected = "started\nlate\n" + ExitSentinel.of(id("d-1")).line(3) + "\n";
             waitFor(() -> journal("d-1").equals(expected));
             Files.delete(cwd.resolve("gate"));
         }
@@ -169,13 +248,13 @@ class JournalCommandTest {
     @Test
     void boundedReadResumesFromAByteOffsetAndProbeSeesTheSentinel() throws Exception {
         setUp("/bin/sh");
-        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("printf 'é1\\nö2\\n'", "p")));
+        Sh.run(cwd, List.of("/bin/sh", "-c", commands.journaled("printf 'é1\\nö2\\n'", id("p"))));
         Sh.Result r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("p", 4)));
         String rest = new String(Base64.getMimeDecoder().decode(r.stdout()), StandardCharsets.UTF_8);
         assertThat(rest).startsWith("ö2\n");
         r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.probeTail("p")));
         byte[] tail = Base64.getMimeDecoder().decode(r.stdout());
-        assertThat(JournalProbe.probe(tail, ExitSentinel.forRun("p"))).isEqualTo(new JournalProbe.Finished(0));
+        assertThat(JournalProbe.probe(tail, ExitSentinel.of(id("p")))).isEqualTo(new JournalProbe.Finished(0));
         r = Sh.run(cwd, List.of("/bin/sh", "-c", commands.readFrom("missing", 0)));
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).isEmpty();
@@ -192,6 +271,32 @@ class JournalCommandTest {
                 + " '/tmp/agentbox-runs/a_20b.ndjson'; else exec tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'; fi");
         assertThat(c.follow("a", 10)).contains("exec tail -c +11 -s 0.05 -f '/tmp/agentbox-runs/a.ndjson'");
         assertThatThrownBy(() -> c.follow("a", -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A sandbox whose exec runs {@code shell -c} in the test's cwd (with {@code path} as PATH when given). */
+    private SandboxHandle shellSandbox(String shell, String path) {
+        SandboxProcesses processes = new SandboxProcesses() {
+            @Override
+            public ExecResult exec(String command, ProcessOptions options) {
+                try {
+                    Sh.Result r = Sh.run(cwd, List.of(shell, "-c", command), path);
+                    return new ExecResult(r.stdout(), r.stderr(), r.exitCode());
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public SandboxProcess spawn(String command, ProcessOptions options) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        return (SandboxHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {SandboxHandle.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "process" -> processes;
+                    case "id" -> "shell";
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     private String busyboxOnlyPath(String busybox) throws IOException {

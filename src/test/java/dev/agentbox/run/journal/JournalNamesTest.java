@@ -87,9 +87,10 @@ class JournalNamesTest {
     }
 
     @Test
-    void fileNamesDecodeWithEitherSuffix() {
+    void fileNamesDecodeWithAnyOfTheRunsSuffixes() {
         assertThat(JournalNames.decodeFileName("a_2fb.ndjson")).contains("a/b");
         assertThat(JournalNames.decodeFileName("a_2fb.err")).contains("a/b");
+        assertThat(JournalNames.decodeFileName("a_2fb.prompt")).contains("a/b");
         assertThat(JournalNames.decodeFileName("x.ndjson.ndjson")).contains("x.ndjson");
         assertThat(JournalNames.decodeFileName("a_2fb.txt")).isEmpty();
         assertThat(JournalNames.decodeFileName(".ndjson")).isEmpty();
@@ -99,11 +100,13 @@ class JournalNamesTest {
     void pathsLiveInTheJournalDirectory() {
         assertThat(JournalNames.journalPath("a/b")).isEqualTo("/tmp/agentbox-runs/a_2fb.ndjson");
         assertThat(JournalNames.errPath("a/b")).isEqualTo("/tmp/agentbox-runs/a_2fb.err");
+        assertThat(JournalNames.promptPath("a/b")).isEqualTo("/tmp/agentbox-runs/a_2fb.prompt");
+        assertThat(JournalNames.promptPath("/d", "$(x) 'y'")).isEqualTo("/d/_24_28x_29_20_27y_27.prompt");
         assertThat(JournalNames.journalPath("/d", "../../etc/passwd")).isEqualTo("/d/.._2f.._2fetc_2fpasswd.ndjson");
     }
 
     @Test
-    void nonceIsFirst32HexOfTheDomainSeparatedHash() {
+    void theFallbackNonceOfRecordsWithoutOneIsFirst32HexOfTheDomainSeparatedHash() {
         assertThat(JournalNames.nonce("run-123"))
                 .isEqualTo(CanonicalJson.sha256Hex("agentbox/journal-exit-sentinel/v1:run-123").substring(0, 32))
                 .matches("[0-9a-f]{32}");

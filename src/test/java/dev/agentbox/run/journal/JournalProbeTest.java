@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class JournalProbeTest {
 
-    private final ExitSentinel sentinel = ExitSentinel.forRun("run-9");
+    private final ExitSentinel sentinel = ExitSentinel.of(JournalId.random("run-9"));
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -37,7 +37,8 @@ class JournalProbeTest {
 
     @Test
     void forgedSentinelsMeanProducing_JN08() {
-        byte[] file = utf8("{\"__exit\":0}\n" + ExitSentinel.forRun("other").line(0) + "\n{\"__exit\":\"0\",\"__nonce\":\""
+        byte[] file = utf8("{\"__exit\":0}\n" + ExitSentinel.of(JournalId.random("other")).line(0) + "\n"
+                + ExitSentinel.of(JournalId.derived("run-9")).line(0) + "\n{\"__exit\":\"0\",\"__nonce\":\""
                 + sentinel.nonce() + "\"}\n");
         assertThat(JournalProbe.probe(file, sentinel)).isInstanceOf(JournalProbe.Producing.class);
     }

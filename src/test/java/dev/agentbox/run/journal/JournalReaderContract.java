@@ -4,17 +4,23 @@ import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
 import dev.agentbox.sandbox.ManagedSandbox;
 import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
 import dev.agentbox.sandbox.SandboxProvider;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,6 +106,13 @@ public abstract class JournalReaderContract {
         return "jr-" + what + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    private final Map<String, JournalId> journals = new ConcurrentHashMap<>();
+
+    /** The journal of {@code runId}: a random nonce of its own, the same on every call (as a run's record keeps it). */
+    protected JournalId id(String runId) {
+        return journals.computeIfAbsent(runId, JournalId::random);
+    }
+
     /** What a reader delivered up to its sentinel (or its failure). */
     protected record Outcome(List<JournalLine> lines, OptionalInt exitCode, long position) {
         List<String> texts() {
@@ -180,13 +193,13 @@ public abstract class JournalReaderContract {
     @DisplayName("JN-01 printf of two lines: journal = the two lines + sentinel; reader delivers exactly them, then exit 0")
     void twoLinesThenExitZero_JN01(Mode mode) {
         String runId = newRunId("jn01 a;b");
-        launcher.start(sb, "printf '{\"a\":1}\\n{\"b\":2}\\n'", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), "printf '{\"a\":1}\\n{\"b\":2}\\n'");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             assertThat(reader.mode()).isEqualTo(mode);
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(o.lines()).containsExactly(new JournalLine("{\"a\":1}", 8), new JournalLine("{\"b\":2}", 16));
             assertThat(o.exitCode()).hasValue(0);
-            String sentinel = ExitSentinel.forRun(runId).line(0);
+            String sentinel = ExitSentinel.of(id(runId)).line(0);
             assertThat(journal(runId)).isEqualTo("{\"a\":1}\n{\"b\":2}\n" + sentinel + "\n");
             assertThat(o.position()).isEqualTo(16 + sentinel.length() + 1);
             // finished: later polls deliver nothing and the same exit code
@@ -201,8 +214,8 @@ public abstract class JournalReaderContract {
     @DisplayName("JN-02 stderr goes only to .err; exit 7 is the exit code; errTail holds the stderr")
     void stderrOnlyInErrAndExitSeven_JN02(Mode mode) {
         String runId = newRunId("jn02");
-        launcher.start(sb, "echo out; echo boom >&2; exit 7", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), "echo out; echo boom >&2; exit 7");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(o.texts()).containsExactly("out");
             assertThat(o.exitCode()).hasValue(7);
@@ -231,21 +244,21 @@ public abstract class JournalReaderContract {
     @DisplayName("JN-03 a reader resumes from a byte position; multi-byte characters are counted in bytes")
     void resumesFromABytePosition_JN03(Mode mode) {
         String runId = newRunId("jn03");
-        launcher.start(sb, "printf '€uro\\n日本語\\nplain\\n'", runId);
+        launcher.start(sb, id(runId), "printf '€uro\\n日本語\\nplain\\n'");
         Outcome all;
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             all = readToEnd(reader, Duration.ofSeconds(15));
         }
         assertThat(all.texts()).containsExactly("€uro", "日本語", "plain");
         assertThat(all.lines()).extracting(JournalLine::endOffset).containsExactly(7L, 17L, 23L);
 
-        try (JournalReader resumed = JournalReader.open(sb, runId, 7, options(mode))) {
+        try (JournalReader resumed = JournalReader.open(sb, id(runId), 7, options(mode))) {
             Outcome rest = readToEnd(resumed, Duration.ofSeconds(15));
             assertThat(rest.lines()).containsExactly(new JournalLine("日本語", 17), new JournalLine("plain", 23));
             assertThat(rest.exitCode()).hasValue(0);
             assertThat(rest.position()).isEqualTo(all.position());
         }
-        try (JournalReader atEnd = JournalReader.open(sb, runId, 23, options(mode))) {
+        try (JournalReader atEnd = JournalReader.open(sb, id(runId), 23, options(mode))) {
             Outcome none = readToEnd(atEnd, Duration.ofSeconds(15));
             assertThat(none.lines()).isEmpty();
             assertThat(none.exitCode()).hasValue(0);
@@ -258,8 +271,8 @@ public abstract class JournalReaderContract {
     void deliversLinesAsWritten_JN04(Mode mode) {
         String runId = newRunId("jn04");
         String gate = "gate-" + runId;
-        launcher.start(sb, "echo first; " + waitFor(gate) + "; echo second", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), "echo first; " + waitFor(gate) + "; echo second");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             List<JournalLine> first = readSome(reader, Duration.ofSeconds(10));
             assertThat(first).extracting(JournalLine::text).containsExactly("first");
             openGate(gate); // causal: "second" cannot exist before this write
@@ -274,9 +287,9 @@ public abstract class JournalReaderContract {
     void closingKillsTheTail_JN05() {
         String runId = newRunId("jn05");
         String gate = "gate-" + runId;
-        launcher.start(sb, "echo one; " + waitFor(gate), runId);
+        launcher.start(sb, id(runId), "echo one; " + waitFor(gate));
         try {
-            JournalReader reader = JournalReader.open(sb, runId, 0, options(Mode.FOLLOW));
+            JournalReader reader = JournalReader.open(sb, id(runId), 0, options(Mode.FOLLOW));
             try {
                 assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
                 assertThat(tailsOf(runId)).as("the follow reader's tail while it reads").hasSize(1);
@@ -296,8 +309,8 @@ public abstract class JournalReaderContract {
     void halfWrittenLineWaits_JN06(Mode mode) {
         String runId = newRunId("jn06");
         String gate = "gate-" + runId;
-        launcher.start(sb, "printf 'whole\\n{\"half\":'; " + waitFor(gate) + "; printf '1}\\n'", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), "printf 'whole\\n{\"half\":'; " + waitFor(gate) + "; printf '1}\\n'");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("whole");
             assertThat(reader.position()).isEqualTo(6);
             // the half line is in the journal by now (written before "whole" was read); several
@@ -317,14 +330,16 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-08 forged sentinels are ordinary lines and the reader goes on to the real one")
+    @DisplayName("JN-08 forged sentinels (among them the nonce computed from the runId) are ordinary lines and the reader goes on to the real one")
     void forgedSentinelsAreOrdinaryLines_JN08(Mode mode) {
         String runId = newRunId("jn08");
-        String nonce = JournalNames.nonce(runId);
-        String other = JournalNames.nonce(runId + "-other");
+        String nonce = id(runId).nonce();
+        String other = JournalId.random(runId).nonce();
         List<String> forged = List.of(
                 "{\"__exit\":0}",
                 "{\"__exit\":0,\"__nonce\":\"" + other + "\"}",
+                // an agent that knows its runId computing the nonce an older version derived from it
+                ExitSentinel.of(JournalId.derived(runId)).line(0),
                 "{\"__exit\":\"0\",\"__nonce\":\"" + nonce + "\"}",
                 " {\"__exit\":0,\"__nonce\":\"" + nonce + "\"}",
                 "{\"__exit\":0,\"__nonce\":\"" + nonce + "\",\"x\":1}");
@@ -333,8 +348,8 @@ public abstract class JournalReaderContract {
             cmd.append("printf '%s\\n' ").append(ShellQuote.single(f)).append("; ");
         }
         cmd.append("echo after; exit 3");
-        launcher.start(sb, cmd.toString(), runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), cmd.toString());
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             List<String> expected = new ArrayList<>(forged);
             expected.add("after");
@@ -348,9 +363,9 @@ public abstract class JournalReaderContract {
     @DisplayName("the first valid sentinel ends the journal: nothing after it is delivered")
     void nothingAfterTheSentinel(Mode mode) {
         String runId = newRunId("after");
-        ExitSentinel s = ExitSentinel.forRun(runId);
+        ExitSentinel s = ExitSentinel.of(id(runId));
         writeJournalByHand(runId, "a\n" + s.line(5) + "\nb\n" + s.line(0) + "\n");
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(10));
             assertThat(o.texts()).containsExactly("a");
             assertThat(o.exitCode()).hasValue(5);
@@ -365,7 +380,7 @@ public abstract class JournalReaderContract {
         String runId = newRunId("jn10");
         writeJournalByHand(runId, "x\n{\"partial\":");
         long t0 = System.nanoTime();
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             List<String> got = new ArrayList<>();
             assertThatThrownBy(() -> {
                 while (true) {
@@ -393,8 +408,8 @@ public abstract class JournalReaderContract {
         String gate = "gate-" + runId;
         // $$ in the agent's subshell is the journaled shell's pid; its process group holds the
         // shell, the subshell and the agent
-        launcher.start(sb, "echo $$ > pid-" + runId + "; echo one; " + waitFor(gate) + "; echo two", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode))) {
+        launcher.start(sb, id(runId), "echo $$ > pid-" + runId + "; echo one; " + waitFor(gate) + "; echo two");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
             String kill = sb.process().exec("p=$(cat pid-" + runId + "); g=$(cut -d' ' -f5 /proc/$p/stat); "
                     + "[ \"$g\" -gt 1 ] && kill -9 -$g; echo $g").stdout();
@@ -419,7 +434,7 @@ public abstract class JournalReaderContract {
         String neverStarted = newRunId("jn11none");
         JournalReaderOptions o = options(mode).withFirstByteBound(Duration.ofMillis(800));
         long t0 = System.nanoTime();
-        try (JournalReader reader = JournalReader.open(sb, neverStarted, 0, o)) {
+        try (JournalReader reader = JournalReader.open(sb, id(neverStarted), 0, o)) {
             assertThatThrownBy(() -> {
                 while (true) {
                     reader.poll(Duration.ofMillis(300));
@@ -431,8 +446,8 @@ public abstract class JournalReaderContract {
 
         String silent = newRunId("jn11silent");
         String gate = "gate-" + silent;
-        launcher.start(sb, waitFor(gate), silent);
-        try (JournalReader reader = JournalReader.open(sb, silent, 0, o)) {
+        launcher.start(sb, id(silent), waitFor(gate));
+        try (JournalReader reader = JournalReader.open(sb, id(silent), 0, o)) {
             assertThatThrownBy(() -> {
                 while (true) {
                     reader.poll(Duration.ofMillis(300));
@@ -450,8 +465,8 @@ public abstract class JournalReaderContract {
     void slowStartedAgentIsNotCutOff_JN11(Mode mode) {
         String runId = newRunId("jn11slow");
         JournalReaderOptions o = options(mode).withFirstByteBound(Duration.ofMillis(500)).withWriterProbeAfter(Duration.ofMillis(300));
-        launcher.start(sb, "echo first; sleep 2; echo second", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, o)) {
+        launcher.start(sb, id(runId), "echo first; sleep 2; echo second");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, o)) {
             Outcome all = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(all.texts()).containsExactly("first", "second");
             assertThat(all.exitCode()).hasValue(0);
@@ -464,7 +479,7 @@ public abstract class JournalReaderContract {
         String runId = newRunId("detached");
         String gate = "gate-" + runId;
         long t0 = System.nanoTime();
-        launcher.start(sb, "echo started; " + waitFor(gate) + "; echo done", runId);
+        launcher.start(sb, id(runId), "echo started; " + waitFor(gate) + "; echo done");
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
         // the starting exec is over; the agent runs on: it writes, waits for the gate, finishes
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -474,7 +489,7 @@ public abstract class JournalReaderContract {
         }
         assertThat(launcher.exists(sb, runId)).isTrue();
         openGate(gate);
-        String sentinel = ExitSentinel.forRun(runId).line(0);
+        String sentinel = ExitSentinel.of(id(runId)).line(0);
         while (!journal(runId).contains(sentinel) && System.nanoTime() < deadline) {
             sleep(100);
         }
@@ -485,13 +500,42 @@ public abstract class JournalReaderContract {
         launcher.delete(sb, runId); // deleting missing files succeeds
     }
 
+    @Test
+    @DisplayName("a 1 MiB prompt (quotes, $(), newlines, non-ASCII) reaches the CLI on stdin intact, never as an argument; its file is 0600 and is deleted with the journal")
+    void aOneMebibytePromptReachesTheCliOnStdinIntact() throws Exception {
+        String runId = newRunId("prompt");
+        String prompt = Prompts.atLeast(1024 * 1024);
+        byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
+        // A stand-in `claude` first on PATH: prints its arguments, then the length and sha256 of its stdin.
+        String bin = "bin-" + runId;
+        sb.fs().write(bin + "/claude", "#!/bin/sh\nfor a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
+                + "cat > \"$0.stdin\"\nwc -c < \"$0.stdin\" | tr -d ' '\nsha256sum < \"$0.stdin\" | cut -c1-64\n");
+        assertThat(sb.process().exec("chmod +x " + ShellQuote.single(bin + "/claude")).exitCode()).isZero();
+        AgentInvocation claude = AgentCommands.claudeCode(prompt);
+        AgentInvocation onPath = AgentInvocation.withPrompt("PATH=\"$PWD/" + bin + ":$PATH\"; " + claude.command(), prompt);
+
+        launcher.start(sb, id(runId), onPath);
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(Mode.POLL))) {
+            Outcome o = readToEnd(reader, Duration.ofSeconds(30));
+            assertThat(o.exitCode()).as(launcher.errTail(sb, runId, 1000)).hasValue(0);
+            assertThat(o.texts()).containsExactly("arg:-p", "arg:--output-format", "arg:stream-json", "arg:--verbose",
+                    String.valueOf(bytes.length), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+        }
+        String promptFile = ShellQuote.single(commands().promptPath(runId));
+        assertThat(sh("stat -c %a " + promptFile).strip()).isEqualTo("600");
+        assertThat(sh("ls canary 2>/dev/null; ls " + ShellQuote.single(commands().dir()) + "/canary 2>/dev/null")).isEmpty();
+        launcher.delete(sb, runId);
+        assertThat(sb.process().exec("[ -e " + promptFile + " ]").exitCode()).isNotZero();
+        assertThat(launcher.exists(sb, runId)).isFalse();
+    }
+
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
     @DisplayName("a line over the cap is delivered truncated with its real end offset; the next line is whole")
     void overlongLineIsTruncated(Mode mode) {
         String runId = newRunId("cap");
-        launcher.start(sb, "head -c 300000 /dev/zero | tr '\\000' a; echo; echo next", runId);
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, options(mode).withMaxLineBytes(64 * 1024))) {
+        launcher.start(sb, id(runId), "head -c 300000 /dev/zero | tr '\\000' a; echo; echo next");
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode).withMaxLineBytes(64 * 1024))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(o.lines()).hasSize(2);
             JournalLine big = o.lines().get(0);
@@ -508,7 +552,7 @@ public abstract class JournalReaderContract {
     void followBufferBoundRestartsTheTail() {
         String runId = newRunId("backlog");
         String pad = "x".repeat(56);
-        launcher.start(sb, "i=0; while [ $i -lt 300 ]; do echo \"line-$i-" + pad + "\"; i=$((i+1)); done", runId);
+        launcher.start(sb, id(runId), "i=0; while [ $i -lt 300 ]; do echo \"line-$i-" + pad + "\"; i=$((i+1)); done");
         JournalReaderOptions o = options(Mode.FOLLOW).withMaxBufferedBytes(2000);
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
@@ -519,7 +563,7 @@ public abstract class JournalReaderContract {
         while (!journal(runId).contains("__exit") && System.nanoTime() < deadline) {
             sleep(100);
         }
-        try (JournalReader reader = JournalReader.open(sb, runId, 0, o)) {
+        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, o)) {
             Outcome out = readToEnd(reader, Duration.ofSeconds(20));
             assertThat(out.texts()).containsExactlyElementsOf(expected);
             assertThat(out.exitCode()).hasValue(0);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class LineAssemblerCapTest {
 
-    private final ExitSentinel sentinel = ExitSentinel.forRun("r");
+    private final ExitSentinel sentinel = ExitSentinel.of(JournalId.random("r"));
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);

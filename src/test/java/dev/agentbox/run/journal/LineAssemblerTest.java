@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class LineAssemblerTest {
 
-    private final ExitSentinel sentinel = ExitSentinel.forRun("r");
+    private final ExitSentinel sentinel = ExitSentinel.of(JournalId.random("r"));
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -107,7 +107,7 @@ class LineAssemblerTest {
     @Test
     void forgedSentinelsAreDeliveredAsOrdinaryLines_JN08() {
         LineAssembler a = new LineAssembler(sentinel);
-        String forged = ExitSentinel.forRun("other").line(0);
+        String forged = ExitSentinel.of(JournalId.random("other")).line(0);
         assertThat(texts(a.feed(utf8("{\"__exit\":0}\n" + forged + "\n")))).containsExactly("{\"__exit\":0}", forged);
         assertThat(a.finished()).isFalse();
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.JournalId;
+import dev.agentbox.run.journal.JournalNames;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -82,6 +84,20 @@ public abstract class RunStoreContract extends RunStoresFixture {
         assertThat(runs.find(otherTenant, "r-shared").orElseThrow().ref()).isEqualTo(theirs.ref());
         assertThat(runs.find(tenant, "r-unknown")).isEmpty();
         assertThat(runs.findById(new RunRef("no-such-run"))).isEmpty();
+    }
+
+    @Test
+    void theJournalNonceIsKeptAsCreatedAndTheSameRunIdInAnotherTenantGetsAnotherOne() {
+        String nonce = NewRun.randomNonce();
+        RunRecordView mine = create(new NewRun(tenant, "r-nonce", "t-1", Harness.COMMAND, T0, true, true, false,
+                Optional.empty(), Optional.empty(), Optional.empty(), nonce, Optional.empty()));
+        RunRecordView theirs = runs.create(NewRun.durable(otherTenant, "r-nonce", "t-1", Harness.COMMAND, T0)).orElseThrow();
+
+        RunRecordView found = runs.find(tenant, "r-nonce").orElseThrow();
+        assertThat(found.journalNonce()).isEqualTo(nonce);
+        assertThat(found.journal()).isEqualTo(new JournalId("r-nonce", nonce)).isEqualTo(mine.journal());
+        assertThat(runs.find(otherTenant, "r-nonce").orElseThrow().journal()).isEqualTo(theirs.journal());
+        assertThat(theirs.journalNonce()).isNotEqualTo(nonce).isNotEqualTo(JournalNames.nonce("r-nonce"));
     }
 
     @Test
