@@ -63,7 +63,13 @@ public class RunsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     // qs: JSON unless the client asks for the stream (a missing or */* Accept means JSON).
     @Produces("application/json;qs=1")
-    @Operation(summary = "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)")
+    @Operation(summary = "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)",
+            description = "runId and threadId: 1-200 printable characters. maxDurationMs bounds the run (default "
+                    + "agentbox.runs.max-duration-ms, 0 = none): past it the run ends aborted with code max-duration. A run "
+                    + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
+                    + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
+                    + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
+                    + "+ reaper interval + quiet window, watched or not.")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
         return Response.accepted(RunViews.accepted(run).toString()).type(MediaType.APPLICATION_JSON).build();
@@ -120,6 +126,8 @@ public class RunsResource {
     @POST
     @Path("runs/{runId: .+}/cancel")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Cancel a run on any server: its live driver stops within about a second; a run whose server "
+            + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
     public Response cancel(@PathParam("runId") String runId) {
         return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString()).build();
     }

@@ -194,6 +194,33 @@ class RunsNeverStuckPostgresIT {
     }
 
     @Test
+    void aRewrittenPlainTextJournalLineFailsTheTakeoverReplayDivergedInsteadOfDuplicating() throws Exception {
+        String key = sandbox();
+        startA();
+        String runId = "ns-diverge-" + UUID.randomUUID();
+        String gate = gate(runId);
+        String plain = "echo first-plain; echo second-plain; echo third-plain; while [ ! -f " + gate + " ]; do sleep 0.1; done;"
+                + " echo fourth-plain";
+        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", plain, ""));
+        // accepted, started, three agent.text chunks
+        awaitStored(serverB.api(), runId, 5);
+        serverA.kill();
+        serverA = null;
+        String journal = dev.agentbox.run.journal.JournalNames.journalPath(dev.agentbox.run.journal.JournalNames.DEFAULT_DIR, runId);
+        sandboxes.exec(key, "sed -i 's/second-plain/SECOND-rewritten/' '" + journal + "' && touch " + gate);
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        awaitStatus(onB, runId, "failed", Duration.ofSeconds(60));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getJsonObject("error").getString("code")).isEqualTo("replay-diverged");
+        JsonArray log = Api.json(serverB.api().get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
+        String all = log.toString();
+        assertThat(all).doesNotContain("SECOND-rewritten").doesNotContain("fourth-plain");
+        assertThat(all.split("second-plain", -1)).as("the original line once").hasSize(2);
+        assertThat(log.getJsonObject(log.size() - 1).getJsonObject("chunk").getString("code")).isEqualTo("replay-diverged");
+    }
+
+    @Test
     void aRunWatchedOnBStaysAttachedWhenItsViewerOnALeaves() throws Exception {
         String key = sandbox();
         startA();
