@@ -201,7 +201,7 @@ public final class RunDriver implements Runnable {
             LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
             writer.failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
         } finally {
-            ctx.hub().signal(run.ref());
+            ctx.hub().driverStopped(run.ref());
         }
     }
 

@@ -21,8 +21,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>It also keeps the latest chunks a local driver appended, so live readers of a run
  * driven here are served from memory instead of each re-reading the table (with 100 readers
- * that would be 100 queries per append). The buffer only ever holds a contiguous run of
- * sequence numbers; a reader whose position falls outside it reads the table.
+ * that would be 100 queries per append). The buffer:
+ * <ul>
+ * <li>only ever holds a contiguous run of sequence numbers; a reader whose position falls
+ *     outside it reads the table (and {@link RunEventStream} checks contiguity again itself);
+ * <li>is dropped when the run's terminal chunk is published, or when the local driver
+ *     stops without one: a finished run has no live readers to serve, and late readers
+ *     replay from the table anyway;
+ * <li>is kept for at most {@value #RECENT_RUNS} runs (least recently used first out).
+ * </ul>
  *
  * <p>Signalling never blocks: a slow reader cannot slow the driver or other readers.
  */
@@ -74,13 +81,24 @@ public class RunEventHub {
         }
     }
 
+    /**
+     * A wake-up flag for {@code run}, signalled by every later {@link #publish} or {@link #signal}.
+     * Register before the first read of the log: a publish that lands between that read and the
+     * wait then still wakes the reader.
+     */
     public Waiter register(RunRef run) {
         Waiter[] holder = new Waiter[1];
         holder[0] = new Waiter(() -> waiters.computeIfPresent(run, (k, set) -> {
             set.remove(holder[0]);
             return set.isEmpty() ? null : set;
         }));
-        waiters.computeIfAbsent(run, k -> ConcurrentHashMap.newKeySet()).add(holder[0]);
+        // Add inside compute: a set fetched first and added to afterwards may meanwhile have
+        // been dropped by the last other reader's close, and this waiter would never be woken.
+        waiters.compute(run, (k, set) -> {
+            Set<Waiter> s = set != null ? set : ConcurrentHashMap.newKeySet();
+            s.add(holder[0]);
+            return s;
+        });
         return holder[0];
     }
 
@@ -88,19 +106,29 @@ public class RunEventHub {
     public void publish(RunRef run, List<LoggedChunk> appended) {
         if (!appended.isEmpty()) {
             synchronized (recent) {
-                ArrayDeque<LoggedChunk> buffer = recent.computeIfAbsent(run, k -> new ArrayDeque<>());
-                if (!buffer.isEmpty() && buffer.peekLast().seq() + 1 != appended.get(0).seq()) {
-                    buffer.clear(); // never keep a gap: a reader could skip chunks
-                }
-                for (LoggedChunk c : appended) {
-                    buffer.addLast(c);
-                    if (buffer.size() > RECENT_PER_RUN) {
-                        buffer.removeFirst();
-                    }
+                if (appended.stream().anyMatch(LoggedChunk::isTerminal)) {
+                    recent.remove(run);
+                } else {
+                    keep(run, appended);
                 }
             }
         }
         signal(run);
+    }
+
+    private void keep(RunRef run, List<LoggedChunk> appended) {
+        ArrayDeque<LoggedChunk> buffer = recent.computeIfAbsent(run, k -> new ArrayDeque<>());
+        if (!buffer.isEmpty() && buffer.peekLast().seq() + 1 != appended.get(0).seq()) {
+            // Publishes may arrive out of order (two threads appended one after the other):
+            // never keep a gap, start over from this batch.
+            buffer.clear();
+        }
+        for (LoggedChunk c : appended) {
+            buffer.addLast(c);
+            if (buffer.size() > RECENT_PER_RUN) {
+                buffer.removeFirst();
+            }
+        }
     }
 
     /**
@@ -121,6 +149,22 @@ public class RunEventHub {
             }
             return Optional.of(out);
         }
+    }
+
+    /**
+     * The driver on this server stopped driving {@code run} (it finished, was fenced out, or
+     * left): its chunks are no longer kept, and the readers are woken to look at the table.
+     */
+    public void driverStopped(RunRef run) {
+        synchronized (recent) {
+            recent.remove(run);
+        }
+        signal(run);
+    }
+
+    /** How many runs have chunks kept in memory (for tests of the memory bound). */
+    int keptRuns() {
+        return recent.size();
     }
 
     /** New chunks (or a terminal state) for {@code run}: wake its readers. */

@@ -42,7 +42,12 @@ public interface EventLog {
      */
     FinishResult finishRun(RunRef run, long epoch, RunStatus status, Instant finishedAt, Optional<RunError> error);
 
-    /** At most {@code limit} (at least 1) chunks with seq greater than {@code afterSeq}, in seq order. */
+    /**
+     * At most {@code limit} (at least 1) chunks with seq greater than {@code afterSeq}, in seq
+     * order. A read that overlaps an append's commit may see only part of that append, and
+     * not necessarily its first chunks (embedded Derby at READ COMMITTED): a caller that needs
+     * the log without gaps must check that each seq follows the previous one.
+     */
     List<LoggedChunk> read(RunRef run, long afterSeq, int limit);
 
     /** The number of chunks in the run's log (equal to {@link #lastSeq}, as seqs have no gaps). */

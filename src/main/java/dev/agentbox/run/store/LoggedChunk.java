@@ -1,5 +1,6 @@
 package dev.agentbox.run.store;
 
+import dev.agentbox.run.harness.ChunkType;
 import jakarta.json.JsonObject;
 import java.util.Objects;
 
@@ -16,6 +17,11 @@ public record LoggedChunk(long seq, String type, String json) {
     public LoggedChunk {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(json, "json");
+    }
+
+    /** {@code RUN_FINISHED} or {@code RUN_ERROR}: nothing follows it in the run's log. */
+    public boolean isTerminal() {
+        return ChunkType.of(type).map(ChunkType::isTerminal).orElse(false);
     }
 
     /** The chunk parsed back into a JSON object. */
