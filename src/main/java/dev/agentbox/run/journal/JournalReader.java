@@ -176,7 +176,7 @@ public final class JournalReader implements AutoCloseable {
             }
             if (started && now - lastByteNanos >= probeNanos() && now - lastProbeNanos >= probeNanos()) {
                 lastProbeNanos = now;
-                if (WriterProbe.probe(handle, runId) == WriterProbe.Liveness.DEAD) {
+                if (WriterProbe.probe(handle, files.commands(), runId) == WriterProbe.Liveness.DEAD) {
                     return endOfStream(out, "the journal's writer is no longer running", Optional.empty());
                 }
             }

@@ -1,6 +1,7 @@
 package dev.agentbox.run.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
@@ -104,6 +105,39 @@ class LocalJournalTest extends JournalReaderContract {
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(o.texts()).containsExactly("before-resume");
             assertThat(o.exitCode()).hasValue(0);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"FOLLOW", "POLL"})
+    @DisplayName("another tenant's live agent with the same runId is no sign of life: a journal whose own writer is gone still ends")
+    void anotherTenantsLiveWriterOfTheSameRunIdDoesNotKeepAReaderWaiting(Mode mode) {
+        SandboxHandle a = sandboxOf("tenant-dead-writer");
+        SandboxHandle b = sandboxOf("tenant-live-writer");
+        String runId = newRunId("writer");
+        String gate = "gate-" + runId;
+        launcher.start(b, JournalId.random(runId), "echo alive; " + waitFor(gate));
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!launcher.exists(b, runId)) {
+                assertThat(System.nanoTime()).as("b's agent started").isLessThan(deadline);
+                sleep(50);
+            }
+            // a's agent died without its sentinel: its journal has no writer behind it
+            JournalCommand inA = JournalCommand.of(a);
+            assertThat(a.process().exec("mkdir -p " + ShellQuote.single(inA.dir()) + " && echo x > "
+                    + ShellQuote.single(inA.journalPath(runId))).exitCode()).isZero();
+            try (JournalReader reader = JournalReader.open(a, JournalId.random(runId), 0, options(mode))) {
+                // bounded: a reader that mistakes b's agent for its writer waits for ever
+                long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+                assertThatThrownBy(() -> {
+                    while (System.nanoTime() < until) {
+                        reader.poll(Duration.ofMillis(300));
+                    }
+                }).isInstanceOf(JournalEndedWithoutSentinelException.class).hasMessageContaining("writer");
+            }
+        } finally {
+            b.fs().write(gate, "");
         }
     }
 
