@@ -3,7 +3,6 @@ package dev.agentbox.reaper;
 import dev.agentbox.reaper.PruneResult.Kept;
 import dev.agentbox.reaper.SandboxJournals.Listing;
 import dev.agentbox.reaper.SandboxJournals.RunJournal;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxHandle;
@@ -36,7 +35,10 @@ import java.util.logging.Logger;
  * inverted), runs whose lookup failed, and runs whose {@code rm} failed.
  *
  * <p>Each run is looked up in the tenant of the sandbox holding the journal: a sandbox
- * belongs to one tenant, and so do the runs in it. A sandbox that cannot be opened or listed
+ * belongs to one tenant, and so does its journal directory
+ * ({@link SandboxHandle#journalDirectory()}: on a host shared by several tenants' sandboxes,
+ * one directory per tenant), so every journal a walk lists is one of that tenant's runs or an
+ * orphan. A sandbox that cannot be opened or listed
  * is skipped; {@link #prune()} never throws. At most {@code maxDeletes} runs are deleted per
  * call (attempts count, so a call's work stays bounded too); the oldest journals go first.
  */
@@ -58,8 +60,7 @@ public final class JournalPruner {
     private final int maxDeletes;
 
     public JournalPruner(RunStore runs, SandboxInstanceStore instances,
-            Function<SandboxInstance, Optional<SandboxHandle>> open, Clock clock, JournalCommand commands,
-            Duration orphanTtl, int maxDeletes) {
+            Function<SandboxInstance, Optional<SandboxHandle>> open, Clock clock, Duration orphanTtl, int maxDeletes) {
         if (orphanTtl.isNegative() || maxDeletes < 0) {
             throw new IllegalArgumentException("orphanTtl and maxDeletes must not be negative");
         }
@@ -67,7 +68,7 @@ public final class JournalPruner {
         this.instances = instances;
         this.open = open;
         this.clock = clock;
-        this.journals = new SandboxJournals(commands);
+        this.journals = new SandboxJournals();
         this.orphanTtl = orphanTtl;
         this.maxDeletes = maxDeletes;
     }

@@ -4,7 +4,6 @@ import dev.agentbox.platform.Installation;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.RunService;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProviders;
@@ -110,7 +109,7 @@ public class ReaperService {
         ReaperSettings settings = new ReaperSettings(maxRuns, Duration.ofMillis(runBudgetMs), Duration.ofMillis(detachedTtlMs),
                 Duration.ofMillis(orphanGraceMs), parallelism);
         Reclaimer reclaimer = new Reclaimer(instances, providers::find, runs, leases);
-        RunExitProbe probe = new RunExitProbe(instances, providers::find, new JournalCommand(), executor, settings.parallelism());
+        RunExitProbe probe = new RunExitProbe(instances, providers::find, executor, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
                 () -> installation.current().map(Installation::installationId));
         reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor)
@@ -118,7 +117,7 @@ public class ReaperService {
         // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw for a gone sandbox.
         pruner = new JournalPruner(runs, instances,
                 instance -> providers.find(instance.provider()).flatMap(p -> p.resume(instance.providerSandboxId())),
-                clock, new JournalCommand(), JournalPruner.DEFAULT_ORPHAN_TTL, JournalPruner.DEFAULT_MAX_DELETES);
+                clock, JournalPruner.DEFAULT_ORPHAN_TTL, JournalPruner.DEFAULT_MAX_DELETES);
         startedAt = clock.instant();
     }
 

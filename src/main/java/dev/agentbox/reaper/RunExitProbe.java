@@ -38,7 +38,9 @@ import java.util.logging.Logger;
  * <p>Anything it cannot answer is {@link Unknown}, never finished: no sandbox key, no
  * instance record, a provider this server does not run, a sandbox or journal that is gone,
  * a probe command that failed. Runs sharing a sandbox are probed by one exec (at most
- * {@value #BATCH} journals each), so a sweep costs one exec per sandbox, not per run.
+ * {@value #BATCH} journals each), so a sweep costs one exec per sandbox, not per run; the
+ * journals are looked for in that sandbox's journal directory
+ * ({@link SandboxHandle#journalDirectory()}).
  */
 public final class RunExitProbe {
 
@@ -64,21 +66,19 @@ public final class RunExitProbe {
 
     private final SandboxInstanceStore instances;
     private final Function<String, Optional<SandboxProvider>> providers;
-    private final JournalCommand commands;
     private final Executor executor;
     private final int parallelism;
 
     /** A probe that visits one sandbox at a time. */
-    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers, JournalCommand commands) {
-        this(instances, providers, commands, null, 1);
+    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers) {
+        this(instances, providers, null, 1);
     }
 
     /** A probe that visits up to {@code parallelism} sandboxes at once on {@code executor}. */
-    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers, JournalCommand commands,
+    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers,
             Executor executor, int parallelism) {
         this.instances = instances;
         this.providers = providers;
-        this.commands = commands;
         this.executor = executor;
         this.parallelism = parallelism;
     }
@@ -123,10 +123,11 @@ public final class RunExitProbe {
             runs.forEach(r -> out.put(r.ref(), new Unknown("the sandbox is gone")));
             return;
         }
+        JournalCommand commands = JournalCommand.of(handle.get());
         for (int from = 0; from < runs.size(); from += BATCH) {
             List<RunRecordView> batch = runs.subList(from, Math.min(runs.size(), from + BATCH));
             String boundary = newBoundary();
-            ExecResult r = handle.get().process().exec(command(batch, boundary));
+            ExecResult r = handle.get().process().exec(command(commands, batch, boundary));
             if (r.exitCode() != 0) {
                 String reason = "probe exited " + r.exitCode() + ": " + r.stderr().strip();
                 batch.forEach(run -> out.put(run.ref(), new Unknown(reason)));
@@ -143,7 +144,7 @@ public final class RunExitProbe {
      * journal content can pass for a header. Only {@code tail} is spawned per journal
      * ({@code [}, {@code printf} are shell builtins) — the probe's cost is process starts.
      */
-    String command(List<RunRecordView> batch, String boundary) {
+    static String command(JournalCommand commands, List<RunRecordView> batch, String boundary) {
         StringBuilder sh = new StringBuilder("{ ");
         for (int i = 0; i < batch.size(); i++) {
             String j = ShellQuote.single(commands.journalPath(batch.get(i).runId()));

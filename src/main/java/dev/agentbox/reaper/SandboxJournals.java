@@ -22,9 +22,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The journal directory of one sandbox, seen through {@code exec}: one command lists it, one
- * command per batch of runs deletes. Only the names {@link JournalCommand} builds from a runId
- * are ever deleted, so a listed name can never steer {@code rm} anywhere else.
+ * The journal directory of a sandbox ({@link SandboxHandle#journalDirectory()}), seen through
+ * {@code exec}: one command lists it, one command per batch of runs deletes. Only the names
+ * {@link JournalCommand} builds from a runId are ever deleted, so a listed name can never steer
+ * {@code rm} anywhere else. Stateless: each call works in the directory of the handle it is
+ * given.
  */
 final class SandboxJournals {
 
@@ -46,12 +48,6 @@ final class SandboxJournals {
     private static final Pattern FAILED = Pattern.compile("failed (\\d+)");
     private static final String DONE = "prune-batch-done";
 
-    private final JournalCommand commands;
-
-    SandboxJournals(JournalCommand commands) {
-        this.commands = commands;
-    }
-
     /**
      * {@code mtimeEpochSeconds name} of every regular file in the journal directory. The glob
      * includes {@code .*} because the encoding keeps {@code .}: a runId starting with a dot has
@@ -59,7 +55,7 @@ final class SandboxJournals {
      * unexpanded pattern of an empty directory; a file removed between glob and stat (a driver
      * finishing) only costs a line on stderr. A missing directory lists as empty.
      */
-    String listCommand() {
+    static String listCommand(JournalCommand commands) {
         return "cd " + ShellQuote.single(commands.dir()) + " 2>/dev/null || exit 0; "
                 + "for f in .* *; do [ -f \"$f\" ] && stat -c '%Y %n' -- \"$f\"; done; exit 0";
     }
@@ -70,7 +66,8 @@ final class SandboxJournals {
      * @throws IllegalStateException when the listing command failed: the directory's content is unknown
      */
     Listing list(SandboxHandle handle) {
-        ExecResult r = handle.process().exec(listCommand(), ProcessOptions.defaults().withTimeout(EXEC_TIMEOUT));
+        JournalCommand commands = JournalCommand.of(handle);
+        ExecResult r = handle.process().exec(listCommand(commands), ProcessOptions.defaults().withTimeout(EXEC_TIMEOUT));
         if (r.exitCode() != 0) {
             throw new IllegalStateException("listing " + commands.dir() + " failed (exit " + r.exitCode() + "): "
                     + tail(r.stderr()));
@@ -121,6 +118,7 @@ final class SandboxJournals {
     }
 
     private List<String> deleteBatch(SandboxHandle handle, List<String> batch) {
+        JournalCommand commands = JournalCommand.of(handle);
         StringBuilder script = new StringBuilder();
         for (int i = 0; i < batch.size(); i++) {
             script.append(commands.delete(batch.get(i))).append(" || echo 'failed ").append(i).append("'\n");

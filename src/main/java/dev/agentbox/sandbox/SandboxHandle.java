@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.sandbox.SandboxCapabilities.Capability;
 import java.util.Optional;
 
@@ -23,6 +24,23 @@ public interface SandboxHandle {
     String workspaceRoot();
 
     SandboxCapabilities capabilities();
+
+    /**
+     * The absolute directory inside the sandbox that holds its runs' journal, err and prompt
+     * files ({@link JournalNames}).
+     * <ul>
+     *   <li>Shared at most with sandboxes of the same tenant: run identity is (tenant, runId),
+     *       so a file named by the runId alone must not be reachable from another tenant's
+     *       sandbox.</li>
+     *   <li>The same for the sandbox's whole life, across resumes and server restarts: a
+     *       reader on another server, the exit probe and the prune find a run's journal by it
+     *       alone.</li>
+     * </ul>
+     * Default {@value JournalNames#DEFAULT_DIR}: a container's /tmp is its own.
+     */
+    default String journalDirectory() {
+        return JournalNames.DEFAULT_DIR;
+    }
 
     SandboxFs fs();
 

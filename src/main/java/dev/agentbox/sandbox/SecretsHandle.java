@@ -55,6 +55,11 @@ public final class SecretsHandle implements SandboxHandle {
     }
 
     @Override
+    public String journalDirectory() {
+        return raw.journalDirectory();
+    }
+
+    @Override
     public SandboxFs fs() {
         return raw.fs();
     }

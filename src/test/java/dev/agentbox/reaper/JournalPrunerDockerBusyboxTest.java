@@ -9,7 +9,6 @@ import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.reaper.PruneResult.Kept;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.sandbox.DaemonThreads;
@@ -68,7 +67,7 @@ class JournalPrunerDockerBusyboxTest {
                 PruneFixture.exec(sb, "mkdir -p " + dir + "/" + ndjson("stuck") + "/inside");
 
                 PruneResult result = new JournalPruner(fx.runs, fx.instances, i -> provider.resume(i.providerSandboxId()),
-                        Clock.fixed(NOW, ZoneOffset.UTC), new JournalCommand(), JournalPruner.DEFAULT_ORPHAN_TTL,
+                        Clock.fixed(NOW, ZoneOffset.UTC), JournalPruner.DEFAULT_ORPHAN_TTL,
                         JournalPruner.DEFAULT_MAX_DELETES).prune();
 
                 assertThat(result.deleted()).containsExactlyInAnyOrder("done", ".dot", "old-orphan");

@@ -9,7 +9,6 @@ import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.reaper.PruneResult.Kept;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
@@ -31,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -46,8 +44,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Journal pruning (BEHAVIOR.md PJ-01..PJ-06) on local-provider sandboxes and the Derby stores.
- * Local sandboxes share the host's /tmp, so every test journals into a directory of its own
- * under this class's temporary root.
+ * Local sandboxes share the host and keep journals per tenant, so every test has a tenant, and
+ * thus a journal directory, of its own (under this class's temporary root).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
@@ -74,8 +72,8 @@ class JournalPrunerLocalTest {
     @BeforeEach
     void sandbox() {
         tenant = PruneFixture.newTenant();
-        dir = root + "/journals-" + UUID.randomUUID().toString().substring(0, 8);
-        sb = newSandbox();
+        sb = newSandbox(tenant);
+        dir = sb.journalDirectory();
         fx.register(sb, tenant);
     }
 
@@ -96,8 +94,8 @@ class JournalPrunerLocalTest {
         }
     }
 
-    private SandboxHandle newSandbox() {
-        SandboxHandle h = provider.create(SandboxCreateInput.defaults());
+    private SandboxHandle newSandbox(String ofTenant) {
+        SandboxHandle h = provider.create(SandboxCreateInput.defaults().withKey("prune-key", ofTenant));
         sandboxes.add(h);
         return h;
     }
@@ -107,8 +105,8 @@ class JournalPrunerLocalTest {
     }
 
     private JournalPruner pruner(RunStore runs, Function<SandboxInstance, Optional<SandboxHandle>> open, int maxDeletes) {
-        return new JournalPruner(runs, fx.instances, open, Clock.fixed(NOW, ZoneOffset.UTC), new JournalCommand(dir),
-                JournalPruner.DEFAULT_ORPHAN_TTL, maxDeletes);
+        return new JournalPruner(runs, fx.instances, open, Clock.fixed(NOW, ZoneOffset.UTC), JournalPruner.DEFAULT_ORPHAN_TTL,
+                maxDeletes);
     }
 
     @Test
@@ -169,10 +167,10 @@ class JournalPrunerLocalTest {
     @Test
     @DisplayName("a sandbox that is gone and one whose opening fails are skipped; the others are pruned")
     void unreachableSandboxesAreSkipped() {
-        SandboxHandle gone = newSandbox();
+        SandboxHandle gone = newSandbox(tenant);
         fx.register(gone, tenant);
         gone.destroy();
-        SandboxHandle broken = newSandbox();
+        SandboxHandle broken = newSandbox(tenant);
         SandboxInstance brokenRecord = fx.register(broken, tenant);
         fx.finished(tenant, "done", RunStatus.COMPLETED);
         seed(sb, dir, journals(NOW, "done"));
@@ -292,5 +290,32 @@ class JournalPrunerLocalTest {
         assertThat(files(sb, dir)).hasSize(10);
         assertThat(pruner(fx.runs).prune().deleted()).containsExactlyInAnyOrderElementsOf(all.subList(200, 205));
         assertThat(files(sb, dir)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a walk of one tenant's local sandbox lists only that tenant's journal directory: another tenant's journal of the same runId, long unwritten, is never looked up nor deleted")
+    void anotherTenantsJournalIsNeverSeenByThisTenantsWalk() {
+        String other = PruneFixture.newTenant();
+        SandboxHandle othersSandbox = newSandbox(other);
+        SandboxInstance othersRecord = fx.register(othersSandbox, other);
+        String othersDir = othersSandbox.journalDirectory();
+        fx.finished(tenant, "shared", RunStatus.COMPLETED);
+        fx.running(other, "shared");
+        seed(sb, dir, journals(NOW, "shared"));
+        // old enough to be an orphan for any tenant that has no record of these runs
+        seed(othersSandbox, othersDir, journals(CUTOFF.minusSeconds(3600), "shared", "others-only"));
+        AtomicInteger finds = new AtomicInteger();
+
+        PruneResult result = pruner(PruneFixture.counting(fx.runs, finds),
+                i -> i.key().equals(othersRecord.key()) ? Optional.empty() : provider.resume(i.providerSandboxId()),
+                JournalPruner.DEFAULT_MAX_DELETES).prune();
+
+        assertThat(othersDir).isNotEqualTo(dir);
+        assertThat(result.deleted()).containsExactly("shared");
+        assertThat(result.kept()).isEmpty();
+        assertThat(finds).as("one lookup: this tenant's own run").hasValue(1);
+        assertThat(files(sb, dir)).isEmpty();
+        assertThat(files(othersSandbox, othersDir)).containsExactlyInAnyOrder(ndjson("shared"), err("shared"),
+                ndjson("others-only"), err("others-only"));
     }
 }

@@ -10,7 +10,6 @@ import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.ExitSentinel;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.ClaimStore;
@@ -393,7 +392,7 @@ public final class ReaperBench {
     Reaper reaper(int maxRuns, RunContext ctx) {
         ReaperSettings settings = new ReaperSettings(maxRuns, DEFAULTS.runBudget(), Duration.ZERO, DEFAULTS.orphanGrace());
         Function<String, Optional<SandboxProvider>> byName = n -> n.equals(docker.name()) ? Optional.of(docker) : Optional.empty();
-        return new Reaper(ctx, new RunExitProbe(instances, byName, new JournalCommand(), f.workers, settings.parallelism()),
+        return new Reaper(ctx, new RunExitProbe(instances, byName, f.workers, settings.parallelism()),
                 new Reclaimer(instances, byName, runs, leases),
                 new OrphanCollector(instances, () -> List.of(docker), leases, f.clock, settings.orphanGrace(), () -> Optional.of(installation)),
                 settings, f.workers);

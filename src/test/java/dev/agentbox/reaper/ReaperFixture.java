@@ -9,7 +9,6 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.ReaderFactory;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunEventHub;
-import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
@@ -116,7 +115,7 @@ final class ReaperFixture implements AutoCloseable {
         Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(provider.name()) ? Optional.of(provider) : Optional.empty(),
                 runs, leases);
         RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
-                new JournalCommand(), workers, settings.parallelism());
+                workers, settings.parallelism());
         OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(provider), leases, clock, settings.orphanGrace(),
                 () -> Optional.of(INSTALLATION));
         return new Reaper(c, probe, reclaimer, orphans, settings, workers);
@@ -179,7 +178,7 @@ final class ReaperFixture implements AutoCloseable {
 
     /** Waits until the agent's exit sentinel is in its journal. */
     void awaitExit(Box box, RunRecordView run) {
-        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker), new JournalCommand());
+        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker));
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> probe.probe(List.of(fresh(run))).get(run.ref()) instanceof RunExitProbe.Finished);
     }

@@ -49,9 +49,8 @@ class RunExitProbeFramingTest {
 
     private Map<RunRef, RunExitProbe.Probe> probe(List<RunRecordView> batch) throws Exception {
         JournalCommand commands = new JournalCommand(dir.toString());
-        RunExitProbe probe = new RunExitProbe(null, n -> java.util.Optional.empty(), commands);
         String boundary = RunExitProbe.newBoundary();
-        Process p = new ProcessBuilder("sh", "-c", probe.command(batch, boundary)).start();
+        Process p = new ProcessBuilder("sh", "-c", RunExitProbe.command(commands, batch, boundary)).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         p.getInputStream().transferTo(out);
         assertThat(p.waitFor()).isZero();

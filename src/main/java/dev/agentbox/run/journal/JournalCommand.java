@@ -1,6 +1,7 @@
 package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.sandbox.SandboxHandle;
 
 /**
  * The shell commands that start a journaled agent and read its journal inside a sandbox.
@@ -42,16 +43,18 @@ import dev.agentbox.platform.ShellQuote;
  * agent CLI that reads stdin when it is not a terminal sees EOF instead of blocking. Only
  * {@code sh}, {@code mkdir} and {@code printf} are needed in the sandbox.
  *
- * <p>Instances are immutable; the directory is a constructor parameter only so tests can run
- * the real commands in a temporary directory.
+ * <p>Instances are immutable and bound to one directory. A journal's directory belongs to its
+ * sandbox ({@link SandboxHandle#journalDirectory()}), so code working on a sandbox gets its
+ * commands from {@link #of(SandboxHandle)}; the constructor's directory is for commands run
+ * outside any sandbox (tests that run them in a temporary directory).
  */
 public final class JournalCommand {
 
     private final String dir;
 
-    /** Commands for the standard journal directory {@value JournalNames#DEFAULT_DIR}. */
-    public JournalCommand() {
-        this(JournalNames.DEFAULT_DIR);
+    /** The commands for the journals of {@code handle}'s sandbox. */
+    public static JournalCommand of(SandboxHandle handle) {
+        return new JournalCommand(handle.journalDirectory());
     }
 
     /** Commands for journals in {@code dir} (absolute, no trailing slash). */

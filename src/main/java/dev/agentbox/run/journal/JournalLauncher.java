@@ -14,26 +14,10 @@ import dev.agentbox.sandbox.SandboxHandle;
  * exec, the caller's thread, or the whole server is gone. Whether it ran to the end is only
  * ever learned from the journal (its sentinel).
  *
- * <p>Stateless and thread-safe.
+ * <p>Every operation works in the sandbox's own journal directory
+ * ({@link SandboxHandle#journalDirectory()}). Stateless and thread-safe.
  */
 public final class JournalLauncher {
-
-    private final JournalFiles files;
-    private final PromptFile prompts;
-
-    /** Journals in the standard directory {@value JournalNames#DEFAULT_DIR}. */
-    public JournalLauncher() {
-        this(new JournalCommand());
-    }
-
-    public JournalLauncher(JournalCommand commands) {
-        this.files = new JournalFiles(commands);
-        this.prompts = new PromptFile(commands);
-    }
-
-    public JournalCommand commands() {
-        return files.commands();
-    }
 
     /** Starts {@code agentCommand}, which reads no prompt; see {@link #start(SandboxHandle, JournalId, AgentInvocation)}. */
     public void start(SandboxHandle handle, JournalId journal, String agentCommand) {
@@ -48,8 +32,9 @@ public final class JournalLauncher {
      *     failed (non-zero exit); provider exceptions (sandbox gone) propagate as they are
      */
     public void start(SandboxHandle handle, JournalId journal, AgentInvocation agent) {
-        agent.prompt().ifPresent(p -> prompts.write(handle, journal.runId(), p));
-        ExecResult r = handle.process().exec(files.commands().detached(agent, journal));
+        JournalCommand commands = JournalCommand.of(handle);
+        agent.prompt().ifPresent(p -> new PromptFile(commands).write(handle, journal.runId(), p));
+        ExecResult r = handle.process().exec(commands.detached(agent, journal));
         if (r.exitCode() != 0) {
             throw new JournalOperationException("starting the journaled agent of run " + journal.runId() + " failed (exit "
                     + r.exitCode() + "): " + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
@@ -58,12 +43,12 @@ public final class JournalLauncher {
 
     /** The last {@code maxChars} characters of the run's {@code .err} file; "" when it is missing. */
     public String errTail(SandboxHandle handle, String runId, int maxChars) {
-        return files.errTail(handle, runId, maxChars);
+        return new JournalFiles(JournalCommand.of(handle)).errTail(handle, runId, maxChars);
     }
 
     /** Deletes the run's files (journal, err, prompt); deleting missing files succeeds. */
     public void delete(SandboxHandle handle, String runId) {
-        ExecResult r = handle.process().exec(files.commands().delete(runId));
+        ExecResult r = handle.process().exec(JournalCommand.of(handle).delete(runId));
         if (r.exitCode() != 0) {
             throw new JournalOperationException("deleting the journal of run " + runId + " failed (exit " + r.exitCode() + "): "
                     + JournalFiles.tail(r.stderr(), 300));
@@ -72,6 +57,6 @@ public final class JournalLauncher {
 
     /** Whether the run's journal file exists. */
     public boolean exists(SandboxHandle handle, String runId) {
-        return files.exists(handle, runId);
+        return new JournalFiles(JournalCommand.of(handle)).exists(handle, runId);
     }
 }

@@ -10,8 +10,19 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Names of a run's files inside the sandbox (journal, stderr, prompt), and the exit-sentinel
- * nonce that runs recorded before nonces were stored fall back to.
+ * Names of a run's files inside the sandbox (journal, stderr, prompt), of the directory that
+ * holds them, and the exit-sentinel nonce that runs recorded before nonces were stored fall
+ * back to.
+ *
+ * <p>Directory: each sandbox says where its journals go
+ * ({@link dev.agentbox.sandbox.SandboxHandle#journalDirectory()}), because run identity is
+ * (tenant, runId) and two tenants may use the same runId:
+ * <ul>
+ *   <li>a container has a /tmp of its own and belongs to one tenant: {@value #DEFAULT_DIR};</li>
+ *   <li>sandboxes that share one filesystem (the local provider's host) get one directory per
+ *       tenant, {@link #tenantDirectory}, so a tenant's journal never shares a name, a
+ *       listing or a prune with another tenant's.</li>
+ * </ul>
  *
  * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that
  * is an ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including
@@ -27,8 +38,12 @@ import java.util.regex.Pattern;
  */
 public final class JournalNames {
 
-    /** The journal directory inside every sandbox. */
+    /** The journal directory of a sandbox that has a filesystem of its own (a container). */
     public static final String DEFAULT_DIR = "/tmp/agentbox-runs";
+    /** The folder, under a shared filesystem's root, that holds one journal directory per tenant. */
+    public static final String TENANT_DIRS = ".agentbox-runs";
+    /** The journal directory of sandboxes made without a tenant: {@code _} alone is no tenant's encoding. */
+    static final String NO_TENANT = "_";
     public static final String JOURNAL_SUFFIX = ".ndjson";
     public static final String ERR_SUFFIX = ".err";
     public static final String PROMPT_SUFFIX = ".prompt";
@@ -116,17 +131,34 @@ public final class JournalNames {
         return Optional.empty();
     }
 
+    /**
+     * {@code <parent>/.agentbox-runs/<enc(tenant)>}: the journal directory of a tenant's
+     * sandboxes on a filesystem that sandboxes of several tenants share. A sandbox without a
+     * tenant (absent or empty) gets {@code <parent>/.agentbox-runs/_}, which no tenant's
+     * encoding can be. A pure function: the same tenant has the same directory on every
+     * server and after every restart.
+     *
+     * @param parent absolute, without a trailing slash unless it is {@code /}
+     */
+    public static String tenantDirectory(String parent, Optional<String> tenant) {
+        if (!parent.startsWith("/")) {
+            throw new IllegalArgumentException("parent must be absolute: " + parent);
+        }
+        String name = tenant.filter(t -> !t.isEmpty()).map(JournalNames::encode).orElse(NO_TENANT);
+        return (parent.equals("/") ? "" : parent) + "/" + TENANT_DIRS + "/" + name;
+    }
+
     /** Whether the name has the shape of a hashed (over-long) encoding. */
     public static boolean isHashed(String encoded) {
         return encoded.length() == MAX_NAME_CHARS && HASHED_SHAPE.matcher(encoded).matches();
     }
 
-    /** {@code /tmp/agentbox-runs/<enc>.ndjson}. */
+    /** {@code /tmp/agentbox-runs/<enc>.ndjson}: in a container's directory, {@link #DEFAULT_DIR}. */
     public static String journalPath(String runId) {
         return journalPath(DEFAULT_DIR, runId);
     }
 
-    /** {@code /tmp/agentbox-runs/<enc>.err}. */
+    /** {@code /tmp/agentbox-runs/<enc>.err}: in a container's directory, {@link #DEFAULT_DIR}. */
     public static String errPath(String runId) {
         return errPath(DEFAULT_DIR, runId);
     }
@@ -141,7 +173,7 @@ public final class JournalNames {
         return dir + "/" + encode(runId) + ERR_SUFFIX;
     }
 
-    /** {@code /tmp/agentbox-runs/<enc>.prompt}: the prompt a CLI agent reads on its stdin. */
+    /** {@code /tmp/agentbox-runs/<enc>.prompt}, the prompt a CLI agent reads on its stdin: in {@link #DEFAULT_DIR}. */
     public static String promptPath(String runId) {
         return promptPath(DEFAULT_DIR, runId);
     }

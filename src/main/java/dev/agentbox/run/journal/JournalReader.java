@@ -88,7 +88,7 @@ public final class JournalReader implements AutoCloseable {
         this.handle = handle;
         this.runId = runId;
         this.options = options;
-        this.files = new JournalFiles(options.commands());
+        this.files = new JournalFiles(JournalCommand.of(handle));
         this.mode = resolveMode(handle, options.mode());
         this.lines = new LineAssembler(ExitSentinel.of(journal), fromOffset, options.maxLineBytes());
         this.consumed = fromOffset;
@@ -101,7 +101,7 @@ public final class JournalReader implements AutoCloseable {
                 : new PollSource(handle, runId, fromOffset, files, options.pollInterval());
     }
 
-    /** A reader with the default options (standard directory, auto mode, 10 s first-byte bound). */
+    /** A reader with the default options (auto mode, 10 s first-byte bound). */
     public static JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset) {
         return open(handle, journal, fromOffset, JournalReaderOptions.defaults());
     }
@@ -176,7 +176,7 @@ public final class JournalReader implements AutoCloseable {
             }
             if (started && now - lastByteNanos >= probeNanos() && now - lastProbeNanos >= probeNanos()) {
                 lastProbeNanos = now;
-                if (WriterProbe.probe(handle, runId) == WriterProbe.Liveness.DEAD) {
+                if (WriterProbe.probe(handle, files.commands(), runId) == WriterProbe.Liveness.DEAD) {
                     return endOfStream(out, "the journal's writer is no longer running", Optional.empty());
                 }
             }

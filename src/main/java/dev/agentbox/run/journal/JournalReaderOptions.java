@@ -18,7 +18,9 @@ import java.time.Duration;
  * @param maxBufferedBytes follow mode: bytes received from {@code tail} but not yet polled;
  *     beyond it the reader stops the {@code tail} and restarts it once the backlog has been
  *     polled (8 MiB)
- * @param commands the journal commands (and thus directory)
+ *
+ * <p>No directory: a reader reads in its sandbox's journal directory
+ * ({@link dev.agentbox.sandbox.SandboxHandle#journalDirectory()}).
  */
 public record JournalReaderOptions(
         Mode mode,
@@ -26,8 +28,7 @@ public record JournalReaderOptions(
         Duration firstByteBound,
         Duration writerProbeAfter,
         int maxLineBytes,
-        int maxBufferedBytes,
-        JournalCommand commands) {
+        int maxBufferedBytes) {
 
     /** How the journal is read. */
     public enum Mode { AUTO, FOLLOW, POLL }
@@ -45,42 +46,38 @@ public record JournalReaderOptions(
         if (maxLineBytes < 1 || maxBufferedBytes < 1) {
             throw new IllegalArgumentException("byte bounds must be positive");
         }
-        if (mode == null || commands == null) {
-            throw new IllegalArgumentException("mode and commands are required");
+        if (mode == null) {
+            throw new IllegalArgumentException("mode is required");
         }
     }
 
     public static JournalReaderOptions defaults() {
         return new JournalReaderOptions(Mode.AUTO, POLL_INTERVAL, FIRST_BYTE_BOUND, WRITER_PROBE_AFTER, MAX_LINE_BYTES,
-                MAX_BUFFERED_BYTES, new JournalCommand());
+                MAX_BUFFERED_BYTES);
     }
 
     public JournalReaderOptions withMode(Mode m) {
-        return new JournalReaderOptions(m, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes, commands);
+        return new JournalReaderOptions(m, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes);
     }
 
     public JournalReaderOptions withPollInterval(Duration d) {
-        return new JournalReaderOptions(mode, d, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes, commands);
+        return new JournalReaderOptions(mode, d, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes);
     }
 
     public JournalReaderOptions withFirstByteBound(Duration d) {
-        return new JournalReaderOptions(mode, pollInterval, d, writerProbeAfter, maxLineBytes, maxBufferedBytes, commands);
+        return new JournalReaderOptions(mode, pollInterval, d, writerProbeAfter, maxLineBytes, maxBufferedBytes);
     }
 
     public JournalReaderOptions withWriterProbeAfter(Duration d) {
-        return new JournalReaderOptions(mode, pollInterval, firstByteBound, d, maxLineBytes, maxBufferedBytes, commands);
+        return new JournalReaderOptions(mode, pollInterval, firstByteBound, d, maxLineBytes, maxBufferedBytes);
     }
 
     public JournalReaderOptions withMaxLineBytes(int n) {
-        return new JournalReaderOptions(mode, pollInterval, firstByteBound, writerProbeAfter, n, maxBufferedBytes, commands);
+        return new JournalReaderOptions(mode, pollInterval, firstByteBound, writerProbeAfter, n, maxBufferedBytes);
     }
 
     public JournalReaderOptions withMaxBufferedBytes(int n) {
-        return new JournalReaderOptions(mode, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, n, commands);
-    }
-
-    public JournalReaderOptions withCommands(JournalCommand c) {
-        return new JournalReaderOptions(mode, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes, c);
+        return new JournalReaderOptions(mode, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, n);
     }
 
     private static void requirePositive(Duration d, String name) {

@@ -44,10 +44,11 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     private final Path root;
     private final Path realRoot;
     private final Map<String, String> baseEnv;
+    private final String journalDirectory;
     private final Map<String, String> env = new ConcurrentHashMap<>();
     private final ExecGit git = new ExecGit(this);
 
-    LocalSandbox(LocalSandboxProvider provider, String id, Path dir, Map<String, String> createEnv) {
+    LocalSandbox(LocalSandboxProvider provider, String id, Path dir, Map<String, String> createEnv, String journalDirectory) {
         this.provider = provider;
         this.id = id;
         try {
@@ -57,6 +58,7 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         }
         this.root = realRoot;
         this.baseEnv = Map.copyOf(createEnv);
+        this.journalDirectory = journalDirectory;
     }
 
     @Override
@@ -72,6 +74,12 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     @Override
     public String workspaceRoot() {
         return root.toString();
+    }
+
+    /** Every local sandbox runs on the same host: its tenant's directory, never the shared {@code /tmp} one. */
+    @Override
+    public String journalDirectory() {
+        return journalDirectory;
     }
 
     @Override

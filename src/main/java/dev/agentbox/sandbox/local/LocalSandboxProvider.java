@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox.local;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ManagedSandbox;
 import dev.agentbox.sandbox.SandboxCapabilities;
@@ -40,7 +41,10 @@ import org.eclipse.microprofile.config.Config;
 /**
  * Sandboxes as folders on this host: {@code <root>/<id>} is the sandbox's
  * {@code /workspace}; metadata (labels, env, creation time) lives beside it in
- * {@code <root>/.agentbox/<id>.properties}, outside the workspace. Commands run as host
+ * {@code <root>/.agentbox/<id>.properties}, outside the workspace. Journals go to
+ * {@code <root>/.agentbox-runs/<tenant>} ({@link JournalNames#tenantDirectory}): every
+ * sandbox of every tenant shares the host, so each tenant gets a directory of its own; the
+ * tenant is read back from the metadata's tenant label on resume. Commands run as host
  * processes, each in its own session and process group ({@code setsid}), so a kill takes
  * the whole tree. No isolation beyond the path checks of the fs API: trusted/dev use only.
  * No snapshots, no fork, no network policy.
@@ -157,7 +161,7 @@ public class LocalSandboxProvider implements SandboxProvider {
             deleteTree(dir);
             throw ProblemException.providerUnavailable("Cannot write sandbox metadata under " + settings.root(), e);
         }
-        return new LocalSandbox(this, id, dir, input.env());
+        return new LocalSandbox(this, id, dir, input.env(), journalDirectory(input.tenant()));
     }
 
     @Override
@@ -176,7 +180,13 @@ public class LocalSandboxProvider implements SandboxProvider {
         Map<String, String> env = new LinkedHashMap<>();
         meta.get().stringPropertyNames().stream().filter(k -> k.startsWith("env."))
                 .forEach(k -> env.put(k.substring(4), meta.get().getProperty(k)));
-        return Optional.of(new LocalSandbox(this, id, dir, env));
+        Optional<String> tenant = Optional.ofNullable(meta.get().getProperty("label." + SandboxLabels.TENANT));
+        return Optional.of(new LocalSandbox(this, id, dir, env, journalDirectory(tenant)));
+    }
+
+    /** Under the root, so that journals are as private as the sandboxes and go with the root. */
+    private String journalDirectory(Optional<String> tenant) {
+        return JournalNames.tenantDirectory(settings.root().toAbsolutePath().normalize().toString(), tenant);
     }
 
     private Optional<Properties> readMeta(String id) {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,9 +34,10 @@ abstract class DockerJournalContract extends JournalReaderContract {
                 Clock.systemUTC());
     }
 
-    @Override
-    protected JournalCommand commands() {
-        return new JournalCommand();
+    @Test
+    @DisplayName("a container keeps its journals in the standard directory, /tmp/agentbox-runs")
+    void aContainersJournalsAreInTheStandardDirectory() {
+        assertThat(sb.journalDirectory()).isEqualTo("/tmp/agentbox-runs");
     }
 
     /** Runs after the sandboxes are gone (a subclass's own @AfterAll would run before them). */

@@ -55,7 +55,7 @@ class JournalCommandTest {
 
     @Test
     void buildsTheExactJournaledForm() {
-        JournalCommand c = new JournalCommand();
+        JournalCommand c = new JournalCommand(JournalNames.DEFAULT_DIR);
         String nonce = id("a/b").nonce();
         assertThat(c.journaled("my-agent --json", id("a/b"))).isEqualTo(
                 "mkdir -p '/tmp/agentbox-runs' && { ( my-agent --json ); printf '{\"__exit\":%d,\"__nonce\":\"" + nonce
@@ -72,7 +72,7 @@ class JournalCommandTest {
 
     @Test
     void withAPromptTheAgentsStdinIsThePromptFileAndThePromptIsNowhereInTheCommand() {
-        JournalCommand c = new JournalCommand();
+        JournalCommand c = new JournalCommand(JournalNames.DEFAULT_DIR);
         String nonce = id("a/b").nonce();
         assertThat(c.journaled(AgentInvocation.withPrompt("my-agent -", "do $(this)"), id("a/b"))).isEqualTo(
                 "mkdir -p '/tmp/agentbox-runs' && { ( my-agent - ) < '/tmp/agentbox-runs/a_2fb.prompt'; printf '{\"__exit\":%d,"
@@ -128,7 +128,7 @@ class JournalCommandTest {
 
     @Test
     void detachedFormIgnoresHangupAndRedirectsAllStreams() {
-        JournalCommand c = new JournalCommand();
+        JournalCommand c = new JournalCommand(JournalNames.DEFAULT_DIR);
         assertThat(c.detached("x", id("r"))).isEqualTo(
                 "sh -c " + ShellQuote.single("trap '' HUP; " + c.journaled("x", id("r"))) + " </dev/null >/dev/null 2>&1 &");
     }
@@ -150,7 +150,7 @@ class JournalCommandTest {
     void rejectsARelativeJournalDirAndABlankCommand() {
         assertThatThrownBy(() -> new JournalCommand("tmp/x")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new JournalCommand("/tmp/x/")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new JournalCommand().journaled(" ", id("r"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalCommand(JournalNames.DEFAULT_DIR).journaled(" ", id("r"))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -266,7 +266,7 @@ class JournalCommandTest {
 
     @Test
     void readerCommandsCountFromOneAndQuoteThePath() {
-        JournalCommand c = new JournalCommand();
+        JournalCommand c = new JournalCommand(JournalNames.DEFAULT_DIR);
         assertThat(c.follow("a b", 0)).isEqualTo("if tail --version >/dev/null 2>&1; then exec tail -c +1 -s 0.05 -f"
                 + " '/tmp/agentbox-runs/a_20b.ndjson'; else exec tail -c +1 -f '/tmp/agentbox-runs/a_20b.ndjson'; fi");
         assertThat(c.follow("a", 10)).contains("exec tail -c +11 -s 0.05 -f '/tmp/agentbox-runs/a.ndjson'");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.CanonicalJson;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class JournalNamesTest {
@@ -103,6 +104,17 @@ class JournalNamesTest {
         assertThat(JournalNames.promptPath("a/b")).isEqualTo("/tmp/agentbox-runs/a_2fb.prompt");
         assertThat(JournalNames.promptPath("/d", "$(x) 'y'")).isEqualTo("/d/_24_28x_29_20_27y_27.prompt");
         assertThat(JournalNames.journalPath("/d", "../../etc/passwd")).isEqualTo("/d/.._2f.._2fetc_2fpasswd.ndjson");
+    }
+
+    @Test
+    void eachTenantOfASharedFilesystemHasAJournalDirectoryOfItsOwn() {
+        assertThat(JournalNames.tenantDirectory("/srv/local", Optional.of("acme/x"))).isEqualTo("/srv/local/.agentbox-runs/acme_2fx");
+        assertThat(JournalNames.tenantDirectory("/", Optional.of("t"))).isEqualTo("/.agentbox-runs/t");
+        // without a tenant: a name that is no tenant's encoding
+        assertThat(JournalNames.tenantDirectory("/srv/local", Optional.empty())).isEqualTo("/srv/local/.agentbox-runs/_")
+                .isEqualTo(JournalNames.tenantDirectory("/srv/local", Optional.of("")));
+        assertThat(JournalNames.decode("_")).isEmpty();
+        assertThatThrownBy(() -> JournalNames.tenantDirectory("srv", Optional.of("t"))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

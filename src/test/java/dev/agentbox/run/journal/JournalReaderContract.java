@@ -50,8 +50,10 @@ public abstract class JournalReaderContract {
 
     protected abstract SandboxProvider newProvider();
 
-    /** Where journals go in this provider's sandboxes. */
-    protected abstract JournalCommand commands();
+    /** The commands for the shared sandbox's journals, in the directory the sandbox itself names. */
+    protected JournalCommand commands() {
+        return JournalCommand.of(sb);
+    }
 
     /** Removes whatever the class left besides sandboxes (temporary folders). */
     protected void cleanupExtras() {
@@ -65,7 +67,7 @@ public abstract class JournalReaderContract {
     void createSharedSandbox() {
         provider = newProvider();
         sb = provider.create(baseInput().withRequestedId(runKey + "-main"));
-        launcher = new JournalLauncher(commands());
+        launcher = new JournalLauncher();
     }
 
     @AfterAll
@@ -98,7 +100,7 @@ public abstract class JournalReaderContract {
     // ------------------------------------------------------------------ helpers
 
     protected JournalReaderOptions options(Mode mode) {
-        return JournalReaderOptions.defaults().withMode(mode).withCommands(commands())
+        return JournalReaderOptions.defaults().withMode(mode)
                 .withFirstByteBound(Duration.ofSeconds(5)).withWriterProbeAfter(Duration.ofMillis(500));
     }
 
