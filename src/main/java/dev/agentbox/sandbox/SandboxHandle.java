@@ -1,6 +1,5 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.sandbox.SandboxCapabilities.Capability;
 import java.util.Optional;
 
@@ -27,7 +26,7 @@ public interface SandboxHandle {
 
     /**
      * The absolute directory inside the sandbox that holds its runs' journal, err and prompt
-     * files ({@link JournalNames}).
+     * files (named by the run journal's own rules).
      * <ul>
      *   <li>Shared at most with sandboxes of the same tenant: run identity is (tenant, runId),
      *       so a file named by the runId alone must not be reachable from another tenant's
@@ -36,11 +35,14 @@ public interface SandboxHandle {
      *       reader on another server, the exit probe and the prune find a run's journal by it
      *       alone.</li>
      * </ul>
-     * Default {@value JournalNames#DEFAULT_DIR}: a container's /tmp is its own.
+     * Default {@value #DEFAULT_JOURNAL_DIRECTORY}: a container's /tmp is its own.
      */
     default String journalDirectory() {
-        return JournalNames.DEFAULT_DIR;
+        return DEFAULT_JOURNAL_DIRECTORY;
     }
+
+    /** The journal directory of a sandbox that has a filesystem of its own. */
+    String DEFAULT_JOURNAL_DIRECTORY = "/tmp/agentbox-runs";
 
     SandboxFs fs();
 

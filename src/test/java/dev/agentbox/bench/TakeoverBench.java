@@ -60,27 +60,29 @@ public final class TakeoverBench {
             env.put("AGENTBOX_NODE_ID", "A");
             env.put("AGENTBOX_REAPER_ENABLED", "false");
             for (int i = 0; i < iterations; i++) {
-                JarServer a = JarServer.start(work, 19780, env, "/health/ready");
-                String runId = "tk-bench-nw-" + UUID.randomUUID();
-                String gate = "/tmp/gate-" + runId;
-                new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
-                        "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> storedChunks(db, runId) >= 4);
-                long before = storedChunks(db, runId);
-                long t0 = System.nanoTime();
-                a.kill();
-                sandboxes.exec(key, "touch " + gate);
-                long deadline = t0 + Duration.ofMinutes(5).toNanos();
-                while (storedChunks(db, runId) <= before) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("no new chunk within 5 minutes of the kill");
+                // Closed even when an iteration fails: a left-over A would answer the next run's port.
+                try (JarServer a = JarServer.start(work, 19780, env, "/health/ready")) {
+                    String runId = "tk-bench-nw-" + UUID.randomUUID();
+                    String gate = "/tmp/gate-" + runId;
+                    new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
+                            "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> storedChunks(db, runId) >= 4);
+                    long before = storedChunks(db, runId);
+                    long t0 = System.nanoTime();
+                    a.kill();
+                    sandboxes.exec(key, "touch " + gate);
+                    long deadline = t0 + Duration.ofMinutes(5).toNanos();
+                    while (storedChunks(db, runId) <= before) {
+                        if (System.nanoTime() > deadline) {
+                            throw new IllegalStateException("no new chunk within 5 minutes of the kill");
+                        }
+                        Thread.sleep(50);
                     }
-                    Thread.sleep(50);
+                    total[i] = (System.nanoTime() - t0) / 1_000_000;
+                    System.err.printf(Locale.ROOT, "never-watched iteration %d: %d ms%n", i + 1, total[i]);
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                            .until(() -> !new Runs(b.api(), Api.TENANT_A).get(runId).getString("status").equals("running"));
                 }
-                total[i] = (System.nanoTime() - t0) / 1_000_000;
-                System.err.printf(Locale.ROOT, "never-watched iteration %d: %d ms%n", i + 1, total[i]);
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
-                        .until(() -> !new Runs(b.api(), Api.TENANT_A).get(runId).getString("status").equals("running"));
             }
         }
         System.out.printf(Locale.ROOT, "| never-watched run: SIGKILL of its driver → next chunk in the stored log, %d runs | median %d ms | max %d ms |%n",
@@ -114,54 +116,56 @@ public final class TakeoverBench {
             Runs onB = new Runs(b.api(), Api.TENANT_A);
             for (int i = 0; i < iterations; i++) {
                 env.put("AGENTBOX_NODE_ID", "A");
-                JarServer a = JarServer.start(work, 19780, env, "/health/ready");
-                String runId = "tk-bench-" + UUID.randomUUID();
-                String gate = "/tmp/gate-" + runId;
-                new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
-                        "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                        .until(() -> Api.json(b.api().get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray().size() >= 4);
-                try (SseClient sse = onB.events(runId, "4")) {
-                    long t0 = System.nanoTime();
-                    a.kill();
-                    sandboxes.exec(key, "touch " + gate);
-                    long tLease = 0;
-                    long tClaim = 0;
-                    // Watch the lease row and the epoch while waiting for the first new chunk.
-                    Thread watcher = Thread.currentThread();
-                    long[] marks = new long[2];
-                    Thread probe = new Thread(() -> {
-                        while (!Thread.currentThread().isInterrupted() && (marks[0] == 0 || marks[1] == 0)) {
-                            try {
-                                if (marks[0] == 0 && driverHolder(db, runId).startsWith("B/")) {
-                                    marks[0] = System.nanoTime();
+                // Closed even when an iteration fails: a left-over A would answer the next run's port.
+                try (JarServer a = JarServer.start(work, 19780, env, "/health/ready")) {
+                    String runId = "tk-bench-" + UUID.randomUUID();
+                    String gate = "/tmp/gate-" + runId;
+                    new Runs(a.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
+                            "echo '{\"delta\":\"a\"}'; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'", ""));
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                            .until(() -> Api.json(b.api().get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray().size() >= 4);
+                    try (SseClient sse = onB.events(runId, "4")) {
+                        long t0 = System.nanoTime();
+                        a.kill();
+                        sandboxes.exec(key, "touch " + gate);
+                        long tLease = 0;
+                        long tClaim = 0;
+                        // Watch the lease row and the epoch while waiting for the first new chunk.
+                        Thread watcher = Thread.currentThread();
+                        long[] marks = new long[2];
+                        Thread probe = new Thread(() -> {
+                            while (!Thread.currentThread().isInterrupted() && (marks[0] == 0 || marks[1] == 0)) {
+                                try {
+                                    if (marks[0] == 0 && driverHolder(db, runId).startsWith("B/")) {
+                                        marks[0] = System.nanoTime();
+                                    }
+                                    if (marks[1] == 0 && onB.get(runId).getInt("driverEpoch", 1) == 2) {
+                                        marks[1] = System.nanoTime();
+                                    }
+                                    Thread.sleep(20);
+                                } catch (Exception e) {
+                                    return;
                                 }
-                                if (marks[1] == 0 && onB.get(runId).getInt("driverEpoch", 1) == 2) {
-                                    marks[1] = System.nanoTime();
-                                }
-                                Thread.sleep(20);
-                            } catch (Exception e) {
-                                return;
                             }
+                        });
+                        probe.start();
+                        SseClient.Event first = sse.next(Duration.ofSeconds(60));
+                        long t1 = System.nanoTime();
+                        probe.join(5000);
+                        tLease = marks[0];
+                        tClaim = marks[1];
+                        if (first == null) {
+                            throw new IllegalStateException("no new chunk after takeover");
                         }
-                    });
-                    probe.start();
-                    SseClient.Event first = sse.next(Duration.ofSeconds(60));
-                    long t1 = System.nanoTime();
-                    probe.join(5000);
-                    tLease = marks[0];
-                    tClaim = marks[1];
-                    if (first == null) {
-                        throw new IllegalStateException("no new chunk after takeover");
+                        total[i] = (t1 - t0) / 1_000_000;
+                        leaseWait[i] = (tLease - t0) / 1_000_000;
+                        quietAndClaim[i] = (tClaim - tLease) / 1_000_000;
+                        replay[i] = (t1 - tClaim) / 1_000_000;
+                        System.err.printf(Locale.ROOT, "iteration %d: total %d ms (lease %d, quiet+claim %d, replay %d)%n",
+                                i + 1, total[i], leaseWait[i], quietAndClaim[i], replay[i]);
                     }
-                    total[i] = (t1 - t0) / 1_000_000;
-                    leaseWait[i] = (tLease - t0) / 1_000_000;
-                    quietAndClaim[i] = (tClaim - tLease) / 1_000_000;
-                    replay[i] = (t1 - tClaim) / 1_000_000;
-                    System.err.printf(Locale.ROOT, "iteration %d: total %d ms (lease %d, quiet+claim %d, replay %d)%n",
-                            i + 1, total[i], leaseWait[i], quietAndClaim[i], replay[i]);
+                    onB.transcript(runId, null);
                 }
-                onB.transcript(runId, null);
             }
         }
         System.out.printf(Locale.ROOT, "| takeover (SIGKILL → first new chunk on the other server), %d runs | median %d ms | max %d ms |%n",

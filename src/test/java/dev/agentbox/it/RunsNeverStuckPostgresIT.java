@@ -1,6 +1,11 @@
 package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.agentbox.it.GatedAgent.AFTER_THREE;
+import static dev.agentbox.it.GatedAgent.agent;
+import static dev.agentbox.it.GatedAgent.expected;
+import static dev.agentbox.it.GatedAgent.gate;
+import static dev.agentbox.it.GatedAgent.storedFingerprints;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
@@ -76,48 +81,8 @@ class RunsNeverStuckPostgresIT {
         return sandboxes.ensure("{\"definitionId\":\"never-stuck-" + UUID.randomUUID() + "\"}").getString("key");
     }
 
-    /** Six text deltas with a gate after the third (a file the test creates). */
-    private static String agent(String gate) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 1; i <= 6; i++) {
-            if (i == 4) {
-                sb.append("while [ ! -f ").append(gate).append(" ]; do sleep 0.1; done; ");
-            }
-            sb.append("echo '").append(line(i)).append("'; ");
-        }
-        return sb.append("true").toString();
-    }
-
-    private static String line(int i) {
-        return "{\"delta\":\"line" + i + "\"}";
-    }
-
-    private static String gate(String runId) {
-        return "/tmp/gate-" + runId;
-    }
-
-    /** Accepted, started, message start, three contents. */
-    private static final int AFTER_THREE = 6;
-
-    private static List<String> expected(String runId) {
-        HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
-        List<JsonObject> chunks = new ArrayList<>();
-        chunks.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
-        for (int i = 1; i <= 6; i++) {
-            chunks.addAll(t.onLine(line(i)));
-        }
-        chunks.addAll(t.onExit(0, ""));
-        return chunks.stream().map(Chunks::fingerprint).toList();
-    }
-
-    private static List<String> stored(Api api, String runId) {
-        JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
-        return log.stream().map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk"))).toList();
-    }
-
     private static void awaitStored(Api api, String runId, int chunks) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> stored(api, runId).size() >= chunks);
+        await().atMost(Duration.ofSeconds(30)).until(() -> storedFingerprints(api, runId).size() >= chunks);
     }
 
     private static void awaitStatus(Runs runs, String runId, String status, Duration within) {
@@ -145,7 +110,7 @@ class RunsNeverStuckPostgresIT {
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         // Nobody attaches: only a reaper can take the run over.
         awaitStatus(onB, runId, "completed", Duration.ofSeconds(60));
-        assertThat(stored(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
         JsonObject record = onB.get(runId);
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
         assertThat(record.containsKey("detachedSince")).as("never watched, never detached").isFalse();
@@ -164,7 +129,7 @@ class RunsNeverStuckPostgresIT {
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         awaitStatus(onB, runId, "completed", Duration.ofSeconds(60));
-        assertThat(stored(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
         assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).as("destroyOnComplete=false keeps it").isNotEmpty();
     }
 

@@ -1,6 +1,11 @@
 package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.agentbox.it.GatedAgent.AFTER_THREE;
+import static dev.agentbox.it.GatedAgent.agent;
+import static dev.agentbox.it.GatedAgent.expected;
+import static dev.agentbox.it.GatedAgent.gate;
+import static dev.agentbox.it.GatedAgent.storedFingerprints;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
@@ -85,45 +90,6 @@ class TakeoverPostgresIT {
         return serverA;
     }
 
-    /**
-     * Six text deltas with a gate after the third (a file the test creates). Deltas, not
-     * plain lines: plain lines become CUSTOM chunks, which alignment may skip as out-of-band.
-     */
-    private static String agent(String gate) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 1; i <= 6; i++) {
-            if (i == 4) {
-                sb.append("while [ ! -f ").append(gate).append(" ]; do sleep 0.1; done; ");
-            }
-            sb.append("echo '").append(line(i)).append("'; ");
-        }
-        return sb.append("true").toString();
-    }
-
-    private static String line(int i) {
-        return "{\"delta\":\"line" + i + "\"}";
-    }
-
-    /** Stored chunks once the first three lines are in: accepted, started, message start, three contents. */
-    private static final int AFTER_THREE = 6;
-
-    private static List<String> expected(String runId) {
-        HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
-        List<JsonObject> chunks = new ArrayList<>();
-        chunks.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
-        for (int i = 1; i <= 6; i++) {
-            chunks.addAll(t.onLine(line(i)));
-        }
-        chunks.addAll(t.onExit(0, ""));
-        return chunks.stream().map(Chunks::fingerprint).toList();
-    }
-
-    private static List<String> storedFingerprints(Api api, String runId) {
-        JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
-        return log.stream().map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk"))).toList();
-    }
-
     private void startRunOnA(String runId, String command) {
         new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", command, ""));
     }
@@ -135,10 +101,6 @@ class TakeoverPostgresIT {
         startRunOnA(runId, agent(gate(runId)));
         awaitStored(serverB.api(), runId, AFTER_THREE);
         return runId;
-    }
-
-    private static String gate(String runId) {
-        return "/tmp/gate-" + runId;
     }
 
     private void killA() throws InterruptedException {
