@@ -27,12 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.HashMap;
-import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
-import dev.agentbox.run.store.ViewerStore;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -105,21 +99,10 @@ public class RunService {
     int maxDriven;
 
     @Inject
-    @ConfigProperty(name = "agentbox.runs.viewer-ttl-ms", defaultValue = "5000")
-    long viewerTtlMs;
-
-    @Inject
-    ViewerStore viewerStore;
-
-    @Resource
-    ManagedScheduledExecutorService scheduler;
-
-    private ScheduledFuture<?> viewerRenewal;
+    RunViewers viewers;
 
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
-    /** This server's viewers per run; guarded by itself, together with the run's viewer row. */
-    private final Map<RunRef, Integer> viewers = new HashMap<>();
 
     @PostConstruct
     void init() {
@@ -128,20 +111,6 @@ public class RunService {
         context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
                 new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
                         Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
-        // Renew this server's viewer rows about once per stream heartbeat; a row lives for
-        // a few heartbeats, so a dead server's viewers stop counting soon after it died.
-        long every = Math.max(100, Math.min(1000, viewerTtlMs / 4));
-        viewerRenewal = scheduler.scheduleWithFixedDelay(this::renewViewers, every, every, TimeUnit.MILLISECONDS);
-    }
-
-    private void renewViewers() {
-        try {
-            synchronized (viewers) {
-                viewerStore.renew(node.id(), Set.copyOf(viewers.keySet()), clock.instant(), Duration.ofMillis(viewerTtlMs));
-            }
-        } catch (RuntimeException e) {
-            LOG.warning("could not renew this server's viewer rows: " + e);
-        }
     }
 
     /** What drivers on this server work with; the reaper finalizes runs through it. */
@@ -174,9 +143,6 @@ public class RunService {
     @PreDestroy
     void stop() {
         stopping = true;
-        if (viewerRenewal != null) {
-            viewerRenewal.cancel(false);
-        }
         drivers.values().forEach(RunDriver::leave);
     }
 
@@ -334,16 +300,7 @@ public class RunService {
      * {@code cancelRequested}).
      */
     public void viewerAttached(RunRecordView run) {
-        synchronized (viewers) {
-            if (viewers.merge(run.ref(), 1, Integer::sum) == 1) {
-                try {
-                    viewerStore.present(run.ref(), node.id(), clock.instant(), Duration.ofMillis(viewerTtlMs));
-                } catch (RuntimeException e) {
-                    viewers.remove(run.ref());
-                    throw e;
-                }
-            }
-        }
+        viewers.attached(run.ref());
         if (run.detachedSince().isPresent() && !run.isTerminal()) {
             runs.setDetachedSince(run.ref(), Optional.empty());
         }
@@ -358,21 +315,14 @@ public class RunService {
      * durable run is detached (the agent keeps running) and a non-durable one is cancelled.
      */
     public void viewerLeft(RunRecordView run, boolean runEnded) {
-        synchronized (viewers) {
-            Integer left = viewers.computeIfPresent(run.ref(), (k, n) -> n > 1 ? n - 1 : null);
-            if (left != null) {
-                return;
-            }
-            viewerStore.absent(run.ref(), node.id());
-        }
-        if (runEnded) {
+        if (!viewers.left(run.ref()) || runEnded) {
             return;
         }
         RunRecordView current = runs.findById(run.ref()).orElse(run);
         if (current.isTerminal()) {
             return;
         }
-        if (viewerStore.watched(run.ref(), clock.instant())) {
+        if (viewers.watchedAnywhere(run.ref())) {
             LOG.info("run " + run.runId() + ": viewer left; still watched on another server");
             return;
         }
