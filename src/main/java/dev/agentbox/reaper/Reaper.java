@@ -1,5 +1,7 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.run.DriverLease;
+import dev.agentbox.run.RunAbort;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.store.RunRecordView;
@@ -8,7 +10,10 @@ import dev.agentbox.run.store.RunStore;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -95,14 +100,14 @@ public final class Reaper {
             candidates = list(now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reaper: listing detached runs failed", e);
-            return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), unattended(now, java.util.Set.of()), collectOrphans(),
+            return SweepResult.of(now, elapsedMs(t0), 0, 0, List.of(), unattended(now, Set.of()), collectOrphans(),
                     Optional.of("listing detached runs failed: " + e));
         }
         Map<RunRef, RunExitProbe.Probe> probes = probe.probe(candidates);
         List<RunEntry> entries = Bounded.map(candidates, run -> {
             RunExitProbe.Probe p = probes.getOrDefault(run.ref(), new RunExitProbe.Unknown("not probed"));
             try {
-                return pastMaxDuration(run, now) ? expire(run, p) : reap(run, p);
+                return RunAbort.pastMaxDuration(run, now) ? expire(run, p) : reap(run, p);
             } catch (RuntimeException | Error e) {
                 LOG.log(Level.WARNING, "reaper: run " + run.runId() + " failed", e);
                 return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
@@ -111,7 +116,7 @@ public final class Reaper {
         int probed = (int) candidates.stream().filter(r -> r.sandboxKey().isPresent()).count();
         // A detached run the probe saw producing (or could not tell) may have no live driver
         // either: it stays a candidate for adoption. The rest were dealt with above.
-        java.util.Set<RunRef> handled = new java.util.HashSet<>();
+        Set<RunRef> handled = new HashSet<>();
         for (int i = 0; i < candidates.size(); i++) {
             SweepOutcome o = entries.get(i).outcome();
             if (o != SweepOutcome.PRODUCING && o != SweepOutcome.UNKNOWN) {
@@ -152,24 +157,20 @@ public final class Reaper {
         return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.UNKNOWN).withError(((RunExitProbe.Unknown) p).reason());
     }
 
-    private static boolean pastMaxDuration(RunRecordView run, Instant now) {
-        return run.maxDurationMs().filter(ms -> !run.startedAt().plusMillis(ms).isAfter(now)).isPresent();
-    }
-
     /**
      * Runs no live driver holds, that the detached pass did not look at: abort the cancelled
      * and the runaway ones, hand the rest to the adopter. Never throws.
      */
-    private List<SweepResult.Unattended> unattended(Instant now, java.util.Set<RunRef> handled) {
+    private List<SweepResult.Unattended> unattended(Instant now, Set<RunRef> handled) {
         if (adopter == null) {
             return List.of();
         }
-        List<SweepResult.Unattended> out = new java.util.ArrayList<>();
+        List<SweepResult.Unattended> out = new ArrayList<>();
         try {
-            java.util.Set<String> held = ctx.leases().heldNames(dev.agentbox.run.DriverLease.PREFIX);
+            Set<String> held = ctx.leases().heldNames(DriverLease.PREFIX);
             Instant youngest = now.minus(ctx.takeover().leaseTtl());
             for (RunRecordView run : ctx.runs().listLive(youngest, MAX_UNATTENDED)) {
-                if (handled.contains(run.ref()) || held.contains(dev.agentbox.run.DriverLease.name(run.ref()))) {
+                if (handled.contains(run.ref()) || held.contains(DriverLease.name(run.ref()))) {
                     continue;
                 }
                 try {
@@ -186,19 +187,18 @@ public final class Reaper {
     }
 
     private String attend(RunRecordView run, Instant now) {
-        boolean runaway = pastMaxDuration(run, now);
+        boolean runaway = RunAbort.pastMaxDuration(run, now);
         if (runaway && !run.cancelRequested().orElse(false)) {
             ctx.runs().setCancelRequested(run.ref(), Optional.of(true));
         }
         if (runaway || run.cancelRequested().orElse(false)) {
             RunExpiry.Expired e = expiry.expire(run, r -> true,
-                    runaway ? RunExpiry.maxDuration(run) : dev.agentbox.run.store.RunError.of("Run was cancelled", "aborted"));
+                    runaway ? RunAbort.maxDuration(run) : RunAbort.CANCELLED);
             String how = runaway ? "aborted (max-duration)" : "aborted (cancelled)";
             LOG.info("reaper: run " + run.runId() + " had no live driver: " + (e.ended() ? how : "not claimed"));
             return e.ended() ? how : "not-claimed";
         }
-        String adoption = adopter.adopt(run);
-        return adoption;
+        return adopter.adopt(run);
     }
 
     /** Cancel first (reaches a live driver anywhere), then finish what had just exited, abort the rest. */
@@ -209,7 +209,7 @@ public final class Reaper {
         if (p instanceof RunExitProbe.Finished) {
             return finalizeRun(run, SweepOutcome.EXPIRED);
         }
-        RunExpiry.Expired e = expiry.expire(run, r -> r.detachedSince().isPresent(), RunExpiry.maxDuration(run));
+        RunExpiry.Expired e = expiry.expire(run, r -> r.detachedSince().isPresent(), RunAbort.maxDuration(run));
         if (!e.ended()) {
             return withReclaim(RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED), e.reclaim());
         }

@@ -32,9 +32,4 @@ final class RunExpiry {
         RunAbort.Aborted<Reclaimer.Reclaim> a = RunAbort.abort(ctx, run, eligible, reclaimer::reclaim, error);
         return new Expired(a.ended(), a.teardown());
     }
-
-    /** The error of a run that ran past its {@code maxDurationMs}. */
-    static RunError maxDuration(RunRecordView run) {
-        return RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElse(0L) + " ms", "max-duration");
-    }
 }

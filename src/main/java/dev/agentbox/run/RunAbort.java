@@ -38,7 +38,20 @@ public final class RunAbort {
     public record Aborted<T>(boolean ended, Optional<T> teardown) {
     }
 
+    /** The error of a cancelled run. */
+    public static final RunError CANCELLED = RunError.of("Run was cancelled", "aborted");
+
     private RunAbort() {
+    }
+
+    /** Whether {@code run} has a duration bound and {@code now} is at or past it. */
+    public static boolean pastMaxDuration(RunRecordView run, java.time.Instant now) {
+        return run.maxDurationMs().filter(ms -> !run.startedAt().plusMillis(ms).isAfter(now)).isPresent();
+    }
+
+    /** The error of a run that ran past its {@code maxDurationMs}. */
+    public static RunError maxDuration(RunRecordView run) {
+        return RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElse(0L) + " ms", "max-duration");
     }
 
     /**

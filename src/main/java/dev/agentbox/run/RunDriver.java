@@ -298,9 +298,8 @@ public final class RunDriver implements Runnable {
                     abortRun(label, chunks);
                     return;
                 }
-                if (finalizing == null && pastMaxDuration()) {
-                    abortRun(label, chunks, RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElseThrow()
-                            + " ms", "max-duration"));
+                if (finalizing == null && RunAbort.pastMaxDuration(run, ctx.clock().instant())) {
+                    abortRun(label, chunks, RunAbort.maxDuration(run));
                     return;
                 }
                 if ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS) {
@@ -380,12 +379,8 @@ public final class RunDriver implements Runnable {
         return ctx.runs().findById(run.ref()).flatMap(RunRecordView::cancelRequested).orElse(false);
     }
 
-    private boolean pastMaxDuration() {
-        return run.maxDurationMs().filter(ms -> !run.startedAt().plusMillis(ms).isAfter(ctx.clock().instant())).isPresent();
-    }
-
     private void abortRun(String label, ChunkFactory chunks) {
-        abortRun(label, chunks, RunError.of("Run was cancelled", "aborted"));
+        abortRun(label, chunks, RunAbort.CANCELLED);
     }
 
     /** Cancel or runaway: the sandbox always goes (that also stops the agent), then the run ends aborted. */

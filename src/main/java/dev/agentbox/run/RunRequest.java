@@ -71,8 +71,7 @@ public record RunRequest(
                     || n.bigIntegerValue().bitLength() > 62) {
                 throw invalid("maxDurationMs", "must be a non-negative integer of milliseconds (0 = no bound)");
             }
-            long ms = n.longValue();
-            maxDurationMs = ms == 0 ? Optional.of(0L) : Optional.of(ms);
+            maxDurationMs = Optional.of(n.longValue());
         }
         String harnessName = string(o, "harness").orElse("command");
         Harness harness = Harness.of(harnessName)

@@ -7,7 +7,6 @@ import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.NewRun;
-import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunCreation;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
@@ -263,7 +262,7 @@ public class RunService {
                 }
                 if (!leases.held(DriverLease.name(run.ref()))) {
                     RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
-                            RunError.of("Run was cancelled", "aborted"));
+                            RunAbort.CANCELLED);
                     if (a.ended()) {
                         LOG.info("run " + run.runId() + ": no live driver; cancel landed by " + node.id());
                         return;
