@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Image;
 import dev.agentbox.api.ProblemException;
 import dev.agentbox.sandbox.DaemonThreads;
+import dev.agentbox.sandbox.ImageAllowlist;
 import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
@@ -101,6 +102,9 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThat(h.getMemory()).isEqualTo(2048L * 1024 * 1024);
         assertThat(h.getNanoCPUs()).isEqualTo(1_000_000_000L);
         assertThat(h.getNetworkMode()).isEqualTo("none");
+        assertThat(h.getUlimits()).extracting(u -> u.getName() + "=" + u.getSoft() + "/" + u.getHard())
+                .containsExactly("nofile=8192/8192");
+        assertThat(sb.process().exec("ulimit -n").stdout().strip()).isEqualTo("8192");
         assertThat(c.getMounts()).isEmpty();
         assertThat(h.getBinds()).isNullOrEmpty();
         assertThat(c.getConfig().getLabels()).containsEntry(SandboxLabels.MANAGED, "true")
@@ -150,12 +154,19 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     @DisplayName("a missing image is an immediate clear error (never a pull) and leaves no container")
     void missingImage() {
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> provider.create(baseInput().withImage("agentbox/does-not-exist:never")))
-                .isInstanceOf(ProblemException.class)
-                .satisfies(e -> {
-                    assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
-                    assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
-                });
+        DockerSandboxProvider listing = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withImages(new ImageAllowlist(
+                        java.util.Set.of(image(), "agentbox/does-not-exist:never")))), new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            assertThatThrownBy(() -> listing.create(baseInput().withImage("agentbox/does-not-exist:never")))
+                    .isInstanceOf(ProblemException.class)
+                    .satisfies(e -> {
+                        assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
+                        assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
+                    });
+        } finally {
+            listing.close();
+        }
         DockerSandboxProvider misconfigured = new DockerSandboxProvider(
                 DockerSettings.defaults().withImage("agentbox/does-not-exist:never"), new DaemonThreads("t"), Clock.systemUTC());
         try {
@@ -168,6 +179,70 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThat(provider.listManaged()).filteredOn(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)))
                 .allMatch(m -> !m.id().contains("does-not-exist"));
+    }
+
+    @Test
+    @DisplayName("create names only allowlisted images: an image id, an id prefix or a snapshot name is image-not-allowed, before the engine")
+    void createRefusesImagesOffTheAllowlist() {
+        String id = client().inspectImageCmd(image()).exec().getId();
+        String hex = id.replaceFirst("^sha256:", "");
+        for (String spelling : List.of(id, hex, hex.substring(0, 4), "agentbox/snapshot:" + sb.id(), "Agentbox/sandbox:bookworm")) {
+            assertThatThrownBy(() -> provider.create(baseInput().withImage(spelling)))
+                    .as(spelling)
+                    .isInstanceOfSatisfying(ProblemException.class, e -> {
+                        assertThat(e.status()).isEqualTo(400);
+                        assertThat(e.code()).isEqualTo("image-not-allowed");
+                    });
+        }
+        SandboxHandle allowed = provider.create(baseInput().withImage(image()));
+        extra.add(allowed);
+        assertThat(allowed.process().exec("echo ok").stdout()).isEqualTo("ok\n");
+    }
+
+    @Test
+    @DisplayName("settings the engine refuses at create are 400 invalid-request without the engine's words, and leave no container")
+    void engineRefusalIsABadRequestWithASafeDetail() {
+        SandboxPolicy tooLittleMemory = new SandboxPolicy(SandboxPolicy.Network.NONE, java.util.OptionalInt.of(1),
+                java.util.OptionalDouble.empty(), java.util.OptionalInt.empty(), List.of());
+        assertThatThrownBy(() -> provider.create(baseInput().withRequestedId(runKey + "-refused").withPolicy(tooLittleMemory)))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.detail()).contains("incident").doesNotContainIgnoringCase("minimum memory");
+                    assertThat(e.getCause()).isNull();
+                });
+        assertThat(provider.resume("agentbox-" + runKey + "-refused")).isEmpty();
+        SandboxPolicy moreCpusThanTheEngine = new SandboxPolicy(SandboxPolicy.Network.NONE, java.util.OptionalInt.empty(),
+                java.util.OptionalDouble.of(client().infoCmd().exec().getNCPU() + 1.0), java.util.OptionalInt.empty(), List.of());
+        assertThatThrownBy(() -> provider.create(baseInput().withPolicy(moreCpusThanTheEngine)))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.extensions()).containsEntry("field", "policy.cpus")
+                            .containsEntry("ceiling", client().infoCmd().exec().getNCPU());
+                });
+    }
+
+    @Test
+    @DisplayName("a bridge sandbox joins its tenant's network (ICC off, abr- bridge), not the default bridge; its fork joins the same one")
+    void bridgeSandboxesUseTheTenantNetworkAndForksKeepIt() {
+        SandboxHandle bridged = provider.create(baseInput().withPolicy(
+                SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(8080))));
+        extra.add(bridged);
+        HostConfig h = client().inspectContainerCmd(bridged.id()).exec().getHostConfig();
+        com.github.dockerjava.api.model.Network net = client().inspectNetworkCmd().withNetworkId(h.getNetworkMode()).exec();
+        assertThat(net.getName()).isEqualTo(TenantNetworks.networkName("tenant-contract"));
+        assertThat(net.getOptions()).containsEntry("com.docker.network.bridge.enable_icc", "false")
+                .containsEntry("com.docker.network.bridge.name", TenantNetworks.bridgeName("tenant-contract"));
+        assertThat(TenantNetworks.bridgeName("tenant-contract")).hasSizeLessThanOrEqualTo(15).startsWith("abr-");
+        assertThat(TenantNetworks.networkName("tenant-contract")).isNotEqualTo(TenantNetworks.networkName("tenant-other"));
+        // idempotent: asking again is the same network
+        assertThat(docker().networks().ensure("tenant-contract")).isEqualTo(net.getId());
+
+        SandboxHandle fork = bridged.fork();
+        extra.add(fork);
+        InspectContainerResponse f = client().inspectContainerCmd(fork.id()).exec();
+        assertThat(f.getHostConfig().getNetworkMode()).isEqualTo(h.getNetworkMode());
+        assertThat(f.getConfig().getExposedPorts()).extracting(com.github.dockerjava.api.model.ExposedPort::getPort).containsExactly(8080);
     }
 
     @Test
