@@ -246,6 +246,43 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("opt-in read-only root: the image is immutable, /workspace and /tmp are writable, and a snapshot drops the workspace (why it is opt-in)")
+    void readOnlyRootKeepsWorkspaceAndTmpWritableButSnapshotsLoseTheWorkspace() {
+        List<String> made = new java.util.ArrayList<>();
+        DockerSandboxProvider readOnly = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withReadOnlyRoot(true).withUser("65534:65534")),
+                new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            SandboxHandle ro = readOnly.create(baseInput().withRequestedId(runKey + "-ro"));
+            made.add(ro.id());
+            assertThat(ro.process().exec("id -u").stdout().strip()).isEqualTo("65534");
+            assertThat(ro.process().exec("touch /etc/agentbox-test").exitCode()).isNotZero();
+            // the anonymous volume belongs to root; a non-root user needs an image that prepares it
+            assertThat(ro.process().exec("echo x > /tmp/t && cat /tmp/t").stdout()).isEqualTo("x\n");
+            InspectContainerResponse c = client().inspectContainerCmd(ro.id()).exec();
+            assertThat(c.getHostConfig().getReadonlyRootfs()).isTrue();
+            assertThat(c.getMounts()).extracting(m -> m.getDestination().getPath()).containsExactly("/workspace");
+        } finally {
+            made.forEach(provider::destroy);
+            made.clear();
+            readOnly.close();
+        }
+        DockerSandboxProvider readOnlyRoot = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withReadOnlyRoot(true)), new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            SandboxHandle ro = readOnlyRoot.create(baseInput().withRequestedId(runKey + "-ro-root"));
+            made.add(ro.id());
+            assertThat(ro.process().exec("echo kept > /workspace/w && cat /workspace/w").stdout()).isEqualTo("kept\n");
+            SandboxHandle fork = ro.fork();
+            made.add(fork.id());
+            assertThat(fork.process().exec("cat /workspace/w").exitCode()).isNotZero();
+        } finally {
+            made.forEach(provider::destroy);
+            readOnlyRoot.close();
+        }
+    }
+
+    @Test
     @DisplayName("a failure after the container exists (start cannot bind the port) removes the container before the error")
     void failedStartRemovesTheContainer() {
         DockerSettings d = DockerSettings.defaults();
