@@ -98,10 +98,14 @@ public final class SandboxSpecParser {
         return value;
     }
 
+    /**
+     * The same rule as a run's ids ({@code RunRequest.requireId}): no control characters, no
+     * line or paragraph separators (both forge log lines), no unpaired surrogates (they cannot
+     * be stored as UTF-8; {@code codePoints()} yields a lone surrogate as itself).
+     */
     private static boolean printable(int cp) {
-        int type = Character.getType(cp);
-        return !Character.isISOControl(cp) && type != Character.LINE_SEPARATOR && type != Character.PARAGRAPH_SEPARATOR
-                && type != Character.SURROGATE && type != Character.UNASSIGNED && type != Character.FORMAT;
+        return !Character.isISOControl(cp) && cp != '\u2028' && cp != '\u2029'
+                && Character.getType(cp) != Character.SURROGATE;
     }
 
     /** No control characters (CR/LF, NUL, ESC …): the value reaches a command line and log lines. */

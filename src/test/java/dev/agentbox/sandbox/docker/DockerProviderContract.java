@@ -246,6 +246,34 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName("concurrent first uses of a tenant network create exactly one and all get its id")
+    void concurrentFirstUseOfATenantNetworkCreatesOne() throws Exception {
+        String tenant = "tenant-race-" + runKey;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        try {
+            List<java.util.concurrent.Future<String>> ids = new java.util.ArrayList<>();
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < 6; i++) {
+                ids.add(pool.submit(() -> {
+                    go.await();
+                    return docker().networks().ensure(tenant);
+                }));
+            }
+            go.countDown();
+            java.util.Set<String> distinct = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<String> f : ids) {
+                distinct.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(distinct).hasSize(1);
+            assertThat(client().listNetworksCmd().withNameFilter(TenantNetworks.networkName(tenant)).exec()).hasSize(1);
+        } finally {
+            pool.shutdownNow();
+            client().listNetworksCmd().withNameFilter(TenantNetworks.networkName(tenant)).exec()
+                    .forEach(n -> client().removeNetworkCmd(n.getId()).exec());
+        }
+    }
+
+    @Test
     @DisplayName("opt-in read-only root: the image is immutable, /workspace and /tmp are writable, and a snapshot drops the workspace (why it is opt-in)")
     void readOnlyRootKeepsWorkspaceAndTmpWritableButSnapshotsLoseTheWorkspace() {
         List<String> made = new java.util.ArrayList<>();
