@@ -256,19 +256,8 @@ public class DockerSandboxProvider implements SandboxProvider {
         labels.putAll(input.labels());
         labels.putAll(extraLabels);
         SandboxPolicy policy = input.policy();
+        checkPolicy(policy);
         boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
-        if (bridge && !settings.hardening().bridgeEnabled()) {
-            throw new ProblemException(400, "invalid-request",
-                    "policy.network \"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)",
-                    Map.of("field", "policy.network"), null);
-        }
-        if (policy.cpus().isPresent() && engineCpus() > 0 && policy.cpus().getAsDouble() > engineCpus()) {
-            throw new ProblemException(400, "invalid-request", "policy.cpus is above this server's ceiling of "
-                    + engineCpus() + " (the engine's CPUs)", Map.of("field", "policy.cpus", "ceiling", engineCpus()), null);
-        }
-        if (!bridge && !policy.ports().isEmpty()) {
-            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
-        }
         if (bridge) {
             labels.put(NETWORK, "bridge");
         }
@@ -295,20 +284,59 @@ public class DockerSandboxProvider implements SandboxProvider {
             host.withPortBindings(bindings);
         }
         List<String> env = input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-        CreateContainerResponse created;
+        CreateContainerResponse created = createContainer(image, name, role, () -> {
+            CreateContainerCmd cmd = engine().client().createContainerCmd(image)
+                    .withName(name)
+                    .withLabels(labels)
+                    .withEnv(env)
+                    .withWorkingDir(WORKSPACE)
+                    .withCmd("sleep", KEEP_ALIVE_SECONDS)
+                    .withExposedPorts(exposed)
+                    .withHostConfig(host);
+            settings.hardening().user().ifPresent(cmd::withUser);
+            return cmd.exec();
+        });
         try {
-            created = DockerEngine.call("container create", () -> {
-                CreateContainerCmd cmd = engine().client().createContainerCmd(image)
-                        .withName(name)
-                        .withLabels(labels)
-                        .withEnv(env)
-                        .withWorkingDir(WORKSPACE)
-                        .withCmd("sleep", KEEP_ALIVE_SECONDS)
-                        .withExposedPorts(exposed)
-                        .withHostConfig(host);
-                settings.hardening().user().ifPresent(cmd::withUser);
-                return cmd.exec();
-            });
+            DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
+            return new DockerSandbox(this, name);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.WARNING, "the engine could not start " + name + ", incident " + incident, e);
+            ProblemException p = new ProblemException(503, "provider-unavailable", "The Docker engine could not start sandbox "
+                    + name + "; incident " + incident, Map.of("incident", incident), null);
+            removeQuietly(created.getId(), p);
+            throw p;
+        } catch (RuntimeException e) {
+            removeQuietly(created.getId(), e);
+            throw e;
+        }
+    }
+
+    /** What the parser cannot know: whether bridge is on here, and how many CPUs the engine has. */
+    private void checkPolicy(SandboxPolicy policy) {
+        boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
+        if (bridge && !settings.hardening().bridgeEnabled()) {
+            throw new ProblemException(400, "invalid-request",
+                    "policy.network \"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)",
+                    Map.of("field", "policy.network"), null);
+        }
+        if (policy.cpus().isPresent() && engineCpus() > 0 && policy.cpus().getAsDouble() > engineCpus()) {
+            throw new ProblemException(400, "invalid-request", "policy.cpus is above this server's ceiling of "
+                    + engineCpus() + " (the engine's CPUs)", Map.of("field", "policy.cpus", "ceiling", engineCpus()), null);
+        }
+        if (!bridge && !policy.ports().isEmpty()) {
+            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
+        }
+    }
+
+    /**
+     * Runs the container create and maps the engine's refusals: a missing image by its role, a
+     * name in use, settings the engine rejects ({@code 400}, the engine's words only in the log).
+     */
+    private CreateContainerResponse createContainer(String image, String name, ImageRole role,
+            java.util.function.Supplier<CreateContainerResponse> create) {
+        try {
+            return DockerEngine.call("container create", create);
         } catch (NotFoundException e) {
             throw switch (role) {
                 case REQUESTED -> ProblemException.invalidRequest("Image " + image
@@ -332,20 +360,6 @@ public class DockerSandboxProvider implements SandboxProvider {
             LOG.log(Level.WARNING, "the engine failed to create " + name + ", incident " + incident, e);
             throw new ProblemException(503, "provider-unavailable", "The Docker engine could not create the sandbox;"
                     + " incident " + incident, Map.of("incident", incident), null);
-        }
-        try {
-            DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
-            return new DockerSandbox(this, name);
-        } catch (com.github.dockerjava.api.exception.DockerException e) {
-            String incident = UUID.randomUUID().toString();
-            LOG.log(Level.WARNING, "the engine could not start " + name + ", incident " + incident, e);
-            ProblemException p = new ProblemException(503, "provider-unavailable", "The Docker engine could not start sandbox "
-                    + name + "; incident " + incident, Map.of("incident", incident), null);
-            removeQuietly(created.getId(), p);
-            throw p;
-        } catch (RuntimeException e) {
-            removeQuietly(created.getId(), e);
-            throw e;
         }
     }
 
