@@ -58,7 +58,9 @@ public final class Problems {
                 .add("detail", detail == null ? TITLES.getOrDefault(code, code) : detail)
                 .add("code", code);
         extensions.forEach((k, v) -> {
-            if (v instanceof Number n) {
+            if (v instanceof Double || v instanceof Float) {
+                b.add(k, Json.createValue(((Number) v).doubleValue()));
+            } else if (v instanceof Number n) {
                 b.add(k, Json.createValue(n.longValue()));
             } else if (v != null) {
                 b.add(k, v.toString());

@@ -16,7 +16,10 @@ public record SandboxPolicy(Network network, OptionalInt memoryMb, OptionalDoubl
     public enum Network {
         /** No network at all except loopback (the default). */
         NONE,
-        /** The engine's default bridge: egress allowed, ports can be published. */
+        /**
+         * Egress allowed and ports can be published, on the tenant's own network: no traffic to
+         * other sandboxes (of any tenant) or to the host's own listeners (docs/hardening.md).
+         */
         BRIDGE
     }
 

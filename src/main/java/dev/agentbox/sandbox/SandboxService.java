@@ -69,6 +69,12 @@ public class SandboxService {
     @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
     boolean localSourcesEnabled;
 
+    @Inject
+    org.eclipse.microprofile.config.Config config;
+
+    /** Read once: the allowlist and ceilings do not change while the server runs. */
+    private volatile EnsureRules rules;
+
     protected SandboxService() {
     }
 
@@ -83,7 +89,12 @@ public class SandboxService {
 
     /** The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and runs). */
     public SandboxSpecParser specParser() {
-        return new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled);
+        EnsureRules r = rules;
+        if (r == null) {
+            r = config == null ? EnsureRules.defaults() : EnsureRules.fromConfig(config);
+            rules = r;
+        }
+        return new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled, r);
     }
 
     public Ensured ensure(String tenant, SandboxSpec spec) {

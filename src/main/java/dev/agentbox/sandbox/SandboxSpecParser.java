@@ -32,27 +32,44 @@ import java.util.regex.Pattern;
  * Turns an ensure body into a {@link SandboxSpec}, or a {@code 400 invalid-request} whose
  * detail names the offending field (e.g. {@code workspace.setup[1][0]}). Unknown members
  * are rejected too: a misspelt {@code polcy} must not silently mean "default policy".
+ *
+ * <p>Every check the server can make without the engine happens here, before the key is
+ * computed or anything is created: {@code image} on the allowlist ({@code 400 image-not-allowed}),
+ * limits under the {@link ResourceCeilings} (the detail and a {@code ceiling} member name the
+ * ceiling), ids printable and short (they end up in log lines and database columns), no
+ * control characters in URLs and refs, no NUL in commands, numbers in range (a JSON
+ * {@code 4294967302} must not wrap to {@code 6}).
  */
 public final class SandboxSpecParser {
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int MAX_SETUP_STEPS = 200;
+    /** Ids are stored in 255-char columns and printed in log lines; 200 leaves room for prefixes. */
+    static final int MAX_ID_LENGTH = 200;
+    private static final int MAX_TEXT_LENGTH = 8192;
 
     private final long defaultKeepAliveMs;
     private final boolean localSourcesEnabled;
+    private final EnsureRules rules;
 
+    /** A parser with the default allowlist and ceilings (tests and tools). */
     public SandboxSpecParser(long defaultKeepAliveMs, boolean localSourcesEnabled) {
+        this(defaultKeepAliveMs, localSourcesEnabled, EnsureRules.defaults());
+    }
+
+    public SandboxSpecParser(long defaultKeepAliveMs, boolean localSourcesEnabled, EnsureRules rules) {
         this.defaultKeepAliveMs = defaultKeepAliveMs;
         this.localSourcesEnabled = localSourcesEnabled;
+        this.rules = rules;
     }
 
     public SandboxSpec parse(JsonValue body) {
         JsonObject o = object(body, "body");
         only(o, "body", "definitionId", "provider", "image", "threadId", "workspace", "policy", "lifecycle");
-        String definitionId = optionalString(o, "definitionId").orElse("default");
-        String provider = optionalString(o, "provider").orElse("docker");
-        Optional<String> image = optionalString(o, "image");
-        Optional<String> threadId = optionalString(o, "threadId");
+        String definitionId = optionalString(o, "definitionId").map(v -> id(v, "definitionId")).orElse("default");
+        String provider = optionalString(o, "provider").map(v -> id(v, "provider")).orElse("docker");
+        Optional<String> image = optionalString(o, "image").map(this::image);
+        Optional<String> threadId = optionalString(o, "threadId").map(v -> id(v, "threadId"));
         Workspace workspace = workspace(o.get("workspace"));
         Policy policy = policy(o.get("policy"));
         Lifecycle lifecycle = lifecycle(o.get("lifecycle"), threadId.isPresent());
@@ -60,6 +77,46 @@ public final class SandboxSpecParser {
             throw invalid("threadId", "is required when lifecycle.reuse is \"thread\"");
         }
         return new SandboxSpec(definitionId, provider, image, threadId, workspace, policy, lifecycle);
+    }
+
+    /** Printable, at most {@value #MAX_ID_LENGTH} chars: an id is a key input, a column value and a log word. */
+    private static String id(String value, String field) {
+        if (value.length() > MAX_ID_LENGTH) {
+            throw invalid(field, "is longer than " + MAX_ID_LENGTH + " characters");
+        }
+        if (!value.codePoints().allMatch(SandboxSpecParser::printable)) {
+            throw invalid(field, "must hold printable characters only (no control characters)");
+        }
+        return value;
+    }
+
+    private String image(String value) {
+        if (!value.codePoints().allMatch(SandboxSpecParser::printable) || value.length() > 255) {
+            throw invalid("image", "must be a printable repo:tag name of at most 255 characters");
+        }
+        rules.images().check(value);
+        return value;
+    }
+
+    /**
+     * The same rule as a run's ids ({@code RunRequest.requireId}): no control characters, no
+     * line or paragraph separators (both forge log lines), no unpaired surrogates (they cannot
+     * be stored as UTF-8; {@code codePoints()} yields a lone surrogate as itself).
+     */
+    private static boolean printable(int cp) {
+        return !Character.isISOControl(cp) && cp != '\u2028' && cp != '\u2029'
+                && Character.getType(cp) != Character.SURROGATE;
+    }
+
+    /** No control characters (CR/LF, NUL, ESC …): the value reaches a command line and log lines. */
+    private static String noControl(String value, String field) {
+        if (value.length() > MAX_TEXT_LENGTH) {
+            throw invalid(field, "is longer than " + MAX_TEXT_LENGTH + " characters");
+        }
+        if (!value.codePoints().allMatch(SandboxSpecParser::printable)) {
+            throw invalid(field, "must not contain control characters");
+        }
+        return value;
     }
 
     private Workspace workspace(JsonValue value) {
@@ -87,18 +144,21 @@ public final class SandboxSpecParser {
             case "git" -> {
                 only(s, "workspace.source", "type", "url", "ref", "depth");
                 String url = optionalString(s, "url", "workspace.source.url")
+                        .map(u -> noControl(u, "workspace.source.url"))
                         .orElseThrow(() -> invalid("workspace.source.url", "is required for a git source"));
                 if (url.startsWith("-")) {
                     throw invalid("workspace.source.url", "must not start with '-'");
                 }
-                Optional<String> ref = optionalString(s, "ref", "workspace.source.ref");
+                Optional<String> ref = optionalString(s, "ref", "workspace.source.ref")
+                        .map(r -> noControl(r, "workspace.source.ref"));
                 if (ref.isPresent() && (ref.get().startsWith("-") || ref.get().isBlank())) {
                     throw invalid("workspace.source.ref", "must be a branch, tag or commit name");
                 }
-                int depth = optionalInt(s, "depth", "workspace.source.depth").orElse(0);
-                if (depth < 0) {
-                    throw invalid("workspace.source.depth", "must be 0 (full history) or positive");
+                Optional<Long> rawDepth = optionalInteger(s, "depth", "workspace.source.depth");
+                if (rawDepth.isPresent() && (rawDepth.get() < 0 || rawDepth.get() > Integer.MAX_VALUE)) {
+                    throw invalid("workspace.source.depth", "must be 0 (full history) or a positive count of commits");
                 }
+                int depth = rawDepth.orElse(0L).intValue();
                 return new GitSource(url, ref, depth);
             }
             case "local" -> {
@@ -107,6 +167,7 @@ public final class SandboxSpecParser {
                     throw invalid("workspace.source.type", "\"local\" is disabled on this server (agentbox.sources.local.enabled)");
                 }
                 return new LocalSource(optionalString(s, "path", "workspace.source.path")
+                        .map(path -> noControl(path, "workspace.source.path"))
                         .orElseThrow(() -> invalid("workspace.source.path", "is required for a local source")));
             }
             default -> throw invalid("workspace.source.type", "must be git, none or local, not \"" + type + "\"");
@@ -150,40 +211,76 @@ public final class SandboxSpecParser {
         if (command.isBlank()) {
             throw invalid(field, "is an empty command");
         }
+        if (command.indexOf('\0') >= 0) {
+            // A NUL cuts an argv string short: the shell would run less than was asked for.
+            throw invalid(field, "must not contain NUL");
+        }
         return command;
     }
 
-    private static Policy policy(JsonValue value) {
+    private Policy policy(JsonValue value) {
         if (value == null || value == JsonValue.NULL) {
             return new Policy(Network.NONE, OptionalInt.empty(), OptionalDouble.empty(), OptionalInt.empty(), List.of());
         }
         JsonObject p = object(value, "policy");
         only(p, "policy", "network", "memoryMb", "cpus", "pids", "ports");
+        ResourceCeilings max = rules.ceilings();
         Network network = switch (optionalString(p, "network", "policy.network").orElse("none")) {
             case "none" -> Network.NONE;
-            case "bridge" -> Network.BRIDGE;
+            case "bridge" -> {
+                if (!rules.bridgeEnabled()) {
+                    throw invalid("policy.network", "\"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)");
+                }
+                yield Network.BRIDGE;
+            }
             default -> throw invalid("policy.network", "must be \"none\" or \"bridge\"");
         };
-        OptionalInt memoryMb = positive(optionalInt(p, "memoryMb", "policy.memoryMb"), "policy.memoryMb", 6);
-        OptionalInt pids = positive(optionalInt(p, "pids", "policy.pids"), "policy.pids", 1);
+        OptionalInt memoryMb = bounded(p, "memoryMb", "policy.memoryMb", 6, max.maxMemoryMb());
+        OptionalInt pids = bounded(p, "pids", "policy.pids", 1, max.maxPids());
         OptionalDouble cpus = OptionalDouble.empty();
         if (p.containsKey("cpus") && p.get("cpus") != JsonValue.NULL) {
-            if (!(p.get("cpus") instanceof JsonNumber n) || n.doubleValue() <= 0 || n.doubleValue() > 256) {
-                throw invalid("policy.cpus", "must be a number above 0");
+            if (!(p.get("cpus") instanceof JsonNumber n) || !(n.doubleValue() >= 0.01) || Double.isInfinite(n.doubleValue())) {
+                throw invalid("policy.cpus", "must be a number of at least 0.01");
+            }
+            if (n.doubleValue() > max.maxCpus()) {
+                throw aboveCeiling("policy.cpus", max.maxCpus());
             }
             cpus = OptionalDouble.of(n.doubleValue());
         }
         List<Integer> ports = new ArrayList<>();
         if (p.containsKey("ports") && p.get("ports") != JsonValue.NULL) {
             JsonArray a = array(p.get("ports"), "policy.ports");
+            if (a.size() > max.maxPorts()) {
+                throw aboveCeiling("policy.ports", max.maxPorts());
+            }
             for (int i = 0; i < a.size(); i++) {
-                if (!(a.get(i) instanceof JsonNumber n) || !n.isIntegral() || n.intValue() < 1 || n.intValue() > 65535) {
+                if (!(a.get(i) instanceof JsonNumber n) || !n.isIntegral()
+                        || n.bigDecimalValue().compareTo(java.math.BigDecimal.ONE) < 0
+                        || n.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(65535)) > 0) {
                     throw invalid("policy.ports[" + i + "]", "must be a port number 1-65535");
+                }
+                if (ports.contains(n.intValue())) {
+                    throw invalid("policy.ports[" + i + "]", "repeats port " + n.intValue());
                 }
                 ports.add(n.intValue());
             }
         }
         return new Policy(network, memoryMb, cpus, pids, List.copyOf(ports));
+    }
+
+    /** An optional integer in {@code [min, ceiling]}; above the ceiling names it. */
+    private static OptionalInt bounded(JsonObject o, String name, String field, int min, int ceiling) {
+        Optional<Long> v = optionalInteger(o, name, field);
+        if (v.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        if (v.get() < min) {
+            throw invalid(field, "must be at least " + min);
+        }
+        if (v.get() > ceiling) {
+            throw aboveCeiling(field, ceiling);
+        }
+        return OptionalInt.of(v.get().intValue());
     }
 
     private Lifecycle lifecycle(JsonValue value, boolean hasThread) {
@@ -200,11 +297,15 @@ public final class SandboxSpecParser {
                 .map(s -> enumValue(SnapshotMode.class, s, "lifecycle.snapshot", "none or after-setup"))
                 .orElse(SnapshotMode.NONE);
         long keepAlive = defaultKeepAliveMs;
-        if (l.containsKey("keepAliveMs") && l.get("keepAliveMs") != JsonValue.NULL) {
-            if (!(l.get("keepAliveMs") instanceof JsonNumber n) || !n.isIntegral() || n.longValue() < 1000) {
+        Optional<Long> requested = optionalInteger(l, "keepAliveMs", "lifecycle.keepAliveMs");
+        if (requested.isPresent()) {
+            if (requested.get() < 1000) {
                 throw invalid("lifecycle.keepAliveMs", "must be an integer of at least 1000");
             }
-            keepAlive = n.longValue();
+            if (requested.get() > rules.ceilings().maxKeepAliveMs()) {
+                throw aboveCeiling("lifecycle.keepAliveMs", rules.ceilings().maxKeepAliveMs());
+            }
+            keepAlive = requested.get();
         }
         return new Lifecycle(reuse, snapshot, keepAlive);
     }
@@ -237,17 +338,11 @@ public final class SandboxSpecParser {
         return Map.copyOf(result);
     }
 
-    private static OptionalInt positive(Optional<Integer> value, String field, int min) {
-        if (value.isEmpty()) {
-            return OptionalInt.empty();
-        }
-        if (value.get() < min) {
-            throw invalid(field, "must be at least " + min);
-        }
-        return OptionalInt.of(value.get());
-    }
-
-    private static Optional<Integer> optionalInt(JsonObject o, String name, String field) {
+    /**
+     * An optional JSON integer as a long; beyond the long range it is refused rather than
+     * wrapped ({@code JsonNumber.intValue()} of {@code 4294967302} is {@code 6}).
+     */
+    private static Optional<Long> optionalInteger(JsonObject o, String name, String field) {
         JsonValue v = o.get(name);
         if (v == null || v == JsonValue.NULL) {
             return Optional.empty();
@@ -255,7 +350,11 @@ public final class SandboxSpecParser {
         if (!(v instanceof JsonNumber n) || !n.isIntegral()) {
             throw invalid(field, "must be an integer");
         }
-        return Optional.of(n.intValue());
+        try {
+            return Optional.of(n.bigDecimalValue().longValueExact());
+        } catch (ArithmeticException e) {
+            throw invalid(field, "is out of range");
+        }
     }
 
     private static Optional<String> optionalString(JsonObject o, String name) {
@@ -297,6 +396,12 @@ public final class SandboxSpecParser {
                 throw invalid(field.equals("body") ? key : field + "." + key, "is not a known field");
             }
         }
+    }
+
+    private static ProblemException aboveCeiling(String field, Number ceiling) {
+        String shown = ceiling instanceof Double d && d == Math.rint(d) ? String.valueOf(d.longValue()) : String.valueOf(ceiling);
+        return new ProblemException(400, "invalid-request", field + " is above this server's ceiling of " + shown,
+                Map.of("field", field, "ceiling", ceiling), null);
     }
 
     private static ProblemException invalid(String field, String problem) {

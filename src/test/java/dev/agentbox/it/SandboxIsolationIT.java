@@ -76,41 +76,41 @@ class SandboxIsolationIT {
 
     @Test
     void aNoneSandboxCannotReachAListenerThatABridgeSandboxCanReach() {
-        String listener = DockerCli.ok("run", "-d", "--label", "agentbox.test=listener", "agentbox/sandbox:busybox",
-                "sh", "-c", "while true; do echo hello | nc -l -p 7000; done");
-        helperContainers.add(listener);
-        String ip = DockerCli.ok("inspect", "-f", "{{.NetworkSettings.IPAddress}}", listener);
-        String probe = "timeout 5 bash -c 'cat < /dev/tcp/" + ip + "/7000'";
+        // Not a container on the default bridge: bridge sandboxes are isolated from other
+        // Docker networks now. A routed stand-in for the outside world (see OutsideHost).
+        try (OutsideHost outside = OutsideHost.start("agentbox/sandbox:busybox",
+                "while true; do echo hello | nc -l -p 7000; done")) {
+            String probe = "timeout 5 bash -c 'cat < /dev/tcp/" + outside.address() + "/7000'";
 
-        JsonObject bridge = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"}}");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-                assertThat(sandboxes.stdout(bridge.getString("key"), probe)).contains("hello"));
+            JsonObject bridge = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"}}");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(sandboxes.stdout(bridge.getString("key"), probe)).contains("hello"));
 
-        JsonObject none = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"none\"}}");
-        JsonObject blocked = sandboxes.exec(none.getString("key"), probe);
-        assertThat(blocked.getInt("exitCode")).isNotZero();
-        assertThat(blocked.getString("stdout")).doesNotContain("hello");
+            JsonObject none = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"none\"}}");
+            JsonObject blocked = sandboxes.exec(none.getString("key"), probe);
+            assertThat(blocked.getInt("exitCode")).isNotZero();
+            assertThat(blocked.getString("stdout")).doesNotContain("hello");
+        }
     }
 
     @Test
     void aGitSourceIsClonedAtTheRequestedRefAndDepth() {
-        String daemon = DockerCli.ok("run", "-d", "--label", "agentbox.test=git-daemon", "agentbox/sandbox:bookworm", "sh", "-c",
+        try (OutsideHost daemon = OutsideHost.start("agentbox/sandbox:bookworm",
                 "git init -q -b main /srv/repo && cd /srv/repo && git config user.email t@example.invalid && git config user.name t"
                         + " && echo hello > README && git add README && git commit -qm one"
                         + " && echo two > second && git add second && git commit -qm two"
-                        + " && exec git daemon --export-all --base-path=/srv --reuseaddr /srv");
-        helperContainers.add(daemon);
-        String ip = DockerCli.ok("inspect", "-f", "{{.NetworkSettings.IPAddress}}", daemon);
-        String body = "{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"},\"workspace\":{"
-                + "\"source\":{\"type\":\"git\",\"url\":\"git://" + ip + "/repo\",\"ref\":\"main\",\"depth\":1},"
-                + "\"setup\":[\"test -f README\"]}}";
-        JsonObject s = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1))
-                .until(() -> sandboxes.ensureRaw(body), r -> r.statusCode() == 201 || r.statusCode() == 200)
-                .body().transform(Api::parse);
-        String key = s.getString("key");
-        assertThat(sandboxes.stdout(key, "cat README second")).isEqualTo("hello\ntwo\n");
-        assertThat(sandboxes.stdout(key, "git log --oneline | wc -l").trim()).isEqualTo("1");
-        assertThat(sandboxes.stdout(key, "git rev-parse --abbrev-ref HEAD").trim()).isEqualTo("main");
+                        + " && exec git daemon --export-all --base-path=/srv --reuseaddr /srv")) {
+            String body = "{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"},\"workspace\":{"
+                    + "\"source\":{\"type\":\"git\",\"url\":\"git://" + daemon.address() + "/repo\",\"ref\":\"main\",\"depth\":1},"
+                    + "\"setup\":[\"test -f README\"]}}";
+            JsonObject s = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> sandboxes.ensureRaw(body), r -> r.statusCode() == 201 || r.statusCode() == 200)
+                    .body().transform(Api::parse);
+            String key = s.getString("key");
+            assertThat(sandboxes.stdout(key, "cat README second")).isEqualTo("hello\ntwo\n");
+            assertThat(sandboxes.stdout(key, "git log --oneline | wc -l").trim()).isEqualTo("1");
+            assertThat(sandboxes.stdout(key, "git rev-parse --abbrev-ref HEAD").trim()).isEqualTo("main");
+        }
     }
 
     @Test

@@ -75,4 +75,139 @@ class SandboxSpecParserTest {
         assertInvalid("{\"lifecycle\":{\"reuse\":\"always\"}}", "lifecycle.reuse");
         assertInvalid("{\"lifecycle\":{\"keepAliveMs\":5}}", "lifecycle.keepAliveMs");
     }
+
+    private void assertAboveCeiling(String json, String field, Number ceiling) {
+        assertThatThrownBy(() -> parse(json))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.detail()).startsWith(field + " ").contains("ceiling");
+                    assertThat(e.extensions()).containsEntry("field", field).containsEntry("ceiling", ceiling);
+                });
+    }
+
+    private void assertImageNotAllowed(String image) {
+        assertThatThrownBy(() -> parse("{\"image\":" + Json.createValue(image) + "}"))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("image-not-allowed");
+                    assertThat(e.extensions()).containsEntry("field", "image");
+                });
+    }
+
+    @Test
+    void onlyExactRepoTagNamesOnTheAllowlistAreAcceptedAsImage() {
+        assertThat(parse("{\"image\":\"agentbox/sandbox:bookworm\"}").image()).contains("agentbox/sandbox:bookworm");
+        assertThat(parse("{\"image\":\"agentbox/sandbox:busybox\"}").image()).contains("agentbox/sandbox:busybox");
+        // an image id, an id prefix, a digest, a snapshot name, another tag, an implicit :latest, a case variant
+        assertImageNotAllowed("4e5e");
+        assertImageNotAllowed("sha256:4e5e52d32731");
+        assertImageNotAllowed("agentbox/sandbox@sha256:" + "0".repeat(64));
+        assertImageNotAllowed("agentbox/snapshot:agentbox-ab-0123-main-1700000000000");
+        assertImageNotAllowed("agentbox/sandbox:latest");
+        assertImageNotAllowed("agentbox/sandbox");
+        assertImageNotAllowed("NotLowercase");
+        assertImageNotAllowed("Agentbox/sandbox:bookworm");
+        assertImageNotAllowed("docker.io/agentbox/sandbox:bookworm");
+        assertInvalid("{\"image\":\"agentbox/sandbox:bookworm\\n\"}", "image");
+        assertInvalid("{\"image\":\"agentbox/sandbox:bookworm\\u0000\"}", "image");
+    }
+
+    @Test
+    void theAllowlistComesFromConfigurationAndRefusesEntriesThatAreNotRepoTagNames() {
+        ImageAllowlist custom = ImageAllowlist.of("registry.local:5000/team/img:1.2", java.util.Optional.empty());
+        assertThat(custom.names()).containsExactlyInAnyOrder("registry.local:5000/team/img:1.2", "agentbox/sandbox:busybox");
+        ImageAllowlist listed = ImageAllowlist.of("agentbox/sandbox:bookworm",
+                java.util.Optional.of(java.util.List.of(" a/b:1 ", "", "c:2")));
+        assertThat(listed.names()).containsExactlyInAnyOrder("a/b:1", "c:2");
+        SandboxSpecParser strict = new SandboxSpecParser(1_800_000, false,
+                new EnsureRules(listed, ResourceCeilings.defaults(), true));
+        assertThat(strict.parse(Json.createReader(new StringReader("{\"image\":\"c:2\"}")).readValue()).image()).contains("c:2");
+        assertThatThrownBy(() -> strict.parse(Json.createReader(new StringReader("{\"image\":\"agentbox/sandbox:busybox\"}")).readValue()))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo("image-not-allowed"));
+        for (String bad : new String[] {"abcdef012345", "a/b", "A/b:1", "a/b@sha256:00", "a/b:-x"}) {
+            assertThatThrownBy(() -> ImageAllowlist.of("x:1", java.util.Optional.of(java.util.List.of(bad))))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void requestsAboveACeilingAreRefusedNamingTheFieldAndTheCeiling() {
+        assertAboveCeiling("{\"policy\":{\"cpus\":200}}", "policy.cpus", 4.0);
+        assertAboveCeiling("{\"policy\":{\"memoryMb\":8193}}", "policy.memoryMb", 8192);
+        assertAboveCeiling("{\"policy\":{\"pids\":4097}}", "policy.pids", 4096);
+        assertAboveCeiling("{\"lifecycle\":{\"keepAliveMs\":86400001}}", "lifecycle.keepAliveMs", 86_400_000L);
+        assertAboveCeiling("{\"policy\":{\"network\":\"bridge\",\"ports\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}}",
+                "policy.ports", 16);
+        SandboxSpec atCeiling = parse("{\"policy\":{\"cpus\":4,\"memoryMb\":8192,\"pids\":4096},"
+                + "\"lifecycle\":{\"keepAliveMs\":86400000}}");
+        assertThat(atCeiling.policy().memoryMb()).hasValue(8192);
+        assertThat(atCeiling.policy().cpus()).hasValue(4.0);
+        assertThat(atCeiling.lifecycle().keepAliveMs()).isEqualTo(86_400_000L);
+        SandboxSpecParser tight = new SandboxSpecParser(1_800_000, false,
+                new EnsureRules(ImageAllowlist.defaults(), new ResourceCeilings(512, 0.5, 64, 60_000, 1), true));
+        assertThatThrownBy(() -> tight.parse(Json.createReader(new StringReader("{\"policy\":{\"cpus\":0.75}}")).readValue()))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.extensions()).containsEntry("ceiling", 0.5));
+    }
+
+    @Test
+    void hugeAndNegativeNumbersAreRefusedInsteadOfWrapping() {
+        // 4294967302 would wrap to 6 through JsonNumber.intValue()
+        assertInvalid("{\"policy\":{\"memoryMb\":4294967302}}", "policy.memoryMb");
+        assertInvalid("{\"policy\":{\"memoryMb\":-1}}", "policy.memoryMb");
+        assertInvalid("{\"policy\":{\"pids\":1e30}}", "policy.pids");
+        assertInvalid("{\"policy\":{\"pids\":-4294967295}}", "policy.pids");
+        assertInvalid("{\"policy\":{\"cpus\":-1}}", "policy.cpus");
+        assertInvalid("{\"policy\":{\"cpus\":0.001}}", "policy.cpus");
+        assertInvalid("{\"policy\":{\"cpus\":1e400}}", "policy.cpus");
+        assertInvalid("{\"policy\":{\"ports\":[4294975488]}}", "policy.ports[0]");
+        assertInvalid("{\"policy\":{\"network\":\"bridge\",\"ports\":[8080,8080]}}", "policy.ports[1]");
+        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":-1}}}",
+                "workspace.source.depth");
+        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":4294967297}}}",
+                "workspace.source.depth");
+        assertInvalid("{\"lifecycle\":{\"keepAliveMs\":99999999999999999999999}}", "lifecycle.keepAliveMs");
+        assertInvalid("{\"lifecycle\":{\"keepAliveMs\":-5}}", "lifecycle.keepAliveMs");
+    }
+
+    @Test
+    void idsArePrintableAndAtMost200Characters() {
+        assertThat(parse("{\"threadId\":\"" + "t".repeat(200) + "\"}").threadId()).hasValueSatisfying(t -> assertThat(t).hasSize(200));
+        assertThat(parse("{\"definitionId\":\"repo agent \u00e9\"}").definitionId()).isEqualTo("repo agent é");
+        assertInvalid("{\"threadId\":\"" + "t".repeat(300) + "\",\"lifecycle\":{\"reuse\":\"thread\"}}", "threadId");
+        assertInvalid("{\"definitionId\":\"" + "d".repeat(201) + "\"}", "definitionId");
+        assertInvalid("{\"threadId\":\"t\\r\\nINFO forged line\"}", "threadId");
+        assertInvalid("{\"definitionId\":\"a\\u0000b\"}", "definitionId");
+        assertInvalid("{\"definitionId\":\"a\\u001b[31mred\"}", "definitionId");
+        assertInvalid("{\"definitionId\":\"a\\u2028b\"}", "definitionId");
+        assertInvalid("{\"threadId\":\"a\\ud800\"}", "threadId");
+        assertInvalid("{\"provider\":\"docker\\n\"}", "provider");
+    }
+
+    @Test
+    void urlsRefsAndPathsRefuseControlCharactersAndCommandsRefuseNul() {
+        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\n-c core.sshCommand=x\"}}}",
+                "workspace.source.url");
+        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\u0000\"}}}", "workspace.source.url");
+        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"ref\":\"main\\r\"}}}",
+                "workspace.source.ref");
+        assertInvalid("{\"workspace\":{\"setup\":[\"echo a\\u0000rm -rf /\"]}}", "workspace.setup[0]");
+        assertInvalid("{\"workspace\":{\"setup\":[[\"ok\",\"x\\u0000\"]]}}", "workspace.setup[0][1]");
+        // a multi-line setup script is still a command
+        assertThat(parse("{\"workspace\":{\"setup\":[\"set -e\\necho ok\"]}}").workspace().setup()).hasSize(1);
+    }
+
+    @Test
+    void bridgeNetworkingCanBeSwitchedOffEntirely() {
+        SandboxSpecParser noBridge = new SandboxSpecParser(1_800_000, false,
+                new EnsureRules(ImageAllowlist.defaults(), ResourceCeilings.defaults(), false));
+        assertThatThrownBy(() -> noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"bridge\"}}")).readValue()))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.extensions()).containsEntry("field", "policy.network");
+                });
+        assertThat(noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"none\"}}")).readValue())
+                .policy().network()).isEqualTo(SandboxSpec.Network.NONE);
+    }
 }

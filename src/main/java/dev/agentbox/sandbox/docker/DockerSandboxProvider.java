@@ -1,7 +1,9 @@
 package dev.agentbox.sandbox.docker;
 
+import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.CreateContainerResponse;
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.BadRequestException;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
@@ -32,6 +34,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,9 +56,17 @@ import org.eclipse.microprofile.config.Config;
  * capabilities dropped except CHOWN, DAC_OVERRIDE, FOWNER, FSETID (a root shell, git and
  * tar keep owning and chmod-ing files of any user), SETUID, SETGID (su/setpriv to drop to
  * an unprivileged user) and KILL (signal processes of another uid); memory, CPU and pids
- * limits; network {@code none} unless the policy says {@code bridge}; no mounts at all
- * (never the Docker socket); {@code init=true} so PID 1 forwards signals and reaps orphans.
- * Images are never pulled: a missing image is an error at once.
+ * limits; an open-files limit; network {@code none} unless the policy says {@code bridge}, and
+ * then the tenant's own network ({@link TenantNetworks}), never the engine's default bridge; no
+ * mounts at all (never the Docker socket); {@code init=true} so PID 1 forwards signals and reaps
+ * orphans. Opt-in: a non-root user, a read-only root filesystem, a writable-layer size
+ * (docs/hardening.md says what each costs).
+ *
+ * <p>Images: a create names only an image on the allowlist ({@link DockerSettings#allowedImages()});
+ * snapshots and forks are created through {@link #restoreSnapshot} and {@link #fork}, never
+ * through a requested name. Images are never pulled: a missing image is an error at once.
+ * What the engine refuses at create is {@code 400} with a safe detail and an incident id in the
+ * log, never the engine's own text.
  */
 @ApplicationScoped
 public class DockerSandboxProvider implements SandboxProvider {
@@ -65,6 +76,8 @@ public class DockerSandboxProvider implements SandboxProvider {
     static final String WORKSPACE = "/workspace";
     /** On a fork: its private image, removed when the fork is destroyed. */
     static final String FORK_IMAGE = "dev.agentbox.fork-image";
+    /** On a sandbox: its network mode as the policy named it ({@code bridge}); absent = none. */
+    static final String NETWORK = "dev.agentbox.network";
     private static final Logger LOG = Logger.getLogger(DockerSandboxProvider.class.getName());
     private static final Pattern NAME_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
     private static final com.github.dockerjava.api.model.Capability[] CAPS_KEPT = {
@@ -90,6 +103,8 @@ public class DockerSandboxProvider implements SandboxProvider {
     private volatile DockerEngine engine;
     private volatile ScheduledExecutorService timers;
     private volatile java.util.concurrent.ExecutorService workers;
+    private volatile TenantNetworks networks;
+    private volatile int engineCpus;
 
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
@@ -194,9 +209,39 @@ public class DockerSandboxProvider implements SandboxProvider {
         }
     }
 
+    TenantNetworks networks() {
+        TenantNetworks n = networks;
+        if (n == null) {
+            synchronized (this) {
+                if (networks == null) {
+                    networks = new TenantNetworks(engine());
+                }
+                n = networks;
+            }
+        }
+        return n;
+    }
+
+    /** How many CPUs the engine has (asked once); 0 when the engine does not say. */
+    private int engineCpus() {
+        int n = engineCpus;
+        if (n == 0) {
+            Integer reported = DockerEngine.call("info", () -> engine().client().infoCmd().exec()).getNCPU();
+            n = reported == null ? 0 : reported;
+            engineCpus = n;
+        }
+        return n;
+    }
+
+    /**
+     * Creates from the default image, or from {@code input.image()} when it is on the allowlist
+     * — checked here too, not only by the ensure parser, because this is the one place a
+     * requested name becomes an engine reference (where {@code 4f2a} would mean an image id).
+     */
     @Override
     public SandboxHandle create(SandboxCreateInput input) {
         boolean explicitImage = input.image().isPresent();
+        input.image().ifPresent(i -> settings.allowedImages().check(i));
         String image = input.image().orElse(settings.image());
         return createFrom(image, input, explicitImage ? ImageRole.REQUESTED : ImageRole.DEFAULT, Map.of());
     }
@@ -211,6 +256,11 @@ public class DockerSandboxProvider implements SandboxProvider {
         labels.putAll(input.labels());
         labels.putAll(extraLabels);
         SandboxPolicy policy = input.policy();
+        checkPolicy(policy);
+        boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
+        if (bridge) {
+            labels.put(NETWORK, "bridge");
+        }
         HostConfig host = HostConfig.newHostConfig()
                 .withInit(true)
                 .withPrivileged(false)
@@ -221,9 +271,10 @@ public class DockerSandboxProvider implements SandboxProvider {
                 .withMemorySwap(policy.memoryMb().orElse(settings.defaultMemoryMb()) * 1024L * 1024L)
                 .withNanoCPUs((long) (policy.cpus().orElse(settings.defaultCpus()) * 1_000_000_000L))
                 .withPidsLimit((long) policy.pids().orElse(settings.defaultPids()))
-                .withNetworkMode(policy.network() == SandboxPolicy.Network.BRIDGE ? "bridge" : "none");
+                .withNetworkMode(bridge ? networks().ensure(input.tenant().orElse("")) : "none");
+        ContainerHardening.apply(settings.hardening(), host);
         List<ExposedPort> exposed = new ArrayList<>();
-        if (policy.network() == SandboxPolicy.Network.BRIDGE && !policy.ports().isEmpty()) {
+        if (bridge && !policy.ports().isEmpty()) {
             Ports bindings = new Ports();
             for (int p : policy.ports()) {
                 ExposedPort ep = ExposedPort.tcp(p);
@@ -231,21 +282,61 @@ public class DockerSandboxProvider implements SandboxProvider {
                 bindings.bind(ep, Ports.Binding.bindIp(settings.publishHost()));
             }
             host.withPortBindings(bindings);
-        } else if (!policy.ports().isEmpty()) {
-            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
         }
         List<String> env = input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-        CreateContainerResponse created;
-        try {
-            created = DockerEngine.call("container create", () -> engine().client().createContainerCmd(image)
+        CreateContainerResponse created = createContainer(image, name, role, () -> {
+            CreateContainerCmd cmd = engine().client().createContainerCmd(image)
                     .withName(name)
                     .withLabels(labels)
                     .withEnv(env)
                     .withWorkingDir(WORKSPACE)
                     .withCmd("sleep", KEEP_ALIVE_SECONDS)
                     .withExposedPorts(exposed)
-                    .withHostConfig(host)
-                    .exec());
+                    .withHostConfig(host);
+            settings.hardening().user().ifPresent(cmd::withUser);
+            return cmd.exec();
+        });
+        try {
+            DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
+            return new DockerSandbox(this, name);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.WARNING, "the engine could not start " + name + ", incident " + incident, e);
+            ProblemException p = new ProblemException(503, "provider-unavailable", "The Docker engine could not start sandbox "
+                    + name + "; incident " + incident, Map.of("incident", incident), null);
+            removeQuietly(created.getId(), p);
+            throw p;
+        } catch (RuntimeException e) {
+            removeQuietly(created.getId(), e);
+            throw e;
+        }
+    }
+
+    /** What the parser cannot know: whether bridge is on here, and how many CPUs the engine has. */
+    private void checkPolicy(SandboxPolicy policy) {
+        boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
+        if (bridge && !settings.hardening().bridgeEnabled()) {
+            throw new ProblemException(400, "invalid-request",
+                    "policy.network \"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)",
+                    Map.of("field", "policy.network"), null);
+        }
+        if (policy.cpus().isPresent() && engineCpus() > 0 && policy.cpus().getAsDouble() > engineCpus()) {
+            throw new ProblemException(400, "invalid-request", "policy.cpus is above this server's ceiling of "
+                    + engineCpus() + " (the engine's CPUs)", Map.of("field", "policy.cpus", "ceiling", engineCpus()), null);
+        }
+        if (!bridge && !policy.ports().isEmpty()) {
+            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
+        }
+    }
+
+    /**
+     * Runs the container create and maps the engine's refusals: a missing image by its role, a
+     * name in use, settings the engine rejects ({@code 400}, the engine's words only in the log).
+     */
+    private CreateContainerResponse createContainer(String image, String name, ImageRole role,
+            java.util.function.Supplier<CreateContainerResponse> create) {
+        try {
+            return DockerEngine.call("container create", create);
         } catch (NotFoundException e) {
             throw switch (role) {
                 case REQUESTED -> ProblemException.invalidRequest("Image " + image
@@ -256,18 +347,19 @@ public class DockerSandboxProvider implements SandboxProvider {
             };
         } catch (ConflictException e) {
             throw new SandboxExistsException(name);
-        }
-        try {
-            DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
-            return new DockerSandbox(this, name);
+        } catch (BadRequestException e) {
+            // e.g. "Range of CPUs is from 0.01 to 2.00", "Minimum memory limit allowed is 6MB":
+            // the caller's settings, but the engine's words stay in the log.
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.WARNING, "the engine refused to create " + name + ", incident " + incident + ": " + e.getMessage());
+            throw new ProblemException(400, "invalid-request", "The Docker engine refused this sandbox's settings"
+                    + " (image, policy.memoryMb, policy.cpus, policy.pids or policy.ports); incident " + incident,
+                    Map.of("field", "policy", "incident", incident), null);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            ProblemException p = ProblemException.providerUnavailable("The Docker engine could not start sandbox "
-                    + name + ": " + e.getMessage(), e);
-            removeQuietly(created.getId(), p);
-            throw p;
-        } catch (RuntimeException e) {
-            removeQuietly(created.getId(), e);
-            throw e;
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.WARNING, "the engine failed to create " + name + ", incident " + incident, e);
+            throw new ProblemException(503, "provider-unavailable", "The Docker engine could not create the sandbox;"
+                    + " incident " + incident, Map.of("incident", incident), null);
         }
     }
 
@@ -429,8 +521,13 @@ public class DockerSandboxProvider implements SandboxProvider {
         }
         HostConfig hc = c.getHostConfig();
         SandboxPolicy policy = SandboxPolicy.defaults();
-        if (hc != null && "bridge".equals(hc.getNetworkMode())) {
+        // The label, not the network mode: a bridge sandbox's mode is its tenant network's id.
+        if ("bridge".equals(labels.get(NETWORK))) {
             policy = policy.withNetwork(SandboxPolicy.Network.BRIDGE);
+            ExposedPort[] exposedPorts = c.getConfig().getExposedPorts();
+            if (exposedPorts != null) {
+                policy = policy.withPorts(Arrays.stream(exposedPorts).map(ExposedPort::getPort).toList());
+            }
         }
         if (hc != null && hc.getMemory() != null && hc.getNanoCPUs() != null && hc.getPidsLimit() != null) {
             policy = policy.withLimits((int) (hc.getMemory() / (1024 * 1024)), hc.getNanoCPUs() / 1e9,

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Image;
 import dev.agentbox.api.ProblemException;
 import dev.agentbox.sandbox.DaemonThreads;
+import dev.agentbox.sandbox.ImageAllowlist;
 import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
@@ -101,6 +102,9 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThat(h.getMemory()).isEqualTo(2048L * 1024 * 1024);
         assertThat(h.getNanoCPUs()).isEqualTo(1_000_000_000L);
         assertThat(h.getNetworkMode()).isEqualTo("none");
+        assertThat(h.getUlimits()).extracting(u -> u.getName() + "=" + u.getSoft() + "/" + u.getHard())
+                .containsExactly("nofile=8192/8192");
+        assertThat(sb.process().exec("ulimit -n").stdout().strip()).isEqualTo("8192");
         assertThat(c.getMounts()).isEmpty();
         assertThat(h.getBinds()).isNullOrEmpty();
         assertThat(c.getConfig().getLabels()).containsEntry(SandboxLabels.MANAGED, "true")
@@ -150,12 +154,19 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     @DisplayName("a missing image is an immediate clear error (never a pull) and leaves no container")
     void missingImage() {
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> provider.create(baseInput().withImage("agentbox/does-not-exist:never")))
-                .isInstanceOf(ProblemException.class)
-                .satisfies(e -> {
-                    assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
-                    assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
-                });
+        DockerSandboxProvider listing = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withImages(new ImageAllowlist(
+                        java.util.Set.of(image(), "agentbox/does-not-exist:never")))), new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            assertThatThrownBy(() -> listing.create(baseInput().withImage("agentbox/does-not-exist:never")))
+                    .isInstanceOf(ProblemException.class)
+                    .satisfies(e -> {
+                        assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
+                        assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
+                    });
+        } finally {
+            listing.close();
+        }
         DockerSandboxProvider misconfigured = new DockerSandboxProvider(
                 DockerSettings.defaults().withImage("agentbox/does-not-exist:never"), new DaemonThreads("t"), Clock.systemUTC());
         try {
@@ -168,6 +179,135 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThat(provider.listManaged()).filteredOn(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)))
                 .allMatch(m -> !m.id().contains("does-not-exist"));
+    }
+
+    @Test
+    @DisplayName("create names only allowlisted images: an image id, an id prefix or a snapshot name is image-not-allowed, before the engine")
+    void createRefusesImagesOffTheAllowlist() {
+        String id = client().inspectImageCmd(image()).exec().getId();
+        String hex = id.replaceFirst("^sha256:", "");
+        for (String spelling : List.of(id, hex, hex.substring(0, 4), "agentbox/snapshot:" + sb.id(), "Agentbox/sandbox:bookworm")) {
+            assertThatThrownBy(() -> provider.create(baseInput().withImage(spelling)))
+                    .as(spelling)
+                    .isInstanceOfSatisfying(ProblemException.class, e -> {
+                        assertThat(e.status()).isEqualTo(400);
+                        assertThat(e.code()).isEqualTo("image-not-allowed");
+                    });
+        }
+        SandboxHandle allowed = provider.create(baseInput().withImage(image()));
+        extra.add(allowed);
+        assertThat(allowed.process().exec("echo ok").stdout()).isEqualTo("ok\n");
+    }
+
+    @Test
+    @DisplayName("settings the engine refuses at create are 400 invalid-request without the engine's words, and leave no container")
+    void engineRefusalIsABadRequestWithASafeDetail() {
+        SandboxPolicy tooLittleMemory = new SandboxPolicy(SandboxPolicy.Network.NONE, java.util.OptionalInt.of(1),
+                java.util.OptionalDouble.empty(), java.util.OptionalInt.empty(), List.of());
+        assertThatThrownBy(() -> provider.create(baseInput().withRequestedId(runKey + "-refused").withPolicy(tooLittleMemory)))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.detail()).contains("incident").doesNotContainIgnoringCase("minimum memory");
+                    assertThat(e.getCause()).isNull();
+                });
+        assertThat(provider.resume("agentbox-" + runKey + "-refused")).isEmpty();
+        SandboxPolicy moreCpusThanTheEngine = new SandboxPolicy(SandboxPolicy.Network.NONE, java.util.OptionalInt.empty(),
+                java.util.OptionalDouble.of(client().infoCmd().exec().getNCPU() + 1.0), java.util.OptionalInt.empty(), List.of());
+        assertThatThrownBy(() -> provider.create(baseInput().withPolicy(moreCpusThanTheEngine)))
+                .isInstanceOfSatisfying(ProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.extensions()).containsEntry("field", "policy.cpus")
+                            .containsEntry("ceiling", client().infoCmd().exec().getNCPU());
+                });
+    }
+
+    @Test
+    @DisplayName("a bridge sandbox joins its tenant's network (ICC off, abr- bridge), not the default bridge; its fork joins the same one")
+    void bridgeSandboxesUseTheTenantNetworkAndForksKeepIt() {
+        SandboxHandle bridged = provider.create(baseInput().withPolicy(
+                SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(8080))));
+        extra.add(bridged);
+        HostConfig h = client().inspectContainerCmd(bridged.id()).exec().getHostConfig();
+        com.github.dockerjava.api.model.Network net = client().inspectNetworkCmd().withNetworkId(h.getNetworkMode()).exec();
+        assertThat(net.getName()).isEqualTo(TenantNetworks.networkName("tenant-contract"));
+        assertThat(net.getOptions()).containsEntry("com.docker.network.bridge.enable_icc", "false")
+                .containsEntry("com.docker.network.bridge.name", TenantNetworks.bridgeName("tenant-contract"));
+        assertThat(TenantNetworks.bridgeName("tenant-contract")).hasSizeLessThanOrEqualTo(15).startsWith("abr-");
+        assertThat(TenantNetworks.networkName("tenant-contract")).isNotEqualTo(TenantNetworks.networkName("tenant-other"));
+        // idempotent: asking again is the same network
+        assertThat(docker().networks().ensure("tenant-contract")).isEqualTo(net.getId());
+
+        SandboxHandle fork = bridged.fork();
+        extra.add(fork);
+        InspectContainerResponse f = client().inspectContainerCmd(fork.id()).exec();
+        assertThat(f.getHostConfig().getNetworkMode()).isEqualTo(h.getNetworkMode());
+        assertThat(f.getConfig().getExposedPorts()).extracting(com.github.dockerjava.api.model.ExposedPort::getPort).containsExactly(8080);
+    }
+
+    @Test
+    @DisplayName("concurrent first uses of a tenant network create exactly one and all get its id")
+    void concurrentFirstUseOfATenantNetworkCreatesOne() throws Exception {
+        String tenant = "tenant-race-" + runKey;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        try {
+            List<java.util.concurrent.Future<String>> ids = new java.util.ArrayList<>();
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < 6; i++) {
+                ids.add(pool.submit(() -> {
+                    go.await();
+                    return docker().networks().ensure(tenant);
+                }));
+            }
+            go.countDown();
+            java.util.Set<String> distinct = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<String> f : ids) {
+                distinct.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(distinct).hasSize(1);
+            assertThat(client().listNetworksCmd().withNameFilter(TenantNetworks.networkName(tenant)).exec()).hasSize(1);
+        } finally {
+            pool.shutdownNow();
+            client().listNetworksCmd().withNameFilter(TenantNetworks.networkName(tenant)).exec()
+                    .forEach(n -> client().removeNetworkCmd(n.getId()).exec());
+        }
+    }
+
+    @Test
+    @DisplayName("opt-in read-only root: the image is immutable, /workspace and /tmp are writable, and a snapshot drops the workspace (why it is opt-in)")
+    void readOnlyRootKeepsWorkspaceAndTmpWritableButSnapshotsLoseTheWorkspace() {
+        List<String> made = new java.util.ArrayList<>();
+        DockerSandboxProvider readOnly = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withReadOnlyRoot(true).withUser("65534:65534")),
+                new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            SandboxHandle ro = readOnly.create(baseInput().withRequestedId(runKey + "-ro"));
+            made.add(ro.id());
+            assertThat(ro.process().exec("id -u").stdout().strip()).isEqualTo("65534");
+            assertThat(ro.process().exec("touch /etc/agentbox-test").exitCode()).isNotZero();
+            // the anonymous volume belongs to root; a non-root user needs an image that prepares it
+            assertThat(ro.process().exec("echo x > /tmp/t && cat /tmp/t").stdout()).isEqualTo("x\n");
+            InspectContainerResponse c = client().inspectContainerCmd(ro.id()).exec();
+            assertThat(c.getHostConfig().getReadonlyRootfs()).isTrue();
+            assertThat(c.getMounts()).extracting(m -> m.getDestination().getPath()).containsExactly("/workspace");
+        } finally {
+            made.forEach(provider::destroy);
+            made.clear();
+            readOnly.close();
+        }
+        DockerSandboxProvider readOnlyRoot = new DockerSandboxProvider(DockerSettings.defaults().withImage(image())
+                .withHardening(DockerSettings.Hardening.defaults().withReadOnlyRoot(true)), new DaemonThreads("t"), Clock.systemUTC());
+        try {
+            SandboxHandle ro = readOnlyRoot.create(baseInput().withRequestedId(runKey + "-ro-root"));
+            made.add(ro.id());
+            assertThat(ro.process().exec("echo kept > /workspace/w && cat /workspace/w").stdout()).isEqualTo("kept\n");
+            SandboxHandle fork = ro.fork();
+            made.add(fork.id());
+            assertThat(fork.process().exec("cat /workspace/w").exitCode()).isNotZero();
+        } finally {
+            made.forEach(provider::destroy);
+            readOnlyRoot.close();
+        }
     }
 
     @Test

@@ -1,0 +1,21 @@
+package dev.agentbox.sandbox;
+
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * What this server accepts in an ensure body beyond its syntax: the image allowlist, the
+ * resource ceilings, and whether {@code policy.network: bridge} exists at all
+ * ({@code agentbox.docker.bridge-enabled}). Checked by {@link SandboxSpecParser}, so a refused
+ * body never reaches the key, the lease or the provider.
+ */
+public record EnsureRules(ImageAllowlist images, ResourceCeilings ceilings, boolean bridgeEnabled) {
+
+    public static EnsureRules defaults() {
+        return new EnsureRules(ImageAllowlist.defaults(), ResourceCeilings.defaults(), true);
+    }
+
+    public static EnsureRules fromConfig(Config c) {
+        return new EnsureRules(ImageAllowlist.fromConfig(c), ResourceCeilings.fromConfig(c),
+                c.getOptionalValue("agentbox.docker.bridge-enabled", Boolean.class).orElse(true));
+    }
+}
