@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,6 +61,14 @@ class AdminPathsIT {
             "/api/v1/admin/journals/prune",
             "/api/v1;x/admin/journals/prune",
             "/api/v1/admin;x/journals/prune/");
+
+    /** On a loaded machine the server may answer before the application has started: wait for the API. */
+    @BeforeAll
+    static void apiIsServed() {
+        Api api = Api.itServer();
+        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> api.get("/api/v1/providers", Api.TENANT_A).statusCode() == 200);
+    }
 
     @Test
     void everySpellingOfAnAdminPathIsForbiddenForAnotherTenantAndNeverRunsTheSweep() throws Exception {
