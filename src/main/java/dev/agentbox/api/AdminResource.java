@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.reaper.PruneResult;
 import dev.agentbox.reaper.ReaperService;
 import dev.agentbox.reaper.SweepOutcome;
@@ -15,21 +16,33 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import java.util.logging.Logger;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** Operator endpoints (the admin tenant only, enforced by {@link BearerAuthFilter}). */
+/**
+ * Operator endpoints: the admin tenant only, enforced on the matched resource by
+ * {@link AdminAuthorizationFilter} ({@link AdminOnly}). Every call that acts is logged with
+ * the calling tenant, so an operator can see who swept or pruned.
+ */
 @Path("v1/admin")
+@AdminOnly
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
+    private static final Logger LOG = Logger.getLogger(AdminResource.class.getName());
+
     @Inject
     ReaperService reaper;
+
+    @Inject
+    Caller caller;
 
     @POST
     @Path("reaper/sweep")
     @Operation(summary = "Run one reaper sweep now (waits for a sweep in flight) and return its result")
     public JsonObject sweep() {
+        LOG.info("admin: reaper sweep requested by tenant " + LogText.quote(caller.tenant()));
         return sweepJson(reaper.sweepNow());
     }
 
@@ -51,6 +64,7 @@ public class AdminResource {
     @Path("journals/prune")
     @Operation(summary = "Delete journals of terminal runs in every sandbox (at most 200 per call); keep what cannot be proven dead")
     public JsonObject prune() {
+        LOG.info("admin: journal prune requested by tenant " + LogText.quote(caller.tenant()));
         PruneResult r = reaper.prune();
         JsonArrayBuilder kept = Json.createArrayBuilder();
         r.kept().forEach(k -> kept.add(Json.createObjectBuilder().add("runId", k.runId()).add("reason", k.reason())));

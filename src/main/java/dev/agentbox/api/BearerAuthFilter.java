@@ -7,7 +7,6 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.HttpHeaders;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +15,11 @@ import java.util.Optional;
  * Authenticates every API request by its bearer token and records the tenant in
  * {@link Caller}. Runs before matching so that an unauthenticated caller learns nothing
  * about which paths exist.
+ *
+ * <p>It also refuses a non-admin tenant on every spelling of an admin path
+ * ({@link AdminPath}), judged on the raw request path: {@code UriInfo.getPath()} keeps
+ * matrix parameters that routing ignores, so {@code /v1/admin;x=1/reaper} once slipped past a
+ * check on it. The binding check is {@link AdminAuthorizationFilter} on the matched resource.
  */
 @Provider
 @PreMatching
@@ -48,15 +52,11 @@ public class BearerAuthFilter implements ContainerRequestFilter {
             }
             tenant = found.get();
         }
-        if (isAdminPath(request.getUriInfo().getPath()) && !tokens.isAdmin(tenant)) {
-            request.abortWith(Problems.response(403, "forbidden", "Admin endpoints need the admin tenant's token.", Map.of()));
+        if (!tokens.isAdmin(tenant) && AdminPath.isAdmin(request.getUriInfo().getRequestUri().getRawPath(),
+                request.getUriInfo().getBaseUri().getRawPath())) {
+            request.abortWith(AdminAuthorizationFilter.forbidden());
             return;
         }
         caller.authenticate(tenant);
-    }
-
-    static boolean isAdminPath(String path) {
-        String p = path.startsWith("/") ? path.substring(1) : path;
-        return p.equals("v1/admin") || p.startsWith("v1/admin/");
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.run.RunEventStream;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
@@ -178,13 +179,13 @@ public class RunsResource {
                     }
                 });
             } catch (RuntimeException e) {
-                LOG.warning("run " + run.runId() + ": event stream failed: " + e);
+                LOG.warning("run " + LogText.quote(run.runId()) + ": event stream failed: " + e);
             } finally {
                 sink.close();
                 try {
                     runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
                 } catch (RuntimeException e) {
-                    LOG.warning("run " + run.runId() + ": could not record the viewer leaving: " + e);
+                    LOG.warning("run " + LogText.quote(run.runId()) + ": could not record the viewer leaving: " + e);
                 }
             }
         }).start();

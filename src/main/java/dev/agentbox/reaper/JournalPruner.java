@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.reaper.PruneResult.Kept;
 import dev.agentbox.reaper.SandboxJournals.Listing;
 import dev.agentbox.reaper.SandboxJournals.RunJournal;
@@ -134,7 +135,7 @@ public final class JournalPruner {
         try {
             record = runs.find(tenant, journal.runId());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Journal prune: looking up run " + journal.runId() + " failed: " + e);
+            LOG.log(Level.WARNING, "Journal prune: looking up run " + LogText.quote(journal.runId()) + " failed: " + e);
             return Optional.of(PruneResult.STORE_ERROR);
         }
         if (record.isPresent()) {

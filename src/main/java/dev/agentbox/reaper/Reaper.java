@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.run.DriverLease;
 import dev.agentbox.run.RunAbort;
 import dev.agentbox.run.RunContext;
@@ -109,7 +110,7 @@ public final class Reaper {
             try {
                 return RunAbort.pastMaxDuration(run, now) ? expire(run, p) : reap(run, p);
             } catch (RuntimeException | Error e) {
-                LOG.log(Level.WARNING, "reaper: run " + run.runId() + " failed", e);
+                LOG.log(Level.WARNING, "reaper: run " + LogText.quote(run.runId()) + " failed", e);
                 return RunEntry.of(run.tenant(), run.runId(), SweepOutcome.FAILED).withError(String.valueOf(e));
             }
         }, executor, settings.parallelism());
@@ -176,7 +177,7 @@ public final class Reaper {
                 try {
                     out.add(new SweepResult.Unattended(run.tenant(), run.runId(), attend(run, now)));
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "reaper: unattended run " + run.runId() + " failed", e);
+                    LOG.log(Level.WARNING, "reaper: unattended run " + LogText.quote(run.runId()) + " failed", e);
                     out.add(new SweepResult.Unattended(run.tenant(), run.runId(), "failed: " + e.getClass().getSimpleName()));
                 }
             }
@@ -195,7 +196,7 @@ public final class Reaper {
             RunExpiry.Expired e = expiry.expire(run, r -> true,
                     runaway ? RunAbort.maxDuration(run) : RunAbort.CANCELLED);
             String how = runaway ? "aborted (max-duration)" : "aborted (cancelled)";
-            LOG.info("reaper: run " + run.runId() + " had no live driver: " + (e.ended() ? how : "not claimed"));
+            LOG.info("reaper: run " + LogText.quote(run.runId()) + " had no live driver: " + (e.ended() ? how : "not claimed"));
             return e.ended() ? how : "not-claimed";
         }
         return adopter.adopt(run);
@@ -229,7 +230,7 @@ public final class Reaper {
                     return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
                 } catch (RuntimeException e) {
                     // The run is terminal already: its line keeps the status and exit code the finalizer recorded.
-                    LOG.log(Level.WARNING, "reaper: run " + run.runId() + ": reclaiming its sandbox failed", e);
+                    LOG.log(Level.WARNING, "reaper: run " + LogText.quote(run.runId()) + ": reclaiming its sandbox failed", e);
                     return entry.failed(String.valueOf(e));
                 }
             }

@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.store.RunRecordView;
@@ -60,7 +61,7 @@ public final class Reclaimer {
             return Reclaim.of(ReclaimOutcome.NO_SANDBOX_KEY);
         }
         String key = run.sandboxKey().get();
-        String label = "run " + run.runId() + ": sandbox " + SandboxKey.shortForm(key);
+        String label = "run " + LogText.quote(run.runId()) + ": sandbox " + SandboxKey.shortForm(key);
         if (runs.liveRunsUsing(run.tenant(), key, 2).stream().anyMatch(r -> !r.ref().equals(run.ref()))) {
             LOG.info(label + ": another live run uses it; kept");
             return Reclaim.of(ReclaimOutcome.IN_USE);

@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalNames;
@@ -151,8 +152,9 @@ final class SandboxJournals {
         return failed;
     }
 
+    /** The end of a sandbox's stderr for a log line: the sandbox writes it, so it is quoted (no forged lines). */
     private static String tail(String s) {
         String t = s.strip();
-        return t.length() <= 300 ? t : "…" + t.substring(t.length() - 300);
+        return LogText.quote(t.length() <= LogText.MAX_CHARS ? t : "…" + t.substring(t.length() - LogText.MAX_CHARS + 1));
     }
 }

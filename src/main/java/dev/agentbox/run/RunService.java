@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
@@ -134,7 +135,8 @@ public class RunService {
                 "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                 Map.of("runId", request.runId()), null));
         launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
-        LOG.info("run " + record.runId() + ": accepted (" + record.harness().wireName() + ", thread " + record.threadId() + ")");
+        LOG.info("run " + LogText.quote(record.runId()) + ": accepted (" + record.harness().wireName() + ", thread "
+                + LogText.quote(record.threadId()) + ")");
         return record;
     }
 
@@ -200,14 +202,14 @@ public class RunService {
             return Adoption.NOT_ELIGIBLE;
         }
         if (drivers.size() >= maxDriven) {
-            LOG.warning("run " + run.runId() + ": no live driver, but this server already drives " + drivers.size()
+            LOG.warning("run " + LogText.quote(run.runId()) + ": no live driver, but this server already drives " + drivers.size()
                     + " runs (agentbox.runs.max-driven); leaving it to another server");
             return Adoption.AT_CAPACITY;
         }
         if (!launch(RunDriver.successor(context, fresh.get()))) {
             return Adoption.DRIVEN;
         }
-        LOG.info("run " + run.runId() + ": no live driver; " + node.id() + " takes it over (" + why + ")");
+        LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; " + node.id() + " takes it over (" + why + ")");
         return Adoption.STARTED;
     }
 
@@ -235,7 +237,7 @@ public class RunService {
         RunRecordView run = get(tenant, runId);
         if (!run.isTerminal()) {
             runs.setCancelRequested(run.ref(), Optional.of(true));
-            LOG.info("run " + runId + ": cancel requested");
+            LOG.info("run " + LogText.quote(runId) + ": cancel requested");
             if (!abortLocal(run)) {
                 threads.newThread(() -> landCancel(run)).start();
             }
@@ -264,7 +266,7 @@ public class RunService {
                     RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
                             RunAbort.CANCELLED);
                     if (a.ended()) {
-                        LOG.info("run " + run.runId() + ": no live driver; cancel landed by " + node.id());
+                        LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; cancel landed by " + node.id());
                         return;
                     }
                 }
@@ -273,7 +275,7 @@ public class RunService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.warning("run " + run.runId() + ": could not land the cancel here (the reaper will): " + e);
+            LOG.warning("run " + LogText.quote(run.runId()) + ": could not land the cancel here (the reaper will): " + e);
         }
     }
 
@@ -283,7 +285,7 @@ public class RunService {
             try {
                 sandboxes.delete(run.tenant(), key);
             } catch (ProblemException e) {
-                LOG.info("run " + run.runId() + ": sandbox already gone at cancel: " + e.detail());
+                LOG.info("run " + LogText.quote(run.runId()) + ": sandbox already gone at cancel: " + e.detail());
             }
         });
         return null;
@@ -322,14 +324,14 @@ public class RunService {
             return;
         }
         if (viewers.watchedAnywhere(run.ref())) {
-            LOG.info("run " + run.runId() + ": viewer left; still watched on another server");
+            LOG.info("run " + LogText.quote(run.runId()) + ": viewer left; still watched on another server");
             return;
         }
         if (current.durable() && current.detachOnDisconnect()) {
             runs.setDetachedSince(run.ref(), Optional.of(clock.instant()));
-            LOG.info("run " + run.runId() + ": last viewer left, detached (the agent keeps running)");
+            LOG.info("run " + LogText.quote(run.runId()) + ": last viewer left, detached (the agent keeps running)");
         } else {
-            LOG.info("run " + run.runId() + ": last viewer left a non-durable run, cancelling");
+            LOG.info("run " + LogText.quote(run.runId()) + ": last viewer left a non-durable run, cancelling");
             cancel(run.tenant(), run.runId());
         }
     }

@@ -21,7 +21,13 @@ class TenantTokensTest {
         TenantTokens t = tokens(null, null);
         assertThat(t.devMode()).isTrue();
         assertThat(t.isAdmin("default")).isTrue();
-        assertThat(tokens(" , ", null).devMode()).isTrue();
+    }
+
+    @Test
+    void aTokenListThatIsSetButEmptyIsAnErrorNotDevMode() {
+        assertThatThrownBy(() -> tokens(" , ", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("agentbox.auth.tokens");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.agentbox.platform.lease;
 
+import dev.agentbox.platform.LogText;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,12 +45,12 @@ public final class HeldLease implements AutoCloseable {
         try {
             if (!store.renew(name, holder, clock.instant(), ttl)) {
                 lost = true;
-                LOG.warning("Lease " + name + " was lost by " + holder);
+                LOG.warning("Lease " + LogText.quote(name) + " was lost by " + holder);
             }
         } catch (RuntimeException e) {
             // A database hiccup: the lease may still be ours; the next renewal decides,
             // and expiry protects everyone else meanwhile.
-            LOG.log(Level.WARNING, "Renewing lease " + name + " failed: " + e);
+            LOG.log(Level.WARNING, "Renewing lease " + LogText.quote(name) + " failed: " + e);
         }
     }
 
@@ -76,7 +77,7 @@ public final class HeldLease implements AutoCloseable {
         try {
             store.release(name, holder, clock.instant());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Releasing lease " + name + " failed (it expires by itself): " + e);
+            LOG.log(Level.WARNING, "Releasing lease " + LogText.quote(name) + " failed (it expires by itself): " + e);
         }
     }
 }
