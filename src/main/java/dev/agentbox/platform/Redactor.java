@@ -41,13 +41,16 @@ public final class Redactor {
     public static final String MASK = "***";
     public static final int MIN_VALUE_CHARS = 4;
     static final int MIN_FRAGMENT_CHARS = 6;
-    private static final Redactor NONE = new Redactor(null);
+    private static final Redactor NONE = new Redactor(null, List.of());
 
     /** One alternation of every needle, longest first; null when there is nothing to redact. */
     private final Pattern needles;
+    /** The raw values, for a tail that may begin in the middle of one. */
+    private final List<String> values;
 
-    private Redactor(Pattern needles) {
+    private Redactor(Pattern needles, List<String> values) {
         this.needles = needles;
+        this.values = values;
     }
 
     /** A redactor that changes nothing. */
@@ -58,9 +61,11 @@ public final class Redactor {
     /** A redactor for these secret values (nulls and values below the minimum length are skipped). */
     public static Redactor of(Collection<String> values) {
         Set<String> all = new LinkedHashSet<>();
+        List<String> kept = new ArrayList<>();
         for (String v : values) {
             if (v != null && v.length() >= MIN_VALUE_CHARS) {
                 all.addAll(forms(v));
+                kept.add(v);
             }
         }
         if (all.isEmpty()) {
@@ -75,7 +80,7 @@ public final class Redactor {
             }
             regex.append(Pattern.quote(needle));
         }
-        return new Redactor(Pattern.compile(regex.toString()));
+        return new Redactor(Pattern.compile(regex.toString()), List.copyOf(kept));
     }
 
     /** Whether this redactor would change nothing. */
@@ -90,6 +95,28 @@ public final class Redactor {
         }
         Matcher m = needles.matcher(text);
         return m.find() ? m.replaceAll(Matcher.quoteReplacement(MASK)) : text;
+    }
+
+    /**
+     * {@link #redact} for the tail of a longer output (cut by {@code tail -c} inside the
+     * sandbox): the cut may fall inside a value, so a start of the text that is the last
+     * {@value #MIN_VALUE_CHARS} or more characters of a value is masked too.
+     */
+    public String redactTail(String tail) {
+        String text = redact(tail);
+        if (text == null) {
+            return null;
+        }
+        int longest = 0;
+        for (String v : values) {
+            for (int len = Math.min(v.length() - 1, text.length()); len >= MIN_VALUE_CHARS && len > longest; len--) {
+                if (text.startsWith(v.substring(v.length() - len))) {
+                    longest = len;
+                    break;
+                }
+            }
+        }
+        return longest == 0 ? text : MASK + text.substring(longest);
     }
 
     /** Every form of one value that is masked. */

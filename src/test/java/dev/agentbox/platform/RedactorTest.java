@@ -89,6 +89,14 @@ class RedactorTest {
     }
 
     @Test
+    void aTailThatBeginsInsideAValueHasThatRemnantMasked() {
+        Redactor r = Redactor.of(List.of("abcdefghij"));
+        assertThat(r.redactTail("efghij\nerror: bad key")).isEqualTo("***\nerror: bad key");
+        assertThat(r.redactTail("hij then abcdefghij")).as("remnants under 4 characters stay").isEqualTo("hij then ***");
+        assertThat(r.redactTail("plain output")).isEqualTo("plain output");
+    }
+
+    @Test
     void noneChangesNothing() {
         assertThat(Redactor.none().isEmpty()).isTrue();
         assertThat(Redactor.none().redact(SECRET)).isEqualTo(SECRET);
