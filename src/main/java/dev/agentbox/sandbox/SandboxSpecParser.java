@@ -91,6 +91,10 @@ public final class SandboxSpecParser {
                 if (url.startsWith("-")) {
                     throw invalid("workspace.source.url", "must not start with '-'");
                 }
+                Optional<String> credentials = GitCredentials.problemWith(url);
+                if (credentials.isPresent()) {
+                    throw invalid("workspace.source.url", credentials.get());
+                }
                 Optional<String> ref = optionalString(s, "ref", "workspace.source.ref");
                 if (ref.isPresent() && (ref.get().startsWith("-") || ref.get().isBlank())) {
                     throw invalid("workspace.source.ref", "must be a branch, tag or commit name");
