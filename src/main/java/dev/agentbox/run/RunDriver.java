@@ -1,6 +1,8 @@
 package dev.agentbox.run;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
@@ -18,6 +20,7 @@ import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
 import dev.agentbox.sandbox.Sandbox;
 import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SandboxSpec;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -198,8 +201,10 @@ public final class RunDriver implements Runnable {
                 LOG.info(label + ": left for another server to take over (" + e + ")");
                 return;
             }
-            LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
-            writer.failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
+            // The exception's text (SQL, an engine's response body) stays in the log; the run's
+            // error, which the tenant reads, gets only the incident id.
+            Incident incident = Incident.log(LOG, Level.SEVERE, label + ": driver failed unexpectedly", e);
+            writer.failQuietly(label, RunError.of(incident.text("Run driver failed"), "internal-error"));
         } finally {
             ctx.hub().driverStopped(run.ref());
         }
@@ -327,7 +332,7 @@ public final class RunDriver implements Runnable {
                     int code = batch.exitCode().getAsInt();
                     exitCode = code;
                     // stderr only shows in a failed exit's error; an exit 0 saves the read.
-                    out.addAll(translator.onExit(code, code == 0 ? "" : ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
+                    out.addAll(translator.onExit(code, code == 0 ? "" : stderrTail(handle)));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
@@ -347,13 +352,41 @@ public final class RunDriver implements Runnable {
             writer.finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
                     Optional.of(RunError.of(e.getMessage(), "journal-stalled")));
         } catch (JournalEndedWithoutSentinelException e) {
-            String message = "Agent lost: " + e.getMessage();
+            String message = "Agent lost: " + agentLostReason(label, e);
             writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         } catch (ProblemException e) {
             // The sandbox went away under the reader (e.g. its container was removed).
             String message = "Sandbox failed during the run: " + e.detail();
             writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         }
+    }
+
+    /**
+     * The agent's stderr tail for its failed exit, with the sandbox's secrets masked: it
+     * becomes the {@code RUN_ERROR} message and the record's {@code error.message}. The
+     * secrets are read from the sandbox itself, so a successor or the reaper's finalizer,
+     * which never saw the ensure, masks the same values.
+     */
+    private String stderrTail(SandboxHandle handle) {
+        String tail = ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL);
+        if (tail.isEmpty()) {
+            return tail;
+        }
+        Redactor redactor = sandboxSpec.map(s -> Redactor.of(s.workspace().secrets().values()))
+                .orElseGet(() -> SandboxSecrets.redactorOf(handle));
+        return redactor.redactTail(tail);
+    }
+
+    /**
+     * Why the journal ended, as the run's error may say it: the stream's own account when it
+     * simply ended, an incident id when a failure ended it (its text may be an engine's body).
+     */
+    private static String agentLostReason(String label, JournalEndedWithoutSentinelException e) {
+        if (e.getCause() == null || e.getCause() instanceof ProblemException) {
+            return e.getMessage();
+        }
+        Incident incident = Incident.log(LOG, Level.WARNING, label + ": " + e.getMessage(), e.getCause());
+        return incident.text("journal ended without an exit sentinel (at byte " + e.position() + "); reading it failed");
     }
 
     private SandboxHandle openSandbox(String label) {

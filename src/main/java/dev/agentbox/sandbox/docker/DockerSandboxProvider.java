@@ -11,6 +11,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ManagedSandbox;
 import dev.agentbox.sandbox.SandboxCapabilities;
@@ -261,8 +262,8 @@ public class DockerSandboxProvider implements SandboxProvider {
             DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
             return new DockerSandbox(this, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            ProblemException p = ProblemException.providerUnavailable("The Docker engine could not start sandbox "
-                    + name + ": " + e.getMessage(), e);
+            Incident incident = Incident.log(LOG, Level.WARNING, "The Docker engine could not start sandbox " + name, e);
+            ProblemException p = ProblemException.providerUnavailable(incident.text("The Docker engine could not start sandbox " + name), e);
             removeQuietly(created.getId(), p);
             throw p;
         } catch (RuntimeException e) {
