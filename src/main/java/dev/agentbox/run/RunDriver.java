@@ -61,6 +61,8 @@ public final class RunDriver implements Runnable {
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
     private Integer exitCode;
+    /** The sandbox's secrets, masked in every chunk this driver writes; known once the sandbox is open. */
+    private Redactor redactor = Redactor.none();
 
     /** How a driver's work ended, for a caller that drove it synchronously (the reaper). */
     public enum Ending {
@@ -252,6 +254,7 @@ public final class RunDriver implements Runnable {
         SandboxHandle handle;
         try {
             handle = openSandbox(label);
+            redactor = redactorFor(handle);
         } catch (ProblemException e) {
             writer.finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
             return;
@@ -332,8 +335,11 @@ public final class RunDriver implements Runnable {
                     int code = batch.exitCode().getAsInt();
                     exitCode = code;
                     // stderr only shows in a failed exit's error; an exit 0 saves the read.
-                    out.addAll(translator.onExit(code, code == 0 ? "" : stderrTail(handle)));
+                    // The tail may begin inside a value (it is cut in the sandbox): redactTail masks that remnant.
+                    String stderr = code == 0 ? "" : redactor.redactTail(ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL));
+                    out.addAll(translator.onExit(code, stderr));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
+                    out = RedactedChunks.of(redactor, out);
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
                     JsonObject last = out.get(out.size() - 1);
@@ -346,7 +352,7 @@ public final class RunDriver implements Runnable {
                     afterFinish(label, handle);
                     return;
                 }
-                writer.emit(out);
+                writer.emit(RedactedChunks.of(redactor, out));
             }
         } catch (JournalStalledException e) {
             writer.finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
@@ -362,19 +368,15 @@ public final class RunDriver implements Runnable {
     }
 
     /**
-     * The agent's stderr tail for its failed exit, with the sandbox's secrets masked: it
-     * becomes the {@code RUN_ERROR} message and the record's {@code error.message}. The
-     * secrets are read from the sandbox itself, so a successor or the reaper's finalizer,
-     * which never saw the ensure, masks the same values.
+     * The sandbox's secrets, masked in the agent's chunks and in its stderr tail (the
+     * {@code RUN_ERROR} message and the record's {@code error.message}): the run's log is
+     * stored. A first driver that ensured the sandbox has them from the ensure; any other
+     * reads them from the sandbox itself, so a successor or the reaper's finalizer, which
+     * never saw the ensure, masks the same values.
      */
-    private String stderrTail(SandboxHandle handle) {
-        String tail = ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL);
-        if (tail.isEmpty()) {
-            return tail;
-        }
-        Redactor redactor = sandboxSpec.map(s -> Redactor.of(s.workspace().secrets().values()))
+    private Redactor redactorFor(SandboxHandle handle) {
+        return sandboxSpec.map(s -> Redactor.of(s.workspace().secrets().values()))
                 .orElseGet(() -> SandboxSecrets.redactorOf(handle));
-        return redactor.redactTail(tail);
     }
 
     /**
