@@ -32,7 +32,11 @@ import java.util.regex.Pattern;
  *   <li>base64 fragments shorter than {@value #MIN_FRAGMENT_CHARS} characters are ignored for
  *       the same reason (they occur by chance in any base64 text);</li>
  *   <li>a value split by the writer (line-wrapped base64, a secret printed in two pieces) is
- *       not recognized.</li>
+ *       not recognized;</li>
+ *   <li>at most {@value #MAX_VALUES} values are taken, the longest (ties by natural order, so
+ *       the choice does not depend on the order they come in — a successor that reads them
+ *       from the sandbox picks the same): every chunk of a run passes the redactor, and a
+ *       sandbox whose secrets file was grown on purpose must not make that cost unbounded.</li>
  * </ul>
  * Longer needles are matched first, so a value that contains another value is masked whole.
  */
@@ -41,6 +45,9 @@ public final class Redactor {
     public static final String MASK = "***";
     public static final int MIN_VALUE_CHARS = 4;
     static final int MIN_FRAGMENT_CHARS = 6;
+    public static final int MAX_VALUES = 100;
+    private static final Comparator<String> LONGEST_FIRST = Comparator.comparingInt(String::length).reversed()
+            .thenComparing(Comparator.naturalOrder());
     private static final Redactor NONE = new Redactor(null, List.of());
 
     /** One alternation of every needle, longest first; null when there is nothing to redact. */
@@ -60,19 +67,17 @@ public final class Redactor {
 
     /** A redactor for these secret values (nulls and values below the minimum length are skipped). */
     public static Redactor of(Collection<String> values) {
+        List<String> kept = values.stream().filter(v -> v != null && v.length() >= MIN_VALUE_CHARS).distinct()
+                .sorted(LONGEST_FIRST).limit(MAX_VALUES).toList();
         Set<String> all = new LinkedHashSet<>();
-        List<String> kept = new ArrayList<>();
-        for (String v : values) {
-            if (v != null && v.length() >= MIN_VALUE_CHARS) {
-                all.addAll(forms(v));
-                kept.add(v);
-            }
+        for (String v : kept) {
+            all.addAll(forms(v));
         }
         if (all.isEmpty()) {
             return NONE;
         }
         List<String> sorted = new ArrayList<>(all);
-        sorted.sort(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()));
+        sorted.sort(LONGEST_FIRST);
         StringBuilder regex = new StringBuilder();
         for (String needle : sorted) {
             if (!regex.isEmpty()) {
@@ -80,7 +85,7 @@ public final class Redactor {
             }
             regex.append(Pattern.quote(needle));
         }
-        return new Redactor(Pattern.compile(regex.toString()), List.copyOf(kept));
+        return new Redactor(Pattern.compile(regex.toString()), kept);
     }
 
     /** Whether this redactor would change nothing. */

@@ -18,7 +18,7 @@ public final class SandboxSecrets {
     static final String DIR = "/dev/shm/agentbox";
     private static final String TRANSFER_VAR = "AGENTBOX_SECRETS_TRANSFER";
     /** More than any honest secrets file; a sandbox that grows its file cannot make the server buffer it. */
-    static final int MAX_READ_BYTES = 1 << 20;
+    static final int MAX_READ_BYTES = 256 * 1024;
 
     private SandboxSecrets() {
     }

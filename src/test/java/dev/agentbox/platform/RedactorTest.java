@@ -97,6 +97,18 @@ class RedactorTest {
     }
 
     @Test
+    void atMostTheHundredLongestValuesAreTakenWhateverTheirOrderSoAGrownSecretsFileCannotMakeRedactionUnbounded() {
+        List<String> many = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, 150)
+                .mapToObj(i -> "v".repeat(4 + i / 10) + "-" + (1000 + i)).toList());
+        java.util.Collections.shuffle(many, new java.util.Random(7));
+        Redactor r = Redactor.of(many);
+        assertThat(r.redact("v".repeat(18) + "-1149")).as("among the longest").isEqualTo("***");
+        assertThat(r.redact("vvvv-1000")).as("among the shortest").isEqualTo("vvvv-1000");
+        java.util.Collections.reverse(many);
+        assertThat(Redactor.of(many).redact("vvvvvvvvv-1050")).isEqualTo(r.redact("vvvvvvvvv-1050"));
+    }
+
+    @Test
     void noneChangesNothing() {
         assertThat(Redactor.none().isEmpty()).isTrue();
         assertThat(Redactor.none().redact(SECRET)).isEqualTo(SECRET);
