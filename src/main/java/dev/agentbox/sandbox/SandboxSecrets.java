@@ -2,6 +2,7 @@ package dev.agentbox.sandbox;
 
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,6 +20,7 @@ public final class SandboxSecrets {
     private static final String TRANSFER_VAR = "AGENTBOX_SECRETS_TRANSFER";
     /** More than any honest secrets file; a sandbox that grows its file cannot make the server buffer it. */
     static final int MAX_READ_BYTES = 256 * 1024;
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
     private SandboxSecrets() {
     }
@@ -63,7 +65,10 @@ public final class SandboxSecrets {
     public static Redactor redactorOf(SandboxHandle handle) {
         SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
         try {
-            ExecResult r = raw.process().exec("head -c " + MAX_READ_BYTES + " " + ShellQuote.single(file(raw.id())) + " 2>/dev/null");
+            // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
+            // finalizer must not wait on a binary the tenant replaced.
+            ExecResult r = raw.process().exec("head -c " + MAX_READ_BYTES + " " + ShellQuote.single(file(raw.id())) + " 2>/dev/null",
+                    ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
             return r.exitCode() == 0 ? Redactor.of(parse(r.stdout()).values()) : Redactor.none();
         } catch (RuntimeException sandboxGone) {
             return Redactor.none();
