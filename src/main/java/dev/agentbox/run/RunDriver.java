@@ -1,6 +1,8 @@
 package dev.agentbox.run;
 
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
@@ -18,6 +20,7 @@ import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
 import dev.agentbox.sandbox.Sandbox;
 import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SandboxSpec;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -58,6 +61,8 @@ public final class RunDriver implements Runnable {
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
     private Integer exitCode;
+    /** The sandbox's secrets, masked in every chunk this driver writes; known once the sandbox is open. */
+    private Redactor redactor = Redactor.none();
 
     /** How a driver's work ended, for a caller that drove it synchronously (the reaper). */
     public enum Ending {
@@ -198,8 +203,10 @@ public final class RunDriver implements Runnable {
                 LOG.info(label + ": left for another server to take over (" + e + ")");
                 return;
             }
-            LOG.log(Level.SEVERE, label + ": driver failed unexpectedly", e);
-            writer.failQuietly(label, RunError.of("Run driver failed: " + e, "internal-error"));
+            // The exception's text (SQL, an engine's response body) stays in the log; the run's
+            // error, which the tenant reads, gets only the incident id.
+            Incident incident = Incident.log(LOG, Level.SEVERE, label + ": driver failed unexpectedly", e);
+            writer.failQuietly(label, RunError.of(incident.text("Run driver failed"), "internal-error"));
         } finally {
             ctx.hub().driverStopped(run.ref());
         }
@@ -247,6 +254,7 @@ public final class RunDriver implements Runnable {
         SandboxHandle handle;
         try {
             handle = openSandbox(label);
+            redactor = redactorFor(handle);
         } catch (ProblemException e) {
             writer.finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
             return;
@@ -327,8 +335,11 @@ public final class RunDriver implements Runnable {
                     int code = batch.exitCode().getAsInt();
                     exitCode = code;
                     // stderr only shows in a failed exit's error; an exit 0 saves the read.
-                    out.addAll(translator.onExit(code, code == 0 ? "" : ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL)));
+                    // The tail may begin inside a value (it is cut in the sandbox): redactTail masks that remnant.
+                    String stderr = code == 0 ? "" : redactor.redactTail(ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL));
+                    out.addAll(translator.onExit(code, stderr));
                     translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
+                    out = RedactedChunks.of(redactor, out);
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
                     JsonObject last = out.get(out.size() - 1);
@@ -341,19 +352,43 @@ public final class RunDriver implements Runnable {
                     afterFinish(label, handle);
                     return;
                 }
-                writer.emit(out);
+                writer.emit(RedactedChunks.of(redactor, out));
             }
         } catch (JournalStalledException e) {
             writer.finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
                     Optional.of(RunError.of(e.getMessage(), "journal-stalled")));
         } catch (JournalEndedWithoutSentinelException e) {
-            String message = "Agent lost: " + e.getMessage();
+            String message = "Agent lost: " + agentLostReason(label, e);
             writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         } catch (ProblemException e) {
             // The sandbox went away under the reader (e.g. its container was removed).
             String message = "Sandbox failed during the run: " + e.detail();
             writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
         }
+    }
+
+    /**
+     * The sandbox's secrets, masked in the agent's chunks and in its stderr tail (the
+     * {@code RUN_ERROR} message and the record's {@code error.message}): the run's log is
+     * stored. A first driver that ensured the sandbox has them from the ensure; any other
+     * reads them from the sandbox itself, so a successor or the reaper's finalizer, which
+     * never saw the ensure, masks the same values.
+     */
+    private Redactor redactorFor(SandboxHandle handle) {
+        return sandboxSpec.map(s -> Redactor.of(s.workspace().secrets().values()))
+                .orElseGet(() -> SandboxSecrets.redactorOf(handle));
+    }
+
+    /**
+     * Why the journal ended, as the run's error may say it: the stream's own account when it
+     * simply ended, an incident id when a failure ended it (its text may be an engine's body).
+     */
+    private static String agentLostReason(String label, JournalEndedWithoutSentinelException e) {
+        if (e.getCause() == null || e.getCause() instanceof ProblemException) {
+            return e.getMessage();
+        }
+        Incident incident = Incident.log(LOG, Level.WARNING, label + ": " + e.getMessage(), e.getCause());
+        return incident.text("journal ended without an exit sentinel (at byte " + e.position() + "); reading it failed");
     }
 
     private SandboxHandle openSandbox(String label) {

@@ -7,7 +7,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-/** {@link SandboxGit} desugared to {@code git} commands run through a sandbox's exec. */
+/**
+ * {@link SandboxGit} desugared to {@code git} commands run through a sandbox's exec. A clone
+ * takes its credentials from {@link GitCredentials#HELPER}, which needs the sandbox's secrets
+ * in the environment: build it on a {@link SecretsHandle}'s processes for that.
+ */
 public final class ExecGit implements SandboxGit {
 
     private final SandboxProcesses process;
@@ -18,7 +22,12 @@ public final class ExecGit implements SandboxGit {
 
     @Override
     public void clone(String url, Optional<String> dir, Optional<String> ref, OptionalInt depth) {
-        StringBuilder cmd = new StringBuilder("git clone --quiet");
+        // The helper answers from the secrets in the command's environment; `-c` before the
+        // subcommand applies to this process only (`clone -c` would write it to .git/config),
+        // and the empty helper first drops any configured one (e.g. `store`, which would write
+        // the token to a file a snapshot keeps). No prompt: a missing token fails at once.
+        StringBuilder cmd = new StringBuilder("GIT_TERMINAL_PROMPT=0 git -c credential.helper= -c credential.helper="
+                + ShellQuote.single(GitCredentials.HELPER) + " clone --quiet");
         ref.ifPresent(r -> cmd.append(" --branch ").append(ShellQuote.single(r)));
         depth.ifPresent(d -> cmd.append(" --depth ").append(d));
         cmd.append(" -- ").append(ShellQuote.single(url)).append(' ').append(ShellQuote.single(dir.orElse(".")));

@@ -1,6 +1,9 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -15,6 +18,9 @@ public final class SandboxSecrets {
 
     static final String DIR = "/dev/shm/agentbox";
     private static final String TRANSFER_VAR = "AGENTBOX_SECRETS_TRANSFER";
+    /** More than any honest secrets file; a sandbox that grows its file cannot make the server buffer it. */
+    static final int MAX_READ_BYTES = 256 * 1024;
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
     private SandboxSecrets() {
     }
@@ -40,15 +46,80 @@ public final class SandboxSecrets {
             raw.process().exec("rm -f " + f);
             return;
         }
-        StringBuilder content = new StringBuilder();
-        new TreeMap<>(secrets).forEach((k, v) -> content.append("export ").append(k).append('=')
-                .append(ShellQuote.single(v)).append('\n'));
+        String content = render(secrets);
         ExecResult r = raw.process().exec(
                 "umask 077 && mkdir -p " + DIR + " && printf '%s' \"$" + TRANSFER_VAR + "\" > " + f,
-                ProcessOptions.defaults().withEnv(Map.of(TRANSFER_VAR, content.toString())));
+                ProcessOptions.defaults().withEnv(Map.of(TRANSFER_VAR, content)));
         if (r.exitCode() != 0) {
             // The stderr of printf/mkdir cannot contain the values; still, say only what failed.
             throw new IllegalStateException("Could not install secrets in sandbox " + raw.id() + " (exit " + r.exitCode() + ")");
         }
+    }
+
+    /**
+     * A redactor for the secrets installed in the sandbox, read from its secrets file with the
+     * provider's own exec (never through a path that logs output), so a server that never saw
+     * the ensure (a takeover, the reaper) redacts the same values. No file, or a sandbox that
+     * cannot be read: {@link Redactor#none()}.
+     */
+    public static Redactor redactorOf(SandboxHandle handle) {
+        SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
+        try {
+            // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
+            // finalizer must not wait on a binary the tenant replaced.
+            ExecResult r = raw.process().exec("head -c " + MAX_READ_BYTES + " " + ShellQuote.single(file(raw.id())) + " 2>/dev/null",
+                    ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
+            return r.exitCode() == 0 ? Redactor.of(parse(r.stdout()).values()) : Redactor.none();
+        } catch (RuntimeException sandboxGone) {
+            return Redactor.none();
+        }
+    }
+
+    /** The file's content: one {@code export NAME='value'} line per secret, sorted by name. */
+    static String render(Map<String, String> secrets) {
+        StringBuilder content = new StringBuilder();
+        new TreeMap<>(secrets).forEach((k, v) -> content.append("export ").append(k).append('=')
+                .append(ShellQuote.single(v)).append('\n'));
+        return content.toString();
+    }
+
+    /**
+     * The secrets of a file {@link #render} wrote. Tolerant: a line it cannot read ends the
+     * parse (the tenant may have edited the file inside its own sandbox).
+     */
+    static Map<String, String> parse(String content) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int i = 0;
+        int n = content.length();
+        while (content.startsWith("export ", i)) {
+            int eq = content.indexOf('=', i);
+            if (eq < 0) {
+                break;
+            }
+            String name = content.substring(i + "export ".length(), eq);
+            StringBuilder value = new StringBuilder();
+            int j = eq + 1;
+            // A single-quoted word as ShellQuote writes it: '...' pieces joined by \' escapes.
+            while (j < n && content.charAt(j) != '\n') {
+                char c = content.charAt(j);
+                if (c == '\'') {
+                    int close = content.indexOf('\'', j + 1);
+                    if (close < 0) {
+                        return out;
+                    }
+                    value.append(content, j + 1, close);
+                    j = close + 1;
+                } else if (c == '\\' && j + 1 < n) {
+                    value.append(content.charAt(j + 1));
+                    j += 2;
+                } else {
+                    value.append(c);
+                    j++;
+                }
+            }
+            out.put(name, value.toString());
+            i = j + 1;
+        }
+        return out;
     }
 }

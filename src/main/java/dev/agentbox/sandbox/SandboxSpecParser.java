@@ -149,6 +149,10 @@ public final class SandboxSpecParser {
                 if (url.startsWith("-")) {
                     throw invalid("workspace.source.url", "must not start with '-'");
                 }
+                Optional<String> credentials = GitCredentials.problemWith(url);
+                if (credentials.isPresent()) {
+                    throw invalid("workspace.source.url", credentials.get());
+                }
                 Optional<String> ref = optionalString(s, "ref", "workspace.source.ref")
                         .map(r -> noControl(r, "workspace.source.ref"));
                 if (ref.isPresent() && (ref.get().startsWith("-") || ref.get().isBlank())) {

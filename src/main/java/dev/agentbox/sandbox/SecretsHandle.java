@@ -69,9 +69,10 @@ public final class SecretsHandle implements SandboxHandle {
         return processes;
     }
 
+    /** Git whose commands see the secrets: a clone's credential helper reads {@code GIT_TOKEN} from them. */
     @Override
     public SandboxGit git() {
-        return raw.git();
+        return new ExecGit(processes);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
@@ -28,6 +29,10 @@ import java.util.regex.Pattern;
  * waiting for anything. Step output goes to a file and only its tail comes back, so a
  * chatty step cannot make the server buffer without bound. A parallel group starts every
  * command from the same saved state and the next step waits for all of them.
+ *
+ * <p>Every step text and output tail that leaves this class (the {@code setup-failed}
+ * problem, a log line) passes the {@link Redactor} of the workspace's secrets first: a step
+ * that prints {@code $API_KEY} must not put its value into the response or the log.
  */
 public final class WorkspaceBootstrap {
 
@@ -42,6 +47,8 @@ public final class WorkspaceBootstrap {
     private final Duration stepTimeout;
     private final ExecutorService parallel;
     private final String label;
+    /** Set once at the start of {@link #run}, before any parallel step starts (which orders it for them). */
+    private Redactor redactor = Redactor.none();
 
     public WorkspaceBootstrap(SandboxHandle handle, Duration stepTimeout, ExecutorService parallel, String label) {
         this.handle = handle;
@@ -52,13 +59,14 @@ public final class WorkspaceBootstrap {
 
     /** Clones and runs setup; throws {@link SetupFailedException} on the first failure. */
     public void run(SandboxSpec.Workspace workspace) {
+        redactor = Redactor.of(workspace.secrets().values());
         if (workspace.source() instanceof GitSource git) {
             long t0 = System.nanoTime();
             try {
                 handle.git().clone(git.url(), Optional.empty(), git.ref(),
                         git.depth() > 0 ? OptionalInt.of(git.depth()) : OptionalInt.empty());
             } catch (RuntimeException e) {
-                throw new SetupFailedException("git clone " + git.url(), -1, "clone failed", tail(e.getMessage()));
+                throw failed("git clone " + git.url(), -1, "clone failed", e.getMessage());
             }
             LOG.info(() -> label + ": cloned " + git.url() + git.ref().map(r -> "@" + r).orElse("") + " in " + ms(t0) + " ms");
         }
@@ -71,7 +79,7 @@ public final class WorkspaceBootstrap {
             for (int i = 0; i < steps.size(); i++) {
                 SetupStep step = steps.get(i);
                 long t0 = System.nanoTime();
-                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " started: " + step.label());
+                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " started: " + redactor.redact(step.label()));
                 if (step.parallel()) {
                     runGroup(step);
                 } else {
@@ -88,7 +96,7 @@ public final class WorkspaceBootstrap {
         ExecResult r = handle.process().exec("umask 077 && mkdir -p " + STATE + " && cd " + ShellQuote.single(handle.workspaceRoot())
                 + " && pwd > " + STATE + "/cwd && export -p > " + STATE + "/env");
         if (r.exitCode() != 0) {
-            throw new SetupFailedException("(prepare setup shell)", r.exitCode(), "exit " + r.exitCode(), tail(r.stdout() + r.stderr()));
+            throw failed("(prepare setup shell)", r.exitCode(), "exit " + r.exitCode(), r.stdout() + r.stderr());
         }
     }
 
@@ -135,16 +143,24 @@ public final class WorkspaceBootstrap {
         if (m.find()) {
             int exit = Integer.parseInt(m.group(1));
             if (exit != 0) {
-                throw new SetupFailedException(command, exit, "exit " + exit, tail(r.stdout().substring(0, m.start())));
+                throw failed(command, exit, "exit " + exit, r.stdout().substring(0, m.start()));
             }
             return;
         }
         String outputTail = tailOf(out);
         if (r.exitCode() == ExecResult.TIMED_OUT) {
-            throw new SetupFailedException(command, r.exitCode(), "timed out after " + stepTimeout.toMillis() + "ms", outputTail);
+            throw failed(command, r.exitCode(), "timed out after " + stepTimeout.toMillis() + "ms", outputTail);
         }
-        throw new SetupFailedException(command, r.exitCode(), "shell exited before the sentinel, exit " + r.exitCode(),
-                tail(outputTail + r.stderr()));
+        throw failed(command, r.exitCode(), "shell exited before the sentinel, exit " + r.exitCode(), outputTail + r.stderr());
+    }
+
+    /**
+     * The failure of a step, with the step text and the output tail redacted. Redacted before
+     * it is cut here; the sandbox already cut it ({@code tail -c}), possibly inside a value,
+     * which {@link Redactor#redactTail} masks.
+     */
+    private SetupFailedException failed(String step, int exitCode, String reason, String output) {
+        return new SetupFailedException(redactor.redact(step), exitCode, reason, tail(redactor.redactTail(output)));
     }
 
     private String tailOf(String file) {

@@ -13,12 +13,15 @@ import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.Incident;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The provider's connection to the engine: one long-lived docker-java client for work and
@@ -26,6 +29,8 @@ import java.util.function.Supplier;
  * built on. Engine trouble becomes {@code 503 provider-unavailable}.
  */
 final class DockerEngine implements Closeable {
+
+    private static final Logger LOG = Logger.getLogger(DockerEngine.class.getName());
 
     private final DockerClient client;
     private final DockerClient pingClient;
@@ -67,8 +72,9 @@ final class DockerEngine implements Closeable {
         } catch (DockerException | ProblemException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw ProblemException.providerUnavailable("Docker engine unavailable during " + what + ": "
-                    + rootMessage(e), e);
+            // The transport's message (socket paths, an engine's response) is for the log only.
+            Incident incident = Incident.log(LOG, Level.WARNING, "Docker engine unavailable during " + what + ": " + rootMessage(e), e);
+            throw ProblemException.providerUnavailable(incident.text("Docker engine unavailable during " + what), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
 import com.github.dockerjava.api.exception.NotFoundException;
+import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.ExecGit;
 import dev.agentbox.sandbox.ExecResult;
 import dev.agentbox.sandbox.FsEntry;
@@ -32,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
@@ -40,6 +43,8 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * scripts (they work with GNU coreutils and BusyBox alike) and, for writes, a tar upload.
  */
 final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
+
+    private static final Logger LOG = Logger.getLogger(DockerSandbox.class.getName());
 
     /** Private directory inside the sandbox for process-group ids. */
     static final String PROC_DIR = "/tmp/.agentbox/proc";
@@ -301,7 +306,9 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         } catch (NotFoundException e) {
             throw DockerEngine.gone(name, e);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            throw new SandboxOperationException("write " + p, e.getMessage());
+            // The engine's response body is for the log; the caller learns which write failed.
+            Incident incident = Incident.log(LOG, Level.WARNING, "write " + p + " in " + name + " failed", e);
+            throw new SandboxOperationException("write " + p, incident.text("the Docker engine refused the copy"));
         }
     }
 

@@ -13,6 +13,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.api.ProblemException;
+import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ManagedSandbox;
 import dev.agentbox.sandbox.SandboxCapabilities;
@@ -300,10 +301,9 @@ public class DockerSandboxProvider implements SandboxProvider {
             DockerEngine.run("container start", () -> engine().client().startContainerCmd(created.getId()).exec());
             return new DockerSandbox(this, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            String incident = UUID.randomUUID().toString();
-            LOG.log(Level.WARNING, "the engine could not start " + name + ", incident " + incident, e);
-            ProblemException p = new ProblemException(503, "provider-unavailable", "The Docker engine could not start sandbox "
-                    + name + "; incident " + incident, Map.of("incident", incident), null);
+            Incident incident = Incident.log(LOG, Level.WARNING, "the engine could not start " + name, e);
+            ProblemException p = new ProblemException(503, "provider-unavailable",
+                    incident.text("The Docker engine could not start sandbox " + name), Map.of("incident", incident.id()), null);
             removeQuietly(created.getId(), p);
             throw p;
         } catch (RuntimeException e) {
@@ -350,16 +350,14 @@ public class DockerSandboxProvider implements SandboxProvider {
         } catch (BadRequestException e) {
             // e.g. "Range of CPUs is from 0.01 to 2.00", "Minimum memory limit allowed is 6MB":
             // the caller's settings, but the engine's words stay in the log.
-            String incident = UUID.randomUUID().toString();
-            LOG.log(Level.WARNING, "the engine refused to create " + name + ", incident " + incident + ": " + e.getMessage());
-            throw new ProblemException(400, "invalid-request", "The Docker engine refused this sandbox's settings"
-                    + " (image, policy.memoryMb, policy.cpus, policy.pids or policy.ports); incident " + incident,
-                    Map.of("field", "policy", "incident", incident), null);
+            Incident incident = Incident.log(LOG, Level.WARNING, "the engine refused to create " + name, e);
+            throw new ProblemException(400, "invalid-request", incident.text("The Docker engine refused this sandbox's settings"
+                    + " (image, policy.memoryMb, policy.cpus, policy.pids or policy.ports)"),
+                    Map.of("field", "policy", "incident", incident.id()), null);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
-            String incident = UUID.randomUUID().toString();
-            LOG.log(Level.WARNING, "the engine failed to create " + name + ", incident " + incident, e);
-            throw new ProblemException(503, "provider-unavailable", "The Docker engine could not create the sandbox;"
-                    + " incident " + incident, Map.of("incident", incident), null);
+            Incident incident = Incident.log(LOG, Level.WARNING, "the engine failed to create " + name, e);
+            throw new ProblemException(503, "provider-unavailable", incident.text("The Docker engine could not create the sandbox"),
+                    Map.of("incident", incident.id()), null);
         }
     }
 
