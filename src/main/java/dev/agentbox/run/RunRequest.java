@@ -99,8 +99,10 @@ public record RunRequest(
             try {
                 spec = Optional.of(sandboxParser.parse(s));
             } catch (ProblemException e) {
-                throw new ProblemException(e.status(), e.code(), "sandbox." + e.detail(),
-                        Map.of("field", "sandbox." + e.extensions().getOrDefault("field", "")), null);
+                // Keep every member (ceiling, incident, ...); only the field gains its "sandbox." prefix.
+                Map<String, Object> extensions = new java.util.LinkedHashMap<>(e.extensions());
+                extensions.put("field", "sandbox." + e.extensions().getOrDefault("field", ""));
+                throw new ProblemException(e.status(), e.code(), "sandbox." + e.detail(), extensions, null);
             }
         }
         return new RunRequest(runId.orElseGet(() -> "run-" + UUID.randomUUID()), threadId, harness, command, prompt,
