@@ -23,7 +23,8 @@ public final class QuotaLimits {
     private final Map<String, Map<Quota, Integer>> resolved = new ConcurrentHashMap<>();
 
     private QuotaLimits(Map<Quota, Integer> defaults, BiFunction<String, Quota, Optional<Integer>> overrides) {
-        this.defaults = new EnumMap<>(defaults);
+        this.defaults = new EnumMap<>(Quota.class);
+        this.defaults.putAll(defaults);
         for (Quota q : Quota.values()) {
             check(q, this.defaults.getOrDefault(q, 0), PREFIX + q.configName());
         }
