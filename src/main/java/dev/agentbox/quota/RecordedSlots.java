@@ -25,6 +25,9 @@ import java.util.function.IntFunction;
  *       both count one free slot and both proceed. Counting and taking the pending lease
  *       happen under the tenant's gate lease {@code quota-gate:<quota>:<tenant>}, held for
  *       those few reads only, never for the creation itself.</li>
+ *   <li>The one overshoot left: a server that stalls (GC pause, lost database) for longer
+ *       than the 30 s lease TTL while holding a pending slot loses it, and another creation
+ *       may take its place.</li>
  * </ul>
  */
 final class RecordedSlots {

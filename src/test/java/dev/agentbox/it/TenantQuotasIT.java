@@ -15,8 +15,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Per-tenant quotas against the real server and Docker. tenant-q (token-q) has small limits of
@@ -25,6 +28,9 @@ import org.junit.jupiter.api.TestInstance;
  * test also shows the slot coming back when what held it ends.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+// The streams test runs last: a file-events stream the client closed keeps its slot until the
+// server's next heartbeat (up to 15-30 s), which a later stream test of tenant-q would trip on.
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TenantQuotasIT {
 
     static final String TENANT_Q = "token-q";
@@ -66,6 +72,7 @@ class TenantQuotasIT {
     }
 
     @Test
+    @Order(1)
     void aTenantAtItsSandboxLimitIsRefusedWhileResumingItsOwnAndAnotherTenantStillPassUntilADeleteFreesTheSlot() {
         String second = q.ensure("{\"definitionId\":\"quota-2-" + UUID.randomUUID() + "\"}").getString("key");
         String thirdBody = "{\"definitionId\":\"quota-3-" + UUID.randomUUID() + "\"}";
@@ -93,6 +100,7 @@ class TenantQuotasIT {
     }
 
     @Test
+    @Order(2)
     void aSecondConcurrentRunIsRefusedUntilTheFirstFinishesWhileAnotherTenantRuns() {
         String first = "quota-run-" + UUID.randomUUID();
         qRuns.start(Runs.runBody(first, ref(qKey), "sleep 5", ""));
@@ -112,6 +120,7 @@ class TenantQuotasIT {
     }
 
     @Test
+    @Order(3)
     void backgroundProcessesStopAtTheLimitAndAKillFreesASlot() {
         List<String> pids = new ArrayList<>();
         pids.add(spawn(TENANT_Q, qKey, "sleep 600"));
@@ -139,6 +148,7 @@ class TenantQuotasIT {
     }
 
     @Test
+    @Order(6)
     void openStreamsOfEveryKindStopAtTheLimitAndClosingOneAdmitsTheNext() {
         String pid = spawn(TENANT_Q, qKey, "echo ready; sleep 600");
         SseClient processOutput = SseClient.open(api.request("/api/v1/sandboxes/" + qKey + "/processes/" + pid + "/output", TENANT_Q));
@@ -190,16 +200,65 @@ class TenantQuotasIT {
     }
 
     @Test
+    @Order(5)
+    void runEventStreamsCountAndFreeTheirSlotWhenTheClientLeavesOrTheRunEnds() {
+        String runId = "quota-events-" + UUID.randomUUID();
+        qRuns.start(Runs.runBody(runId, ref(qKey), "sleep 12", ""));
+        List<SseClient> open = new ArrayList<>();
+        try {
+            SseClient first = opened(open, qRuns.events(runId, null));
+            SseClient second = opened(open, qRuns.events(runId, null));
+            assertThat(first.status()).isEqualTo(200);
+            assertThat(second.status()).isEqualTo(200);
+            assertThat(first.next(Duration.ofSeconds(30))).as("the stream delivers the run's log").isNotNull();
+            HttpResponse<String> refused = api.send(api.request(Runs.path(runId) + "/events", TENANT_Q)
+                    .header("Accept", "text/event-stream").GET());
+            assertQuota(refused, "streams", 2);
+
+            // The run stream's heartbeat (every second) notices the closed connection.
+            first.close();
+            SseClient[] third = new SseClient[1];
+            eventually(Duration.ofSeconds(30), () -> {
+                SseClient s = qRuns.events(runId, null);
+                if (s.status() == 200) {
+                    third[0] = opened(open, s);
+                    return true;
+                }
+                s.close();
+                return false;
+            });
+            // Both streams end with the run; their slots are free without the client doing anything.
+            assertThat(Runs.drain(second, Duration.ofSeconds(90))).extracting(SseClient.Event::name).last()
+                    .isIn("RUN_FINISHED", "RUN_ERROR");
+            Runs.drain(third[0], Duration.ofSeconds(30));
+            // A server releases a stream's slot before it ends the stream: a client that saw the end
+            // can open the next one at once (the streams test, which runs next, opens two).
+            assertThat(qRuns.transcript(runId, null)).isNotEmpty();
+        } finally {
+            open.forEach(SseClient::close);
+            eventually(Duration.ofSeconds(60), () -> terminal(qRuns.get(runId)));
+        }
+    }
+
+    @Test
+    @Order(4)
     void aSecondExecOrFileOperationInFlightIsRefusedUntilTheFirstReturns() throws Exception {
-        CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> q.execRaw(qKey, "sleep 6; echo done"));
-        eventually(Duration.ofSeconds(5), () -> q.execRaw(qKey, "true").statusCode() == 429);
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        slow.add(CompletableFuture.supplyAsync(() -> q.execRaw(qKey, "sleep 15; echo done")));
+        eventually(Duration.ofSeconds(30), () -> {
+            if (slow.get(0).isDone() && slow.get(0).join().statusCode() == 429) {
+                // This probe held the only slot when the slow exec arrived: start it again.
+                slow.set(0, CompletableFuture.supplyAsync(() -> q.execRaw(qKey, "sleep 15; echo done")));
+            }
+            return q.execRaw(qKey, "true").statusCode() == 429;
+        });
         HttpResponse<String> refused = q.execRaw(qKey, "true");
         assertQuota(refused, "concurrent-execs", 1);
         assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
         assertQuota(api.get("/api/v1/sandboxes/" + qKey + "/files/list?path=.", TENANT_Q), "concurrent-execs", 1);
         assertThat(b.execRaw(bKey, "true").statusCode()).as("another tenant at the same moment").isEqualTo(200);
 
-        HttpResponse<String> done = slow.get();
+        HttpResponse<String> done = slow.get(0).get();
         assertThat(done.statusCode()).isEqualTo(200);
         assertThat(Api.object(done).getString("stdout")).isEqualTo("done\n");
         assertThat(q.execRaw(qKey, "true").statusCode()).isEqualTo(200);
@@ -207,6 +266,11 @@ class TenantQuotasIT {
         // A failing operation releases its slot too.
         assertThat(api.get("/api/v1/sandboxes/" + qKey + "/files?path=missing", TENANT_Q).statusCode()).isEqualTo(404);
         assertThat(q.execRaw(qKey, "true").statusCode()).isEqualTo(200);
+    }
+
+    private static SseClient opened(List<SseClient> open, SseClient stream) {
+        open.add(stream);
+        return stream;
     }
 
     private static JsonObject assertQuota(HttpResponse<String> response, String quota, int limit) {
