@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.FileWatch;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxService;
@@ -34,6 +37,9 @@ public class FileEventsResource {
     @Inject
     SandboxService sandboxes;
 
+    @Inject
+    TenantQuotas quotas;
+
     @Resource
     ManagedScheduledExecutorService scheduler;
 
@@ -41,9 +47,11 @@ public class FileEventsResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void events(@PathParam("key") String key, @Context SseEventSink sink, @Context Sse sse) {
         SandboxHandle handle = sandboxes.open(caller.tenant(), key).handle();
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         FileWatch[] watch = new FileWatch[1];
         ScheduledFuture<?>[] heartbeat = new ScheduledFuture<?>[1];
         Runnable stop = () -> {
+            slot.close();
             if (watch[0] != null) {
                 watch[0].close();
             }
@@ -52,6 +60,20 @@ public class FileEventsResource {
             }
             sink.close();
         };
+        try {
+            watch(handle, sink, sse, watch, heartbeat, stop);
+        } catch (RuntimeException e) {
+            // The sink stays open for the problem response; only the slot and the watch go.
+            slot.close();
+            if (watch[0] != null) {
+                watch[0].close();
+            }
+            throw e;
+        }
+    }
+
+    private void watch(SandboxHandle handle, SseEventSink sink, Sse sse, FileWatch[] watch, ScheduledFuture<?>[] heartbeat,
+            Runnable stop) {
         watch[0] = FileWatch.start(handle, event -> {
             if (sink.isClosed()) {
                 stop.run();

@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.quota.QuotaExceededException;
 import dev.agentbox.sandbox.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -27,6 +28,10 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     @Override
     public Response toResponse(Throwable thrown) {
         ProblemException problem = find(thrown, ProblemException.class);
+        if (problem instanceof QuotaExceededException quota && quota.retryAfterSeconds().isPresent()) {
+            return Problems.builder(problem.status(), problem.code(), problem.detail(), problem.extensions())
+                    .header("Retry-After", quota.retryAfterSeconds().getAsInt()).build();
+        }
         if (problem != null) {
             return Problems.response(problem);
         }

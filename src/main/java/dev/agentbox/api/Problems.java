@@ -29,6 +29,7 @@ public final class Problems {
             Map.entry("run-terminal", "Run has ended"),
             Map.entry("journal-timeout", "Journal not found in time"),
             Map.entry("replay-diverged", "Replay diverged"),
+            Map.entry("quota-exceeded", "Quota exceeded"),
             Map.entry("internal-error", "Internal server error"));
 
     private Problems() {

@@ -1,6 +1,9 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.LogText;
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.run.RunEventStream;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
@@ -51,6 +54,9 @@ public class RunsResource {
     @Inject
     SandboxService sandboxes;
 
+    @Inject
+    TenantQuotas quotas;
+
     /**
      * Drivers and event streams are long-lived loops (minutes): each gets its own managed
      * thread rather than a slot of the shared pool, which grows only slowly and would leave
@@ -81,8 +87,15 @@ public class RunsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces("text/event-stream;qs=0.5")
     public void startStreaming(JsonValue body, @Context SseEventSink sink, @Context Sse sse) {
-        RunRecordView run = runs.start(caller.tenant(), parse(body));
-        stream(run, 0, sink, sse);
+        // The stream's slot first: a run must not start for a stream that is refused.
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
+        try {
+            RunRecordView run = runs.start(caller.tenant(), parse(body));
+            stream(run, 0, sink, sse, slot);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
     }
 
     @GET
@@ -114,7 +127,13 @@ public class RunsResource {
         } catch (NumberFormatException e) {
             throw ProblemException.invalidRequest("Last-Event-ID / after must be an offset this stream sent");
         }
-        stream(run, afterSeq, sink, sse);
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
+        try {
+            stream(run, afterSeq, sink, sse, slot);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
     }
 
     @GET
@@ -154,8 +173,12 @@ public class RunsResource {
         return RunRequest.parse(body, sandboxes.specParser());
     }
 
-    /** Pumps the run's log into the SSE sink on a managed thread; the request thread returns at once. */
-    private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse) {
+    /**
+     * Pumps the run's log into the SSE sink on a managed thread; the request thread returns at
+     * once. The stream's quota slot is released when the pump ends (terminal chunk, client
+     * gone — noticed by the heartbeat within a second or two — or failure).
+     */
+    private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse, Slot slot) {
         runs.viewerAttached(run);
         RunEventStream stream = runs.stream();
         threads.newThread(() -> {
@@ -181,6 +204,7 @@ public class RunsResource {
             } catch (RuntimeException e) {
                 LOG.warning("run " + LogText.quote(run.runId()) + ": event stream failed: " + e);
             } finally {
+                slot.close();
                 sink.close();
                 try {
                     runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);

@@ -19,9 +19,13 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Map;
 
-/** The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact. */
+/**
+ * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact.
+ * Every operation holds one of the tenant's {@code concurrent-execs} slots ({@link ExecQuota}).
+ */
 @Path("v1/sandboxes/{key}/files")
 @RequestScoped
+@ExecQuota
 public class SandboxFilesResource {
 
     @Inject

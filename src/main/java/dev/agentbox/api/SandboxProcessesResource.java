@@ -1,9 +1,14 @@
 package dev.agentbox.api;
 
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.OutputChunk;
 import dev.agentbox.sandbox.SandboxProcess;
 import dev.agentbox.sandbox.SandboxProcessRegistry;
 import dev.agentbox.sandbox.SandboxService;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -19,6 +24,8 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /** Background processes of a sandbox: spawn, stream output (SSE), write stdin, kill. */
 @Path("v1/sandboxes/{key}/processes")
@@ -34,6 +41,12 @@ public class SandboxProcessesResource {
     @Inject
     SandboxProcessRegistry registry;
 
+    @Inject
+    TenantQuotas quotas;
+
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
     @PathParam("key")
     String key;
 
@@ -44,8 +57,10 @@ public class SandboxProcessesResource {
         if (request == null) {
             throw ProblemException.invalidRequest("command is required");
         }
-        SandboxProcess process = sandboxes.open(caller.tenant(), key).handle().process()
-                .spawn(request.command(), request.options(false));
+        // The tenant's process slot is held until the process exits (a kill ends it too).
+        SandboxProcess process = quotas.holdUntil(caller.tenant(), Quota.PROCESSES,
+                () -> sandboxes.open(caller.tenant(), key).handle().process().spawn(request.command(), request.options(false)),
+                SandboxProcess::onExit);
         registry.register(caller.tenant(), key, process);
         return Response.status(201).entity(Map.of("pid", process.id())).build();
     }
@@ -55,15 +70,50 @@ public class SandboxProcessesResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void output(@PathParam("pid") String pid, @Context SseEventSink sink, @Context Sse sse) {
         SandboxProcess process = process(pid);
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         AutoCloseable[] subscription = new AutoCloseable[1];
-        subscription[0] = process.subscribe(new SandboxProcess.OutputListener() {
+        ScheduledFuture<?>[] heartbeat = new ScheduledFuture<?>[1];
+        // Every end of the stream (exit sent, client gone, failure) releases the slot once.
+        Runnable stop = () -> {
+            slot.close();
+            closeQuietly(subscription[0]);
+            if (heartbeat[0] != null) {
+                heartbeat[0].cancel(false);
+            }
+        };
+        try {
+            subscription[0] = subscribe(process, sink, sse, stop);
+            // A client that left a quiet process is only noticed on a write: without a
+            // heartbeat its stream slot would stay taken until the process printed again.
+            heartbeat[0] = scheduler.scheduleWithFixedDelay(() -> {
+                if (sink.isClosed()) {
+                    stop.run();
+                } else {
+                    sink.send(sse.newEventBuilder().comment("").build()).whenComplete((ok, failed) -> {
+                        if (failed != null) {
+                            stop.run();
+                        }
+                    });
+                }
+            }, 15, 15, TimeUnit.SECONDS);
+            if (sink.isClosed()) {
+                stop.run(); // the process had exited already: its exit event was sent during subscribe
+            }
+        } catch (RuntimeException e) {
+            stop.run();
+            throw e;
+        }
+    }
+
+    private static AutoCloseable subscribe(SandboxProcess process, SseEventSink sink, Sse sse, Runnable stop) {
+        return process.subscribe(new SandboxProcess.OutputListener() {
             @Override
             public void onOutput(OutputChunk chunk) {
                 if (!sink.isClosed()) {
                     sink.send(sse.newEventBuilder().name(chunk.stream().wireName()).data(chunk.text()).build())
                             .whenComplete((ok, failed) -> {
                                 if (failed != null) {
-                                    closeQuietly(subscription[0]);
+                                    stop.run();
                                 }
                             });
                 }
@@ -74,7 +124,12 @@ public class SandboxProcessesResource {
                 if (!sink.isClosed()) {
                     sink.send(sse.newEventBuilder().name("exit").mediaType(MediaType.APPLICATION_JSON_TYPE)
                             .data("{\"exitCode\":" + exitCode + "}").build())
-                            .whenComplete((ok, failed) -> sink.close());
+                            .whenComplete((ok, failed) -> {
+                                sink.close();
+                                stop.run();
+                            });
+                } else {
+                    stop.run();
                 }
             }
         });

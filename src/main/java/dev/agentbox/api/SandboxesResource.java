@@ -77,6 +77,7 @@ public class SandboxesResource {
     @POST
     @Path("{key}/exec")
     @Consumes(MediaType.APPLICATION_JSON)
+    @ExecQuota
     @Operation(summary = "Run a command to completion; a non-zero exit is data")
     public ExecView exec(@PathParam("key") String key, ExecRequest request) {
         if (request == null) {

@@ -3,6 +3,9 @@ package dev.agentbox.run;
 import dev.agentbox.api.ProblemException;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
@@ -101,6 +104,9 @@ public class RunService {
     @Inject
     RunViewers viewers;
 
+    @Inject
+    TenantQuotas quotas;
+
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
 
@@ -131,13 +137,25 @@ public class RunService {
                 request.durable(), request.detachOnDisconnect(), request.destroyOnComplete(),
                 request.command(), request.prompt(), request.sandboxKey(), NewRun.randomNonce(),
                 maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
-        RunRecordView record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
-                "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
-                Map.of("runId", request.runId()), null));
+        RunRecordView record;
+        try (Slot slot = quotas.reserve(tenant, Quota.CONCURRENT_RUNS, request.runId(), max -> liveRunIds(tenant, max))) {
+            record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
+                    "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
+                    Map.of("runId", request.runId()), null));
+        }
         launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
         LOG.info("run " + LogText.quote(record.runId()) + ": accepted (" + record.harness().wireName() + ", thread "
                 + LogText.quote(record.threadId()) + ")");
         return record;
+    }
+
+    /** The runIds of the tenant's non-terminal runs, at most {@code max} of each non-terminal status. */
+    private java.util.Set<String> liveRunIds(String tenant, int max) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (RunStatus status : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
+            runs.list(tenant, Optional.empty(), Optional.of(status), max).forEach(r -> ids.add(r.runId()));
+        }
+        return ids;
     }
 
     /** On shutdown, drivers leave their runs to a successor instead of failing them. */

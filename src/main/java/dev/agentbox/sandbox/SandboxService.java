@@ -4,6 +4,9 @@ import dev.agentbox.api.ProblemException;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -54,6 +57,9 @@ public class SandboxService {
     InstallationService installation;
 
     @Inject
+    TenantQuotas quotas;
+
+    @Inject
     @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms", defaultValue = "600000")
     long stepTimeoutMs;
 
@@ -85,6 +91,7 @@ public class SandboxService {
         this.leases = leases;
         this.clock = clock;
         this.defaultKeepAliveMs = 1_800_000;
+        this.quotas = TenantQuotas.unlimited();
     }
 
     /** The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and runs). */
@@ -116,8 +123,17 @@ public class SandboxService {
                     return reused.get();
                 }
             }
-            return create(provider, tenant, key, spec, recorded, lease, label);
+            // Only a key without a record is a new sandbox for the tenant's quota.
+            try (Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key)) {
+                return create(provider, tenant, key, spec, recorded, lease, label);
+            }
         }
+    }
+
+    /** A slot of the tenant's sandbox quota for {@code key}, held until its record is stored or creation failed. */
+    private Slot reserveSandbox(String tenant, String key) {
+        return quotas.reserve(tenant, Quota.SANDBOXES, key,
+                max -> store.list(tenant).stream().map(SandboxInstance::key).collect(java.util.stream.Collectors.toSet()));
     }
 
     private Optional<Ensured> reuse(SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
@@ -277,17 +293,19 @@ public class SandboxService {
     /** A new sandbox (with its own key and record) branched from the current state of this one. */
     public Ensured fork(String tenant, String key) {
         Sandbox sandbox = open(tenant, key);
-        SandboxHandle forked = sandbox.handle().fork();
-        SandboxInstance source = sandbox.instance();
         String forkKey = dev.agentbox.platform.CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
-        Instant now = clock.instant();
-        SandboxInstance instance = new SandboxInstance(forkKey, tenant, source.provider(), forked.id(),
-                source.threadId().orElse(null), now, source.keepAliveMs());
-        try {
-            return new Ensured(new Sandbox(store.upsert(instance), new SecretsHandle(forked)), EnsureOutcome.CREATED);
-        } catch (RuntimeException e) {
-            destroyQuietly(forked, "fork of " + SandboxKey.shortForm(key));
-            throw e;
+        try (Slot slot = reserveSandbox(tenant, forkKey)) {
+            SandboxHandle forked = sandbox.handle().fork();
+            SandboxInstance source = sandbox.instance();
+            Instant now = clock.instant();
+            SandboxInstance instance = new SandboxInstance(forkKey, tenant, source.provider(), forked.id(),
+                    source.threadId().orElse(null), now, source.keepAliveMs());
+            try {
+                return new Ensured(new Sandbox(store.upsert(instance), new SecretsHandle(forked)), EnsureOutcome.CREATED);
+            } catch (RuntimeException e) {
+                destroyQuietly(forked, "fork of " + SandboxKey.shortForm(key));
+                throw e;
+            }
         }
     }
 
