@@ -30,8 +30,10 @@ import java.util.function.Supplier;
 
 /**
  * The provider's connection to the engine: one long-lived docker-java client for work and
- * one with a short response timeout for pings, plus the exec primitive everything else is
- * built on. Engine trouble becomes {@code 503 provider-unavailable}.
+ * one with a short response timeout for pings, plus the exec primitives everything else is
+ * built on ({@link ExecCall}: output captured up to a cap; {@link StreamCall}: stdout handed
+ * over frame by frame) and the kill pool. Nothing here waits without a deadline the caller
+ * chose. Engine trouble becomes {@code 503 provider-unavailable}.
  */
 final class DockerEngine implements Closeable {
 
@@ -93,10 +95,6 @@ final class DockerEngine implements Closeable {
             r.run();
             return null;
         });
-    }
-
-    /** The raw outcome of an exec: both byte streams, apart, and the exit code. */
-    record RawExec(byte[] stdout, byte[] stderr, int exitCode) {
     }
 
     /**

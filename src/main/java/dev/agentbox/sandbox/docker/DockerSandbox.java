@@ -20,6 +20,7 @@ import dev.agentbox.sandbox.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProcess;
 import dev.agentbox.sandbox.SandboxProcesses;
 import dev.agentbox.sandbox.SnapshotRef;
+import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -36,7 +37,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
