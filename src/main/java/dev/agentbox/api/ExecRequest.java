@@ -1,14 +1,25 @@
 package dev.agentbox.api;
 
 import dev.agentbox.sandbox.ProcessOptions;
+import dev.agentbox.sandbox.SandboxLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /** Body of {@code POST /sandboxes/{key}/exec} and {@code /processes}. */
 public record ExecRequest(String command, String cwd, Map<String, String> env, Long timeoutMs) {
 
+    /**
+     * The options of this request under the server's limits: {@code timeoutMs} must be
+     * positive and at most {@code agentbox.exec.max-timeout-ms}; an exec without one gets
+     * {@code agentbox.exec.default-timeout-ms}, so no request waits forever.
+     */
     ProcessOptions options(boolean allowTimeout) {
+        return options(allowTimeout, SandboxLimits.fromConfig(ConfigProvider.getConfig()));
+    }
+
+    ProcessOptions options(boolean allowTimeout, SandboxLimits limits) {
         if (command == null || command.isBlank()) {
             throw new ProblemException(400, "invalid-request", "command is required", Map.of("field", "command"), null);
         }
@@ -17,7 +28,14 @@ public record ExecRequest(String command, String cwd, Map<String, String> env, L
                     allowTimeout ? "timeoutMs must be positive" : "timeoutMs is not supported for background processes",
                     Map.of("field", "timeoutMs"), null);
         }
-        return new ProcessOptions(Optional.ofNullable(cwd), env == null ? Map.of() : env,
-                Optional.ofNullable(timeoutMs).map(Duration::ofMillis));
+        long max = limits.maxExecTimeout().toMillis();
+        if (timeoutMs != null && timeoutMs > max) {
+            throw new ProblemException(400, "invalid-request", "timeoutMs must be at most " + max
+                    + " (agentbox.exec.max-timeout-ms)", Map.of("field", "timeoutMs", "maximum", max), null);
+        }
+        Optional<Duration> timeout = allowTimeout
+                ? Optional.of(Duration.ofMillis(timeoutMs != null ? timeoutMs : limits.defaultExecTimeout().toMillis()))
+                : Optional.empty();
+        return new ProcessOptions(Optional.ofNullable(cwd), env == null ? Map.of() : env, timeout);
     }
 }

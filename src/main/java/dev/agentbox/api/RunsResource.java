@@ -43,7 +43,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class RunsResource {
 
     private static final Logger LOG = Logger.getLogger(RunsResource.class.getName());
-    private static final int LOG_SNAPSHOT_LIMIT = 10_000;
 
     @Inject
     Caller caller;
@@ -139,8 +138,12 @@ public class RunsResource {
     @GET
     @Path("runs/{runId: .+}/log")
     @Produces(MediaType.APPLICATION_JSON)
-    public String log(@PathParam("runId") String runId) {
-        return RunViews.log(runs.snapshot(runs.get(caller.tenant(), runId), LOG_SNAPSHOT_LIMIT));
+    @Operation(summary = "One page of the stored log: chunks after the offset ?after (exclusive, like Last-Event-ID), "
+            + "at most ?limit (1-1000, default 1000); page on with the last offset returned")
+    public String log(@PathParam("runId") String runId, @QueryParam("after") String after,
+            @QueryParam("limit") String limit) {
+        LogPage page = LogPage.parse(after, limit);
+        return RunViews.log(runs.snapshot(runs.get(caller.tenant(), runId), page.after(), page.limit()));
     }
 
     @POST

@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.sandbox.FileRead;
 import dev.agentbox.sandbox.FsStat;
 import dev.agentbox.sandbox.SandboxFs;
 import dev.agentbox.sandbox.SandboxService;
@@ -16,8 +17,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact.
@@ -37,6 +40,10 @@ public class SandboxFilesResource {
     @PathParam("key")
     String key;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.files.max-read-bytes", defaultValue = "67108864")
+    long maxReadBytes;
+
     public record EntryView(String name, String path, String type) {
     }
 
@@ -49,10 +56,17 @@ public class SandboxFilesResource {
     public record MoveBody(String from, String to) {
     }
 
+    /**
+     * Admitted first (missing → 404; device, FIFO, socket or over
+     * {@code agentbox.files.max-read-bytes} → 413 file-too-large), then streamed: the server
+     * never holds the file, and a client that goes away stops the reading command.
+     */
     @GET
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
-    public byte[] read(@QueryParam("path") String path) {
-        return fs().readBytes(required(path, "path"));
+    public Response read(@QueryParam("path") String path) {
+        FileRead read = fs().openRead(required(path, "path"), maxReadBytes);
+        StreamingOutput body = read::transferTo;
+        return Response.ok(body, MediaType.APPLICATION_OCTET_STREAM_TYPE).build();
     }
 
     @PUT

@@ -85,7 +85,7 @@ public class SandboxesResource {
         }
         Sandbox s = sandboxes.open(caller.tenant(), key);
         ExecResult r = s.handle().process().exec(request.command(), request.options(true));
-        return new ExecView(r.exitCode(), r.stdout(), r.stderr());
+        return ExecView.of(r);
     }
 
     @POST

@@ -7,10 +7,12 @@ import dev.agentbox.run.journal.JournalProbe;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.ProcessOptions;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxInstance;
 import dev.agentbox.sandbox.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProvider;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -68,6 +70,13 @@ public final class RunExitProbe {
     private final Function<String, Optional<SandboxProvider>> providers;
     private final Executor executor;
     private final int parallelism;
+    private final Duration execTimeout;
+
+    /**
+     * Deadline of one probe exec, enforced by the provider in Java: a sandbox that stalls its
+     * {@code tail} or {@code base64} gives its runs {@link Unknown} after this, and the sweep goes on.
+     */
+    public static final Duration EXEC_TIMEOUT = Duration.ofSeconds(30);
 
     /** A probe that visits one sandbox at a time. */
     public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers) {
@@ -77,10 +86,17 @@ public final class RunExitProbe {
     /** A probe that visits up to {@code parallelism} sandboxes at once on {@code executor}. */
     public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers,
             Executor executor, int parallelism) {
+        this(instances, providers, executor, parallelism, EXEC_TIMEOUT);
+    }
+
+    /** As above, with the deadline of each probe exec. */
+    public RunExitProbe(SandboxInstanceStore instances, Function<String, Optional<SandboxProvider>> providers,
+            Executor executor, int parallelism, Duration execTimeout) {
         this.instances = instances;
         this.providers = providers;
         this.executor = executor;
         this.parallelism = parallelism;
+        this.execTimeout = execTimeout;
     }
 
     /** Probes every run; the map has an answer for each. Never throws. */
@@ -127,7 +143,8 @@ public final class RunExitProbe {
         for (int from = 0; from < runs.size(); from += BATCH) {
             List<RunRecordView> batch = runs.subList(from, Math.min(runs.size(), from + BATCH));
             String boundary = newBoundary();
-            ExecResult r = handle.get().process().exec(command(commands, batch, boundary));
+            ExecResult r = handle.get().process().exec(command(commands, batch, boundary),
+                    ProcessOptions.defaults().withTimeout(execTimeout));
             if (r.exitCode() != 0) {
                 String reason = "probe exited " + r.exitCode() + ": " + r.stderr().strip();
                 batch.forEach(run -> out.put(run.ref(), new Unknown(reason)));

@@ -28,7 +28,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>is dropped when the run's terminal chunk is published, or when the local driver
  *     stops without one: a finished run has no live readers to serve, and late readers
  *     replay from the table anyway;
- * <li>is kept for at most {@value #RECENT_RUNS} runs (least recently used first out).
+ * <li>is kept for at most {@value #RECENT_RUNS} runs (least recently used first out);
+ * <li>holds at most {@value #RECENT_PER_RUN} chunks and {@value #RECENT_CHARS_PER_RUN}
+ *     characters of chunk JSON per run (oldest first out; a chunk larger than that is not
+ *     kept at all), and at most {@value #RECENT_CHARS_TOTAL} characters over all runs (the
+ *     least recently used run's buffer is dropped first). An agent that prints huge lines
+ *     therefore costs readers a table read, never the server's heap.
  * </ul>
  *
  * <p>Signalling never blocks: a slow reader cannot slow the driver or other readers.
@@ -38,15 +43,23 @@ public class RunEventHub {
 
     static final int RECENT_PER_RUN = 4096;
     static final int RECENT_RUNS = 256;
+    static final int RECENT_CHARS_PER_RUN = 1 << 20;
+    static final long RECENT_CHARS_TOTAL = 32L << 20;
 
     private final Map<RunRef, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private final Map<RunRef, ArrayDeque<LoggedChunk>> recent = Collections.synchronizedMap(
             new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<RunRef, ArrayDeque<LoggedChunk>> eldest) {
-                    return size() > RECENT_RUNS;
+                    if (size() > RECENT_RUNS) {
+                        keptChars -= chars(eldest.getValue());
+                        return true;
+                    }
+                    return false;
                 }
             });
+    /** Characters of chunk JSON in {@link #recent}; guarded by {@code recent}. */
+    private long keptChars;
 
     /** A reader's wake-up flag: {@link #await} returns early once signalled. */
     public static final class Waiter implements AutoCloseable {
@@ -107,7 +120,7 @@ public class RunEventHub {
         if (!appended.isEmpty()) {
             synchronized (recent) {
                 if (appended.stream().anyMatch(LoggedChunk::isTerminal)) {
-                    recent.remove(run);
+                    drop(run);
                 } else {
                     keep(run, appended);
                 }
@@ -121,14 +134,53 @@ public class RunEventHub {
         if (!buffer.isEmpty() && buffer.peekLast().seq() + 1 != appended.get(0).seq()) {
             // Publishes may arrive out of order (two threads appended one after the other):
             // never keep a gap, start over from this batch.
+            keptChars -= chars(buffer);
             buffer.clear();
         }
+        long runChars = chars(buffer);
         for (LoggedChunk c : appended) {
+            if (c.json().length() > RECENT_CHARS_PER_RUN) {
+                // Too big to keep: keeping what follows would leave a gap, so start over after it.
+                keptChars -= runChars;
+                runChars = 0;
+                buffer.clear();
+                continue;
+            }
             buffer.addLast(c);
-            if (buffer.size() > RECENT_PER_RUN) {
-                buffer.removeFirst();
+            runChars += c.json().length();
+            keptChars += c.json().length();
+            while (buffer.size() > RECENT_PER_RUN || runChars > RECENT_CHARS_PER_RUN) {
+                int n = buffer.removeFirst().json().length();
+                runChars -= n;
+                keptChars -= n;
             }
         }
+        // Over the total: drop whole buffers, least recently used first (never this run's,
+        // which was just touched and is last in access order).
+        var eldest = recent.entrySet().iterator();
+        while (keptChars > RECENT_CHARS_TOTAL && eldest.hasNext()) {
+            var e = eldest.next();
+            if (e.getKey().equals(run)) {
+                break;
+            }
+            keptChars -= chars(e.getValue());
+            eldest.remove();
+        }
+    }
+
+    private void drop(RunRef run) {
+        ArrayDeque<LoggedChunk> buffer = recent.remove(run);
+        if (buffer != null) {
+            keptChars -= chars(buffer);
+        }
+    }
+
+    private static long chars(ArrayDeque<LoggedChunk> buffer) {
+        long n = 0;
+        for (LoggedChunk c : buffer) {
+            n += c.json().length();
+        }
+        return n;
     }
 
     /**
@@ -157,9 +209,16 @@ public class RunEventHub {
      */
     public void driverStopped(RunRef run) {
         synchronized (recent) {
-            recent.remove(run);
+            drop(run);
         }
         signal(run);
+    }
+
+    /** Characters of chunk JSON kept over all runs (for tests of the memory bound). */
+    long keptChars() {
+        synchronized (recent) {
+            return keptChars;
+        }
     }
 
     /** How many runs have chunks kept in memory (for tests of the memory bound). */

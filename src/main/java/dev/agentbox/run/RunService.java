@@ -355,6 +355,11 @@ public class RunService {
     }
 
     public List<dev.agentbox.run.store.LoggedChunk> snapshot(RunRecordView run, int limit) {
-        return log.read(run.ref(), 0, limit);
+        return snapshot(run, 0, limit);
+    }
+
+    /** At most {@code limit} chunks of the stored log after sequence {@code afterSeq} (exclusive). */
+    public List<dev.agentbox.run.store.LoggedChunk> snapshot(RunRecordView run, long afterSeq, int limit) {
+        return log.read(run.ref(), afterSeq, limit);
     }
 }

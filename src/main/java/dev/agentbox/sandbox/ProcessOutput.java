@@ -9,13 +9,18 @@ import java.util.logging.Logger;
 
 /**
  * The output side of a background process, shared by the providers: decodes each stream
- * incrementally, retains chunks (up to {@link #RETAIN_CHARS}; older chunks are dropped
- * first) and fans them out in order to subscribers, then the exit code once.
+ * incrementally, retains the newest chunks for late subscribers and fans them out in order
+ * to subscribers, then the exit code once.
+ *
+ * <p>Memory bound: at most {@code retainChars} characters are retained (oldest chunks dropped
+ * first; a single chunk larger than the bound keeps only its tail), whatever the process
+ * prints and however long it runs. A late subscriber therefore sees the newest output, not
+ * necessarily the first.
  */
 public final class ProcessOutput {
 
-    /** Retained characters for late subscribers. */
-    public static final int RETAIN_CHARS = 4 * 1024 * 1024;
+    /** Default of retained characters for late subscribers. */
+    public static final int RETAIN_CHARS = 1024 * 1024;
     private static final Logger LOG = Logger.getLogger(ProcessOutput.class.getName());
 
     private final Utf8StreamDecoder out = new Utf8StreamDecoder();
@@ -23,8 +28,21 @@ public final class ProcessOutput {
     private final List<OutputChunk> retained = new ArrayList<>();
     private final List<OutputListener> listeners = new ArrayList<>();
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    private final int retainChars;
     private long retainedChars;
     private boolean finished;
+
+    public ProcessOutput() {
+        this(RETAIN_CHARS);
+    }
+
+    /** Keeps at most {@code retainChars} characters of the newest output for late subscribers. */
+    public ProcessOutput(int retainChars) {
+        if (retainChars < 1) {
+            throw new IllegalArgumentException("retainChars must be positive: " + retainChars);
+        }
+        this.retainChars = retainChars;
+    }
 
     /** Called by the provider's reader with raw bytes of one stream. */
     public synchronized void bytes(OutputChunk.Stream stream, byte[] data, int off, int len) {
@@ -63,6 +81,11 @@ public final class ProcessOutput {
         exit.completeExceptionally(t);
     }
 
+    /** Characters currently retained (for tests of the bound). */
+    synchronized long retainedChars() {
+        return retainedChars;
+    }
+
     public CompletableFuture<Integer> onExit() {
         return exit;
     }
@@ -93,9 +116,11 @@ public final class ProcessOutput {
             return;
         }
         OutputChunk chunk = new OutputChunk(stream, text);
-        retained.add(chunk);
-        retainedChars += text.length();
-        while (retainedChars > RETAIN_CHARS && retained.size() > 1) {
+        OutputChunk kept = text.length() <= retainChars ? chunk
+                : new OutputChunk(stream, text.substring(text.length() - retainChars));
+        retained.add(kept);
+        retainedChars += kept.text().length();
+        while (retainedChars > retainChars && retained.size() > 1) {
             retainedChars -= retained.remove(0).text().length();
         }
         for (OutputListener l : listeners) {

@@ -17,8 +17,19 @@ public interface SandboxFs {
         return new String(readBytes(path), StandardCharsets.UTF_8);
     }
 
-    /** The file's exact bytes. */
+    /**
+     * The file's exact bytes, read as {@link #openRead} with the provider's read limit
+     * ({@link SandboxLimits#maxReadBytes()}).
+     */
     byte[] readBytes(String path);
+
+    /**
+     * Admits a read of {@code path} (symlinks followed) without reading it yet: missing is
+     * {@link SandboxFileNotFoundException}; a device, FIFO or socket, or a file larger than
+     * {@code maxBytes}, is {@link FileTooLargeException}. Checked before anything is sent, so
+     * a refusal is a clean problem response.
+     */
+    FileRead openRead(String path, long maxBytes);
 
     /** Writes the exact bytes, creating parent directories and replacing an existing file. */
     void write(String path, byte[] data);

@@ -82,4 +82,44 @@ class RunEventHubTest {
             assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1_000);
         }
     }
+
+    private static List<LoggedChunk> bigChunks(long from, long to, int chars) {
+        String json = "{\"delta\":\"" + "x".repeat(chars) + "\"}";
+        return LongStream.rangeClosed(from, to).mapToObj(s -> new LoggedChunk(s, "TEXT_MESSAGE_CONTENT", json)).toList();
+    }
+
+    @Test
+    void hugeLinesNeverGrowARunsMemoryPastItsCharacterBound() {
+        // 40 chunks of 100 000 characters: 4 M characters appended, at most 1 Mi kept
+        for (long s = 1; s <= 40; s += 4) {
+            hub.publish(run, bigChunks(s, s + 3, 100_000));
+        }
+        assertThat(hub.keptChars()).isLessThanOrEqualTo(RunEventHub.RECENT_CHARS_PER_RUN);
+        assertThat(hub.recentAfter(run, 39)).as("the newest chunks are still served from memory")
+                .hasValueSatisfying(c -> assertThat(seqs(c)).containsExactly(40L));
+        assertThat(hub.recentAfter(run, 1)).as("the oldest were dropped: the table answers").isEmpty();
+    }
+
+    @Test
+    void aChunkLargerThanTheBoundIsNotKeptAndLeavesNoGap() {
+        hub.publish(run, chunks(1, 2));
+        hub.publish(run, bigChunks(3, 3, RunEventHub.RECENT_CHARS_PER_RUN + 1));
+        hub.publish(run, chunks(4, 5));
+        assertThat(hub.recentAfter(run, 2)).as("3 is not in memory").isEmpty();
+        assertThat(hub.recentAfter(run, 3)).hasValueSatisfying(c -> assertThat(seqs(c)).containsExactly(4L, 5L));
+        assertThat(hub.keptChars()).isEqualTo(4);
+    }
+
+    @Test
+    void manyRunsWithBigChunksStayUnderTheTotalCharacterBound() {
+        for (int i = 0; i < 100; i++) {
+            hub.publish(new RunRef("run-" + i), bigChunks(1, 2, 400_000));
+        }
+        assertThat(hub.keptChars()).isLessThanOrEqualTo(RunEventHub.RECENT_CHARS_TOTAL);
+        assertThat(hub.recentAfter(new RunRef("run-99"), 0)).as("the most recent run is kept").isPresent();
+        assertThat(hub.recentAfter(new RunRef("run-0"), 0)).as("the least recent was dropped").isEmpty();
+        hub.publish(new RunRef("run-99"), List.of(new LoggedChunk(3, "RUN_FINISHED", "{}")));
+        assertThat(hub.keptChars()).as("a terminal chunk gives its run's characters back")
+                .isLessThanOrEqualTo(RunEventHub.RECENT_CHARS_TOTAL - 800_000);
+    }
 }

@@ -2,7 +2,9 @@ package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.ProcessOptions;
 import dev.agentbox.sandbox.SandboxHandle;
+import java.time.Duration;
 
 /**
  * Asks the sandbox whether the process writing a journal (the journaled shell started by
@@ -29,6 +31,9 @@ final class WriterProbe {
 
     enum Liveness { ALIVE, DEAD, UNKNOWN }
 
+    /** A sandbox that stalls the scan answers {@link Liveness#UNKNOWN} after this (counted as alive). */
+    static final Duration EXEC_TIMEOUT = Duration.ofSeconds(10);
+
     private WriterProbe() {
     }
 
@@ -46,7 +51,7 @@ final class WriterProbe {
                 + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
                 + "case \"$c\" in *\"$d$e\".ndjson*\"$d$e\".err*) echo alive; exit 0;; esac; done; echo dead";
         try {
-            ExecResult r = handle.process().exec(script);
+            ExecResult r = handle.process().exec(script, ProcessOptions.defaults().withTimeout(EXEC_TIMEOUT));
             return switch (r.stdout().strip()) {
                 case "alive" -> Liveness.ALIVE;
                 case "dead" -> Liveness.DEAD;

@@ -14,19 +14,29 @@ import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import dev.agentbox.api.ProblemException;
 import dev.agentbox.platform.Incident;
-import java.io.ByteArrayOutputStream;
+import dev.agentbox.sandbox.BoundedCapture;
+import dev.agentbox.sandbox.DaemonThreads;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The provider's connection to the engine: one long-lived docker-java client for work and
- * one with a short response timeout for pings, plus the exec primitive everything else is
- * built on. Engine trouble becomes {@code 503 provider-unavailable}.
+ * one with a short response timeout for pings, plus the exec primitives everything else is
+ * built on ({@link ExecCall}: output captured up to a cap; {@link StreamCall}: stdout handed
+ * over frame by frame) and the kill pool. Nothing here waits without a deadline the caller
+ * chose. Engine trouble becomes {@code 503 provider-unavailable}.
  */
 final class DockerEngine implements Closeable {
 
@@ -34,6 +44,13 @@ final class DockerEngine implements Closeable {
 
     private final DockerClient client;
     private final DockerClient pingClient;
+    private final ThreadPoolExecutor ops = new ThreadPoolExecutor(OPS_THREADS, OPS_THREADS, 30, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(OPS_QUEUE), new DaemonThreads("agentbox-docker-ops"));
+
+    /** Kill-pool threads; each kill holds one for at most a few internal deadlines. */
+    static final int OPS_THREADS = 32;
+    /** Kills waiting for a thread; past it a kill is refused (logged) rather than queued without bound. */
+    static final int OPS_QUEUE = 10_000;
 
     DockerEngine(String host) {
         DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
@@ -50,6 +67,7 @@ final class DockerEngine implements Closeable {
                 .connectionTimeout(Duration.ofSeconds(3))
                 .responseTimeout(Duration.ofSeconds(3))
                 .build());
+        ops.allowCoreThreadTimeOut(true);
     }
 
     DockerClient client() {
@@ -85,41 +103,259 @@ final class DockerEngine implements Closeable {
         });
     }
 
-    /** The raw outcome of an exec: both byte streams, apart, and the exit code. */
-    record RawExec(byte[] stdout, byte[] stderr, int exitCode) {
+    /**
+     * Starts an exec attached, capturing at most {@code cap} bytes of its output; the caller
+     * waits on the returned call with its own deadline and closes it.
+     */
+    ExecCall start(String container, List<String> cmd, List<String> env, String workdir, long cap) {
+        String execId = createExec(container, cmd, env, workdir);
+        ExecCall call = new ExecCall(execId, cap);
+        try {
+            call("exec", () -> client.execStartCmd(execId).exec(call.callback()));
+        } catch (RuntimeException e) {
+            call.close();
+            throw e;
+        }
+        return call;
     }
 
     /**
-     * create + start (attached) + wait + inspect: the bare minimum of round trips, with the
-     * two streams kept apart as bytes.
+     * One started exec: output captured up to a cap, and the points a waiter cares about —
+     * the stream completed, or the cap was reached (the command must then be killed: it would
+     * otherwise go on printing into a stream nobody keeps). Nothing here blocks without a
+     * deadline; {@link #close} releases the engine connection whatever the command does.
      */
-    RawExec exec(String container, List<String> cmd, List<String> env, String workdir) {
-        String execId = createExec(container, cmd, env, workdir);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        ResultCallback.Adapter<Frame> cb = new ResultCallback.Adapter<>() {
-            @Override
-            public void onNext(Frame f) {
-                if (f.getStreamType() == StreamType.STDERR) {
-                    err.writeBytes(f.getPayload());
-                } else {
-                    out.writeBytes(f.getPayload());
+    static final class ExecCall implements Closeable {
+
+        /** Why a wait ended. */
+        enum End { COMPLETED, CAPPED, DEADLINE }
+
+        private final String execId;
+        private final BoundedCapture capture;
+        private final CountDownLatch completed = new CountDownLatch(1);
+        private final CountDownLatch stop = new CountDownLatch(1);
+        private final ResultCallback.Adapter<Frame> callback;
+
+        ExecCall(String execId, long cap) {
+            this.execId = execId;
+            this.capture = new BoundedCapture(cap);
+            this.callback = new ResultCallback.Adapter<>() {
+                @Override
+                public void onNext(Frame f) {
+                    byte[] b = f.getPayload();
+                    if (!capture.append(f.getStreamType() == StreamType.STDERR, b, 0, b.length)) {
+                        stop.countDown();
+                    }
                 }
-            }
-        };
-        try {
-            call("exec", () -> client.execStartCmd(execId).exec(cb)).awaitCompletion();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for an exec", e);
-        } finally {
+
+                @Override
+                public void onError(Throwable t) {
+                    super.onError(t);
+                    finished();
+                }
+
+                @Override
+                public void onComplete() {
+                    super.onComplete();
+                    finished();
+                }
+            };
+        }
+
+        private void finished() {
+            completed.countDown();
+            stop.countDown();
+        }
+
+        ResultCallback.Adapter<Frame> callback() {
+            return callback;
+        }
+
+        String execId() {
+            return execId;
+        }
+
+        /** Waits up to {@code d} for the stream to complete or the output to reach the cap. */
+        End await(Duration d) {
             try {
-                cb.close();
+                stop.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return End.DEADLINE;
+            }
+            if (capture.overflowed()) {
+                return End.CAPPED;
+            }
+            return completed.getCount() == 0 ? End.COMPLETED : End.DEADLINE;
+        }
+
+        /** Waits up to {@code d} for the stream to complete (the command and all holders of its output gone). */
+        boolean awaitCompleted(Duration d) {
+            try {
+                return completed.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        boolean isCompleted() {
+            return completed.getCount() == 0;
+        }
+
+        BoundedCapture capture() {
+            return capture;
+        }
+
+        /** Stops reading and releases the connection; the command itself is not touched. */
+        @Override
+        public void close() {
+            try {
+                callback.close();
             } catch (IOException ignored) {
                 // already complete
             }
         }
-        return new RawExec(out.toByteArray(), err.toByteArray(), exitCode(execId));
+    }
+
+    /** Starts an exec attached whose stdout is handed over chunk by chunk (for streamed reads); see {@link StreamCall}. */
+    StreamCall startStream(String container, List<String> cmd, List<String> env, String workdir) {
+        String execId = createExec(container, cmd, env, workdir);
+        StreamCall call = new StreamCall(execId);
+        try {
+            call("exec", () -> client.execStartCmd(execId).exec(call.callback()));
+        } catch (RuntimeException e) {
+            call.close();
+            throw e;
+        }
+        return call;
+    }
+
+    /**
+     * An exec whose stdout is passed to one consumer through a small bounded queue: the
+     * engine's reader thread blocks (back-pressure into the command's pipe) while the
+     * consumer is slow, so at most {@value #QUEUED_FRAMES} frames are ever held. Stderr keeps
+     * its first 4 KiB for error messages. {@link #close} unblocks the reader thread and
+     * releases the connection.
+     */
+    static final class StreamCall implements Closeable {
+
+        static final int QUEUED_FRAMES = 32;
+        private static final byte[] END = new byte[0];
+
+        private final String execId;
+        private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED_FRAMES);
+        private final BoundedCapture stderr = new BoundedCapture(4096);
+        private final ResultCallback.Adapter<Frame> callback;
+        private volatile boolean closed;
+        private volatile boolean completed;
+
+        StreamCall(String execId) {
+            this.execId = execId;
+            this.callback = new ResultCallback.Adapter<>() {
+                @Override
+                public void onNext(Frame f) {
+                    byte[] b = f.getPayload();
+                    if (f.getStreamType() == StreamType.STDERR) {
+                        stderr.append(true, b, 0, b.length);
+                    } else if (b.length > 0) {
+                        // a copy: the frame's buffer is not ours to keep once onNext returns
+                        put(b.clone());
+                    }
+                }
+
+                // The end is a flag, not a queue element: docker-java may call these on a thread
+                // it has already interrupted, where a blocking put would be lost.
+                @Override
+                public void onError(Throwable t) {
+                    super.onError(t);
+                    completed = true;
+                }
+
+                @Override
+                public void onComplete() {
+                    super.onComplete();
+                    completed = true;
+                }
+            };
+        }
+
+        /** Blocks the engine's reader thread until the consumer takes {@code b} or the call is closed. */
+        private void put(byte[] b) {
+            boolean interrupted = false;
+            while (!closed) {
+                try {
+                    if (queue.offer(b, 100, TimeUnit.MILLISECONDS)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    // keep the bytes: the consumer decides when to stop, by closing
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        ResultCallback.Adapter<Frame> callback() {
+            return callback;
+        }
+
+        String execId() {
+            return execId;
+        }
+
+        /**
+         * The next stdout bytes, waiting at most {@code d}: null when the command stayed silent
+         * that long, an empty array once the stream has ended.
+         */
+        byte[] next(Duration d) throws InterruptedException {
+            long until = System.nanoTime() + Math.max(0, d.toNanos());
+            while (true) {
+                // Read the flag before polling: a frame queued before completion is never missed.
+                boolean ended = completed;
+                byte[] b = queue.poll(Math.min(50_000_000L, Math.max(0, until - System.nanoTime())), TimeUnit.NANOSECONDS);
+                if (b != null) {
+                    return b;
+                }
+                if (ended) {
+                    return END;
+                }
+                if (System.nanoTime() >= until) {
+                    return null;
+                }
+            }
+        }
+
+        boolean completed() {
+            return completed;
+        }
+
+        String stderr() {
+            return new String(stderr.stderr(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            try {
+                callback.close();
+            } catch (IOException ignored) {
+                // already complete
+            }
+            queue.clear();
+        }
+    }
+
+    /**
+     * The pool that kills abandoned commands and runs other short internal operations: many
+     * threads, each task bounded by the internal deadline, so one sandbox that stalls its
+     * kills occupies one thread at a time and never delays another sandbox's kill (as one
+     * shared timer thread would).
+     */
+    ExecutorService ops() {
+        return ops;
     }
 
     /**
@@ -178,6 +414,7 @@ final class DockerEngine implements Closeable {
 
     @Override
     public void close() throws IOException {
+        ops.shutdownNow();
         client.close();
         pingClient.close();
     }

@@ -16,12 +16,13 @@ final class DockerProcess implements SandboxProcess {
     private final DockerSandbox sandbox;
     private final String id;
     private final String execId;
-    private final ProcessOutput output = new ProcessOutput();
+    private final ProcessOutput output;
 
     DockerProcess(DockerSandbox sandbox, String id, String execId) {
         this.sandbox = sandbox;
         this.id = id;
         this.execId = execId;
+        this.output = new ProcessOutput(sandbox.providerBean().limits().processBufferChars());
     }
 
     void start() {

@@ -4,6 +4,8 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.ExecGit;
 import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.FileRead;
+import dev.agentbox.sandbox.FileTooLargeException;
 import dev.agentbox.sandbox.FsEntry;
 import dev.agentbox.sandbox.FsStat;
 import dev.agentbox.sandbox.ProcessOptions;
@@ -13,16 +15,19 @@ import dev.agentbox.sandbox.SandboxFileNotFoundException;
 import dev.agentbox.sandbox.SandboxFs;
 import dev.agentbox.sandbox.SandboxGit;
 import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.SandboxLimits;
 import dev.agentbox.sandbox.SandboxOperationException;
 import dev.agentbox.sandbox.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProcess;
 import dev.agentbox.sandbox.SandboxProcesses;
 import dev.agentbox.sandbox.SnapshotRef;
+import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -30,9 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -44,10 +47,15 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  */
 final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
 
-    private static final Logger LOG = Logger.getLogger(DockerSandbox.class.getName());
-
     /** Private directory inside the sandbox for process-group ids. */
     static final String PROC_DIR = "/tmp/.agentbox/proc";
+    private static final Logger LOG = Logger.getLogger(DockerSandbox.class.getName());
+    /** How long a thread that gave up on an exec waits for its stream to end after the kill was sent. */
+    static final Duration STREAM_GRACE = Duration.ofSeconds(2);
+    /** TERM to KILL. */
+    static final Duration KILL_GRACE = Duration.ofSeconds(1);
+    /** How long a kill waits for the pid file of a command that is only just starting. */
+    static final Duration PIDFILE_WAIT = Duration.ofSeconds(3);
 
     private final DockerSandboxProvider provider;
     private final String name;
@@ -158,28 +166,22 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         return merged.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
+    /**
+     * Runs the command under the pid-file wrapper so it can be killed as a group, waits in
+     * Java for at most its timeout (or the default deadline), and captures at most the
+     * output cap. Timed out, capped or abandoned (the waiting thread interrupted, an engine
+     * error), its group is killed on the kill pool and this thread waits only a short grace
+     * for the stream to end: a command — or a kill — stalled by the sandbox's own binaries
+     * never holds it longer.
+     */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
         String cwd = abs(options.cwd().orElse("."));
-        if (options.timeout().isEmpty()) {
-            DockerEngine.RawExec r = provider.engine().exec(name, List.of("sh", "-c", command), envList(options), cwd);
-            return result(r, cwd);
-        }
-        String pid = newProcessId();
-        AtomicBoolean timedOut = new AtomicBoolean();
-        ScheduledFuture<?> timer = provider.timers().schedule(() -> {
-            timedOut.set(true);
-            killGroup(pid);
-        }, options.timeout().get().toMillis(), TimeUnit.MILLISECONDS);
-        DockerEngine.RawExec r;
-        try {
-            r = provider.engine().exec(name, wrapped(pid, command), envList(options), cwd);
-        } finally {
-            timer.cancel(false);
-        }
-        if (timedOut.get()) {
+        Duration deadline = options.timeout().orElse(limits().defaultExecTimeout());
+        Outcome r = bounded(List.of(command), envList(options), cwd, deadline, limits().maxOutputBytes());
+        if (r.end() == End.DEADLINE) {
             return new ExecResult(utf8(r.stdout()), utf8(r.stderr()) + "\nagentbox: command timed out after "
-                    + options.timeout().get().toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT);
+                    + deadline.toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT, r.truncated());
         }
         return result(r, cwd);
     }
@@ -188,13 +190,50 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
      * The runtime refuses an exec whose working directory is missing with exit 126 and an
      * OCI "chdir to cwd" message instead of running anything: that is a not-found, not data.
      */
-    private static ExecResult result(DockerEngine.RawExec r, String cwd) {
+    private static ExecResult result(Outcome r, String cwd) {
         String out = utf8(r.stdout());
         String err = utf8(r.stderr());
         if (r.exitCode() == 126 && (out + err).contains("chdir to cwd")) {
             throw new SandboxFileNotFoundException(cwd);
         }
-        return new ExecResult(out, err, r.exitCode());
+        return new ExecResult(out, err, r.exitCode(), r.truncated());
+    }
+
+    /** What a bounded exec left: output up to the cap, exit code (137 when it never reported one), why it ended. */
+    record Outcome(byte[] stdout, byte[] stderr, int exitCode, End end, boolean truncated) {
+    }
+
+    /**
+     * Runs {@code scriptAndArgs} (a script, then its positional parameters) under the pid-file
+     * wrapper with a Java-side deadline and output cap; see {@link #exec}.
+     */
+    Outcome bounded(List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
+        String pid = newProcessId();
+        DockerEngine.ExecCall call = provider.engine().start(name, boundedWrapper(pid, scriptAndArgs), env, cwd, cap);
+        End end = End.DEADLINE;
+        boolean killed = false;
+        try {
+            end = call.await(deadline);
+            if (end != End.COMPLETED) {
+                killed = true;
+                killLater(pid);
+                // The stream ends once the group is dead; a sandbox that stalls its kill only
+                // costs this short grace.
+                call.awaitCompleted(STREAM_GRACE);
+            }
+        } finally {
+            if (!killed && !call.isCompleted()) {
+                // Abandoned (interrupted, engine error): nobody waits for it any more.
+                killLater(pid);
+            }
+            call.close();
+        }
+        int code = call.isCompleted() ? provider.engine().exitCode(call.execId()) : 137;
+        return new Outcome(call.capture().stdout(), call.capture().stderr(), code, end, call.capture().overflowed());
+    }
+
+    private SandboxLimits limits() {
+        return provider.limits();
     }
 
     @Override
@@ -233,24 +272,99 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     /**
-     * Kills the process group recorded for {@code pid}: waits briefly for the pid file (a kill
-     * right after spawn), TERM, up to 1 s grace, KILL. Quiet when the group is gone.
-     * ({@code kill -SIG -PGID}: dash's kill builtin rejects {@code --}.)
+     * The wrapper of a bounded exec: records its {@code $$} (the group leader, as in
+     * {@link #wrapped}), runs the script with its parameters ({@code $0} = agentbox) in a child
+     * shell of the same group, and removes the pid file when it ends by itself. Only
+     * {@code /bin/sh} and its builtins run before the script (plus {@code mkdir} once).
+     */
+    private static List<String> boundedWrapper(String pid, List<String> scriptAndArgs) {
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "d=" + PROC_DIR + "; f=$d/$1; shift; s=$1; shift; "
+                + "[ -d $d ] || mkdir -p $d; echo $$ > $f; /bin/sh -c \"$s\" agentbox \"$@\"; r=$?; rm -f $f; exit $r",
+                "agentbox", pid));
+        cmd.addAll(scriptAndArgs);
+        return cmd;
+    }
+
+    /** Kills the group of {@code pid} on the kill pool: the caller does not wait for a kill a sandbox may stall. */
+    private void killLater(String pid) {
+        try {
+            provider.engine().ops().execute(() -> {
+                try {
+                    killGroup(pid);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.FINE, "killing " + pid + " in " + name, e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.log(Level.WARNING, "kill pool saturated; process group {0} in {1} is left running", new Object[] {pid, name});
+        }
+    }
+
+    /**
+     * Kills the process group recorded for {@code pid}: TERM, up to {@link #KILL_GRACE} for it
+     * to go, then KILL. Each step is one exec of {@code /bin/sh} builtins only ({@code read},
+     * {@code kill}) with the internal deadline, so a sandbox that replaced {@code cat},
+     * {@code kill} or {@code sleep} cannot stall it; the pacing is done here, in Java. Waits
+     * up to {@link #PIDFILE_WAIT} for the pid file (a kill right after spawn). Quiet when the
+     * group or the container is gone. Residual risk: a sandbox that replaced {@code /bin/sh}
+     * itself makes each step time out (bounded, on this thread only) and keeps its process.
      */
     void killGroup(String pid) {
         String f = PROC_DIR + "/" + pid;
-        String script = "f=" + f + "; i=0; while [ ! -s $f ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i+1)); done; "
-                + "p=$(cat $f 2>/dev/null); [ -n \"$p\" ] || exit 0; "
-                + "kill -TERM -$p 2>/dev/null || { rm -f $f; exit 0; }; "
-                + "i=0; while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done; "
-                + "kill -0 -$p 2>/dev/null && kill -KILL -$p 2>/dev/null; rm -f $f; exit 0";
-        try {
-            provider.engine().exec(name, List.of("sh", "-c", script), List.of(), "/");
-        } catch (dev.agentbox.api.ProblemException e) {
-            if (e.status() != 404 && e.status() != 409) {
-                throw e;
+        long waitUntil = System.nanoTime() + PIDFILE_WAIT.toNanos();
+        int rc;
+        while ((rc = signal(f, "TERM")) == NO_PIDFILE && System.nanoTime() < waitUntil) {
+            sleep(50);
+        }
+        if (rc != 0) {
+            return;
+        }
+        long graceUntil = System.nanoTime() + KILL_GRACE.toNanos();
+        while (System.nanoTime() < graceUntil) {
+            sleep(50);
+            if (signal(f, "0") != 0) {
+                return;
             }
-            // the container is gone or stopped, and with it the process group
+        }
+        signal(f, "KILL");
+    }
+
+    private static final int NO_PIDFILE = 3;
+
+    /**
+     * Sends {@code sig} to the group in pid file {@code f}: 0 sent, 1 the group is gone (pid file
+     * removed), {@value #NO_PIDFILE} no pid file yet, -1 the exec failed or did not finish in time.
+     */
+    private int signal(String f, String sig) {
+        String script = "f=$1; [ -s \"$f\" ] || exit " + NO_PIDFILE + "; read p < \"$f\"; [ -n \"$p\" ] || exit "
+                + NO_PIDFILE + "; kill -" + sig + " -$p 2>/dev/null && { [ " + sig + " != KILL ] || rm -f \"$f\"; exit 0; }; "
+                + "rm -f \"$f\"; exit 1";
+        DockerEngine.ExecCall call;
+        try {
+            call = provider.engine().start(name, List.of("/bin/sh", "-c", script, "agentbox", f), List.of(), "/", 4096);
+        } catch (dev.agentbox.api.ProblemException e) {
+            if (e.status() == 404 || e.status() == 409) {
+                return 1; // the container is gone or stopped, and with it the process group
+            }
+            throw e;
+        }
+        try {
+            if (call.await(limits().internalExecTimeout()) != End.COMPLETED) {
+                LOG.log(Level.WARNING, "kill -{0} in sandbox {1} did not finish within {2} ms; abandoned",
+                        new Object[] {sig, name, limits().internalExecTimeout().toMillis()});
+                return -1;
+            }
+        } finally {
+            call.close();
+        }
+        return provider.engine().exitCode(call.execId());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -260,24 +374,79 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
 
     // ---- fs ----
 
-    /** Runs a script with the path arguments as positional parameters (no quoting games). */
-    private DockerEngine.RawExec script(String script, String... args) {
-        List<String> cmd = new ArrayList<>(List.of("sh", "-c", script, "agentbox"));
+    /**
+     * Runs a script with the path arguments as positional parameters (no quoting games), with
+     * the internal deadline and the output cap: a sandbox that stalls or floods an fs
+     * operation gets an error, and the command is killed.
+     */
+    private Outcome script(String script, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(script));
         cmd.addAll(Arrays.asList(args));
-        return provider.engine().exec(name, cmd, List.of("LC_ALL=C"), "/");
+        Outcome r = bounded(cmd, List.of("LC_ALL=C"), "/", limits().internalExecTimeout(), limits().maxOutputBytes());
+        if (r.end() == End.DEADLINE) {
+            throw new SandboxOperationException(args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+                    "the sandbox did not answer within " + limits().internalExecTimeout().toMillis() + " ms");
+        }
+        if (r.truncated()) {
+            throw new SandboxOperationException(args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+                    "its output exceeded " + limits().maxOutputBytes() + " bytes");
+        }
+        return r;
     }
 
     @Override
     public byte[] readBytes(String path) {
+        FileRead read = openRead(path, limits().maxReadBytes());
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(read.size(), 1 << 20));
+        try {
+            read.transferTo(out);
+        } catch (IOException e) {
+            throw new SandboxOperationException("read " + abs(path), e.getMessage());
+        }
+        return out.toByteArray();
+    }
+
+    /** {@code stat -L} first (type and size of what a read would open), then a bounded stream; see {@link FileRead}. */
+    @Override
+    public FileRead openRead(String path, long maxBytes) {
         String p = abs(path);
-        DockerEngine.RawExec r = script("[ -e \"$1\" ] || exit 2; exec cat -- \"$1\"", p);
+        Outcome r = script("[ -e \"$1\" ] || exit 2; exec stat -L -c '%f %s' -- \"$1\"", p);
         if (r.exitCode() == 2) {
             throw new SandboxFileNotFoundException(p);
         }
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("read " + p, utf8(r.stderr()));
         }
-        return r.stdout();
+        String[] parts = utf8(r.stdout()).strip().split(" ");
+        FsStat st = FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
+        if (st.type() != FsStat.Type.FILE) {
+            if (st.type() == FsStat.Type.DIR) {
+                throw new SandboxOperationException("read " + p, "it is a directory");
+            }
+            throw FileTooLargeException.notRegular(p, FileTooLargeException.kind(st.mode()), maxBytes);
+        }
+        long size = st.size().orElse(0);
+        if (size > maxBytes) {
+            throw FileTooLargeException.overLimit(p, size, maxBytes);
+        }
+        return new DockerFileRead(this, p, size, maxBytes);
+    }
+
+    /** Starts the reading command of a {@link DockerFileRead}: wrapped, so it can be killed as a group. */
+    DockerEngine.StreamCall startRead(String pid, String path, long maxBytes) {
+        // -f again right before the read narrows the window for a FIFO swapped in after the
+        // stat; head -c bounds a file that grew. What remains (a swap between the two) is
+        // caught by the reader's silence deadline and byte count.
+        return provider.engine().startStream(name, boundedWrapper(pid, List.of(
+                "[ -f \"$1\" ] || exit 5; exec head -c " + (maxBytes + 1) + " -- \"$1\"", path)), List.of("LC_ALL=C"), "/");
+    }
+
+    void kill(String pid) {
+        killLater(pid);
+    }
+
+    String newReadId() {
+        return newProcessId();
     }
 
     @Override
@@ -315,7 +484,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     @Override
     public List<FsEntry> list(String path) {
         String p = abs(path);
-        DockerEngine.RawExec r = script("[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
+        Outcome r = script("[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
                 + "for f in * .*; do case \"$f\" in .|..) continue;; esac; "
                 + "if [ -L \"$f\" ]; then t=f; elif [ -d \"$f\" ]; then t=d; elif [ -e \"$f\" ]; then t=f; else continue; fi; "
                 + "printf '%s/%s\\0' \"$t\" \"$f\"; done", p);
@@ -341,7 +510,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     @Override
     public void mkdir(String path) {
         String p = abs(path);
-        DockerEngine.RawExec r = script("mkdir -p -- \"$1\"", p);
+        Outcome r = script("mkdir -p -- \"$1\"", p);
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("mkdir " + p, utf8(r.stderr()));
         }
@@ -350,7 +519,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     @Override
     public void remove(String path) {
         String p = abs(path);
-        DockerEngine.RawExec r = script("rm -rf -- \"$1\"", p);
+        Outcome r = script("rm -rf -- \"$1\"", p);
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("remove " + p, utf8(r.stderr()));
         }
@@ -360,7 +529,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     public void rename(String from, String to) {
         String f = abs(from);
         String t = abs(to);
-        DockerEngine.RawExec r = script("{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
+        Outcome r = script("{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
                 + "mkdir -p -- \"$(dirname -- \"$2\")\" && mv -f -- \"$1\" \"$2\"", f, t);
         if (r.exitCode() == 2) {
             throw new SandboxFileNotFoundException(f);
@@ -378,7 +547,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     @Override
     public Optional<FsStat> lstat(String path) {
         String p = abs(path);
-        DockerEngine.RawExec r = script("exec stat -c '%f %s' -- \"$1\"", p);
+        Outcome r = script("exec stat -c '%f %s' -- \"$1\"", p);
         if (r.exitCode() == 0) {
             String[] parts = utf8(r.stdout()).strip().split(" ");
             return Optional.of(FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1])));

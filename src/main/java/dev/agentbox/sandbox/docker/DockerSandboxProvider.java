@@ -21,6 +21,7 @@ import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxExistsException;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.SandboxLimits;
 import dev.agentbox.sandbox.SandboxPolicy;
 import dev.agentbox.sandbox.SandboxProvider;
 import dev.agentbox.sandbox.SnapshotRef;
@@ -43,7 +44,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -99,10 +99,10 @@ public class DockerSandboxProvider implements SandboxProvider {
             true, true, true, true, true, false, true, true, true, true, true);
 
     private final DockerSettings settings;
+    private final SandboxLimits limits;
     private final ThreadFactory threads;
     private final Clock clock;
     private volatile DockerEngine engine;
-    private volatile ScheduledExecutorService timers;
     private volatile java.util.concurrent.ExecutorService workers;
     private volatile TenantNetworks networks;
     private volatile int engineCpus;
@@ -110,23 +110,34 @@ public class DockerSandboxProvider implements SandboxProvider {
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
         this.settings = null;
+        this.limits = null;
         this.threads = null;
         this.clock = null;
     }
 
     @Inject
     public DockerSandboxProvider(Config config, Clock clock) {
-        this(DockerSettings.fromConfig(config), new DaemonThreads("agentbox-docker"), clock);
+        this(DockerSettings.fromConfig(config), SandboxLimits.fromConfig(config), new DaemonThreads("agentbox-docker"), clock);
     }
 
     public DockerSandboxProvider(DockerSettings settings, ThreadFactory threads, Clock clock) {
+        this(settings, SandboxLimits.defaults(), threads, clock);
+    }
+
+    public DockerSandboxProvider(DockerSettings settings, SandboxLimits limits, ThreadFactory threads, Clock clock) {
         this.settings = settings;
+        this.limits = limits;
         this.threads = threads;
         this.clock = clock;
     }
 
     public DockerSettings settings() {
         return settings;
+    }
+
+    /** Output caps and deadlines of every exec and read in this provider's sandboxes. */
+    public SandboxLimits limits() {
+        return limits;
     }
 
     @Override
@@ -166,19 +177,6 @@ public class DockerSandboxProvider implements SandboxProvider {
         return e;
     }
 
-    ScheduledExecutorService timers() {
-        ScheduledExecutorService t = timers;
-        if (t == null) {
-            synchronized (this) {
-                if (timers == null) {
-                    timers = Executors.newSingleThreadScheduledExecutor(threads);
-                }
-                t = timers;
-            }
-        }
-        return t;
-    }
-
     /** Short tasks off docker-java's callback threads (which are cancelled once a stream completes). */
     java.util.concurrent.ExecutorService workers() {
         java.util.concurrent.ExecutorService w = workers;
@@ -201,9 +199,6 @@ public class DockerSandboxProvider implements SandboxProvider {
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "closing the docker client", e);
-        }
-        if (timers != null) {
-            timers.shutdownNow();
         }
         if (workers != null) {
             workers.shutdownNow();

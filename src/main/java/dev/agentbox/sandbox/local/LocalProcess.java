@@ -19,11 +19,12 @@ import java.util.concurrent.TimeUnit;
 final class LocalProcess implements SandboxProcess {
 
     private final Process process;
-    private final ProcessOutput output = new ProcessOutput();
+    private final ProcessOutput output;
     private final OutputStream stdin;
 
-    private LocalProcess(Process process) {
+    private LocalProcess(Process process, int bufferChars) {
         this.process = process;
+        this.output = new ProcessOutput(bufferChars);
         this.stdin = process.getOutputStream();
     }
 
@@ -34,7 +35,7 @@ final class LocalProcess implements SandboxProcess {
         } catch (IOException e) {
             throw ProblemException.providerUnavailable("Cannot start a local process (is setsid installed?)", e);
         }
-        LocalProcess p = new LocalProcess(proc);
+        LocalProcess p = new LocalProcess(proc, provider.limits().processBufferChars());
         Thread out = provider.threads().newThread(() -> p.pump(proc.getInputStream(), OutputChunk.Stream.STDOUT));
         Thread err = provider.threads().newThread(() -> p.pump(proc.getErrorStream(), OutputChunk.Stream.STDERR));
         out.start();

@@ -2,7 +2,12 @@ package dev.agentbox.sandbox.local;
 
 import dev.agentbox.api.ProblemException;
 import dev.agentbox.sandbox.ExecGit;
+import dev.agentbox.sandbox.BoundedCapture;
 import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.FileRead;
+import dev.agentbox.sandbox.FileTooLargeException;
+import dev.agentbox.sandbox.OutputChunk;
+import dev.agentbox.sandbox.SandboxLimits;
 import dev.agentbox.sandbox.FsEntry;
 import dev.agentbox.sandbox.FsStat;
 import dev.agentbox.sandbox.PathOutsideSandboxException;
@@ -17,7 +22,17 @@ import dev.agentbox.sandbox.SandboxOperationException;
 import dev.agentbox.sandbox.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProcess;
 import dev.agentbox.sandbox.SandboxProcesses;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -228,29 +243,62 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         return pb;
     }
 
+    /**
+     * Runs the command in its own process group with a deadline (its timeout, or the default)
+     * and the output cap: at either, the group is killed; this thread then waits only a short
+     * grace for the exit. Output past the cap is dropped as it arrives, never kept.
+     */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
+        SandboxLimits limits = provider.limits();
+        Duration deadline = options.timeout().orElse(limits.defaultExecTimeout());
         ProcessBuilder pb = builder(command, options).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         LocalProcess p = LocalProcess.start(provider, id, pb);
-        StringBuilder out = new StringBuilder();
-        StringBuilder err = new StringBuilder();
-        p.subscribe(c -> (c.stream() == dev.agentbox.sandbox.OutputChunk.Stream.STDOUT ? out : err).append(c.text()));
+        BoundedCapture capture = new BoundedCapture(limits.maxOutputBytes());
+        CompletableFuture<Integer> capped = new CompletableFuture<>();
+        p.subscribe(c -> {
+            byte[] b = c.text().getBytes(StandardCharsets.UTF_8);
+            if (!capture.append(c.stream() == OutputChunk.Stream.STDERR, b, 0, b.length)) {
+                capped.complete(-1);
+            }
+        });
         boolean timedOut = false;
-        if (options.timeout().isPresent()) {
-            if (p.waitFor(options.timeout().get()).isEmpty()) {
-                timedOut = true;
-                p.kill();
-            }
+        boolean killed = false;
+        try {
+            CompletableFuture.anyOf(p.onExit(), capped).get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            timedOut = !capture.overflowed();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.kill();
+            throw new IllegalStateException("interrupted while waiting for a command", e);
+        } catch (ExecutionException e) {
+            // the process could not be followed: its exit code below says so
         }
-        int code = p.onExit().join();
-        synchronized (out) {
-            if (timedOut) {
-                return new ExecResult(out.toString(), err + "\nagentbox: command timed out after "
-                        + options.timeout().get().toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT);
-            }
-            return new ExecResult(out.toString(), err.toString(), code);
+        if (!p.onExit().isDone()) {
+            killed = true;
+            p.kill();
         }
+        int code;
+        try {
+            code = p.onExit().get(STREAM_GRACE_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            code = 137;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            code = 137;
+        }
+        String out = new String(capture.stdout(), StandardCharsets.UTF_8);
+        String err = new String(capture.stderr(), StandardCharsets.UTF_8);
+        if (timedOut && killed) {
+            return new ExecResult(out, err + "\nagentbox: command timed out after " + deadline.toMillis()
+                    + "ms and was killed\n", ExecResult.TIMED_OUT, capture.overflowed());
+        }
+        return new ExecResult(out, err, code, capture.overflowed());
     }
+
+    /** How long an exec that gave up waits for the killed group's exit. */
+    private static final long STREAM_GRACE_MS = 2000;
 
     @Override
     public SandboxProcess spawn(String command, ProcessOptions options) {
@@ -261,14 +309,69 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
 
     @Override
     public byte[] readBytes(String path) {
-        Path p = resolve(path, true);
+        FileRead read = openRead(path, provider.limits().maxReadBytes());
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(read.size(), 1 << 20));
         try {
-            return Files.readAllBytes(p);
+            read.transferTo(out);
+        } catch (IOException e) {
+            throw new SandboxOperationException("read " + path, e.toString());
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * Java NIO: attributes of what a read would open (symlinks followed, inside the root
+     * only), refused unless a regular file within the limit; the copy then stops at
+     * {@code maxBytes} whatever the file became meanwhile. Residual risk: a FIFO swapped in
+     * between the check and the open blocks the open (Java has no non-blocking open); the
+     * local provider is for one trusted tenant.
+     */
+    @Override
+    public FileRead openRead(String path, long maxBytes) {
+        Path p = resolve(path, true);
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(p, BasicFileAttributes.class);
         } catch (NoSuchFileException e) {
             throw new SandboxFileNotFoundException(path);
         } catch (IOException e) {
             throw new SandboxOperationException("read " + path, e.toString());
         }
+        if (a.isDirectory()) {
+            throw new SandboxOperationException("read " + path, "it is a directory");
+        }
+        if (!a.isRegularFile()) {
+            throw FileTooLargeException.notRegular(path, "device, FIFO or socket", maxBytes);
+        }
+        if (a.size() > maxBytes) {
+            throw FileTooLargeException.overLimit(path, a.size(), maxBytes);
+        }
+        long size = a.size();
+        return new FileRead() {
+            @Override
+            public long size() {
+                return size;
+            }
+
+            @Override
+            public void transferTo(OutputStream out) throws IOException {
+                try (InputStream in = Files.newInputStream(p)) {
+                    byte[] buf = new byte[64 * 1024];
+                    long copied = 0;
+                    int n;
+                    while ((n = in.read(buf)) > 0) {
+                        if (copied + n > maxBytes) {
+                            throw new IOException("read of " + path + " aborted: the file grew past the limit of "
+                                    + maxBytes + " bytes");
+                        }
+                        out.write(buf, 0, n);
+                        copied += n;
+                    }
+                } catch (NoSuchFileException e) {
+                    throw new SandboxFileNotFoundException(path);
+                }
+            }
+        };
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.agentbox.sandbox.SandboxCreateInput;
 import dev.agentbox.sandbox.SandboxExistsException;
 import dev.agentbox.sandbox.SandboxHandle;
 import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.SandboxLimits;
 import dev.agentbox.sandbox.SandboxProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -58,6 +59,7 @@ public class LocalSandboxProvider implements SandboxProvider {
     private static final Pattern ID_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
 
     private final LocalSettings settings;
+    private final SandboxLimits limits;
     private final ThreadFactory threads;
     private final Clock clock;
     /** Live processes per sandbox id, killed on destroy. */
@@ -66,17 +68,23 @@ public class LocalSandboxProvider implements SandboxProvider {
     /** For CDI proxies only. */
     protected LocalSandboxProvider() {
         this.settings = null;
+        this.limits = null;
         this.threads = null;
         this.clock = null;
     }
 
     @Inject
     public LocalSandboxProvider(Config config, Clock clock) {
-        this(LocalSettings.fromConfig(config), new DaemonThreads("agentbox-local"), clock);
+        this(LocalSettings.fromConfig(config), SandboxLimits.fromConfig(config), new DaemonThreads("agentbox-local"), clock);
     }
 
     public LocalSandboxProvider(LocalSettings settings, ThreadFactory threads, Clock clock) {
+        this(settings, SandboxLimits.defaults(), threads, clock);
+    }
+
+    public LocalSandboxProvider(LocalSettings settings, SandboxLimits limits, ThreadFactory threads, Clock clock) {
         this.settings = settings;
+        this.limits = limits;
         this.threads = threads;
         this.clock = clock;
     }
@@ -113,6 +121,11 @@ public class LocalSandboxProvider implements SandboxProvider {
 
     ThreadFactory threads() {
         return threads;
+    }
+
+    /** Output caps and deadlines of every exec and read in this provider's sandboxes. */
+    public SandboxLimits limits() {
+        return limits;
     }
 
     private Path metaDir() {
