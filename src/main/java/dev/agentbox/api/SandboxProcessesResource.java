@@ -6,6 +6,7 @@ import dev.agentbox.sandbox.SandboxProcessRegistry;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -40,10 +41,8 @@ public class SandboxProcessesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response spawn(ExecRequest request) {
-        if (request == null) {
-            throw ProblemException.invalidRequest("command is required");
-        }
+    public Response spawn(JsonValue body) {
+        ExecRequest request = ExecRequest.parse(body);
         SandboxProcess process = sandboxes.open(caller.tenant(), key).handle().process()
                 .spawn(request.command(), request.options(false));
         registry.register(caller.tenant(), key, process);

@@ -78,10 +78,8 @@ public class SandboxesResource {
     @Path("{key}/exec")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Run a command to completion; a non-zero exit is data")
-    public ExecView exec(@PathParam("key") String key, ExecRequest request) {
-        if (request == null) {
-            throw ProblemException.invalidRequest("command is required");
-        }
+    public ExecView exec(@PathParam("key") String key, JsonValue body) {
+        ExecRequest request = ExecRequest.parse(body);
         Sandbox s = sandboxes.open(caller.tenant(), key);
         ExecResult r = s.handle().process().exec(request.command(), request.options(true));
         return new ExecView(r.exitCode(), r.stdout(), r.stderr());
