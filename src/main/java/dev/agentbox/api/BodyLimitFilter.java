@@ -28,12 +28,27 @@ public class BodyLimitFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (request.getLength() > maxBodyBytes) {
+        if (declaredLength(request.getHeaderString("Content-Length")) > maxBodyBytes) {
             throw tooLarge();
         }
         if (request.hasEntity()) {
             request.setEntityStream(new CappedInputStream(request.getEntityStream(), maxBodyBytes));
         }
+    }
+
+    /**
+     * The Content-Length read as a long here, not through {@code getLength()}: that parses an
+     * int, so a length past 2 GiB failed (500) or read as "unknown" and the server then waited
+     * for a body that never came. A garbled length is a bad request.
+     */
+    private static long declaredLength(String header) {
+        if (header == null || header.isEmpty()) {
+            return -1;
+        }
+        if (!header.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw ProblemException.invalidRequest("Content-Length must be a number of bytes");
+        }
+        return header.length() > 18 ? Long.MAX_VALUE : Long.parseLong(header);
     }
 
     private ProblemException tooLarge() {
