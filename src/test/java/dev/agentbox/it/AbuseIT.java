@@ -46,6 +46,10 @@ class AbuseIT {
     static final Duration TENANT_A_EXEC_BOUND = Duration.ofSeconds(10);
     /** At most this many streams are opened looking for the quota (the default is not fixed by the contract). */
     static final int MAX_STREAMS_TRIED = 64;
+    /** Opening streams up to the quota (and the refusal) must fit in this time. */
+    static final Duration STREAMS_STEP_BOUND = Duration.ofSeconds(120);
+    /** Each stream's response head (200 or 429) must arrive within this time. */
+    static final Duration STREAM_OPEN_BOUND = Duration.ofSeconds(15);
 
     private static final Api API = Api.itServer();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -108,7 +112,12 @@ class AbuseIT {
         List<HttpResponse<InputStream>> open = new ArrayList<>();
         try {
             HttpResponse<String> refused = null;
+            long deadline = System.nanoTime() + STREAMS_STEP_BOUND.toNanos();
             for (int i = 0; i < MAX_STREAMS_TRIED && refused == null; i++) {
+                if (System.nanoTime() > deadline) {
+                    fail("tenant B had opened " + open.size() + " event streams after " + STREAMS_STEP_BOUND.toSeconds()
+                            + " s, none refused: opening streams is not bounded by a quota");
+                }
                 HttpResponse<InputStream> r = openFileEvents(keyB, Api.TENANT_B);
                 if (r.statusCode() == 200) {
                     open.add(r);
@@ -228,7 +237,7 @@ class AbuseIT {
     }
 
     private static HttpResponse<InputStream> openFileEvents(String key, String token) {
-        return sendStreaming(API.request("/api/v1/sandboxes/" + key + "/file-events", token).timeout(Duration.ofSeconds(30))
+        return sendStreaming(API.request("/api/v1/sandboxes/" + key + "/file-events", token).timeout(STREAM_OPEN_BOUND)
                 .header("Accept", "text/event-stream").GET(), "file-events");
     }
 

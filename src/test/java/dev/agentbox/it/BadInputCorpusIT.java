@@ -108,7 +108,8 @@ class BadInputCorpusIT {
             }
         }
         RawHttp.Response r = RAW.send(c.method, target, headers, body, c.chunked, TIMEOUT);
-        String shown = r.status() + " " + r.headers() + " " + RawHttp.abbreviate(r.body());
+        undo(c, r);
+        String shown = "[" + c.name + "] " + r.status() + " " + r.headers() + " " + RawHttp.abbreviate(r.body());
 
         assertThat(r.status()).as("status (4xx, never 5xx): %s", shown).isBetween(400, 499);
         if (c.status != 0) {
@@ -125,6 +126,23 @@ class BadInputCorpusIT {
         assertThat(r.body() + r.headers()).as("secrets in the response: %s", shown)
                 .doesNotContain(SANDBOX_SECRET).doesNotContain(REQUEST_SECRET).doesNotContain(WRONG_TOKEN)
                 .doesNotContain(Api.TENANT_A).doesNotContain(Api.TENANT_B).doesNotContain(Api.ADMIN);
+    }
+
+    /**
+     * A request the server wrongly accepted may have made a sandbox (ensure, an inline run) or
+     * started a run: remove it now, so a failing case leaves nothing running.
+     */
+    private static void undo(BadInputCase c, RawHttp.Response r) {
+        if (r.status() < 200 || r.status() > 299 || !r.body().startsWith("{")) {
+            return;
+        }
+        JsonObject o = Api.parse(r.body());
+        String token = c.token == null ? Api.TENANT_A : c.token;
+        if (o.containsKey("runId") && c.path.equals("/api/v1/runs")) {
+            API.send(API.request(Runs.path(o.getString("runId")) + "/cancel", token).POST(java.net.http.HttpRequest.BodyPublishers.noBody()));
+        } else if (o.containsKey("key") && !o.getString("key").equals(key)) {
+            API.send(API.request("/api/v1/sandboxes/" + o.getString("key"), token).DELETE());
+        }
     }
 
     /** Every endpoint family of API.md has at least one row in the corpus. */
@@ -481,8 +499,6 @@ class BadInputCorpusIT {
         c.add(of("ensure: text/plain", "POST", "/api/v1/sandboxes").body("text/plain", "{}".getBytes()).expect(415));
         c.add(of("ensure: no content type", "POST", "/api/v1/sandboxes").body(null, "{}".getBytes()).expect4xx());
         c.add(of("ensure: application/xml", "POST", "/api/v1/sandboxes").body("application/xml", "<a/>".getBytes()).expect(415));
-        c.add(of("ensure: JSON in an unknown charset", "POST", "/api/v1/sandboxes").body("application/json; charset=x-no-such", "{}".getBytes())
-                .expect4xx());
         c.add(of("ensure: JSON declared UTF-16 but UTF-8", "POST", "/api/v1/sandboxes").body("application/json; charset=UTF-16", "{\"a\":1}".getBytes())
                 .expect4xx());
         c.add(of("ensure: form body", "POST", "/api/v1/sandboxes").body("application/x-www-form-urlencoded", "a=1".getBytes()).expect(415));
