@@ -39,16 +39,18 @@ public class BodyLimitFilter implements ContainerRequestFilter {
     /**
      * The Content-Length read as a long here, not through {@code getLength()}: that parses an
      * int, so a length past 2 GiB failed (500) or read as "unknown" and the server then waited
-     * for a body that never came. A garbled length is a bad request.
+     * for a body that never came. Anything else than digits is left to the container
+     * (-1 = unknown; the entity stream is capped either way).
      */
-    private static long declaredLength(String header) {
-        if (header == null || header.isEmpty()) {
+    static long declaredLength(String header) {
+        if (header == null) {
             return -1;
         }
-        if (!header.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw ProblemException.invalidRequest("Content-Length must be a number of bytes");
+        String v = header.split(",", 2)[0].trim();
+        if (v.isEmpty() || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
         }
-        return header.length() > 18 ? Long.MAX_VALUE : Long.parseLong(header);
+        return v.length() > 18 ? Long.MAX_VALUE : Long.parseLong(v);
     }
 
     private ProblemException tooLarge() {
