@@ -21,6 +21,7 @@ public final class BadInputCase {
     boolean chunked;
     int status;
     String code;
+    boolean refusedBeforeTheApplication;
 
     private BadInputCase(String name, String method, String path) {
         this.name = name;
@@ -69,6 +70,19 @@ public final class BadInputCase {
 
     BadInputCase expect(int status) {
         this.status = status;
+        return this;
+    }
+
+    /**
+     * A request target the web container refuses (400, CWWWC0005I) before it routes the request
+     * to the application — an encoded NUL, CR or LF, or a raw control character in the path —
+     * so its body is the container's, not a problem document. Servlet 6 canonicalises the path
+     * first; no application code runs for such a request. Still asserted: 400, no internals,
+     * no secrets.
+     */
+    BadInputCase refusedBeforeTheApplication() {
+        this.status = 400;
+        this.refusedBeforeTheApplication = true;
         return this;
     }
 

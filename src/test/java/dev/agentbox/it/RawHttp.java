@@ -107,9 +107,18 @@ public final class RawHttp {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         byte[] b = new byte[16 * 1024];
         int n;
+        Framing framing = null;
         try {
             while ((n = in.read(b)) >= 0) {
                 buf.write(b, 0, n);
+                if (framing == null) {
+                    framing = Framing.of(buf.toByteArray());
+                }
+                // The server may keep the connection open (e.g. waiting for a body it refused):
+                // stop at the end of the response it announced.
+                if (framing != null && framing.complete(buf)) {
+                    break;
+                }
                 if (System.nanoTime() > deadline) {
                     throw new SocketTimeoutException("response still streaming at the deadline");
                 }
@@ -121,6 +130,34 @@ public final class RawHttp {
             }
         }
         return buf.toByteArray();
+    }
+
+    /** Where a response ends: after Content-Length body bytes, at the last chunk, or at EOF. */
+    private record Framing(int headEnd, long length, boolean chunked) {
+        static Framing of(byte[] raw) {
+            String all = new String(raw, StandardCharsets.ISO_8859_1);
+            int end = all.indexOf("\r\n\r\n");
+            if (end < 0) {
+                return null;
+            }
+            String head = all.substring(0, end).toLowerCase(Locale.ROOT);
+            java.util.regex.Matcher length = java.util.regex.Pattern.compile("\r\ncontent-length:\\s*(\\d+)").matcher(head);
+            return new Framing(end + 4, length.find() ? Long.parseLong(length.group(1)) : -1,
+                    head.contains("\r\ntransfer-encoding: chunked"));
+        }
+
+        boolean complete(ByteArrayOutputStream buf) {
+            int body = buf.size() - headEnd;
+            if (length >= 0) {
+                return body >= length;
+            }
+            if (chunked && body >= 5) {
+                byte[] raw = buf.toByteArray();
+                String tail = new String(raw, raw.length - 5, 5, StandardCharsets.ISO_8859_1);
+                return tail.equals("0\r\n\r\n") && (body == 5 || raw[raw.length - 6] == '\n');
+            }
+            return false;
+        }
     }
 
     private static Response parse(byte[] raw) throws IOException {
