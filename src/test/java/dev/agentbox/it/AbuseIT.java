@@ -118,7 +118,12 @@ class AbuseIT {
                     fail("tenant B had opened " + open.size() + " event streams after " + STREAMS_STEP_BOUND.toSeconds()
                             + " s, none refused: opening streams is not bounded by a quota");
                 }
-                HttpResponse<InputStream> r = openFileEvents(keyB, Api.TENANT_B);
+                HttpResponse<InputStream> r;
+                try {
+                    r = openFileEvents(keyB, Api.TENANT_B);
+                } catch (AssertionError e) {
+                    throw new AssertionError("stream " + (open.size() + 1) + " of tenant B: " + e.getMessage(), e);
+                }
                 if (r.statusCode() == 200) {
                     open.add(r);
                 } else {
