@@ -58,13 +58,18 @@ class AbuseIT {
     private static String keyA;
     private static String keyB;
     private static TenantAPinger pinger;
+    private static final List<String> containers = new ArrayList<>();
 
     @BeforeAll
     static void twoTenantsWithASandboxEach() {
         sandboxesA = new Sandboxes(API, Api.TENANT_A);
         sandboxesB = new Sandboxes(API, Api.TENANT_B);
-        keyA = sandboxesA.ensure(busybox("abuse-a")).getString("key");
-        keyB = sandboxesB.ensure(busybox("abuse-b")).getString("key");
+        JsonObject a = sandboxesA.ensure(busybox("abuse-a"));
+        JsonObject b = sandboxesB.ensure(busybox("abuse-b"));
+        keyA = a.getString("key");
+        keyB = b.getString("key");
+        containers.add(a.getString("providerSandboxId"));
+        containers.add(b.getString("providerSandboxId"));
         pinger = new TenantAPinger();
         pinger.start();
     }
@@ -79,6 +84,10 @@ class AbuseIT {
         }
         if (sandboxesA != null) {
             sandboxesA.close();
+        }
+        // A server the abuse starved may not have destroyed them: never leave the containers behind.
+        for (String id : containers) {
+            DockerCli.run("rm", "-f", id);
         }
     }
 

@@ -51,14 +51,17 @@ class BadInputCorpusIT {
     private static final RawHttp RAW = new RawHttp(API.baseUrl());
     private static Sandboxes sandboxes;
     private static String key;
+    private static String container;
     private static String runId;
     private static final String THREAD = "corpus-thread-" + UUID.randomUUID();
 
     @BeforeAll
     static void makeSandboxAndRun() {
         sandboxes = new Sandboxes(API, Api.TENANT_A);
-        key = sandboxes.ensure("{\"definitionId\":\"corpus-" + UUID.randomUUID() + "\",\"image\":\"agentbox/sandbox:busybox\","
-                + "\"workspace\":{\"secrets\":{\"CORPUS_SECRET\":\"" + SANDBOX_SECRET + "\"}}}").getString("key");
+        JsonObject sandbox = sandboxes.ensure("{\"definitionId\":\"corpus-" + UUID.randomUUID() + "\",\"image\":\"agentbox/sandbox:busybox\","
+                + "\"workspace\":{\"secrets\":{\"CORPUS_SECRET\":\"" + SANDBOX_SECRET + "\"}}}");
+        key = sandbox.getString("key");
+        container = sandbox.getString("providerSandboxId");
         runId = "corpus-run-" + UUID.randomUUID();
         Runs runs = new Runs(API, Api.TENANT_A);
         runs.start("{\"runId\":\"" + runId + "\",\"threadId\":\"" + THREAD + "\",\"sandbox\":{\"key\":\"" + key + "\"},"
@@ -70,6 +73,10 @@ class BadInputCorpusIT {
     static void destroySandbox() {
         if (sandboxes != null) {
             sandboxes.close();
+        }
+        // Also when a case left the server unable to answer the delete.
+        if (container != null) {
+            DockerCli.run("rm", "-f", container);
         }
     }
 
