@@ -28,12 +28,29 @@ public class BodyLimitFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (request.getLength() > maxBodyBytes) {
+        if (declaredLength(request.getHeaderString("Content-Length")) > maxBodyBytes) {
             throw tooLarge();
         }
         if (request.hasEntity()) {
             request.setEntityStream(new CappedInputStream(request.getEntityStream(), maxBodyBytes));
         }
+    }
+
+    /**
+     * The Content-Length read as a long here, not through {@code getLength()}: that parses an
+     * int, so a length past 2 GiB failed (500) or read as "unknown" and the server then waited
+     * for a body that never came. Anything else than digits is left to the container
+     * (-1 = unknown; the entity stream is capped either way).
+     */
+    static long declaredLength(String header) {
+        if (header == null) {
+            return -1;
+        }
+        String v = header.split(",", 2)[0].trim();
+        if (v.isEmpty() || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        return v.length() > 18 ? Long.MAX_VALUE : Long.parseLong(v);
     }
 
     private ProblemException tooLarge() {

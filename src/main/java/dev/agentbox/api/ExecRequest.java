@@ -2,13 +2,32 @@ package dev.agentbox.api;
 
 import dev.agentbox.sandbox.ProcessOptions;
 import dev.agentbox.sandbox.SandboxLimits;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-/** Body of {@code POST /sandboxes/{key}/exec} and {@code /processes}. */
+/**
+ * Body of {@code POST /sandboxes/{key}/exec} and {@code /processes}, read strictly by
+ * {@link #parse} (see {@link JsonBodies}): {@code command} a non-blank string, {@code cwd} a
+ * string, {@code env} an object of strings with shell names, {@code timeoutMs} a positive
+ * integer; nothing else.
+ */
 public record ExecRequest(String command, String cwd, Map<String, String> env, Long timeoutMs) {
+
+    private static final List<String> MEMBERS = List.of("command", "cwd", "env", "timeoutMs");
+
+    static ExecRequest parse(JsonValue body) {
+        if (body == null) {
+            throw JsonBodies.invalid("command", "is required");
+        }
+        JsonObject o = JsonBodies.object(body, MEMBERS);
+        return new ExecRequest(JsonBodies.requiredString(o, "command"), JsonBodies.optionalString(o, "cwd").orElse(null),
+                JsonBodies.env(o, "env"), JsonBodies.optionalLong(o, "timeoutMs", 1, Long.MAX_VALUE).orElse(null));
+    }
 
     /**
      * The options of this request under the server's limits: {@code timeoutMs} must be

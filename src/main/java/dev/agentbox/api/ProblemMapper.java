@@ -40,8 +40,12 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             return Problems.response(422, "unsupported-capability", unsupported.getMessage(),
                     Map.of("provider", unsupported.provider(), "capability", unsupported.capability().wireName()));
         }
-        if (find(thrown, JsonParsingException.class) != null || find(thrown, JsonbException.class) != null) {
-            return Problems.response(400, "invalid-request", "Malformed JSON body: " + firstLine(rootMessage(thrown)), Map.of());
+        JsonParsingException parsing = find(thrown, JsonParsingException.class);
+        if (parsing != null || find(thrown, JsonbException.class) != null) {
+            // Only the position: the parsers' messages name their own classes and states.
+            String where = parsing == null || parsing.getLocation() == null ? ""
+                    : " at line " + parsing.getLocation().getLineNumber() + ", column " + parsing.getLocation().getColumnNumber();
+            return Problems.response(400, "invalid-request", "Malformed JSON body" + where + ".", Map.of());
         }
         if (thrown instanceof WebApplicationException wae && wae.getResponse().getStatus() < 500) {
             int status = wae.getResponse().getStatus();
@@ -76,14 +80,6 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             }
         }
         return null;
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
     }
 
     private static String firstLine(String s) {

@@ -35,6 +35,7 @@ import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** Durable agent runs: start, inspect, stream (replay-then-tail), cancel. */
@@ -43,6 +44,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class RunsResource {
 
     private static final Logger LOG = Logger.getLogger(RunsResource.class.getName());
+    private static final Pattern OFFSET = Pattern.compile("[0-9]{1,18}");
 
     @Inject
     Caller caller;
@@ -101,6 +103,9 @@ public class RunsResource {
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
     public String list(@QueryParam("threadId") String threadId, @QueryParam("status") String status) {
+        if (threadId != null) {
+            RunRequest.requireId("threadId", threadId);
+        }
         Optional<RunStatus> s;
         try {
             s = Optional.ofNullable(status).map(RunStatus::parse);
@@ -119,13 +124,7 @@ public class RunsResource {
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
             @QueryParam("after") String after, @Context SseEventSink sink, @Context Sse sse) {
         RunRecordView run = runs.get(caller.tenant(), runId);
-        String from = lastEventId != null ? lastEventId : after;
-        long afterSeq;
-        try {
-            afterSeq = from == null || from.isBlank() ? 0 : Long.parseLong(from.trim());
-        } catch (NumberFormatException e) {
-            throw ProblemException.invalidRequest("Last-Event-ID / after must be an offset this stream sent");
-        }
+        long afterSeq = offset(lastEventId != null ? lastEventId : after);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
             stream(run, afterSeq, sink, sse, slot);
@@ -167,6 +166,21 @@ public class RunsResource {
     @Produces(MediaType.APPLICATION_JSON)
     public String activeRun(@PathParam("threadId") String threadId) {
         return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
+    }
+
+    /**
+     * The offset to resume after: absent = 0, else only the digits of an offset this stream
+     * sent. No trimming (a control character is not an offset) and no sign: a negative offset
+     * would replay from before the log's start and never end.
+     */
+    static long offset(String from) {
+        if (from == null || from.isEmpty()) {
+            return 0;
+        }
+        if (!OFFSET.matcher(from).matches()) {
+            throw ProblemException.invalidRequest("Last-Event-ID / after must be an offset this stream sent");
+        }
+        return Long.parseLong(from);
     }
 
     private RunRequest parse(JsonValue body) {

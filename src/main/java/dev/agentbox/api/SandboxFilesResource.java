@@ -6,6 +6,8 @@ import dev.agentbox.sandbox.SandboxFs;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -50,12 +52,6 @@ public class SandboxFilesResource {
     public record StatView(String type, int mode, Long size) {
     }
 
-    public record PathBody(String path) {
-    }
-
-    public record MoveBody(String from, String to) {
-    }
-
     /**
      * Admitted first (missing → 404; device, FIFO, socket or over
      * {@code agentbox.files.max-read-bytes} → 413 file-too-large), then streamed: the server
@@ -86,7 +82,7 @@ public class SandboxFilesResource {
     @Path("list")
     @Produces(MediaType.APPLICATION_JSON)
     public List<EntryView> list(@QueryParam("path") String path) {
-        return fs().list(path == null || path.isBlank() ? "." : path).stream()
+        return fs().list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path)).stream()
                 .map(e -> new EntryView(e.name(), e.path(), e.type().wireName()))
                 .toList();
     }
@@ -103,19 +99,18 @@ public class SandboxFilesResource {
     @POST
     @Path("mkdir")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response mkdir(PathBody body) {
-        fs().mkdir(required(body == null ? null : body.path(), "path"));
+    public Response mkdir(JsonValue body) {
+        JsonObject o = JsonBodies.object(body, List.of("path"));
+        fs().mkdir(JsonBodies.requiredString(o, "path"));
         return Response.noContent().build();
     }
 
     @POST
     @Path("move")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response move(MoveBody body) {
-        if (body == null) {
-            throw ProblemException.invalidRequest("from is required");
-        }
-        fs().rename(required(body.from(), "from"), required(body.to(), "to"));
+    public Response move(JsonValue body) {
+        JsonObject o = JsonBodies.object(body, List.of("from", "to"));
+        fs().rename(JsonBodies.requiredString(o, "from"), JsonBodies.requiredString(o, "to"));
         return Response.noContent().build();
     }
 
@@ -127,6 +122,6 @@ public class SandboxFilesResource {
         if (value == null || value.isBlank()) {
             throw new ProblemException(400, "invalid-request", field + " is required", Map.of("field", field), null);
         }
-        return value;
+        return JsonBodies.noNul(field, value);
     }
 }

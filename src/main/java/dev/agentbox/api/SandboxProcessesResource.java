@@ -11,6 +11,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -53,10 +54,8 @@ public class SandboxProcessesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response spawn(ExecRequest request) {
-        if (request == null) {
-            throw ProblemException.invalidRequest("command is required");
-        }
+    public Response spawn(JsonValue body) {
+        ExecRequest request = ExecRequest.parse(body);
         // The tenant's process slot is held until the process exits (a kill ends it too).
         SandboxProcess process = quotas.holdUntil(caller.tenant(), Quota.PROCESSES,
                 () -> sandboxes.open(caller.tenant(), key).handle().process().spawn(request.command(), request.options(false)),

@@ -79,10 +79,8 @@ public class SandboxesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @ExecQuota
     @Operation(summary = "Run a command to completion; a non-zero exit is data")
-    public ExecView exec(@PathParam("key") String key, ExecRequest request) {
-        if (request == null) {
-            throw ProblemException.invalidRequest("command is required");
-        }
+    public ExecView exec(@PathParam("key") String key, JsonValue body) {
+        ExecRequest request = ExecRequest.parse(body);
         Sandbox s = sandboxes.open(caller.tenant(), key);
         ExecResult r = s.handle().process().exec(request.command(), request.options(true));
         return ExecView.of(r);

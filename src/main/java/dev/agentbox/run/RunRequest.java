@@ -113,7 +113,7 @@ public record RunRequest(
      * An id is 1..{@value #MAX_ID_LENGTH} printable characters: no control characters (CR/LF
      * would forge log lines), no unpaired surrogates (they cannot be stored as UTF-8).
      */
-    static void requireId(String field, String id) {
+    public static void requireId(String field, String id) {
         if (id.length() > MAX_ID_LENGTH) {
             throw invalid(field, "must be at most " + MAX_ID_LENGTH + " characters");
         }
