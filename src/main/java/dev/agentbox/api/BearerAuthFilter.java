@@ -42,7 +42,7 @@ public class BearerAuthFilter implements ContainerRequestFilter {
         } else {
             String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
             Optional<String> found = header != null && header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
-                    ? tokens.tenantFor(header.substring(PREFIX.length()).trim())
+                    ? tokens.tenantFor(credential(header))
                     : Optional.empty();
             if (found.isEmpty()) {
                 request.abortWith(Problems.builder(401, "unauthorized",
@@ -58,5 +58,23 @@ public class BearerAuthFilter implements ContainerRequestFilter {
             return;
         }
         caller.authenticate(tenant);
+    }
+
+    /**
+     * The token after the scheme, with surrounding spaces and tabs removed (RFC 9110 OWS) but
+     * nothing else: {@code trim()} would also drop control characters, so
+     * a token followed by a control character would pass as the bare token.
+     */
+    static String credential(String header) {
+        String token = header.substring(PREFIX.length());
+        int start = 0;
+        int end = token.length();
+        while (start < end && (token.charAt(start) == ' ' || token.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (token.charAt(end - 1) == ' ' || token.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        return token.substring(start, end);
     }
 }
