@@ -51,6 +51,8 @@ class AbuseIT {
     /** Each stream's response head (200 or 429) must arrive within this time. */
     static final Duration STREAM_OPEN_BOUND = Duration.ofSeconds(15);
 
+    /** Tenant B: a tenant of its own with a small stream quota (pom.xml), the others as every IT tenant's. */
+    static final String TENANT_B = "token-abuse";
     private static final Api API = Api.itServer();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static Sandboxes sandboxesA;
@@ -63,7 +65,7 @@ class AbuseIT {
     @BeforeAll
     static void twoTenantsWithASandboxEach() {
         sandboxesA = new Sandboxes(API, Api.TENANT_A);
-        sandboxesB = new Sandboxes(API, Api.TENANT_B);
+        sandboxesB = new Sandboxes(API, TENANT_B);
         JsonObject a = sandboxesA.ensure(busybox("abuse-a"));
         JsonObject b = sandboxesB.ensure(busybox("abuse-b"));
         keyA = a.getString("key");
@@ -94,7 +96,7 @@ class AbuseIT {
     @Test
     @Order(1)
     void readingDevZeroThroughTheFilesApiIsRefusedAsFileTooLarge() {
-        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/files?path=/dev/zero", Api.TENANT_B)
+        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/files?path=/dev/zero", TENANT_B)
                 .timeout(Duration.ofSeconds(60)).GET(), "GET files?path=/dev/zero");
         assertProblem(asString(r, 1 << 20), 413, "file-too-large");
     }
@@ -103,15 +105,16 @@ class AbuseIT {
     @Order(2)
     void execOfYesIsCutAtTheOutputCapAndSaysTruncated() {
         long t0 = System.nanoTime();
-        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/exec", Api.TENANT_B)
+        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/exec", TENANT_B)
                 .timeout(Duration.ofSeconds(90)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"yes\"}")), "exec yes");
         // Bounded read: a server without a cap would stream until the client gives up.
         HttpResponse<String> body = asString(r, 256 << 20);
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
         assertThat(body.statusCode()).as("exec yes: %s", abbreviate(body.body())).isEqualTo(200);
-        JsonObject result = Api.object(body);
-        assertThat(result.getBoolean("truncated", false)).as("truncated").isTrue();
+        // The answer holds up to the cap of output (16 MiB, more once JSON-escaped): past what a
+        // JSON-P reader takes in one document, so the flag is looked for in the text.
+        assertThat(body.body()).as("exec yes answer").contains("\"truncated\":true");
         assertThat(seconds).as("seconds until exec yes answered").isLessThanOrEqualTo(60);
     }
 
@@ -129,7 +132,7 @@ class AbuseIT {
                 }
                 HttpResponse<InputStream> r;
                 try {
-                    r = openFileEvents(keyB, Api.TENANT_B);
+                    r = openFileEvents(keyB, TENANT_B);
                 } catch (AssertionError e) {
                     throw new AssertionError("stream " + (open.size() + 1) + " of tenant B: " + e.getMessage(), e);
                 }
