@@ -7,8 +7,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -18,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,11 +54,11 @@ class SandboxIsolationIT {
 
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).doesNotContain(secret);
         Path serverDir = Path.of(System.getProperty("agentbox.it.server.dir"));
-        assertThat(filesContaining(serverDir.resolve("logs"), secret)).isEmpty();
+        assertThat(FilesContaining.find(serverDir.resolve("logs"), secret)).isEmpty();
         if ("postgresql".equals(System.getProperty("agentbox.it.db.kind"))) {
             assertThat(postgresRowsContaining(secret)).isEmpty();
         } else {
-            assertThat(filesContaining(serverDir.resolve("data"), secret)).isEmpty();
+            assertThat(FilesContaining.find(serverDir.resolve("data"), secret)).isEmpty();
         }
     }
 
@@ -129,35 +126,6 @@ class SandboxIsolationIT {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).isEqualTo("served from the sandbox");
         });
-    }
-
-    private static List<Path> filesContaining(Path dir, String needle) throws Exception {
-        if (!Files.exists(dir)) {
-            return List.of();
-        }
-        byte[] n = needle.getBytes(StandardCharsets.UTF_8);
-        List<Path> hits = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                if (indexOf(Files.readAllBytes(f), n) >= 0) {
-                    hits.add(f);
-                }
-            }
-        }
-        return hits;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i <= hay.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     private static List<String> postgresRowsContaining(String needle) throws Exception {

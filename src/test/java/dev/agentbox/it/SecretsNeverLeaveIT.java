@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -116,7 +115,7 @@ class SecretsNeverLeaveIT {
             assertThat(assertProblem(asRun, 400, "invalid-request").getString("field")).isEqualTo("sandbox.workspace.source.url");
             assertThat(asRun.body()).doesNotContain(password);
         }
-        assertThat(filesContaining(serverDir().resolve("logs"), password)).isEmpty();
+        assertThat(FilesContaining.find(serverDir().resolve("logs"), password)).isEmpty();
     }
 
     private static String leakingAgent() {
@@ -158,42 +157,13 @@ class SecretsNeverLeaveIT {
             places.add(dir.resolve("data"));
         }
         for (Path place : places) {
-            assertThat(filesContaining(place, secret)).as("files under %s holding the secret", place).isEmpty();
-            assertThat(filesContaining(place, secretBase64.substring(0, 40))).as("files under %s holding its base64", place).isEmpty();
+            assertThat(FilesContaining.find(place, secret)).as("files under %s holding the secret", place).isEmpty();
+            assertThat(FilesContaining.find(place, secretBase64.substring(0, 40))).as("files under %s holding its base64", place).isEmpty();
         }
         assertThat(Files.exists(dir.resolve("logs").resolve("messages.log"))).isTrue();
     }
 
     private static Path serverDir() {
         return Path.of(System.getProperty("agentbox.it.server.dir"));
-    }
-
-    private static List<Path> filesContaining(Path dir, String needle) throws Exception {
-        if (!Files.exists(dir)) {
-            return List.of();
-        }
-        byte[] n = needle.getBytes(StandardCharsets.UTF_8);
-        List<Path> hits = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                if (indexOf(Files.readAllBytes(f), n) >= 0) {
-                    hits.add(f);
-                }
-            }
-        }
-        return hits;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i <= hay.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }

@@ -110,13 +110,18 @@ final class DockerEngine implements Closeable {
     ExecCall start(String container, List<String> cmd, List<String> env, String workdir, long cap) {
         String execId = createExec(container, cmd, env, workdir);
         ExecCall call = new ExecCall(execId, cap);
+        attach(execId, call.callback(), call::close);
+        return call;
+    }
+
+    /** Starts {@code execId} attached to {@code callback}; a start that fails runs {@code release} (the connection). */
+    private void attach(String execId, ResultCallback.Adapter<Frame> callback, Runnable release) {
         try {
-            call("exec", () -> client.execStartCmd(execId).exec(call.callback()));
+            call("exec", () -> client.execStartCmd(execId).exec(callback));
         } catch (RuntimeException e) {
-            call.close();
+            release.run();
             throw e;
         }
-        return call;
     }
 
     /**
@@ -222,12 +227,7 @@ final class DockerEngine implements Closeable {
     StreamCall startStream(String container, List<String> cmd, List<String> env, String workdir) {
         String execId = createExec(container, cmd, env, workdir);
         StreamCall call = new StreamCall(execId);
-        try {
-            call("exec", () -> client.execStartCmd(execId).exec(call.callback()));
-        } catch (RuntimeException e) {
-            call.close();
-            throw e;
-        }
+        attach(execId, call.callback(), call::close);
         return call;
     }
 
