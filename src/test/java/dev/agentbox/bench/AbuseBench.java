@@ -150,27 +150,53 @@ public final class AbuseBench {
             this.key = key;
         }
 
+        /**
+         * Starts the parts named in {@code ABUSE_MIX} (comma list of {@code dev-zero, yes, cpu,
+         * streams}; unset = all), so each part's share of the slowdown can be measured alone.
+         */
         void start() {
+            java.util.Set<String> parts = java.util.Set.of(
+                    System.getenv().getOrDefault("ABUSE_MIX", "dev-zero,yes,cpu,streams").split(","));
+            if (parts.contains("dev-zero")) {
+                startDevZero();
+            }
+            if (parts.contains("yes")) {
+                startYes();
+            }
+            if (parts.contains("cpu")) {
+                startCpu();
+            }
+            if (parts.contains("streams")) {
+                Thread opener = new Thread(this::openStreams, "abuse-streams");
+                opener.setDaemon(true);
+                threads.add(opener);
+                opener.start();
+            }
+        }
+
+        private void startDevZero() {
             loop("abuse-dev-zero", () -> {
                 drain(api.request("/api/v1/sandboxes/" + key + "/files?path=/dev/zero", TOKEN_B).timeout(Duration.ofSeconds(30)).GET(),
                         "dev-zero");
                 devZero.incrementAndGet();
             });
+        }
+
+        private void startYes() {
             loop("abuse-yes", () -> {
                 drain(api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B).timeout(Duration.ofSeconds(30))
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"yes\"}")), "yes");
                 yes.incrementAndGet();
             });
+        }
+
+        private void startCpu() {
             loop("abuse-cpu", () -> {
                 drain(api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B).timeout(Duration.ofSeconds(60))
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"while :; do :; done\",\"timeoutMs\":30000}")), "cpu");
                 burns.incrementAndGet();
             });
-            Thread opener = new Thread(this::openStreams, "abuse-streams");
-            opener.setDaemon(true);
-            threads.add(opener);
-            opener.start();
         }
 
         private void openStreams() {
