@@ -244,7 +244,7 @@ public class SandboxService {
         Instant now = clock.instant();
         if (instance.lastUsedAt().plus(TOUCH_EVERY).isBefore(now)) {
             instance.touch(now);
-            instance = store.upsert(instance);
+            instance = touched(instance);
         }
         return new Sandbox(instance, new SecretsHandle(raw));
     }
@@ -257,8 +257,33 @@ public class SandboxService {
     public void touch(String tenant, String key) {
         store.find(tenant, key).ifPresent(instance -> {
             instance.touch(clock.instant());
-            store.upsert(instance);
+            touched(instance);
         });
+    }
+
+    /**
+     * Stores a touched record. Concurrent requests on one sandbox touch it at the same moment;
+     * the loser's write fails its version check (its copy is stale) — the record was marked
+     * used by the winner, which is all a touch is for, so that is not an error (it was a 500).
+     */
+    private SandboxInstance touched(SandboxInstance instance) {
+        try {
+            return store.upsert(instance);
+        } catch (RuntimeException e) {
+            if (!lostToConcurrentWrite(e)) {
+                throw e;
+            }
+            return instance;
+        }
+    }
+
+    static boolean lostToConcurrentWrite(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof jakarta.persistence.OptimisticLockException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public SandboxInstance find(String tenant, String key) {
