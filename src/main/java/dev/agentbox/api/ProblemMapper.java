@@ -1,6 +1,5 @@
 package dev.agentbox.api;
 
-import dev.agentbox.platform.Incident;
 import dev.agentbox.quota.QuotaExceededException;
 import dev.agentbox.sandbox.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
@@ -11,6 +10,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import java.util.Map;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -58,8 +58,9 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             }
             return rb.build();
         }
-        Incident incident = Incident.log(LOG, Level.SEVERE, "Unhandled error", thrown);
-        return Problems.response(500, "internal-error", incident.text("Unexpected server error"), Map.of("incident", incident.id()));
+        String incident = UUID.randomUUID().toString();
+        LOG.log(Level.SEVERE, "Unhandled error, incident " + incident, thrown);
+        return Problems.response(500, "internal-error", "Unexpected server error; incident " + incident, Map.of("incident", incident));
     }
 
     private static String detailFor(WebApplicationException e, int status) {
