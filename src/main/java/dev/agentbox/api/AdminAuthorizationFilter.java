@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -37,6 +39,6 @@ public class AdminAuthorizationFilter implements ContainerRequestFilter {
     }
 
     static Response forbidden() {
-        return Problems.response(403, "forbidden", "Admin endpoints need the admin tenant's token.", Map.of());
+        return Problems.response(ProblemCode.FORBIDDEN, "Admin endpoints need the admin tenant's token.", Map.of());
     }
 }

@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -45,7 +47,7 @@ public class BearerAuthFilter implements ContainerRequestFilter {
                     ? tokens.tenantFor(credential(header))
                     : Optional.empty();
             if (found.isEmpty()) {
-                request.abortWith(Problems.builder(401, "unauthorized",
+                request.abortWith(Problems.builder(ProblemCode.UNAUTHORIZED,
                         header == null ? "A bearer token is required." : "The bearer token is not valid.", Map.of())
                         .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"agentbox\"").build());
                 return;

@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -54,7 +57,7 @@ public class BodyLimitFilter implements ContainerRequestFilter {
     }
 
     private ProblemException tooLarge() {
-        return new ProblemException(413, "payload-too-large",
+        return new ProblemException(ProblemCode.PAYLOAD_TOO_LARGE,
                 "The request body exceeds the limit of " + maxBodyBytes + " bytes (agentbox.http.max-body-bytes).");
     }
 

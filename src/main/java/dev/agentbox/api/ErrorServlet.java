@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
@@ -28,7 +30,7 @@ public class ErrorServlet extends HttpServlet {
         resp.setStatus(status);
         resp.setContentType(Problems.MEDIA_TYPE);
         resp.setCharacterEncoding("UTF-8");
-        resp.getOutputStream().write(Problems.json(status, Problems.codeFor(status), detail, Map.of())
+        resp.getOutputStream().write(Problems.json(ProblemCode.forStatus(status), detail, Map.of())
                 .getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.sandbox.ProcessOptions;
 import dev.agentbox.sandbox.SandboxLimits;
 import jakarta.json.JsonObject;
@@ -40,16 +43,16 @@ public record ExecRequest(String command, String cwd, Map<String, String> env, L
 
     ProcessOptions options(boolean allowTimeout, SandboxLimits limits) {
         if (command == null || command.isBlank()) {
-            throw new ProblemException(400, "invalid-request", "command is required", Map.of("field", "command"), null);
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, "command is required", Map.of("field", "command"), null);
         }
         if (timeoutMs != null && (!allowTimeout || timeoutMs < 1)) {
-            throw new ProblemException(400, "invalid-request",
+            throw new ProblemException(ProblemCode.INVALID_REQUEST,
                     allowTimeout ? "timeoutMs must be positive" : "timeoutMs is not supported for background processes",
                     Map.of("field", "timeoutMs"), null);
         }
         long max = limits.maxExecTimeout().toMillis();
         if (timeoutMs != null && timeoutMs > max) {
-            throw new ProblemException(400, "invalid-request", "timeoutMs must be at most " + max
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, "timeoutMs must be at most " + max
                     + " (agentbox.exec.max-timeout-ms)", Map.of("field", "timeoutMs", "maximum", max), null);
         }
         Optional<Duration> timeout = allowTimeout

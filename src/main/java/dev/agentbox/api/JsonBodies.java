@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -105,6 +108,6 @@ final class JsonBodies {
     }
 
     static ProblemException invalid(String field, String problem) {
-        return new ProblemException(400, "invalid-request", field + " " + problem, Map.of("field", field), null);
+        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
 }

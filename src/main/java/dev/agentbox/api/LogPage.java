@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+
 import java.util.Map;
 
 /**
@@ -29,7 +32,7 @@ record LogPage(long after, int limit) {
         } catch (NumberFormatException e) {
             // below
         }
-        throw new ProblemException(400, "invalid-request", "after must be an offset the log returned",
+        throw new ProblemException(ProblemCode.INVALID_REQUEST, "after must be an offset the log returned",
                 Map.of("field", "after"), null);
     }
 
@@ -45,7 +48,7 @@ record LogPage(long after, int limit) {
         } catch (NumberFormatException e) {
             // below
         }
-        throw new ProblemException(400, "invalid-request", "limit must be a number from 1 to " + MAX_LIMIT,
+        throw new ProblemException(ProblemCode.INVALID_REQUEST, "limit must be a number from 1 to " + MAX_LIMIT,
                 Map.of("field", "limit", "maximum", MAX_LIMIT), null);
     }
 }

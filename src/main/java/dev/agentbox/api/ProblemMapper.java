@@ -1,5 +1,9 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.quota.QuotaExceededException;
 import dev.agentbox.sandbox.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
@@ -29,7 +33,7 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     public Response toResponse(Throwable thrown) {
         ProblemException problem = find(thrown, ProblemException.class);
         if (problem instanceof QuotaExceededException quota && quota.retryAfterSeconds().isPresent()) {
-            return Problems.builder(problem.status(), problem.code(), problem.detail(), problem.extensions())
+            return Problems.builder(problem.code(), problem.detail(), problem.extensions())
                     .header("Retry-After", quota.retryAfterSeconds().getAsInt()).build();
         }
         if (problem != null) {
@@ -37,7 +41,7 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
         }
         UnsupportedCapabilityException unsupported = find(thrown, UnsupportedCapabilityException.class);
         if (unsupported != null) {
-            return Problems.response(422, "unsupported-capability", unsupported.getMessage(),
+            return Problems.response(ProblemCode.UNSUPPORTED_CAPABILITY, unsupported.getMessage(),
                     Map.of("provider", unsupported.provider(), "capability", unsupported.capability().wireName()));
         }
         JsonParsingException parsing = find(thrown, JsonParsingException.class);
@@ -45,11 +49,11 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             // Only the position: the parsers' messages name their own classes and states.
             String where = parsing == null || parsing.getLocation() == null ? ""
                     : " at line " + parsing.getLocation().getLineNumber() + ", column " + parsing.getLocation().getColumnNumber();
-            return Problems.response(400, "invalid-request", "Malformed JSON body" + where + ".", Map.of());
+            return Problems.response(ProblemCode.INVALID_REQUEST, "Malformed JSON body" + where + ".", Map.of());
         }
         if (thrown instanceof WebApplicationException wae && wae.getResponse().getStatus() < 500) {
             int status = wae.getResponse().getStatus();
-            Response.ResponseBuilder rb = Problems.builder(status, Problems.codeFor(status), detailFor(wae, status), Map.of());
+            Response.ResponseBuilder rb = Problems.builder(ProblemCode.forStatus(status), detailFor(wae, status), Map.of());
             if (thrown instanceof NotAllowedException) {
                 String allow = wae.getResponse().getHeaderString("Allow");
                 if (allow != null) {
@@ -60,7 +64,7 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
         }
         String incident = UUID.randomUUID().toString();
         LOG.log(Level.SEVERE, "Unhandled error, incident " + incident, thrown);
-        return Problems.response(500, "internal-error", "Unexpected server error; incident " + incident, Map.of("incident", incident));
+        return Problems.response(ProblemCode.INTERNAL_ERROR, "Unexpected server error; incident " + incident, Map.of("incident", incident));
     }
 
     private static String detailFor(WebApplicationException e, int status) {

@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.platform.LogText;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;

@@ -1,5 +1,8 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.sandbox.FileRead;
 import dev.agentbox.sandbox.FsStat;
 import dev.agentbox.sandbox.SandboxFs;
@@ -120,7 +123,7 @@ public class SandboxFilesResource {
 
     static String required(String value, String field) {
         if (value == null || value.isBlank()) {
-            throw new ProblemException(400, "invalid-request", field + " is required", Map.of("field", field), null);
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, field + " is required", Map.of("field", field), null);
         }
         return JsonBodies.noNul(field, value);
     }

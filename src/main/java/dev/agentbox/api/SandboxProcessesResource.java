@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;

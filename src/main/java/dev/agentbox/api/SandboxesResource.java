@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.EnsureOutcome;
 import dev.agentbox.sandbox.ExecResult;

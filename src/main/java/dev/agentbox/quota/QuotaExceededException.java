@@ -1,6 +1,7 @@
 package dev.agentbox.quota;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -16,7 +17,7 @@ public class QuotaExceededException extends ProblemException {
     private final int limit;
 
     public QuotaExceededException(Quota quota, int limit) {
-        super(429, "quota-exceeded", detail(quota, limit), extensions(quota, limit), null);
+        super(ProblemCode.QUOTA_EXCEEDED, detail(quota, limit), extensions(quota, limit), null);
         this.quota = quota;
         this.limit = limit;
     }

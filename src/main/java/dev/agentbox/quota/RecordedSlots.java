@@ -1,6 +1,7 @@
 package dev.agentbox.quota;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.Leases;
@@ -56,7 +57,7 @@ final class RecordedSlots {
         }
         String pendingPrefix = "quota-pending:" + quota.wireName() + ":" + hash(tenant) + ":";
         try (HeldLease gate = leases.acquire("quota-gate:" + quota.wireName() + ":" + hash(tenant), GATE_TTL, GATE_WAIT)
-                .orElseThrow(() -> new ProblemException(503, "provider-unavailable",
+                .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                         "Too many concurrent requests of this tenant are checking its " + quota.wireName()
                                 + " quota; try again.", Map.of(), null))) {
             Set<String> used = new HashSet<>();

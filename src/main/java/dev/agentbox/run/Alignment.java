@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.StoredChunk;
+
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;

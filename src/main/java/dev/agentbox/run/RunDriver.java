@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.lease.HeldLease;
@@ -256,7 +257,7 @@ public final class RunDriver implements Runnable {
             handle = openSandbox(label);
             redactor = redactorFor(handle);
         } catch (ProblemException e) {
-            writer.finish(label, List.of(chunks.runError(e.detail(), e.code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code())));
+            writer.finish(label, List.of(chunks.runError(e.detail(), e.code().code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code().code())));
             return;
         }
         if (finalizing == null && cancelled()) {
@@ -400,7 +401,7 @@ public final class RunDriver implements Runnable {
             return s.handle();
         }
         if (sandboxKey == null) {
-            throw new ProblemException(404, "agent-lost", "The run has no sandbox recorded", java.util.Map.of(), null);
+            throw new ProblemException(ProblemCode.AGENT_LOST, "The run has no sandbox recorded", java.util.Map.of(), null);
         }
         Sandbox s = ctx.sandboxes().open(run.tenant(), sandboxKey);
         sandbox = Optional.of(s);

@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.AgentInvocation;
@@ -59,7 +60,7 @@ public record RunRequest(
         boolean durable = bool(o, "durable", true);
         Optional<String> runId = string(o, "runId");
         if (runId.isEmpty() && durable) {
-            throw new ProblemException(400, "run-id-required", "runId is required for a durable run", Map.of("field", "runId"), null);
+            throw new ProblemException(ProblemCode.RUN_ID_REQUIRED, "runId is required for a durable run", Map.of("field", "runId"), null);
         }
         runId.ifPresent(id -> requireId("runId", id));
         String threadId = string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
@@ -102,7 +103,7 @@ public record RunRequest(
                 // Keep every member (ceiling, incident, ...); only the field gains its "sandbox." prefix.
                 Map<String, Object> extensions = new java.util.LinkedHashMap<>(e.extensions());
                 extensions.put("field", "sandbox." + e.extensions().getOrDefault("field", ""));
-                throw new ProblemException(e.status(), e.code(), "sandbox." + e.detail(), extensions, null);
+                throw new ProblemException(e.code(), "sandbox." + e.detail(), extensions, null);
             }
         }
         return new RunRequest(runId.orElseGet(() -> "run-" + UUID.randomUUID()), threadId, harness, command, prompt,
@@ -153,6 +154,6 @@ public record RunRequest(
     }
 
     private static ProblemException invalid(String field, String problem) {
-        return new ProblemException(400, "invalid-request", field + " " + problem, Map.of("field", field), null);
+        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
 }

@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.quota.Quota;
@@ -129,7 +130,7 @@ public class RunService {
             try {
                 sandboxes.find(tenant, key);
             } catch (ProblemException e) {
-                throw new ProblemException(404, "not-found", "sandbox.key: no sandbox " + key, Map.of("field", "sandbox.key"), null);
+                throw new ProblemException(ProblemCode.NOT_FOUND, "sandbox.key: no sandbox " + key, Map.of("field", "sandbox.key"), null);
             }
         });
         long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
@@ -139,7 +140,7 @@ public class RunService {
                 maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
         RunRecordView record;
         try (Slot slot = quotas.reserve(tenant, Quota.CONCURRENT_RUNS, request.runId(), max -> liveRunIds(tenant, max))) {
-            record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(409, "run-exists",
+            record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(ProblemCode.RUN_EXISTS,
                     "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
                     Map.of("runId", request.runId()), null));
         }

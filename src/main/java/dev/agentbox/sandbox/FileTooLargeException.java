@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import java.util.Map;
 
 /**
@@ -11,7 +12,7 @@ import java.util.Map;
 public class FileTooLargeException extends ProblemException {
 
     public FileTooLargeException(String detail, long limit) {
-        super(413, "file-too-large", detail, Map.of("limit", limit), null);
+        super(ProblemCode.FILE_TOO_LARGE, detail, Map.of("limit", limit), null);
     }
 
     public static FileTooLargeException overLimit(String path, long size, long limit) {

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -84,7 +85,7 @@ public record ImageAllowlist(Set<String> names) {
     /** {@code 400 image-not-allowed} naming the field; the detail never echoes more than a short, printable prefix. */
     public static ProblemException notAllowed(String image) {
         String shown = image.length() > 80 ? image.substring(0, 80) + "…" : image;
-        return new ProblemException(400, "image-not-allowed", "image \"" + shown
+        return new ProblemException(ProblemCode.IMAGE_NOT_ALLOWED, "image \"" + shown
                 + "\" is not on this server's image allowlist; name one of its repo:tag images exactly",
                 Map.of("field", "image"), null);
     }

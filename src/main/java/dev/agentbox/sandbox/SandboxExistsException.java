@@ -1,11 +1,12 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 
 /** A create with a requested id that is already taken: {@code 409 sandbox-exists}. */
 public class SandboxExistsException extends ProblemException {
 
     public SandboxExistsException(String id) {
-        super(409, "sandbox-exists", "A sandbox with id " + id + " already exists.");
+        super(ProblemCode.SANDBOX_EXISTS, "A sandbox with id " + id + " already exists.");
     }
 }

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 
 /**
  * A sandbox operation that failed for a reason the caller can act on (e.g. a file used as a
@@ -10,7 +11,7 @@ import dev.agentbox.api.ProblemException;
 public class SandboxOperationException extends ProblemException {
 
     public SandboxOperationException(String operation, String message) {
-        super(400, "invalid-request", operation + " failed: " + tail(message));
+        super(ProblemCode.INVALID_REQUEST, operation + " failed: " + tail(message));
     }
 
     static String tail(String s) {

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.problem.ProblemException;
+
 import dev.agentbox.sandbox.SandboxCapabilities.Capability;
 import java.util.List;
 import java.util.Optional;
@@ -11,7 +13,7 @@ import java.util.Optional;
  * conformance suite runs them.
  *
  * <p>Errors: a broken or unreachable backend throws
- * {@link dev.agentbox.api.ProblemException} {@code provider-unavailable}; an optional
+ * {@link dev.agentbox.problem.ProblemException} {@code provider-unavailable}; an optional
  * operation the provider lacks throws {@link UnsupportedCapabilityException}. A lost race
  * (sandbox gone) is an empty {@link Optional}, never {@code null}.
  */

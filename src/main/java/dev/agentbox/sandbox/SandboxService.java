@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.Leases;
@@ -106,7 +107,7 @@ public class SandboxService {
 
     public Ensured ensure(String tenant, SandboxSpec spec) {
         SandboxProvider provider = providers.find(spec.provider())
-                .orElseThrow(() -> new ProblemException(400, "invalid-request",
+                .orElseThrow(() -> new ProblemException(ProblemCode.INVALID_REQUEST,
                         "provider \"" + spec.provider() + "\" is not an enabled provider", Map.of("field", "provider"), null));
         if (!provider.available()) {
             throw ProblemException.providerUnavailable("The " + provider.name() + " provider's backend is unreachable.", null);
@@ -114,7 +115,7 @@ public class SandboxService {
         String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
         String label = "sandbox " + SandboxKey.shortForm(key);
         try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ofMillis(ensureWaitMs))
-                .orElseThrow(() -> new ProblemException(503, "provider-unavailable",
+                .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                         "Another ensure of this sandbox is still running; try again later.", Map.of(), null))) {
             Optional<SandboxInstance> recorded = store.find(tenant, key);
             if (recorded.isPresent()) {
@@ -168,7 +169,7 @@ public class SandboxService {
                     throw e;
                 }
             } catch (ProblemException e) {
-                if (e.status() != 404) {
+                if (e.code() != ProblemCode.NOT_FOUND) {
                     throw e;
                 }
                 LOG.info(label + ": snapshot " + instance.snapshotId().get() + " is gone; creating anew");
@@ -194,7 +195,7 @@ public class SandboxService {
                 LOG.info(label + ": snapshot after setup " + snapshotId);
             }
             if (lease.lost()) {
-                throw new ProblemException(503, "provider-unavailable",
+                throw new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                         "Lost the sandbox lease during setup (database unreachable?); nothing was recorded.", Map.of(), null);
             }
             Instant now = clock.instant();

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Lifecycle;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
@@ -404,12 +405,12 @@ public final class SandboxSpecParser {
 
     private static ProblemException aboveCeiling(String field, Number ceiling) {
         String shown = ceiling instanceof Double d && d == Math.rint(d) ? String.valueOf(d.longValue()) : String.valueOf(ceiling);
-        return new ProblemException(400, "invalid-request", field + " is above this server's ceiling of " + shown,
+        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " is above this server's ceiling of " + shown,
                 Map.of("field", field, "ceiling", ceiling), null);
     }
 
     private static ProblemException invalid(String field, String problem) {
-        return new ProblemException(400, "invalid-request", field + " " + problem,
+        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem,
                 Map.of("field", field), null);
     }
 }

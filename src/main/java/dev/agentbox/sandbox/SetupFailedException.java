@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -8,7 +9,7 @@ import java.util.Map;
 public class SetupFailedException extends ProblemException {
 
     public SetupFailedException(String step, int exitCode, String reason, String outputTail) {
-        super(422, "setup-failed", "setup failed: " + step + " (" + reason + ")"
+        super(ProblemCode.SETUP_FAILED, "setup failed: " + step + " (" + reason + ")"
                 + (outputTail.isEmpty() ? "" : "\n" + outputTail), extensions(step, exitCode), null);
     }
 

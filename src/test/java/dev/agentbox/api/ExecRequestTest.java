@@ -1,5 +1,9 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+
+import dev.agentbox.problem.ProblemException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -75,7 +79,7 @@ class ExecRequestTest {
     private static void assertInvalid(String body, String field) {
         assertThatThrownBy(() -> ExecRequest.parse(json(body))).as(body).isInstanceOfSatisfying(ProblemException.class, p -> {
             assertThat(p.status()).isEqualTo(400);
-            assertThat(p.code()).isEqualTo("invalid-request");
+            assertThat(p.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
             assertThat(p.getMessage()).startsWith(field + " ");
         });
     }

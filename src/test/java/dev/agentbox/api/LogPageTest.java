@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,6 +2,7 @@ package dev.agentbox.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.problem.ProblemCode;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -12,7 +13,7 @@ class ProblemsTest {
 
     @Test
     void problemDocumentHasTypeTitleStatusDetailAndCode() {
-        JsonObject p = parse(Problems.json(422, "unsupported-capability", "nope",
+        JsonObject p = parse(Problems.json(ProblemCode.UNSUPPORTED_CAPABILITY, "nope",
                 Map.of("provider", "local", "index", 3)));
         assertThat(p.getString("type")).isEqualTo("https://agentbox.dev/problems/unsupported-capability");
         assertThat(p.getString("title")).isEqualTo("Unsupported capability");
@@ -25,10 +26,10 @@ class ProblemsTest {
 
     @Test
     void containerStatusesMapToApiCodes() {
-        assertThat(Problems.codeFor(404)).isEqualTo("not-found");
-        assertThat(Problems.codeFor(405)).isEqualTo("method-not-allowed");
-        assertThat(Problems.codeFor(413)).isEqualTo("payload-too-large");
-        assertThat(Problems.codeFor(500)).isEqualTo("internal-error");
+        assertThat(ProblemCode.forStatus(404).code()).isEqualTo("not-found");
+        assertThat(ProblemCode.forStatus(405).code()).isEqualTo("method-not-allowed");
+        assertThat(ProblemCode.forStatus(413).code()).isEqualTo("payload-too-large");
+        assertThat(ProblemCode.forStatus(500).code()).isEqualTo("internal-error");
     }
 
     private static JsonObject parse(String s) {

@@ -1,7 +1,7 @@
 package dev.agentbox.bench;
 
 import dev.agentbox.run.Alignment;
-import dev.agentbox.run.StoredChunk;
+import dev.agentbox.run.store.StoredChunk;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;

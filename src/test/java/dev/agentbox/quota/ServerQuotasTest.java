@@ -1,5 +1,7 @@
 package dev.agentbox.quota;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -53,7 +55,7 @@ class ServerQuotasTest {
         assertThat(granted).hasSize(5);
         assertThat(refused).hasSize(27).allSatisfy(e -> {
             assertThat(e.status()).isEqualTo(429);
-            assertThat(e.code()).isEqualTo("quota-exceeded");
+            assertThat(e.code()).isEqualTo(ProblemCode.QUOTA_EXCEEDED);
             assertThat(e.extensions()).containsEntry("quota", "streams").containsEntry("limit", 5).containsEntry("scope", "server");
             assertThat(e.retryAfterSeconds()).hasValue(5);
         });

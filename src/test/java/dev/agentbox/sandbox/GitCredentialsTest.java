@@ -1,9 +1,11 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import jakarta.json.Json;
 import java.io.StringReader;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ class GitCredentialsTest {
         assertThatThrownBy(() -> new SandboxSpecParser(1_800_000, false).parse(Json.createReader(new StringReader(body)).readValue()))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                     assertThat(e.extensions()).containsEntry("field", "workspace.source.url");
                     assertThat(e.detail()).startsWith("workspace.source.url ").doesNotContain("ghp_T0KEN");
                 });

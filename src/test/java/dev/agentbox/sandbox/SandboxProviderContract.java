@@ -1,11 +1,13 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxCapabilities.Capability;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -262,7 +264,7 @@ public abstract class SandboxProviderContract {
             assertThatThrownBy(() -> sb.fs().read("../../../etc/hosts"))
                     .isInstanceOf(PathOutsideSandboxException.class)
                     .extracting(e -> ((ProblemException) e).code(), e -> ((ProblemException) e).status())
-                    .containsExactly("path-outside-sandbox", 400);
+                    .containsExactly(ProblemCode.PATH_OUTSIDE_SANDBOX, 400);
             assertThatThrownBy(() -> sb.fs().write("/etc/agentbox-escape", "x")).isInstanceOf(PathOutsideSandboxException.class);
             assertThat(sb.process().exec("mkdir -p fs08 && ln -s /etc fs08/out").exitCode()).isZero();
             assertThatThrownBy(() -> sb.fs().read("fs08/out/hosts")).isInstanceOf(PathOutsideSandboxException.class);

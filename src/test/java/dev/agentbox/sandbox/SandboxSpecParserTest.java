@@ -1,9 +1,11 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
 import jakarta.json.Json;
@@ -22,7 +24,7 @@ class SandboxSpecParserTest {
         assertThatThrownBy(() -> parse(json))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                     assertThat(e.detail()).startsWith(field + " ");
                     assertThat(e.extensions()).containsEntry("field", field);
                 });
@@ -80,7 +82,7 @@ class SandboxSpecParserTest {
         assertThatThrownBy(() -> parse(json))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                     assertThat(e.detail()).startsWith(field + " ").contains("ceiling");
                     assertThat(e.extensions()).containsEntry("field", field).containsEntry("ceiling", ceiling);
                 });
@@ -90,7 +92,7 @@ class SandboxSpecParserTest {
         assertThatThrownBy(() -> parse("{\"image\":" + Json.createValue(image) + "}"))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("image-not-allowed");
+                    assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED);
                     assertThat(e.extensions()).containsEntry("field", "image");
                 });
     }
@@ -124,7 +126,7 @@ class SandboxSpecParserTest {
                 new EnsureRules(listed, ResourceCeilings.defaults(), true));
         assertThat(strict.parse(Json.createReader(new StringReader("{\"image\":\"c:2\"}")).readValue()).image()).contains("c:2");
         assertThatThrownBy(() -> strict.parse(Json.createReader(new StringReader("{\"image\":\"agentbox/sandbox:busybox\"}")).readValue()))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo("image-not-allowed"));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED));
         for (String bad : new String[] {"abcdef012345", "a/b", "A/b:1", "a/b@sha256:00", "a/b:-x"}) {
             assertThatThrownBy(() -> ImageAllowlist.of("x:1", java.util.Optional.of(java.util.List.of(bad))))
                     .as(bad).isInstanceOf(IllegalArgumentException.class);
@@ -204,7 +206,7 @@ class SandboxSpecParserTest {
         assertThatThrownBy(() -> noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"bridge\"}}")).readValue()))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                     assertThat(e.extensions()).containsEntry("field", "policy.network");
                 });
         assertThat(noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"none\"}}")).readValue())

@@ -1,6 +1,5 @@
 package dev.agentbox.run.store;
 
-import dev.agentbox.run.StoredChunk;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,5 @@
 package dev.agentbox.run.store;
 
-import dev.agentbox.run.StoredChunk;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;

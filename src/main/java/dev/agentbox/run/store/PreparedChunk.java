@@ -1,6 +1,5 @@
 package dev.agentbox.run.store;
 
-import dev.agentbox.run.StoredChunk;
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;

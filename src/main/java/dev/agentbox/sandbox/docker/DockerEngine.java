@@ -12,7 +12,8 @@ import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.BoundedCapture;
 import dev.agentbox.sandbox.DaemonThreads;
@@ -375,13 +376,13 @@ final class DockerEngine implements Closeable {
         } catch (NotFoundException e) {
             throw gone(container, e);
         } catch (ConflictException e) {
-            throw new ProblemException(409, "sandbox-not-running", "Sandbox " + container + " is not running.",
+            throw new ProblemException(ProblemCode.SANDBOX_NOT_RUNNING, "Sandbox " + container + " is not running.",
                     java.util.Map.of(), e);
         }
     }
 
     static ProblemException gone(String container, Throwable cause) {
-        return new ProblemException(404, "not-found", "Sandbox " + container + " no longer exists.", java.util.Map.of(), cause);
+        return new ProblemException(ProblemCode.NOT_FOUND, "Sandbox " + container + " no longer exists.", java.util.Map.of(), cause);
     }
 
     /** The exit code of a finished exec; tolerates the short window where the engine still reports it running. */

@@ -1,5 +1,9 @@
 package dev.agentbox.sandbox.docker;
 
+import dev.agentbox.problem.ProblemCode;
+
+import dev.agentbox.problem.ProblemException;
+
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.ExecGit;
@@ -342,8 +346,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         DockerEngine.ExecCall call;
         try {
             call = provider.engine().start(name, List.of("/bin/sh", "-c", script, "agentbox", f), List.of(), "/", 4096);
-        } catch (dev.agentbox.api.ProblemException e) {
-            if (e.status() == 404 || e.status() == 409) {
+        } catch (ProblemException e) {
+            if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.SANDBOX_NOT_RUNNING) {
                 return 1; // the container is gone or stopped, and with it the process group
             }
             throw e;

@@ -12,7 +12,8 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ManagedSandbox;
@@ -297,7 +298,7 @@ public class DockerSandboxProvider implements SandboxProvider {
             return new DockerSandbox(this, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             Incident incident = Incident.log(LOG, Level.WARNING, "the engine could not start " + name, e);
-            ProblemException p = new ProblemException(503, "provider-unavailable",
+            ProblemException p = new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                     incident.text("The Docker engine could not start sandbox " + name), Map.of("incident", incident.id()), null);
             removeQuietly(created.getId(), p);
             throw p;
@@ -311,12 +312,12 @@ public class DockerSandboxProvider implements SandboxProvider {
     private void checkPolicy(SandboxPolicy policy) {
         boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
         if (bridge && !settings.hardening().bridgeEnabled()) {
-            throw new ProblemException(400, "invalid-request",
+            throw new ProblemException(ProblemCode.INVALID_REQUEST,
                     "policy.network \"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)",
                     Map.of("field", "policy.network"), null);
         }
         if (policy.cpus().isPresent() && engineCpus() > 0 && policy.cpus().getAsDouble() > engineCpus()) {
-            throw new ProblemException(400, "invalid-request", "policy.cpus is above this server's ceiling of "
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, "policy.cpus is above this server's ceiling of "
                     + engineCpus() + " (the engine's CPUs)", Map.of("field", "policy.cpus", "ceiling", engineCpus()), null);
         }
         if (!bridge && !policy.ports().isEmpty()) {
@@ -346,12 +347,12 @@ public class DockerSandboxProvider implements SandboxProvider {
             // e.g. "Range of CPUs is from 0.01 to 2.00", "Minimum memory limit allowed is 6MB":
             // the caller's settings, but the engine's words stay in the log.
             Incident incident = Incident.log(LOG, Level.WARNING, "the engine refused to create " + name, e);
-            throw new ProblemException(400, "invalid-request", incident.text("The Docker engine refused this sandbox's settings"
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, incident.text("The Docker engine refused this sandbox's settings"
                     + " (image, policy.memoryMb, policy.cpus, policy.pids or policy.ports)"),
                     Map.of("field", "policy", "incident", incident.id()), null);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             Incident incident = Incident.log(LOG, Level.WARNING, "the engine failed to create " + name, e);
-            throw new ProblemException(503, "provider-unavailable", incident.text("The Docker engine could not create the sandbox"),
+            throw new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE, incident.text("The Docker engine could not create the sandbox"),
                     Map.of("incident", incident.id()), null);
         }
     }

@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.local;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.OutputChunk;
 import dev.agentbox.sandbox.ProcessOutput;
 import dev.agentbox.sandbox.SandboxProcess;

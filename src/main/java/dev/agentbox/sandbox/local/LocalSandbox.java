@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.local;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.ExecGit;
 import dev.agentbox.sandbox.BoundedCapture;
 import dev.agentbox.sandbox.ExecResult;

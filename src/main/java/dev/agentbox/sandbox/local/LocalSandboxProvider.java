@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.local;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ManagedSandbox;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.api.ProblemMapper;
 import dev.agentbox.api.Problems;
 import dev.agentbox.api.TenantTokens;

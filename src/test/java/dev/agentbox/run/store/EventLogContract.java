@@ -3,7 +3,6 @@ package dev.agentbox.run.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.run.StoredChunk;
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;

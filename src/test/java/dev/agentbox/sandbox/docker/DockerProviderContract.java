@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +9,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Image;
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ImageAllowlist;
 import dev.agentbox.sandbox.SandboxCreateInput;
@@ -161,7 +163,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
             assertThatThrownBy(() -> listing.create(baseInput().withImage("agentbox/does-not-exist:never")))
                     .isInstanceOf(ProblemException.class)
                     .satisfies(e -> {
-                        assertThat(((ProblemException) e).code()).isEqualTo("invalid-request");
+                        assertThat(((ProblemException) e).code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                         assertThat(e.getMessage()).contains("agentbox/does-not-exist:never").contains("never pulls");
                     });
         } finally {
@@ -172,7 +174,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         try {
             assertThatThrownBy(() -> misconfigured.create(baseInput()))
                     .isInstanceOf(ProblemException.class)
-                    .extracting(e -> ((ProblemException) e).code()).isEqualTo("provider-unavailable");
+                    .extracting(e -> ((ProblemException) e).code()).isEqualTo(ProblemCode.PROVIDER_UNAVAILABLE);
         } finally {
             misconfigured.close();
         }
@@ -191,7 +193,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
                     .as(spelling)
                     .isInstanceOfSatisfying(ProblemException.class, e -> {
                         assertThat(e.status()).isEqualTo(400);
-                        assertThat(e.code()).isEqualTo("image-not-allowed");
+                        assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED);
                     });
         }
         SandboxHandle allowed = provider.create(baseInput().withImage(image()));
@@ -207,7 +209,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         assertThatThrownBy(() -> provider.create(baseInput().withRequestedId(runKey + "-refused").withPolicy(tooLittleMemory)))
                 .isInstanceOfSatisfying(ProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo("invalid-request");
+                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                     assertThat(e.detail()).contains("incident").doesNotContainIgnoringCase("minimum memory");
                     assertThat(e.getCause()).isNull();
                 });
@@ -321,7 +323,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
             assertThatThrownBy(() -> unbindable.create(baseInput().withRequestedId(runKey + "-startfail").withPolicy(
                     SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE).withPorts(List.of(8080)))))
                     .isInstanceOf(ProblemException.class)
-                    .extracting(e -> ((ProblemException) e).code()).isEqualTo("provider-unavailable");
+                    .extracting(e -> ((ProblemException) e).code()).isEqualTo(ProblemCode.PROVIDER_UNAVAILABLE);
             assertThat(provider.resume("agentbox-" + runKey + "-startfail")).isEmpty();
             assertThat(provider.listManaged()).noneMatch(m -> m.id().endsWith("-startfail"));
         } finally {
@@ -343,7 +345,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
                     .isInstanceOf(ProblemException.class)
                     .satisfies(e -> {
                         assertThat(((ProblemException) e).status()).isEqualTo(503);
-                        assertThat(((ProblemException) e).code()).isEqualTo("provider-unavailable");
+                        assertThat(((ProblemException) e).code()).isEqualTo(ProblemCode.PROVIDER_UNAVAILABLE);
                     });
         } finally {
             away.close();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.ExecResult;

@@ -1,9 +1,11 @@
 package dev.agentbox.sandbox.local;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.api.ProblemException;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.DaemonThreads;
 import dev.agentbox.sandbox.SandboxProvider;
 import dev.agentbox.sandbox.SandboxProviderContract;
@@ -70,7 +72,7 @@ class LocalProviderTest extends SandboxProviderContract {
     void noImages() {
         assertThatThrownBy(() -> provider.create(baseInput().withImage("agentbox/sandbox:bookworm")))
                 .isInstanceOf(ProblemException.class)
-                .extracting(e -> ((ProblemException) e).code()).isEqualTo("invalid-request");
+                .extracting(e -> ((ProblemException) e).code()).isEqualTo(ProblemCode.INVALID_REQUEST);
     }
 
     @Test

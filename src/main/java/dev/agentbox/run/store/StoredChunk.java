@@ -1,4 +1,4 @@
-package dev.agentbox.run;
+package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.JsonObject;
@@ -8,7 +8,7 @@ import jakarta.json.JsonObject;
  *
  * @param type the chunk's {@code type}
  * @param fingerprint {@link Chunks#fingerprint} of the stored chunk (also how alignment knows a
- *     service-inserted chunk, see {@link ServiceChunks})
+ *     service-inserted chunk, see {@code run.ServiceChunks})
  */
 public record StoredChunk(String type, String fingerprint) {
 
