@@ -3,8 +3,8 @@ package dev.agentbox.api;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 
-import dev.agentbox.sandbox.ProcessOptions;
-import dev.agentbox.sandbox.SandboxLimits;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxLimits;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;

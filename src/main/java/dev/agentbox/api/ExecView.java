@@ -1,6 +1,6 @@
 package dev.agentbox.api;
 
-import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.spi.ExecResult;
 
 /**
  * Result of {@code POST /sandboxes/{key}/exec}: a non-zero exit is data, not an error.

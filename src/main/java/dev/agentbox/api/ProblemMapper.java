@@ -5,7 +5,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 
 import dev.agentbox.quota.QuotaExceededException;
-import dev.agentbox.sandbox.UnsupportedCapabilityException;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.NotAllowedException;

@@ -1,6 +1,6 @@
 package dev.agentbox.api;
 
-import dev.agentbox.sandbox.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
 
 /** One entry of {@code GET /api/v1/providers}. */
 public record ProviderView(String name, boolean available, SandboxCapabilities capabilities) {

@@ -3,9 +3,9 @@ package dev.agentbox.api;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 
-import dev.agentbox.sandbox.FileRead;
-import dev.agentbox.sandbox.FsStat;
-import dev.agentbox.sandbox.SandboxFs;
+import dev.agentbox.sandbox.spi.FileRead;
+import dev.agentbox.sandbox.spi.FsStat;
+import dev.agentbox.sandbox.spi.SandboxFs;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

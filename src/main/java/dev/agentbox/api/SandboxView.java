@@ -1,7 +1,7 @@
 package dev.agentbox.api;
 
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.store.SandboxInstance;
 import java.time.Instant;
 
 /** A sandbox as the API shows it. Null members are left out of the JSON (absent, not null). */

@@ -4,11 +4,11 @@ import dev.agentbox.problem.ProblemException;
 
 import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.EnsureOutcome;
-import dev.agentbox.sandbox.ExecResult;
+import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.Sandbox;
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.SandboxInstance;
-import dev.agentbox.sandbox.SandboxPorts;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.RequestScoped;

@@ -1,10 +1,10 @@
 package dev.agentbox.reaper;
 
 import dev.agentbox.platform.lease.Leases;
-import dev.agentbox.sandbox.ManagedSandbox;
-import dev.agentbox.sandbox.SandboxInstanceStore;
-import dev.agentbox.sandbox.SandboxLabels;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

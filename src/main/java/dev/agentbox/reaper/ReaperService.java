@@ -5,7 +5,7 @@ import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.RunStore;
-import dev.agentbox.sandbox.SandboxInstanceStore;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProviders;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;

@@ -2,7 +2,7 @@ package dev.agentbox.run;
 
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalReader;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 
 /** Opens a reader of a run's journal from a byte offset (a seam for tests). */
 @FunctionalInterface

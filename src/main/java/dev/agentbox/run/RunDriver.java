@@ -20,7 +20,7 @@ import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
 import dev.agentbox.sandbox.Sandbox;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SandboxSpec;
 import jakarta.json.JsonObject;

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.ImageAllowlist;
+
 import org.eclipse.microprofile.config.Config;
 
 /**

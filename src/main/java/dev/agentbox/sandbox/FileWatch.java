@@ -1,5 +1,13 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.OutputChunk;
+
+import dev.agentbox.sandbox.spi.ExecResult;
+
+import dev.agentbox.sandbox.spi.SandboxProcess;
+
+import dev.agentbox.sandbox.spi.SandboxHandle;
+
 import dev.agentbox.platform.ShellQuote;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
@@ -78,7 +80,7 @@ public final class SandboxKey {
         return Json.createObjectBuilder().add("source", source).add("setup", setup).add("env", env).build();
     }
 
-    private static JsonObject policy(SandboxSpec.Policy p) {
+    private static JsonObject policy(SandboxPolicy p) {
         JsonObjectBuilder b = Json.createObjectBuilder().add("network", p.network().name().toLowerCase(Locale.ROOT));
         p.memoryMb().ifPresent(m -> b.add("memoryMb", m));
         p.cpus().ifPresent(c -> b.add("cpus", c));

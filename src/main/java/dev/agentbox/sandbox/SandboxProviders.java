@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SandboxProvider;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;

@@ -1,5 +1,11 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.ProcessOptions;
+
+import dev.agentbox.sandbox.spi.ExecResult;
+
+import dev.agentbox.sandbox.spi.SandboxHandle;
+
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
 import java.time.Duration;

@@ -1,5 +1,17 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+
+import dev.agentbox.sandbox.store.SandboxInstance;
+
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+
+import dev.agentbox.sandbox.spi.SandboxHandle;
+
+import dev.agentbox.sandbox.spi.SandboxProvider;
+
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.InstallationService;
@@ -227,10 +239,7 @@ public class SandboxService {
     }
 
     static SandboxCreateInput createInput(String key, String tenant, SandboxSpec spec) {
-        SandboxSpec.Policy p = spec.policy();
-        SandboxPolicy policy = new SandboxPolicy(
-                p.network() == SandboxSpec.Network.BRIDGE ? SandboxPolicy.Network.BRIDGE : SandboxPolicy.Network.NONE,
-                p.memoryMb(), p.cpus(), p.pids(), p.ports());
+        SandboxPolicy policy = spec.policy();
         String requestedId = "ab-" + key.substring(0, 16) + "-" + UUID.randomUUID().toString().substring(0, 8);
         return new SandboxCreateInput(Optional.of(requestedId), Optional.of(key), Optional.of(tenant), spec.image(),
                 spec.workspace().env(), policy);

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +18,7 @@ public record SandboxSpec(
         Optional<String> image,
         Optional<String> threadId,
         Workspace workspace,
-        Policy policy,
+        SandboxPolicy policy,
         Lifecycle lifecycle) {
 
     /** Where the workspace comes from. */
@@ -59,11 +61,6 @@ public record SandboxSpec(
             // Never print secret values, not even by accident in a log line.
             return "Workspace[source=" + source + ", setup=" + setup + ", env=" + env.keySet() + ", secrets=" + secrets.keySet() + "]";
         }
-    }
-
-    public enum Network { NONE, BRIDGE }
-
-    public record Policy(Network network, OptionalInt memoryMb, OptionalDouble cpus, OptionalInt pids, List<Integer> ports) {
     }
 
     /** {@code thread}: one sandbox per thread; {@code definition}: shared by all threads; {@code none}: a new one each time. */

@@ -1,13 +1,15 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.GitCredentials;
+
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Lifecycle;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
-import dev.agentbox.sandbox.SandboxSpec.Network;
+import dev.agentbox.sandbox.spi.SandboxPolicy.Network;
 import dev.agentbox.sandbox.SandboxSpec.NoSource;
-import dev.agentbox.sandbox.SandboxSpec.Policy;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
@@ -72,7 +74,7 @@ public final class SandboxSpecParser {
         Optional<String> image = optionalString(o, "image").map(this::image);
         Optional<String> threadId = optionalString(o, "threadId").map(v -> id(v, "threadId"));
         Workspace workspace = workspace(o.get("workspace"));
-        Policy policy = policy(o.get("policy"));
+        SandboxPolicy policy = policy(o.get("policy"));
         Lifecycle lifecycle = lifecycle(o.get("lifecycle"), threadId.isPresent());
         if (lifecycle.reuse() == Reuse.THREAD && threadId.isEmpty()) {
             throw invalid("threadId", "is required when lifecycle.reuse is \"thread\"");
@@ -223,9 +225,9 @@ public final class SandboxSpecParser {
         return command;
     }
 
-    private Policy policy(JsonValue value) {
+    private SandboxPolicy policy(JsonValue value) {
         if (value == null || value == JsonValue.NULL) {
-            return new Policy(Network.NONE, OptionalInt.empty(), OptionalDouble.empty(), OptionalInt.empty(), List.of());
+            return SandboxPolicy.defaults();
         }
         JsonObject p = object(value, "policy");
         only(p, "policy", "network", "memoryMb", "cpus", "pids", "ports");
@@ -270,7 +272,7 @@ public final class SandboxSpecParser {
                 ports.add(n.intValue());
             }
         }
-        return new Policy(network, memoryMb, cpus, pids, List.copyOf(ports));
+        return new SandboxPolicy(network, memoryMb, cpus, pids, List.copyOf(ports));
     }
 
     /** An optional integer in {@code [min, ceiling]}; above the ceiling names it. */

@@ -1,5 +1,29 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SnapshotRef;
+
+import dev.agentbox.sandbox.spi.ProcessOptions;
+
+import dev.agentbox.sandbox.spi.ExecResult;
+
+import dev.agentbox.sandbox.spi.ExecGit;
+
+import dev.agentbox.sandbox.spi.SandboxGit;
+
+import dev.agentbox.sandbox.spi.SandboxEnv;
+
+import dev.agentbox.sandbox.spi.SandboxPorts;
+
+import dev.agentbox.sandbox.spi.SandboxProcess;
+
+import dev.agentbox.sandbox.spi.SandboxProcesses;
+
+import dev.agentbox.sandbox.spi.SandboxFs;
+
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+
+import dev.agentbox.sandbox.spi.SandboxHandle;
+
 import java.util.Optional;
 
 /**

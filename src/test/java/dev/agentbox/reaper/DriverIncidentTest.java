@@ -7,7 +7,7 @@ import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunRecordView;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
 import java.lang.reflect.Proxy;

@@ -1,10 +1,10 @@
 package dev.agentbox.reaper;
 
-import dev.agentbox.sandbox.ManagedSandbox;
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import java.util.List;
 import java.util.Optional;
 

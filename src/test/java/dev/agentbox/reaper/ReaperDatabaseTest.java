@@ -5,7 +5,7 @@ import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.run.store.DriverClaim;
 import dev.agentbox.run.store.RunEvent;
 import dev.agentbox.run.store.RunRecord;
-import dev.agentbox.sandbox.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstance;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.store.RunRecordView;
-import dev.agentbox.sandbox.SandboxInstance;
-import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.spi.SandboxLabels;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /** Reclaiming a run's sandbox (the orderings that matter) and collecting orphaned containers, on Derby and Docker. */
 class ReclaimAndOrphansTest extends ReaperDatabaseTest {
 
-    private Reclaimer reclaimer(dev.agentbox.sandbox.SandboxProvider... enabled) {
-        List<dev.agentbox.sandbox.SandboxProvider> list = List.of(enabled);
+    private Reclaimer reclaimer(dev.agentbox.sandbox.spi.SandboxProvider... enabled) {
+        List<dev.agentbox.sandbox.spi.SandboxProvider> list = List.of(enabled);
         return new Reclaimer(f.instances, name -> list.stream().filter(p -> p.name().equals(name)).findFirst(), f.runs, f.leases);
     }
 

@@ -1,5 +1,9 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
+
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+
 import dev.agentbox.platform.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,9 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+
+import dev.agentbox.sandbox.store.SandboxInstance;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;

@@ -1,5 +1,9 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+
+import dev.agentbox.sandbox.spi.ImageAllowlist;
+
 import dev.agentbox.problem.ProblemCode;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +40,7 @@ class SandboxSpecParserTest {
         assertThat(spec.provider()).isEqualTo("docker");
         assertThat(spec.definitionId()).isEqualTo("default");
         assertThat(spec.workspace().setup()).isEmpty();
-        assertThat(spec.policy().network()).isEqualTo(SandboxSpec.Network.NONE);
+        assertThat(spec.policy().network()).isEqualTo(SandboxPolicy.Network.NONE);
         assertThat(spec.lifecycle().reuse()).isEqualTo(Reuse.DEFINITION);
         assertThat(spec.lifecycle().keepAliveMs()).isEqualTo(1_800_000);
     }
@@ -210,6 +214,6 @@ class SandboxSpecParserTest {
                     assertThat(e.extensions()).containsEntry("field", "policy.network");
                 });
         assertThat(noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"none\"}}")).readValue())
-                .policy().network()).isEqualTo(SandboxSpec.Network.NONE);
+                .policy().network()).isEqualTo(SandboxPolicy.Network.NONE);
     }
 }

@@ -1,8 +1,8 @@
 package dev.agentbox.run.journal;
 
-import dev.agentbox.sandbox.OutputChunk;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxProcess;
+import dev.agentbox.sandbox.spi.OutputChunk;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProcess;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

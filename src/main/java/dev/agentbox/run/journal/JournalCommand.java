@@ -1,7 +1,7 @@
 package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 
 /**
  * The shell commands that start a journaled agent and read its journal inside a sandbox.

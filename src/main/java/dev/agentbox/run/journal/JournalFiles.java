@@ -1,8 +1,8 @@
 package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
-import dev.agentbox.sandbox.ExecResult;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.util.Base64;
 
 /**

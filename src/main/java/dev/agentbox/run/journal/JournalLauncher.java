@@ -1,7 +1,7 @@
 package dev.agentbox.run.journal;
 
-import dev.agentbox.sandbox.ExecResult;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 
 /**
  * Starts an agent journaled and detached inside a sandbox, and manages its journal files.

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * back to.
  *
  * <p>Directory: each sandbox says where its journals go
- * ({@link dev.agentbox.sandbox.SandboxHandle#journalDirectory()}), because run identity is
+ * ({@link dev.agentbox.sandbox.spi.SandboxHandle#journalDirectory()}), because run identity is
  * (tenant, runId) and two tenants may use the same runId:
  * <ul>
  *   <li>a container has a /tmp of its own and belongs to one tenant: {@value #DEFAULT_DIR};</li>
@@ -39,7 +39,7 @@ import java.util.regex.Pattern;
 public final class JournalNames {
 
     /** The journal directory of a sandbox that has a filesystem of its own (a container). */
-    public static final String DEFAULT_DIR = dev.agentbox.sandbox.SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
+    public static final String DEFAULT_DIR = dev.agentbox.sandbox.spi.SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
     /** The folder, under a shared filesystem's root, that holds one journal directory per tenant. */
     public static final String TENANT_DIRS = ".agentbox-runs";
     /** The journal directory of sandboxes made without a tenant: {@code _} alone is no tenant's encoding. */

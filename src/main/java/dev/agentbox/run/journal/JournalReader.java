@@ -1,7 +1,7 @@
 package dev.agentbox.run.journal;
 
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

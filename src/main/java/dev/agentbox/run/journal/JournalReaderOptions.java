@@ -20,7 +20,7 @@ import java.time.Duration;
  *     polled (8 MiB)
  *
  * <p>No directory: a reader reads in its sandbox's journal directory
- * ({@link dev.agentbox.sandbox.SandboxHandle#journalDirectory()}).
+ * ({@link dev.agentbox.sandbox.spi.SandboxHandle#journalDirectory()}).
  */
 public record JournalReaderOptions(
         Mode mode,

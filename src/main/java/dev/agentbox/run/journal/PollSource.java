@@ -1,6 +1,6 @@
 package dev.agentbox.run.journal;
 
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.docker;
 
-import dev.agentbox.sandbox.FileRead;
+import dev.agentbox.sandbox.spi.FileRead;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;

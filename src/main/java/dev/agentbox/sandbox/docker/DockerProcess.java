@@ -3,11 +3,11 @@ package dev.agentbox.sandbox.docker;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
-import dev.agentbox.sandbox.OutputChunk;
-import dev.agentbox.sandbox.ProcessOutput;
-import dev.agentbox.sandbox.SandboxCapabilities.Capability;
-import dev.agentbox.sandbox.SandboxProcess;
-import dev.agentbox.sandbox.UnsupportedCapabilityException;
+import dev.agentbox.sandbox.spi.OutputChunk;
+import dev.agentbox.sandbox.spi.ProcessOutput;
+import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
+import dev.agentbox.sandbox.spi.SandboxProcess;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import java.util.concurrent.CompletableFuture;
 
 /** A background exec whose frames are decoded and fanned out as they arrive. */

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.*;
+
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.CreateContainerResponse;
 import com.github.dockerjava.api.command.InspectContainerResponse;
@@ -15,17 +17,17 @@ import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
-import dev.agentbox.sandbox.DaemonThreads;
-import dev.agentbox.sandbox.ManagedSandbox;
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxExistsException;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxLabels;
-import dev.agentbox.sandbox.SandboxLimits;
-import dev.agentbox.sandbox.SandboxPolicy;
-import dev.agentbox.sandbox.SandboxProvider;
-import dev.agentbox.sandbox.SnapshotRef;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxExistsException;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.spi.SnapshotRef;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -96,8 +98,8 @@ public class DockerSandboxProvider implements SandboxProvider {
      * bytes written to an exec's stdin arrive, but closing it never delivers EOF, so
      * writable stdin is not offered.
      */
-    static final SandboxCapabilities CAPABILITIES = new SandboxCapabilities(
-            true, true, true, true, true, false, true, true, true, true, true);
+    static final SandboxCapabilities CAPABILITIES = SandboxCapabilities.of(FS, EXEC, ENV, PORTS,
+            BACKGROUND_PROCESSES, KILLABLE_PROCESSES, SNAPSHOTS, NETWORK_POLICY, DURABLE_FILESYSTEM, FORK);
 
     private final DockerSettings settings;
     private final SandboxLimits limits;

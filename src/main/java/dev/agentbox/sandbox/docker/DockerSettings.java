@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.docker;
 
-import dev.agentbox.sandbox.ImageAllowlist;
+import dev.agentbox.sandbox.spi.ImageAllowlist;
 import java.time.Duration;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;

@@ -4,7 +4,7 @@ import com.github.dockerjava.api.command.CreateNetworkResponse;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Network;
-import dev.agentbox.sandbox.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxLabels;
 import java.util.Map;
 import java.util.logging.Logger;
 

@@ -1,9 +1,9 @@
 package dev.agentbox.sandbox.local;
 
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.OutputChunk;
-import dev.agentbox.sandbox.ProcessOutput;
-import dev.agentbox.sandbox.SandboxProcess;
+import dev.agentbox.sandbox.spi.OutputChunk;
+import dev.agentbox.sandbox.spi.ProcessOutput;
+import dev.agentbox.sandbox.spi.SandboxProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

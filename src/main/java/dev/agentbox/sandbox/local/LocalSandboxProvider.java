@@ -1,16 +1,18 @@
 package dev.agentbox.sandbox.local;
 
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.*;
+
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.journal.JournalNames;
-import dev.agentbox.sandbox.DaemonThreads;
-import dev.agentbox.sandbox.ManagedSandbox;
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxExistsException;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxLabels;
-import dev.agentbox.sandbox.SandboxLimits;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxExistsException;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -54,8 +56,8 @@ import org.eclipse.microprofile.config.Config;
 public class LocalSandboxProvider implements SandboxProvider {
 
     public static final String NAME = "local";
-    static final SandboxCapabilities CAPABILITIES = new SandboxCapabilities(
-            true, true, true, true, true, true, true, false, false, true, false);
+    static final SandboxCapabilities CAPABILITIES = SandboxCapabilities.of(FS, EXEC, ENV, PORTS,
+            BACKGROUND_PROCESSES, WRITABLE_STDIN, KILLABLE_PROCESSES, DURABLE_FILESYSTEM);
     private static final Pattern ID_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
 
     private final LocalSettings settings;

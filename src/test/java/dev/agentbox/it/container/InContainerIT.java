@@ -1,5 +1,7 @@
 package dev.agentbox.it.container;
 
+import dev.agentbox.problem.ProblemCode;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,8 +10,8 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.api.ProblemMapper;
 import dev.agentbox.api.Problems;
 import dev.agentbox.api.TenantTokens;
-import dev.agentbox.sandbox.SandboxCapabilities;
-import dev.agentbox.sandbox.UnsupportedCapabilityException;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
@@ -38,7 +40,7 @@ class InContainerIT {
     @Deployment
     static WebArchive deployment() {
         return ShrinkWrap.create(WebArchive.class, "agentbox-arquillian.war")
-                .addClasses(TenantTokens.class, Problems.class, ProblemException.class, ProblemMapper.class,
+                .addClasses(TenantTokens.class, Problems.class, ProblemCode.class, ProblemException.class, ProblemMapper.class,
                         UnsupportedCapabilityException.class, SandboxCapabilities.class,
                         SandboxCapabilities.Capability.class, EchoApplication.class, EchoResource.class,
                         EchoResource.Message.class)

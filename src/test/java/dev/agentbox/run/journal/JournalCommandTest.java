@@ -4,11 +4,11 @@ import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.sandbox.ExecResult;
-import dev.agentbox.sandbox.ProcessOptions;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxProcess;
-import dev.agentbox.sandbox.SandboxProcesses;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProcess;
+import dev.agentbox.sandbox.spi.SandboxProcesses;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;

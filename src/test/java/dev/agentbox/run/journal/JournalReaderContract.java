@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
-import dev.agentbox.sandbox.ManagedSandbox;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxLabels;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
-import dev.agentbox.sandbox.DaemonThreads;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxHandle;
-import dev.agentbox.sandbox.SandboxProvider;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
 import java.io.IOException;

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.ShellQuote;
-import dev.agentbox.sandbox.DaemonThreads;
-import dev.agentbox.sandbox.ExecResult;
-import dev.agentbox.sandbox.SandboxCreateInput;
-import dev.agentbox.sandbox.SandboxHandle;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SecretsHandle;
 import java.nio.charset.StandardCharsets;
@@ -117,7 +117,7 @@ class GitCredentialHelperDockerTest {
         SandboxSecrets.install(raw, Map.of("GIT_PASSWORD", token, "GIT_USERNAME", "bot"));
 
         ExecResult fill = new SecretsHandle(raw).process().exec("printf 'protocol=http\\nhost=127.0.0.1\\n\\n' | git -c credential.helper= -c credential.helper="
-                + ShellQuote.single(dev.agentbox.sandbox.GitCredentials.HELPER) + " credential fill");
+                + ShellQuote.single(dev.agentbox.sandbox.spi.GitCredentials.HELPER) + " credential fill");
 
         assertThat(fill.stdout()).contains("username=bot\n").contains("password=" + token + "\n");
     }

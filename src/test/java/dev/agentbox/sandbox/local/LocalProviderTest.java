@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.DaemonThreads;
-import dev.agentbox.sandbox.SandboxProvider;
-import dev.agentbox.sandbox.SandboxProviderContract;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.spi.SandboxProviderContract;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

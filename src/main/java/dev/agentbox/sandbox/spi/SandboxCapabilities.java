@@ -1,0 +1,69 @@
+package dev.agentbox.sandbox.spi;
+
+/**
+ * What a provider's sandboxes can really do. Callers branch on these flags, never on a
+ * provider's name. Every flag must be the measured truth: a provider that claims a
+ * capability and then no-ops it is a bug, not a degradation.
+ *
+ * <p>The eleven flags are the public contract of {@code GET /api/v1/providers}. Providers
+ * build theirs with {@link #of}, naming what they can do rather than passing eleven
+ * positional booleans.
+ */
+public record SandboxCapabilities(
+        boolean fs,
+        boolean exec,
+        boolean env,
+        boolean ports,
+        boolean backgroundProcesses,
+        boolean writableStdin,
+        boolean killableProcesses,
+        boolean snapshots,
+        boolean networkPolicy,
+        boolean durableFilesystem,
+        boolean fork) {
+
+    /** Names of the capabilities, as used in {@link UnsupportedCapabilityException}. */
+    public enum Capability {
+        FS("fs"), EXEC("exec"), ENV("env"), PORTS("ports"),
+        BACKGROUND_PROCESSES("backgroundProcesses"), WRITABLE_STDIN("writableStdin"),
+        KILLABLE_PROCESSES("killableProcesses"), SNAPSHOTS("snapshots"),
+        NETWORK_POLICY("networkPolicy"), DURABLE_FILESYSTEM("durableFilesystem"), FORK("fork");
+
+        private final String wireName;
+
+        Capability(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+    }
+
+    /** Exactly the named capabilities, every other flag false. */
+    public static SandboxCapabilities of(Capability... capabilities) {
+        java.util.Set<Capability> on = capabilities.length == 0
+                ? java.util.EnumSet.noneOf(Capability.class) : java.util.EnumSet.copyOf(java.util.List.of(capabilities));
+        return new SandboxCapabilities(on.contains(Capability.FS), on.contains(Capability.EXEC),
+                on.contains(Capability.ENV), on.contains(Capability.PORTS), on.contains(Capability.BACKGROUND_PROCESSES),
+                on.contains(Capability.WRITABLE_STDIN), on.contains(Capability.KILLABLE_PROCESSES),
+                on.contains(Capability.SNAPSHOTS), on.contains(Capability.NETWORK_POLICY),
+                on.contains(Capability.DURABLE_FILESYSTEM), on.contains(Capability.FORK));
+    }
+
+    public boolean has(Capability capability) {
+        return switch (capability) {
+            case FS -> fs;
+            case EXEC -> exec;
+            case ENV -> env;
+            case PORTS -> ports;
+            case BACKGROUND_PROCESSES -> backgroundProcesses;
+            case WRITABLE_STDIN -> writableStdin;
+            case KILLABLE_PROCESSES -> killableProcesses;
+            case SNAPSHOTS -> snapshots;
+            case NETWORK_POLICY -> networkPolicy;
+            case DURABLE_FILESYSTEM -> durableFilesystem;
+            case FORK -> fork;
+        };
+    }
+}

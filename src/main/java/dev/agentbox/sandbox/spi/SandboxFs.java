@@ -1,0 +1,61 @@
+package dev.agentbox.sandbox.spi;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Portable filesystem operations. Relative paths resolve against the workspace root
+ * ({@code /workspace}). Missing files are {@link SandboxFileNotFoundException}
+ * ({@code 404}), other failures {@link SandboxOperationException}; a path that resolves
+ * outside the sandbox is {@link PathOutsideSandboxException}.
+ */
+public interface SandboxFs {
+
+    /** The file as UTF-8 text (malformed bytes become U+FFFD). */
+    default String read(String path) {
+        return new String(readBytes(path), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The file's exact bytes, read as {@link #openRead} with the provider's read limit
+     * ({@link SandboxLimits#maxReadBytes()}).
+     */
+    byte[] readBytes(String path);
+
+    /**
+     * Admits a read of {@code path} (symlinks followed) without reading it yet: missing is
+     * {@link SandboxFileNotFoundException}; a device, FIFO or socket, or a file larger than
+     * {@code maxBytes}, is {@link FileTooLargeException}. Checked before anything is sent, so
+     * a refusal is a clean problem response.
+     */
+    FileRead openRead(String path, long maxBytes);
+
+    /** Writes the exact bytes, creating parent directories and replacing an existing file. */
+    void write(String path, byte[] data);
+
+    default void write(String path, String text) {
+        write(path, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Entries of a directory (dotfiles included, no {@code .}/{@code ..}; symlinks not followed: type file). */
+    List<FsEntry> list(String path);
+
+    /** Recursive and idempotent. */
+    void mkdir(String path);
+
+    /** Recursive; a missing path is fine. */
+    void remove(String path);
+
+    /** Moves; a missing source is {@link SandboxFileNotFoundException}. */
+    void rename(String from, String to);
+
+    /** True if the path exists (following symlinks: a dangling link does not exist). */
+    boolean exists(String path);
+
+    /**
+     * Metadata without following symlinks. Empty only when the path is confirmed missing;
+     * every other failure (e.g. a file used as a directory) throws.
+     */
+    Optional<FsStat> lstat(String path);
+}

@@ -1,0 +1,151 @@
+package dev.agentbox.sandbox.store;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The record of a sandbox that agentbox made: which provider sandbox stands behind a
+ * sandbox key. The key already hashes the tenant, so it is unique across tenants; the
+ * tenant is stored too so that every lookup can be scoped to the caller.
+ *
+ * <p>Never holds a secret: secrets live only inside the running sandbox.
+ */
+@Entity
+@Table(name = "AB_SANDBOX_INSTANCE")
+public class SandboxInstance {
+
+    @Id
+    @Column(name = "SANDBOX_KEY", length = 64)
+    private String key;
+
+    @Column(name = "TENANT", nullable = false, length = 128)
+    private String tenant;
+
+    @Column(name = "PROVIDER", nullable = false, length = 64)
+    private String provider;
+
+    @Column(name = "PROVIDER_SANDBOX_ID", nullable = false, length = 255)
+    private String providerSandboxId;
+
+    @Column(name = "THREAD_ID", length = 255)
+    private String threadId;
+
+    @Column(name = "SNAPSHOT_ID", length = 255)
+    private String snapshotId;
+
+    @Column(name = "CREATED_AT", nullable = false)
+    private Instant createdAt;
+
+    @Column(name = "LAST_USED_AT", nullable = false)
+    private Instant lastUsedAt;
+
+    @Column(name = "KEEP_ALIVE_MS", nullable = false)
+    private long keepAliveMs;
+
+    /** Whether a secrets file was installed (never the secrets themselves): an ensure without secrets then removes it. */
+    @Column(name = "SECRETS_INSTALLED")
+    private boolean secretsInstalled;
+
+    @Version
+    @Column(name = "VERSION")
+    private long version;
+
+    protected SandboxInstance() {
+    }
+
+    public SandboxInstance(String key, String tenant, String provider, String providerSandboxId,
+            String threadId, Instant createdAt, long keepAliveMs) {
+        this.key = Objects.requireNonNull(key);
+        this.tenant = Objects.requireNonNull(tenant);
+        this.provider = Objects.requireNonNull(provider);
+        this.providerSandboxId = Objects.requireNonNull(providerSandboxId);
+        this.threadId = threadId;
+        this.createdAt = Objects.requireNonNull(createdAt);
+        this.lastUsedAt = createdAt;
+        this.keepAliveMs = keepAliveMs;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String tenant() {
+        return tenant;
+    }
+
+    public String provider() {
+        return provider;
+    }
+
+    public String providerSandboxId() {
+        return providerSandboxId;
+    }
+
+    public Optional<String> threadId() {
+        return Optional.ofNullable(threadId);
+    }
+
+    public Optional<String> snapshotId() {
+        return Optional.ofNullable(snapshotId);
+    }
+
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    public Instant lastUsedAt() {
+        return lastUsedAt;
+    }
+
+    public long keepAliveMs() {
+        return keepAliveMs;
+    }
+
+    public long version() {
+        return version;
+    }
+
+    /** Points the record at a new provider sandbox (after the old one was gone). */
+    public void replaceSandbox(String providerSandboxId, Instant now) {
+        this.providerSandboxId = Objects.requireNonNull(providerSandboxId);
+        this.lastUsedAt = now;
+    }
+
+    /** Takes over the mutable state of {@code other} (same key): sandbox, snapshot, use, keep-alive. */
+    void copyStateFrom(SandboxInstance other) {
+        this.providerSandboxId = other.providerSandboxId;
+        this.snapshotId = other.snapshotId;
+        this.lastUsedAt = other.lastUsedAt;
+        this.keepAliveMs = other.keepAliveMs;
+        this.secretsInstalled = other.secretsInstalled;
+    }
+
+    public boolean secretsInstalled() {
+        return secretsInstalled;
+    }
+
+    public void secretsInstalled(boolean installed) {
+        this.secretsInstalled = installed;
+    }
+
+    public void recordSnapshot(String snapshotId) {
+        this.snapshotId = snapshotId;
+    }
+
+    public void touch(Instant now) {
+        if (now.isAfter(lastUsedAt)) {
+            lastUsedAt = now;
+        }
+    }
+
+    /** Whether the sandbox has been idle for longer than its keep-alive at {@code now}. */
+    public boolean idleAt(Instant now) {
+        return lastUsedAt.plusMillis(keepAliveMs).isBefore(now);
+    }
+}
