@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.store.ConcurrentWrites;
+
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 
 import dev.agentbox.sandbox.store.SandboxInstance;
@@ -280,20 +282,11 @@ public class SandboxService {
         try {
             return store.upsert(instance);
         } catch (RuntimeException e) {
-            if (!lostToConcurrentWrite(e)) {
+            if (!ConcurrentWrites.lost(e)) {
                 throw e;
             }
             return instance;
         }
-    }
-
-    static boolean lostToConcurrentWrite(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof jakarta.persistence.OptimisticLockException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     public SandboxInstance find(String tenant, String key) {

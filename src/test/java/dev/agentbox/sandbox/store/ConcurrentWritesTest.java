@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox;
+package dev.agentbox.sandbox.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,18 +7,18 @@ import jakarta.persistence.PersistenceException;
 import org.junit.jupiter.api.Test;
 
 /** A touch that lost to a concurrent write of the same record is not an error; anything else is. */
-class LostTouchTest {
+class ConcurrentWritesTest {
 
     @Test
     void anOptimisticLockFailureAnywhereInTheCauseChainIsALostTouch() {
-        assertThat(SandboxService.lostToConcurrentWrite(new OptimisticLockException("stale"))).isTrue();
-        assertThat(SandboxService.lostToConcurrentWrite(
+        assertThat(ConcurrentWrites.lost(new OptimisticLockException("stale"))).isTrue();
+        assertThat(ConcurrentWrites.lost(
                 new RuntimeException("tx", new PersistenceException("flush", new OptimisticLockException("stale"))))).isTrue();
     }
 
     @Test
     void otherFailuresAreNot() {
-        assertThat(SandboxService.lostToConcurrentWrite(new PersistenceException("connection refused"))).isFalse();
-        assertThat(SandboxService.lostToConcurrentWrite(new IllegalStateException("x"))).isFalse();
+        assertThat(ConcurrentWrites.lost(new PersistenceException("connection refused"))).isFalse();
+        assertThat(ConcurrentWrites.lost(new IllegalStateException("x"))).isFalse();
     }
 }
