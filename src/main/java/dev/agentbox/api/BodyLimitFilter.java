@@ -26,7 +26,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class BodyLimitFilter implements ContainerRequestFilter {
 
     @Inject
-    @ConfigProperty(name = "agentbox.http.max-body-bytes", defaultValue = "16777216")
+    @ConfigProperty(name = "agentbox.http.max-body-bytes")
     long maxBodyBytes;
 
     @Override

@@ -46,7 +46,7 @@ public class SandboxFilesResource {
     String key;
 
     @Inject
-    @ConfigProperty(name = "agentbox.files.max-read-bytes", defaultValue = "67108864")
+    @ConfigProperty(name = "agentbox.files.max-read-bytes")
     long maxReadBytes;
 
     public record EntryView(String name, String path, String type) {

@@ -60,35 +60,35 @@ public class ReaperService {
     MetricRegistry metrics;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.enabled", defaultValue = "true")
+    @ConfigProperty(name = "agentbox.reaper.enabled")
     boolean enabled;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.interval-ms", defaultValue = "60000")
+    @ConfigProperty(name = "agentbox.reaper.interval-ms")
     long intervalMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.max-runs", defaultValue = "25")
+    @ConfigProperty(name = "agentbox.reaper.max-runs")
     int maxRuns;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.run-budget-ms", defaultValue = "30000")
+    @ConfigProperty(name = "agentbox.reaper.run-budget-ms")
     long runBudgetMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.detached-ttl-ms", defaultValue = "1800000")
+    @ConfigProperty(name = "agentbox.reaper.detached-ttl-ms")
     long detachedTtlMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.orphan-grace-ms", defaultValue = "600000")
+    @ConfigProperty(name = "agentbox.reaper.orphan-grace-ms")
     long orphanGraceMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.prune-every", defaultValue = "10")
+    @ConfigProperty(name = "agentbox.reaper.prune-every")
     int pruneEvery;
 
     @Inject
-    @ConfigProperty(name = "agentbox.reaper.parallelism", defaultValue = "4")
+    @ConfigProperty(name = "agentbox.reaper.parallelism")
     int parallelism;
 
     @Resource

@@ -46,7 +46,7 @@ public class ReaperTimer {
     IdleSandboxExpiry idle;
 
     @Inject
-    @ConfigProperty(name = "agentbox.sandbox.idle-check-ms", defaultValue = "60000")
+    @ConfigProperty(name = "agentbox.sandbox.idle-check-ms")
     long idleCheckMs;
 
     @PostConstruct

@@ -79,27 +79,27 @@ public class RunService {
     Leases leases;
 
     @Inject
-    @ConfigProperty(name = "agentbox.takeover.lease-ttl-ms", defaultValue = "10000")
+    @ConfigProperty(name = "agentbox.takeover.lease-ttl-ms")
     long leaseTtlMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.takeover.lease-renew-ms", defaultValue = "2000")
+    @ConfigProperty(name = "agentbox.takeover.lease-renew-ms")
     long leaseRenewMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.takeover.fence-quiet-ms", defaultValue = "5000")
+    @ConfigProperty(name = "agentbox.takeover.fence-quiet-ms")
     long fenceQuietMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.takeover.journal-wait-ms", defaultValue = "10000")
+    @ConfigProperty(name = "agentbox.takeover.journal-wait-ms")
     long journalWaitMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.runs.max-duration-ms", defaultValue = "21600000")
+    @ConfigProperty(name = "agentbox.runs.max-duration-ms")
     long defaultMaxDurationMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.runs.max-driven", defaultValue = "200")
+    @ConfigProperty(name = "agentbox.runs.max-driven")
     int maxDriven;
 
     @Inject

@@ -44,7 +44,7 @@ public class RunViewers {
     Clock clock;
 
     @Inject
-    @ConfigProperty(name = "agentbox.runs.viewer-ttl-ms", defaultValue = "5000")
+    @ConfigProperty(name = "agentbox.runs.viewer-ttl-ms")
     long ttlMs;
 
     @Resource

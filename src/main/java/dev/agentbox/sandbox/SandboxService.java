@@ -75,19 +75,19 @@ public class SandboxService {
     TenantQuotas quotas;
 
     @Inject
-    @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms", defaultValue = "600000")
+    @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms")
     long stepTimeoutMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.sandbox.ensure-wait-ms", defaultValue = "900000")
+    @ConfigProperty(name = "agentbox.sandbox.ensure-wait-ms")
     long ensureWaitMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms", defaultValue = "1800000")
+    @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms")
     long defaultKeepAliveMs;
 
     @Inject
-    @ConfigProperty(name = "agentbox.sources.local.enabled", defaultValue = "false")
+    @ConfigProperty(name = "agentbox.sources.local.enabled")
     boolean localSourcesEnabled;
 
     @Inject
