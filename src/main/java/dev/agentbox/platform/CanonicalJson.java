@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
+// Hand-written: not RFC 8785 (keys by code point, exact numbers), and stored fingerprints hash this form.
 /**
  * The canonical JSON text of a value, and SHA-256 in hex. Two values that are equal as JSON
  * data (same members regardless of order, numerically equal numbers) always produce the same

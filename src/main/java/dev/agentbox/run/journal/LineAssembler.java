@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
+// Hand-written: no JDK reader splits lines at exact byte offsets under a line cap; decoding is the JDK's.
 /**
  * Turns journal bytes, fed in arbitrary pieces, into complete lines.
  *
