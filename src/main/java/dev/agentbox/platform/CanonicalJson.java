@@ -174,6 +174,6 @@ public final class CanonicalJson {
     }
 
     private static void unicodeEscape(char c, StringBuilder out) {
-        out.append("\\u").append(String.format("%04x", (int) c));
+        out.append("\\u").append(HexFormat.of().toHexDigits(c));
     }
 }
