@@ -37,20 +37,4 @@ public record SandboxCapabilities(
             return wireName;
         }
     }
-
-    public boolean has(Capability capability) {
-        return switch (capability) {
-            case FS -> fs;
-            case EXEC -> exec;
-            case ENV -> env;
-            case PORTS -> ports;
-            case BACKGROUND_PROCESSES -> backgroundProcesses;
-            case WRITABLE_STDIN -> writableStdin;
-            case KILLABLE_PROCESSES -> killableProcesses;
-            case SNAPSHOTS -> snapshots;
-            case NETWORK_POLICY -> networkPolicy;
-            case DURABLE_FILESYSTEM -> durableFilesystem;
-            case FORK -> fork;
-        };
-    }
 }

@@ -138,11 +138,6 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     @Override
-    public Map<String, String> current() {
-        return Map.copyOf(env);
-    }
-
-    @Override
     public Channel connect(int port) {
         return new Channel(provider.portUrl(name, port), Map.of());
     }
@@ -251,10 +246,6 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
 
     DockerSandboxProvider providerBean() {
         return provider;
-    }
-
-    String containerName() {
-        return name;
     }
 
     private static String newProcessId() {

@@ -115,10 +115,6 @@ public class LocalSandboxProvider implements SandboxProvider {
         }
     }
 
-    Path root() {
-        return settings.root();
-    }
-
     ThreadFactory threads() {
         return threads;
     }
