@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HexFormat;
 import java.util.Locale;
 
 /**
@@ -85,26 +86,13 @@ final class AdminPath {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
         byte[] in = s.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < in.length; i++) {
-            if (in[i] == '%' && i + 2 < in.length && hex(in[i + 1]) >= 0 && hex(in[i + 2]) >= 0) {
-                bytes.write(hex(in[i + 1]) << 4 | hex(in[i + 2]));
+            if (in[i] == '%' && i + 2 < in.length && HexFormat.isHexDigit(in[i + 1]) && HexFormat.isHexDigit(in[i + 2])) {
+                bytes.write(HexFormat.fromHexDigit(in[i + 1]) << 4 | HexFormat.fromHexDigit(in[i + 2]));
                 i += 2;
             } else {
                 bytes.write(in[i]);
             }
         }
         return bytes.toString(StandardCharsets.UTF_8);
-    }
-
-    private static int hex(byte b) {
-        if (b >= '0' && b <= '9') {
-            return b - '0';
-        }
-        if (b >= 'a' && b <= 'f') {
-            return b - 'a' + 10;
-        }
-        if (b >= 'A' && b <= 'F') {
-            return b - 'A' + 10;
-        }
-        return -1;
     }
 }

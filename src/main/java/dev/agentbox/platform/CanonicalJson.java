@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
+// Hand-written: not RFC 8785 (keys by code point, exact numbers), and stored fingerprints hash this form.
 /**
  * The canonical JSON text of a value, and SHA-256 in hex. Two values that are equal as JSON
  * data (same members regardless of order, numerically equal numbers) always produce the same
@@ -173,6 +174,6 @@ public final class CanonicalJson {
     }
 
     private static void unicodeEscape(char c, StringBuilder out) {
-        out.append("\\u").append(String.format("%04x", (int) c));
+        out.append("\\u").append(HexFormat.of().toHexDigits(c));
     }
 }

@@ -1,5 +1,7 @@
 package dev.agentbox.platform;
 
+import java.util.HexFormat;
+
 /**
  * Log-safe rendering of values a request supplied (ids, keys, paths, URLs, tenant names).
  *
@@ -64,7 +66,7 @@ public final class LogText {
             case '\\' -> b.append("\\\\");
             default -> {
                 if (unsafe(c)) {
-                    b.append(String.format("\\u%04x", (int) c));
+                    b.append("\\u").append(HexFormat.of().toHexDigits(c));
                 } else {
                     b.append(c);
                 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Replaces secret values in text with {@value #MASK} before the text leaves the sandbox
@@ -78,14 +79,8 @@ public final class Redactor {
         }
         List<String> sorted = new ArrayList<>(all);
         sorted.sort(LONGEST_FIRST);
-        StringBuilder regex = new StringBuilder();
-        for (String needle : sorted) {
-            if (!regex.isEmpty()) {
-                regex.append('|');
-            }
-            regex.append(Pattern.quote(needle));
-        }
-        return new Redactor(Pattern.compile(regex.toString()), kept);
+        String regex = sorted.stream().map(Pattern::quote).collect(Collectors.joining("|"));
+        return new Redactor(Pattern.compile(regex), kept);
     }
 
     /** Whether this redactor would change nothing. */

@@ -1,5 +1,6 @@
 package dev.agentbox.platform;
 
+// Hand-written: nothing in the JDK quotes for a shell; checked against real shells by ShellQuoteTest.
 /**
  * Quoting for POSIX shells (bash, dash, BusyBox ash).
  *

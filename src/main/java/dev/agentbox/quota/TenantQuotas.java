@@ -23,8 +23,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *   <li>a slot is counted from the moment it is granted until it is closed, and every
  *       grant is paired with exactly one release on every exit path (callers close slots in
  *       {@code finally}, or hand them to a completion such as a process's exit);</li>
- *   <li>the limits are read once from MicroProfile Config ({@code agentbox.quotas.*}) and
- *       can be replaced with {@link #configure} (tests);</li>
+ *   <li>the limits are read once, from MicroProfile Config ({@code agentbox.quotas.*}) or
+ *       from the constructor (tests);</li>
  *   <li>a limit of 0 counts nothing at all.</li>
  * </ul>
  */
@@ -62,15 +62,6 @@ public class TenantQuotas {
     /** Reads the limits at start-up, so that a negative limit fails the deployment rather than a first request. */
     void atStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
         // Observing creates the bean: init() has checked the defaults by now.
-    }
-
-    /** Replaces the limits; slots held now stay held and count against the new limits. */
-    public void configure(QuotaLimits limits) {
-        this.limits = limits;
-    }
-
-    public int limit(String tenant, Quota quota) {
-        return limits.limit(tenant, quota);
     }
 
     /**

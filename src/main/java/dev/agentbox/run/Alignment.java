@@ -137,11 +137,6 @@ public final class Alignment {
         return position >= stored.size();
     }
 
-    /** Stored chunks matched or skipped so far. */
-    public int position() {
-        return position;
-    }
-
     /** Stored service-inserted chunks skipped so far. */
     public int skipped() {
         return totalSkipped;

@@ -75,6 +75,12 @@ class AdminPathTest {
     }
 
     @Test
+    void aPercentBeforeNonAsciiBytesStaysLiteral() {
+        // é is two bytes above 0x7f: neither is a hex digit, however a byte's sign is read
+        assertThat(AdminPath.normalize("/%é1/%1é")).isEqualTo("/%é1/%1é");
+    }
+
+    @Test
     void anApplicationAtTheRootSeesTheAdminAreaDirectlyUnderIt() {
         assertThat(AdminPath.isAdmin("/v1//admin", "/")).isTrue();
         assertThat(AdminPath.isAdmin("/v1/providers", "/")).isFalse();

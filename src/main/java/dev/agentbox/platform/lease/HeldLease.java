@@ -58,10 +58,6 @@ public final class HeldLease implements AutoCloseable {
         return name;
     }
 
-    public String holder() {
-        return holder;
-    }
-
     public boolean lost() {
         return lost;
     }

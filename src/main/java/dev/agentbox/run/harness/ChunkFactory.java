@@ -30,14 +30,6 @@ public final class ChunkFactory {
         this.timestamps = timestamps;
     }
 
-    public String runId() {
-        return runId;
-    }
-
-    public String threadId() {
-        return threadId;
-    }
-
     public JsonObject runStarted() {
         return finish(start(ChunkType.RUN_STARTED));
     }

@@ -22,9 +22,4 @@ public final class RunIds {
     public String next() {
         return runId + "-" + next++;
     }
-
-    /** How many ids were handed out. */
-    public long issued() {
-        return next;
-    }
 }

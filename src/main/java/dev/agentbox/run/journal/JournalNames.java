@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -68,7 +69,7 @@ public final class JournalNames {
             if (isKept(u)) {
                 out.append((char) u);
             } else {
-                out.append('_').append(Character.forDigit(u >> 4, 16)).append(Character.forDigit(u & 0xf, 16));
+                out.append('_').append(HexFormat.of().toHexDigits(b));
             }
         }
         if (out.length() <= MAX_NAME_CHARS) {
@@ -96,7 +97,7 @@ public final class JournalNames {
                 bytes.write(c);
             } else if (c == '_' && i + 2 < encoded.length() && isLowerHex(encoded.charAt(i + 1))
                     && isLowerHex(encoded.charAt(i + 2))) {
-                int u = Integer.parseInt(encoded.substring(i + 1, i + 3), 16);
+                int u = HexFormat.fromHexDigits(encoded, i + 1, i + 3);
                 if (isKept(u)) {
                     return Optional.empty(); // not canonical: encode would have kept this byte
                 }

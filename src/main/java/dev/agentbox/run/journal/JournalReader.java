@@ -264,11 +264,6 @@ public final class JournalReader implements AutoCloseable {
         return lines.position();
     }
 
-    /** Whether the sentinel has been read. */
-    public boolean finished() {
-        return lines.finished();
-    }
-
     /** Stops reading; in follow mode kills the in-sandbox {@code tail} and waits for that. */
     @Override
     public void close() {

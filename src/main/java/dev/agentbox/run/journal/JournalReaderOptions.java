@@ -60,10 +60,6 @@ public record JournalReaderOptions(
         return new JournalReaderOptions(m, pollInterval, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes);
     }
 
-    public JournalReaderOptions withPollInterval(Duration d) {
-        return new JournalReaderOptions(mode, d, firstByteBound, writerProbeAfter, maxLineBytes, maxBufferedBytes);
-    }
-
     public JournalReaderOptions withFirstByteBound(Duration d) {
         return new JournalReaderOptions(mode, pollInterval, d, writerProbeAfter, maxLineBytes, maxBufferedBytes);
     }

@@ -1,11 +1,15 @@
 package dev.agentbox.run.journal;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
+// Hand-written: no JDK reader splits lines at exact byte offsets under a line cap; decoding is the JDK's.
 /**
  * Turns journal bytes, fed in arbitrary pieces, into complete lines.
  *
@@ -116,23 +120,18 @@ public final class LineAssembler {
         dropped += len - kept;
     }
 
-    /** The kept bytes without a multi-byte character the cap cut in two. */
+    /**
+     * The kept bytes without a character the cap cut in two: a decoder told more input may
+     * follow leaves such a tail undecoded, while malformed bytes still become U+FFFD.
+     */
     private String truncatedText() {
-        byte[] b = pending.toByteArray();
-        int cut = b.length;
-        int back = cut - 1;
-        // walk back over continuation bytes (10xxxxxx) to the lead byte of the last character
-        while (back >= 0 && back > cut - 4 && (b[back] & 0xC0) == 0x80) {
-            back--;
-        }
-        if (back >= 0) {
-            int lead = b[back] & 0xff;
-            int need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-            if (back + need > cut) {
-                cut = back; // the last character is incomplete: drop its lead and continuations
-            }
-        }
-        return new String(b, 0, cut, StandardCharsets.UTF_8);
+        ByteBuffer in = ByteBuffer.wrap(pending.toByteArray());
+        CharBuffer out = CharBuffer.allocate(in.remaining());
+        StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE)
+                .decode(in, out, false);
+        return out.flip().toString();
     }
 
     /** How many lines were delivered truncated so far. */

@@ -329,10 +329,6 @@ final class DockerEngine implements Closeable {
             }
         }
 
-        boolean completed() {
-            return completed;
-        }
-
         String stderr() {
             return new String(stderr.stderr(), java.nio.charset.StandardCharsets.UTF_8);
         }

@@ -142,11 +142,6 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     @Override
-    public Map<String, String> current() {
-        return Map.copyOf(env);
-    }
-
-    @Override
     public Channel connect(int port) {
         return new Channel(provider.portUrl(name, port), Map.of());
     }
@@ -255,10 +250,6 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
 
     DockerSandboxProvider providerBean() {
         return provider;
-    }
-
-    String containerName() {
-        return name;
     }
 
     private static String newProcessId() {

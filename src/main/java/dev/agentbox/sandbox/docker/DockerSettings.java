@@ -47,10 +47,6 @@ public record DockerSettings(boolean enabled, String host, String image, int def
             return new Hardening(Optional.of(list), bridgeEnabled, user, readOnlyRoot, nofile, storageSize);
         }
 
-        public Hardening withBridgeEnabled(boolean b) {
-            return new Hardening(images, b, user, readOnlyRoot, nofile, storageSize);
-        }
-
         public Hardening withReadOnlyRoot(boolean r) {
             return new Hardening(images, bridgeEnabled, user, r, nofile, storageSize);
         }

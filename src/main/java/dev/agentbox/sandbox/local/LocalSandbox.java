@@ -137,11 +137,6 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         env.putAll(vars);
     }
 
-    @Override
-    public Map<String, String> current() {
-        return Map.copyOf(env);
-    }
-
     /** Local processes listen on the host itself. */
     @Override
     public Channel connect(int port) {

@@ -117,10 +117,6 @@ public class LocalSandboxProvider implements SandboxProvider {
         }
     }
 
-    Path root() {
-        return settings.root();
-    }
-
     ThreadFactory threads() {
         return threads;
     }

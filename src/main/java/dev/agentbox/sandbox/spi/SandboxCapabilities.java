@@ -50,20 +50,4 @@ public record SandboxCapabilities(
                 on.contains(Capability.SNAPSHOTS), on.contains(Capability.NETWORK_POLICY),
                 on.contains(Capability.DURABLE_FILESYSTEM), on.contains(Capability.FORK));
     }
-
-    public boolean has(Capability capability) {
-        return switch (capability) {
-            case FS -> fs;
-            case EXEC -> exec;
-            case ENV -> env;
-            case PORTS -> ports;
-            case BACKGROUND_PROCESSES -> backgroundProcesses;
-            case WRITABLE_STDIN -> writableStdin;
-            case KILLABLE_PROCESSES -> killableProcesses;
-            case SNAPSHOTS -> snapshots;
-            case NETWORK_POLICY -> networkPolicy;
-            case DURABLE_FILESYSTEM -> durableFilesystem;
-            case FORK -> fork;
-        };
-    }
 }

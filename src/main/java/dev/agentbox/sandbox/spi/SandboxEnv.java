@@ -7,7 +7,4 @@ public interface SandboxEnv {
 
     /** Sets variables for every later exec/spawn through this handle (merged, later wins). */
     void set(Map<String, String> vars);
-
-    /** The variables set through {@link #set} (not the image's own environment). */
-    Map<String, String> current();
 }

@@ -77,8 +77,4 @@ public record SandboxLimits(long maxOutputBytes, Duration defaultExecTimeout, Du
     public SandboxLimits withMaxReadBytes(long b) {
         return new SandboxLimits(maxOutputBytes, defaultExecTimeout, maxExecTimeout, b, internalExecTimeout, processBufferChars);
     }
-
-    public SandboxLimits withInternalExecTimeout(Duration d) {
-        return new SandboxLimits(maxOutputBytes, defaultExecTimeout, maxExecTimeout, maxReadBytes, d, processBufferChars);
-    }
 }

@@ -1,7 +1,6 @@
 package dev.agentbox.sandbox.spi;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
@@ -46,9 +45,5 @@ public record SandboxPolicy(Network network, OptionalInt memoryMb, OptionalDoubl
 
     public SandboxPolicy withLimits(int memoryMb, double cpus, int pids) {
         return new SandboxPolicy(network, OptionalInt.of(memoryMb), OptionalDouble.of(cpus), OptionalInt.of(pids), ports);
-    }
-
-    public Optional<Integer> firstPort() {
-        return ports.stream().findFirst();
     }
 }

@@ -7,6 +7,7 @@ import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
+// Only glue around the JDK's CharsetDecoder: it keeps an incomplete character until the next piece.
 /**
  * Decodes a byte stream that arrives in arbitrary pieces: a multi-byte character split
  * across pieces is carried over and reassembled; malformed input and a truncated tail at

@@ -43,4 +43,22 @@ class LineAssemblerCapTest {
                 .extracting(JournalLine::truncated).containsExactly(false, true);
         assertThat(a.exitCode()).hasValue(4);
     }
+
+    @Test
+    @DisplayName("a cut inside a 2-byte or 3-byte character drops only that character")
+    void cutInsideShorterCharacters() {
+        LineAssembler a = new LineAssembler(sentinel, 0, 2);
+        assertThat(a.feed(utf8("aé\n"))).containsExactly(new JournalLine("a", 4, true));
+        LineAssembler b = new LineAssembler(sentinel, 0, 3);
+        assertThat(b.feed(utf8("a€\n"))).containsExactly(new JournalLine("a", 5, true));
+    }
+
+    @Test
+    @DisplayName("malformed bytes before the cut become U+FFFD; they are not taken for a cut character")
+    void malformedBytesAtTheCutAreReplacedNotDropped() {
+        LineAssembler a = new LineAssembler(sentinel, 0, 3);
+        // 0xFF is never UTF-8, and 0xC0 never starts a valid sequence: neither is a character the cap cut
+        assertThat(a.feed(new byte[] {'a', (byte) 0xFF, (byte) 0xC0, 'z', '\n'}))
+                .containsExactly(new JournalLine("a\uFFFD\uFFFD", 5, true));
+    }
 }

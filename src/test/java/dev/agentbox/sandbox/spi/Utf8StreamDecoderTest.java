@@ -42,4 +42,35 @@ class Utf8StreamDecoderTest {
         out.append(d.finish());
         assertThat(out.toString()).isEqualTo("a😀b€");
     }
+
+    @Test
+    void aSequenceBrokenOffByTheNextPieceBecomesOneReplacementAndTheNextByteIsKept() {
+        Utf8StreamDecoder d = new Utf8StreamDecoder();
+        assertThat(d.feed(new byte[] {'a', (byte) 0xE2, (byte) 0x82})).isEqualTo("a");
+        assertThat(d.feed(new byte[] {'b'}) + d.finish()).isEqualTo("\uFFFDb");
+    }
+
+    @Test
+    void malformedBytesAtAPieceBoundaryAreReplacedNotDropped() {
+        Utf8StreamDecoder d = new Utf8StreamDecoder();
+        assertThat(d.feed(new byte[] {'x', (byte) 0xFF})).isEqualTo("x\uFFFD");
+        assertThat(d.feed(new byte[] {(byte) 0x80, 'y'})).isEqualTo("\uFFFDy");
+        assertThat(d.finish()).isEmpty();
+    }
+
+    @Test
+    void aTruncatedFourByteTailAtTheEndIsOneReplacementCharacter() {
+        Utf8StreamDecoder d = new Utf8StreamDecoder();
+        byte[] emoji = "😀".getBytes(StandardCharsets.UTF_8);
+        assertThat(d.feed(emoji, 0, 3)).isEmpty();
+        assertThat(d.finish()).isEqualTo("\uFFFD");
+    }
+
+    @Test
+    void aDecoderCanBeFedAgainAfterFinish() {
+        Utf8StreamDecoder d = new Utf8StreamDecoder();
+        d.feed(new byte[] {(byte) 0xE2});
+        d.finish();
+        assertThat(d.feed("€".getBytes(StandardCharsets.UTF_8)) + d.finish()).isEqualTo("€");
+    }
 }
