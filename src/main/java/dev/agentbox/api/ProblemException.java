@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * An error with an API problem code (see API.md, "Errors"). Thrown anywhere below the
+ * An error with an API problem code (see docs/api.md, "Errors"). Thrown anywhere below the
  * resources; {@link ProblemMapper} turns it into {@code application/problem+json}.
  * The detail must never hold a secret value or a stack trace.
  */
