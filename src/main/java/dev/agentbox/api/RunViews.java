@@ -8,7 +8,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.util.List;
 
-/** JSON of runs as API.md shows them: fields that are not set are absent; {@code false} is not absent. */
+/** JSON of runs as docs/api.md shows them: fields that are not set are absent; {@code false} is not absent. */
 final class RunViews {
 
     private RunViews() {

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What one {@link JournalPruner#prune()} did: the runIds whose journal files it deleted, and
- * every journal it kept with the reason (API.md {@code POST /admin/journals/prune}). A kept
+ * every journal it kept with the reason (docs/api.md {@code POST /admin/journals/prune}). A kept
  * file whose name does not decode is listed under its file name.
  */
 public record PruneResult(List<String> deleted, List<Kept> kept) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Bad input over every endpoint of the contract (API.md): malformed, wrong-typed, unknown,
+ * Bad input over every endpoint of the contract (docs/api.md): malformed, wrong-typed, unknown,
  * missing and oversized bodies, huge and negative numbers, control characters and over-long
  * ids, path tricks, wrong content types and methods. Every case must be answered, within a
  * bound, with a problem+json 4xx whose {@code status} matches the HTTP status, that carries a
@@ -154,7 +154,7 @@ class BadInputCorpusIT {
         }
     }
 
-    /** Every endpoint family of API.md has at least one row in the corpus. */
+    /** Every endpoint family of docs/api.md has at least one row in the corpus. */
     @Test
     void theCorpusCoversEveryEndpointOfTheContract() {
         List<String> paths = corpus().stream().map(c -> c.method + " " + c.path).toList();

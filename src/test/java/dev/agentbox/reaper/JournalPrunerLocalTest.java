@@ -43,7 +43,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Journal pruning (BEHAVIOR.md PJ-01..PJ-06) on local-provider sandboxes and the Derby stores.
+ * Journal pruning (docs/behavior.md PJ-01..PJ-06) on local-provider sandboxes and the Derby stores.
  * Local sandboxes share the host and keep journals per tenant, so every test has a tenant, and
  * thus a journal directory, of its own (under this class's temporary root).
  */

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
- * The {@code command} harness (API.md, "The command harness translates each journal line"):
+ * The {@code command} harness (docs/api.md, "Chunks"):
  * <ol>
  *   <li>a JSON object whose {@code type} names a chunk type → that chunk, with the service's
  *       {@code threadId}, {@code runId} and {@code timestamp}, and a missing id filled in:
@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  *   <li>any other JSON object → {@code CUSTOM {"name":"agent.output","value":<object>}};</li>
  *   <li>a line that is not a JSON object → {@code CUSTOM {"name":"agent.text","value":"<line>"}}.</li>
  * </ol>
- * Two choices where API.md is silent, both so that the log stays well-formed: an agent line
+ * Two choices (also in docs/api.md), both so that the log stays well-formed: an agent line
  * whose type is a lifecycle type ({@code RUN_STARTED}, {@code RUN_FINISHED},
  * {@code RUN_ERROR}) is {@code agent.output} — the run's lifecycle belongs to the service, and
  * an agent's own {@code RUN_FINISHED} would end every reader's stream while the agent still

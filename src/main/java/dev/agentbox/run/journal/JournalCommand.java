@@ -6,7 +6,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 /**
  * The shell commands that start a journaled agent and read its journal inside a sandbox.
  *
- * <p>The journaled form is exactly (ARCHITECTURE.md, "Journal format"):
+ * <p>The journaled form is exactly (docs/architecture.md, "Journal format"):
  * <pre>
  * mkdir -p 'DIR' &amp;&amp; { ( CMD ) IN; printf '{"__exit":%d,"__nonce":"NONCE"}\n' "$?"; } &gt;&gt; 'J' 2&gt;&gt; 'ERR'
  * </pre>

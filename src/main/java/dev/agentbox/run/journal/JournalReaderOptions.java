@@ -3,7 +3,7 @@ package dev.agentbox.run.journal;
 import java.time.Duration;
 
 /**
- * How a {@link JournalReader} reads. Defaults are BEHAVIOR.md's constants; tests shorten the
+ * How a {@link JournalReader} reads. Defaults are docs/behavior.md's constants; tests shorten the
  * bounds.
  *
  * @param mode {@link Mode#AUTO} follows when the provider's processes are killable, else polls

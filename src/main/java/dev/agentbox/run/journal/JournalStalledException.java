@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * No byte of a fresh journal (read from offset 0) arrived within the first-byte bound: the
- * agent never started producing (BEHAVIOR.md JN-11, problem code {@value #CODE}). Distinct from
+ * agent never started producing (docs/behavior.md JN-11, problem code {@value #CODE}). Distinct from
  * {@link JournalEndedWithoutSentinelException}: nothing ever arrived, so nothing ended.
  */
 public final class JournalStalledException extends RuntimeException {

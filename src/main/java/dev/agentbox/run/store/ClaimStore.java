@@ -3,7 +3,7 @@ package dev.agentbox.run.store;
 import java.util.OptionalLong;
 
 /**
- * Driver claims: the epoch fence of ARCHITECTURE.md "Claims and fencing". Each method is one
+ * Driver claims: the epoch fence of docs/architecture.md ("Leases, claims and epochs"). Each method is one
  * transaction.
  *
  * <p>Who may claim is decided by the lease {@code run-driver:<runId>}; the claim only makes

@@ -9,7 +9,7 @@ import java.util.OptionalLong;
 
 /**
  * An immutable snapshot of one run record as the stores return it; the API layer maps it to
- * the run JSON of API.md, writing every empty Optional as an absent member (so
+ * the run JSON of docs/api.md, writing every empty Optional as an absent member (so
  * {@code cancelRequested = Optional.of(false)} is shown, {@code Optional.empty()} is not).
  *
  * @param ref the store's reference to the run, for the claim and the log

@@ -3,7 +3,7 @@ package dev.agentbox.run.store;
 import java.util.Locale;
 
 /**
- * The status of a run, as API.md spells it on the wire. {@code running} and
+ * The status of a run, as docs/api.md spells it on the wire. {@code running} and
  * {@code interrupted} are live; {@code completed}, {@code failed} and {@code aborted} are
  * terminal and final: a terminal run never changes status again and is never claimed.
  */

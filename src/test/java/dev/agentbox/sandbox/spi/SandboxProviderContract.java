@@ -53,7 +53,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The one conformance suite every {@link SandboxProvider} passes (BEHAVIOR.md FS-01..FS-08,
+ * The one conformance suite every {@link SandboxProvider} passes (docs/behavior.md FS-01..FS-08,
  * PR-01..PR-09). One sandbox is shared by the whole class; each test works in its own
  * sub-directory. A capability a provider lacks is asserted as the exception path, never
  * skipped.
