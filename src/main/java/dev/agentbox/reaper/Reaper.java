@@ -1,7 +1,7 @@
 package dev.agentbox.reaper;
 
 import dev.agentbox.platform.LogText;
-import dev.agentbox.run.DriverLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.run.RunAbort;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
@@ -168,10 +168,10 @@ public final class Reaper {
         }
         List<SweepResult.Unattended> out = new ArrayList<>();
         try {
-            Set<String> held = ctx.leases().heldNames(DriverLease.PREFIX);
+            Set<String> held = ctx.leases().heldNames(LeaseNames.RUN_DRIVER_PREFIX);
             Instant youngest = now.minus(ctx.takeover().leaseTtl());
             for (RunRecordView run : ctx.runs().listLive(youngest, MAX_UNATTENDED)) {
-                if (handled.contains(run.ref()) || held.contains(DriverLease.name(run.ref()))) {
+                if (handled.contains(run.ref()) || held.contains(LeaseNames.runDriver(run.ref().id()))) {
                     continue;
                 }
                 try {

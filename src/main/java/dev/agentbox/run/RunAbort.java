@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
@@ -62,7 +63,7 @@ public final class RunAbort {
     public static <T> Aborted<T> abort(RunContext ctx, RunRecordView run, Predicate<RunRecordView> eligible,
             Function<RunRecordView, T> teardown, RunError error) {
         RunContext.Takeover t = ctx.takeover();
-        Optional<HeldLease> held = ctx.leases().acquire(DriverLease.name(run.ref()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        Optional<HeldLease> held = ctx.leases().acquire(LeaseNames.runDriver(run.ref().id()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
         if (held.isEmpty()) {
             return new Aborted<>(false, Optional.empty());
         }

@@ -4,6 +4,7 @@ import dev.agentbox.api.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
@@ -164,7 +165,7 @@ public final class RunDriver implements Runnable {
     private void drive() {
         String label = "run " + run.runId() + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
         RunContext.Takeover t = ctx.takeover();
-        Optional<HeldLease> held = ctx.leases().acquire(DriverLease.name(run.ref()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        Optional<HeldLease> held = ctx.leases().acquire(LeaseNames.runDriver(run.ref().id()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
         if (held.isEmpty()) {
             LOG.info(label + ": another live driver holds the run");
             return;

@@ -23,6 +23,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import java.time.Clock;
 import java.time.Duration;
@@ -209,7 +210,7 @@ public class RunService {
      * window, claims, replays the journal with alignment and keeps driving.
      */
     public Adoption adopt(RunRecordView run, String why) {
-        if (drivers.containsKey(run.ref()) || leases.held(DriverLease.name(run.ref()))) {
+        if (drivers.containsKey(run.ref()) || leases.held(LeaseNames.runDriver(run.ref().id()))) {
             return Adoption.DRIVEN;
         }
         // A run younger than one lease TTL may simply not have taken its lease yet: a
@@ -280,7 +281,7 @@ public class RunService {
                 if (fresh.isEmpty() || fresh.get().isTerminal() || abortLocal(run)) {
                     return;
                 }
-                if (!leases.held(DriverLease.name(run.ref()))) {
+                if (!leases.held(LeaseNames.runDriver(run.ref().id()))) {
                     RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
                             RunAbort.CANCELLED);
                     if (a.ended()) {
