@@ -282,7 +282,7 @@ public class RunService {
                     return;
                 }
                 if (!leases.held(LeaseNames.runDriver(run.ref().id()))) {
-                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
+                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, r -> RunAbort.destroySandbox(context, r),
                             RunAbort.CANCELLED);
                     if (a.ended()) {
                         LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; cancel landed by " + node.id());
@@ -296,18 +296,6 @@ public class RunService {
         } catch (RuntimeException e) {
             LOG.warning("run " + LogText.quote(run.runId()) + ": could not land the cancel here (the reaper will): " + e);
         }
-    }
-
-    /** Cancel always destroys the sandbox (that is also what stops the agent). */
-    private Void destroySandbox(RunRecordView run) {
-        run.sandboxKey().ifPresent(key -> {
-            try {
-                sandboxes.delete(run.tenant(), key);
-            } catch (ProblemException e) {
-                LOG.info("run " + LogText.quote(run.runId()) + ": sandbox already gone at cancel: " + e.detail());
-            }
-        });
-        return null;
     }
 
     public RunEventStream stream() {
