@@ -23,8 +23,9 @@ import java.util.logging.Logger;
 
 /**
  * One sweep: detached runs, then runs nobody drives, then orphaned sandboxes. Safe on many
- * servers at once: every write to a run goes through its driver lease and a claim, so a run
- * another sweep (or a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
+ * servers at once: every write to a run goes through the run-write protocol
+ * ({@link dev.agentbox.run.RunWriter}: its driver lease, then a claim), so a run another sweep
+ * (or a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
  *
  * <p>Detached runs (detached for the TTL or longer, inclusive — the TTL makes a run eligible,
  * it never kills it), longest detached first, at most {@code maxRuns} per sweep (each sweep
