@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import java.time.Duration;
 import java.util.HashSet;
@@ -55,8 +56,8 @@ final class RecordedSlots {
         if (limit == 0) {
             return Slot.NONE;
         }
-        String pendingPrefix = "quota-pending:" + quota.wireName() + ":" + hash(tenant) + ":";
-        try (HeldLease gate = leases.acquire("quota-gate:" + quota.wireName() + ":" + hash(tenant), GATE_TTL, GATE_WAIT)
+        String pendingPrefix = LeaseNames.quotaPendingPrefix(quota.wireName(), hash(tenant));
+        try (HeldLease gate = leases.acquire(LeaseNames.quotaGate(quota.wireName(), hash(tenant)), GATE_TTL, GATE_WAIT)
                 .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                         "Too many concurrent requests of this tenant are checking its " + quota.wireName()
                                 + " quota; try again.", Map.of(), null))) {

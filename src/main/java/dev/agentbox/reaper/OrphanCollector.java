@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
@@ -92,7 +93,7 @@ public final class OrphanCollector {
                         continue;
                     }
                     String key = s.labels().get(SandboxLabels.KEY);
-                    if (key != null && leases.held("sandbox:" + key)) {
+                    if (key != null && leases.held(LeaseNames.sandbox(key))) {
                         continue;
                     }
                     provider.destroy(s.id());

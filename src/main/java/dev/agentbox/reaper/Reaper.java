@@ -1,7 +1,7 @@
 package dev.agentbox.reaper;
 
 import dev.agentbox.platform.LogText;
-import dev.agentbox.run.DriverLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.run.RunAbort;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
@@ -23,8 +23,9 @@ import java.util.logging.Logger;
 
 /**
  * One sweep: detached runs, then runs nobody drives, then orphaned sandboxes. Safe on many
- * servers at once: every write to a run goes through its driver lease and a claim, so a run
- * another sweep (or a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
+ * servers at once: every write to a run goes through the run-write protocol
+ * ({@link dev.agentbox.run.RunWriter}: its driver lease, then a claim), so a run another sweep
+ * (or a live driver, or a re-attached viewer) holds is {@code not-claimed} here.
  *
  * <p>Detached runs (detached for the TTL or longer, inclusive — the TTL makes a run eligible,
  * it never kills it), longest detached first, at most {@code maxRuns} per sweep (each sweep
@@ -168,10 +169,10 @@ public final class Reaper {
         }
         List<SweepResult.Unattended> out = new ArrayList<>();
         try {
-            Set<String> held = ctx.leases().heldNames(DriverLease.PREFIX);
+            Set<String> held = ctx.leases().heldNames(LeaseNames.RUN_DRIVER_PREFIX);
             Instant youngest = now.minus(ctx.takeover().leaseTtl());
             for (RunRecordView run : ctx.runs().listLive(youngest, MAX_UNATTENDED)) {
-                if (handled.contains(run.ref()) || held.contains(DriverLease.name(run.ref()))) {
+                if (handled.contains(run.ref()) || held.contains(LeaseNames.runDriver(run.ref().id()))) {
                     continue;
                 }
                 try {

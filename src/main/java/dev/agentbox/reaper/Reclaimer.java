@@ -2,6 +2,7 @@ package dev.agentbox.reaper;
 
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
@@ -67,7 +68,7 @@ public final class Reclaimer {
             return Reclaim.of(ReclaimOutcome.IN_USE);
         }
         // Under the sandbox lease an ensure cannot replace or resume the sandbox meanwhile.
-        try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ZERO).orElse(null)) {
+        try (HeldLease lease = leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ZERO).orElse(null)) {
             if (lease == null) {
                 LOG.info(label + ": an ensure holds it; kept");
                 return Reclaim.of(ReclaimOutcome.IN_USE);

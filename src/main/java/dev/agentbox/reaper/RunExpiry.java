@@ -9,8 +9,9 @@ import java.util.function.Predicate;
 
 /**
  * Ends a run the reaper must stop — past its {@code maxDurationMs}, or cancelled while no
- * driver holds it — whose agent has not exited: through {@link RunAbort}, with the reclaimer
- * as the teardown (destroying the sandbox is what stops the agent: closing an exec does not).
+ * driver holds it — whose agent has not exited: through {@link RunAbort}, which writes it
+ * through the run-write protocol like any driver, with the reclaimer as the teardown
+ * (destroying the sandbox is what stops the agent: closing an exec does not).
  * The caller has already written {@code cancelRequested}, so a driver alive elsewhere stops too.
  */
 final class RunExpiry {

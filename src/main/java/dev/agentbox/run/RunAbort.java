@@ -1,27 +1,29 @@
 package dev.agentbox.run;
 
-import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.platform.LogText;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
-import java.time.Duration;
+import jakarta.json.JsonObject;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
- * Ends a run that has no live driver as {@code aborted}, from whichever server notices: a
- * cancel received for a run whose server died, the reaper finding a cancelled or runaway run
- * nobody drives. Same write protocol as a driver: the run's driver lease (taken only when
- * free: a live driver elsewhere ends the run itself), a fresh claim (a new epoch fences out
- * any paused predecessor), then the teardown (destroying the sandbox is what stops the agent),
- * then the terminal chunk and record, both fenced by the epoch.
+ * Ends a run as {@code aborted}. A run that has no live driver is ended from whichever server
+ * notices — a cancel received for a run whose server died, the reaper finding a cancelled or
+ * runaway run nobody drives — through the run-write protocol ({@link RunWriter}) as a driver
+ * writes it: the run's driver lease (taken only when free: a live driver elsewhere ends the run
+ * itself), a fresh claim (a new epoch fences out any paused predecessor), then the teardown
+ * (destroying the sandbox is what stops the agent), then the terminal chunk and record, both
+ * fenced by the epoch. A driver that is told to abort ends its own run the same way
+ * ({@link #destroySandbox}, {@link #terminalChunk}).
  *
  * <p>No quiet window: nothing is replayed, so a predecessor's late appends cannot be
  * duplicated — they land before the claim or are refused after it.
@@ -61,37 +63,63 @@ public final class RunAbort {
      */
     public static <T> Aborted<T> abort(RunContext ctx, RunRecordView run, Predicate<RunRecordView> eligible,
             Function<RunRecordView, T> teardown, RunError error) {
-        RunContext.Takeover t = ctx.takeover();
-        Optional<HeldLease> held = ctx.leases().acquire(DriverLease.name(run.ref()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        Optional<RunWriter.Lease> held = RunWriter.of(ctx).lease(run.ref());
         if (held.isEmpty()) {
             return new Aborted<>(false, Optional.empty());
         }
-        try (HeldLease lease = held.get()) {
+        try (RunWriter.Lease lease = held.get()) {
+            // Re-read under the lease: the run may have ended, or a viewer re-attached, since it was listed.
             Optional<RunRecordView> fresh = ctx.runs().findById(run.ref()).filter(r -> !r.isTerminal()).filter(eligible);
             if (fresh.isEmpty()) {
                 return new Aborted<>(false, Optional.empty());
             }
-            OptionalLong epoch = ctx.claims().claim(run.ref(), ctx.nodeId());
-            if (epoch.isEmpty()) {
+            Optional<RunWriter.Claim> claim = lease.claim();
+            if (claim.isEmpty()) {
                 return new Aborted<>(false, Optional.empty());
             }
             T report = teardown.apply(fresh.get());
+            // A slow teardown may outlast the lease: a successor may own the run by now.
             if (lease.lost()) {
                 return new Aborted<>(false, Optional.ofNullable(report));
             }
             ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-            ctx.hub().publish(run.ref(), ctx.log().append(run.ref(), epoch.getAsLong(),
-                    List.of(chunks.runError(error.message(), error.code().orElse("aborted")))));
-            FinishResult result = ctx.log().finishRun(run.ref(), epoch.getAsLong(), RunStatus.ABORTED, ctx.clock().instant(),
-                    Optional.of(error));
-            LOG.info("run " + run.runId() + ": aborted by " + ctx.nodeId() + " with epoch " + epoch.getAsLong()
+            FinishResult result = claim.get().finish(List.of(terminalChunk(chunks, error)), RunStatus.ABORTED, Optional.of(error));
+            LOG.info("run " + run.runId() + ": aborted by " + ctx.nodeId() + " with epoch " + claim.get().epoch()
                     + " (" + error.code().orElse("aborted") + ", " + result + ")");
             return new Aborted<>(result == FinishResult.FINISHED, Optional.ofNullable(report));
-        } catch (StaleEpochException e) {
-            LOG.info("run " + run.runId() + ": another driver claimed it while aborting: " + e.getMessage());
+        } catch (StaleEpochException | RunWriter.LeaseLostException e) {
+            LOG.info("run " + run.runId() + ": another writer took the run over while aborting: " + e.getMessage());
             return new Aborted<>(false, Optional.empty());
         } finally {
             ctx.hub().signal(run.ref());
         }
+    }
+
+    /**
+     * The teardown of a cancel: destroys the run's sandbox, if it has one. Returns nothing to
+     * report, as an {@link #abort} teardown.
+     */
+    public static Void destroySandbox(RunContext ctx, RunRecordView run) {
+        destroySandbox(ctx, run.tenant(), run.sandboxKey(), "run " + LogText.quote(run.runId()));
+        return null;
+    }
+
+    /**
+     * Cancel and runaway always destroy the sandbox: that is what stops the agent (closing an
+     * exec does not). A sandbox already gone is fine: the agent is stopped either way.
+     */
+    static void destroySandbox(RunContext ctx, String tenant, Optional<String> sandboxKey, String label) {
+        sandboxKey.ifPresent(key -> {
+            try {
+                ctx.sandboxes().delete(tenant, key);
+            } catch (ProblemException e) {
+                LOG.info(label + ": sandbox already gone at cancel: " + e.detail());
+            }
+        });
+    }
+
+    /** The terminal chunk of a run ended with {@code error}. */
+    static JsonObject terminalChunk(ChunkFactory chunks, RunError error) {
+        return chunks.runError(error.message(), error.code().orElse("aborted"));
     }
 }

@@ -4,7 +4,6 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.platform.Redactor;
-import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
@@ -58,7 +57,7 @@ public final class RunDriver implements Runnable {
     private final Finalizing finalizing;
     private volatile boolean abortRequested;
     private volatile boolean leaving;
-    private final FencedWriter writer;
+    private final DriverWriter writer;
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
     private Integer exitCode;
@@ -109,7 +108,7 @@ public final class RunDriver implements Runnable {
         this.agent = agent;
         this.takeover = takeover;
         this.sandboxKey = run.sandboxKey().orElse(null);
-        this.writer = new FencedWriter(ctx, run);
+        this.writer = new DriverWriter(ctx, run);
     }
 
     /**
@@ -164,13 +163,14 @@ public final class RunDriver implements Runnable {
 
     private void drive() {
         String label = "run " + run.runId() + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
-        RunContext.Takeover t = ctx.takeover();
-        Optional<HeldLease> held = ctx.leases().acquire(DriverLease.name(run.ref()), t.leaseTtl(), t.leaseRenew(), Duration.ZERO);
+        Optional<RunWriter.Lease> held = RunWriter.of(ctx).lease(run.ref());
         if (held.isEmpty()) {
             LOG.info(label + ": another live driver holds the run");
             return;
         }
-        try (HeldLease lease = held.get()) {
+        try (RunWriter.Lease lease = held.get()) {
+            // Re-read under the lease: since the probe, a viewer may have re-attached (its
+            // server drives the run on) or another writer may have ended it.
             if (finalizing != null && !stillDetached()) {
                 LOG.info(label + ": a viewer re-attached or the run ended; not finalizing");
                 return;
@@ -178,21 +178,23 @@ public final class RunDriver implements Runnable {
             if (takeover && finalizing == null && !quiesced(label)) {
                 return;
             }
-            var claimed = ctx.claims().claim(run.ref(), ctx.nodeId());
+            Optional<RunWriter.Claim> claimed = lease.claim();
             if (claimed.isEmpty()) {
                 LOG.info(label + ": not claimed (terminal or unknown)");
                 return;
             }
-            long epoch = claimed.getAsLong();
+            long epoch = claimed.get().epoch();
             Alignment alignment = null;
             if (takeover) {
+                // Read after the claim: a predecessor's append either landed before it (and is
+                // aligned here) or is refused by the new epoch.
                 var stored = ctx.log().fingerprints(run.ref());
                 alignment = new Alignment(stored, run.runId(), run.threadId());
                 LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against " + stored.size() + " stored chunks");
             }
-            writer.claimed(lease, epoch, alignment);
+            writer.claimed(claimed.get(), alignment);
             drive(label);
-        } catch (StaleEpochException | FencedWriter.LeaseLostException e) {
+        } catch (StaleEpochException | RunWriter.LeaseLostException e) {
             writer.ending(Ending.FENCED_OUT);
             LOG.warning(label + ": another driver took over (epoch " + writer.epoch() + "); this driver stops writing: " + e.getMessage());
         } catch (AlignmentException e) {
@@ -421,15 +423,8 @@ public final class RunDriver implements Runnable {
 
     /** Cancel or runaway: the sandbox always goes (that also stops the agent), then the run ends aborted. */
     private void abortRun(String label, ChunkFactory chunks, RunError error) {
-        if (sandboxKey != null) {
-            try {
-                ctx.sandboxes().delete(run.tenant(), sandboxKey);
-            } catch (ProblemException e) {
-                LOG.info(label + ": sandbox already gone at cancel: " + e.detail());
-            }
-        }
-        writer.finish(label, List.of(chunks.runError(error.message(), error.code().orElse("aborted"))), RunStatus.ABORTED,
-                Optional.of(error));
+        RunAbort.destroySandbox(ctx, run.tenant(), Optional.ofNullable(sandboxKey), label);
+        writer.finish(label, List.of(RunAbort.terminalChunk(chunks, error)), RunStatus.ABORTED, Optional.of(error));
         LOG.info(label + ": aborted (" + error.code().orElse("aborted") + ")");
     }
 

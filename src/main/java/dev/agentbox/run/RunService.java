@@ -24,6 +24,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import java.time.Clock;
 import java.time.Duration;
@@ -210,7 +211,7 @@ public class RunService {
      * window, claims, replays the journal with alignment and keeps driving.
      */
     public Adoption adopt(RunRecordView run, String why) {
-        if (drivers.containsKey(run.ref()) || leases.held(DriverLease.name(run.ref()))) {
+        if (drivers.containsKey(run.ref()) || leases.held(LeaseNames.runDriver(run.ref().id()))) {
             return Adoption.DRIVEN;
         }
         // A run younger than one lease TTL may simply not have taken its lease yet: a
@@ -281,8 +282,8 @@ public class RunService {
                 if (fresh.isEmpty() || fresh.get().isTerminal() || abortLocal(run)) {
                     return;
                 }
-                if (!leases.held(DriverLease.name(run.ref()))) {
-                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, this::destroySandbox,
+                if (!leases.held(LeaseNames.runDriver(run.ref().id()))) {
+                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, r -> RunAbort.destroySandbox(context, r),
                             RunAbort.CANCELLED);
                     if (a.ended()) {
                         LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; cancel landed by " + node.id());
@@ -296,18 +297,6 @@ public class RunService {
         } catch (RuntimeException e) {
             LOG.warning("run " + LogText.quote(run.runId()) + ": could not land the cancel here (the reaper will): " + e);
         }
-    }
-
-    /** Cancel always destroys the sandbox (that is also what stops the agent). */
-    private Void destroySandbox(RunRecordView run) {
-        run.sandboxKey().ifPresent(key -> {
-            try {
-                sandboxes.delete(run.tenant(), key);
-            } catch (ProblemException e) {
-                LOG.info("run " + LogText.quote(run.runId()) + ": sandbox already gone at cancel: " + e.detail());
-            }
-        });
-        return null;
     }
 
     public RunEventStream stream() {

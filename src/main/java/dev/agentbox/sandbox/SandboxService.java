@@ -18,6 +18,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
@@ -128,7 +129,7 @@ public class SandboxService {
         }
         String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
         String label = "sandbox " + SandboxKey.shortForm(key);
-        try (HeldLease lease = leases.acquire("sandbox:" + key, LEASE_TTL, Duration.ofMillis(ensureWaitMs))
+        try (HeldLease lease = leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ofMillis(ensureWaitMs))
                 .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
                         "Another ensure of this sandbox is still running; try again later.", Map.of(), null))) {
             Optional<SandboxInstance> recorded = store.find(tenant, key);
@@ -348,7 +349,7 @@ public class SandboxService {
         int expired = 0;
         for (SandboxInstance candidate : store.listIdle(clock.instant(), limit)) {
             String label = "sandbox " + SandboxKey.shortForm(candidate.key());
-            try (HeldLease lease = leases.acquire("sandbox:" + candidate.key(), LEASE_TTL, Duration.ZERO).orElse(null)) {
+            try (HeldLease lease = leases.acquire(LeaseNames.sandbox(candidate.key()), LEASE_TTL, Duration.ZERO).orElse(null)) {
                 if (lease == null) {
                     continue;
                 }

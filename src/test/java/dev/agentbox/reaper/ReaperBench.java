@@ -3,6 +3,7 @@ package dev.agentbox.reaper;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.platform.lease.JpaLeaseStore;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
@@ -239,8 +240,8 @@ public final class ReaperBench {
             if (a instanceof RunRef ref) {
                 return Optional.ofNullable(runIds.get(ref));
             }
-            if (a instanceof String s && s.startsWith(dev.agentbox.run.DriverLease.PREFIX)) {
-                return Optional.ofNullable(runIds.get(new RunRef(s.substring(dev.agentbox.run.DriverLease.PREFIX.length()))));
+            if (a instanceof String s && s.startsWith(LeaseNames.RUN_DRIVER_PREFIX)) {
+                return Optional.ofNullable(runIds.get(new RunRef(s.substring(LeaseNames.RUN_DRIVER_PREFIX.length()))));
             }
         }
         return Optional.empty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.RunDriver;
@@ -221,7 +222,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         f.awaitExit(box, run);
         RunRecordView detached = f.detach(run, f.clock.instant());
         try (ReaperFixture other = new ReaperFixture(db, "node-b", f.docker);
-                var held = other.leases.acquire(dev.agentbox.run.DriverLease.name(run.ref()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
+                var held = other.leases.acquire(LeaseNames.runDriver(run.ref().id()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
             SweepResult result = f.reaper(f.settings()).sweep();
 
             assertThat(entry(result, run).outcome()).isEqualTo(SweepOutcome.NOT_CLAIMED);

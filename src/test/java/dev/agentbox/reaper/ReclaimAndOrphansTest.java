@@ -2,6 +2,7 @@ package dev.agentbox.reaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.store.RunRecordView;
@@ -84,7 +85,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
     void aSandboxBeingEnsuredIsKept() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo one");
-        try (var ensuring = f.leases.acquire("sandbox:" + box.key(), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
+        try (var ensuring = f.leases.acquire(LeaseNames.sandbox(box.key()), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
             assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome()).isEqualTo(ReclaimOutcome.IN_USE);
         }
         assertThat(f.containerExists(box.handle().id())).isTrue();
@@ -123,7 +124,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         String orphan = f.unrecordedContainer(ReaperFixture.INSTALLATION);
         String key = f.labelsOf(orphan).get(SandboxLabels.KEY);
         f.clock.advance(Duration.ofHours(1));
-        try (var ensuring = f.leases.acquire("sandbox:" + key, Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
+        try (var ensuring = f.leases.acquire(LeaseNames.sandbox(key), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
             assertThat(f.reaper(f.settings()).sweep().orphans().destroyed()).isEmpty();
             assertThat(f.containerExists(orphan)).isTrue();
         }

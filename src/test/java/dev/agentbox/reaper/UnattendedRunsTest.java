@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.reaper.ReaperFixture.Box;
-import dev.agentbox.run.DriverLease;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.RunRecordView;
@@ -73,7 +73,7 @@ class UnattendedRunsTest extends ReaperDatabaseTest {
         RunRecordView held = f.runStartedAgo(box, "sleep 60", Duration.ofMinutes(1), SIX_HOURS);
         RunRecordView young = f.runStartedAgo(box, "sleep 60", Duration.ofSeconds(1), SIX_HOURS);
         List<RunRecordView> adopted = new ArrayList<>();
-        try (HeldLease lease = f.leases.acquire(DriverLease.name(held.ref()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
+        try (HeldLease lease = f.leases.acquire(LeaseNames.runDriver(held.ref().id()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
             SweepResult result = f.reaper(f.settings()).withAdopter(r -> {
                 adopted.add(r);
                 return "started";

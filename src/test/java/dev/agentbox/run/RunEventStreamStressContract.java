@@ -159,7 +159,7 @@ abstract class RunEventStreamStressContract {
         return run;
     }
 
-    /** Appends a run's chunks in small batches and publishes each, as {@link FencedWriter} does. */
+    /** Appends a run's chunks in small batches and publishes each, as {@link RunWriter.Claim#append} does. */
     private final class Writer implements Runnable {
         final RunRef run;
         final RunEventHub hub;

@@ -6,7 +6,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.time.Instant;
 
-/** One named lease (e.g. {@code sandbox:<key>}, {@code run-driver:<runId>}). Rows are never deleted by a holder. */
+/** One named lease (see {@link LeaseNames}). Rows are never deleted by a holder. */
 @Entity
 @Table(name = "AB_LEASE")
 public class LeaseRow {

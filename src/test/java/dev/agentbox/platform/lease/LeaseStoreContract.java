@@ -22,7 +22,7 @@ public abstract class LeaseStoreContract {
 
     protected abstract LeaseStore store();
 
-    private final String name = "sandbox:" + UUID.randomUUID();
+    private final String name = LeaseNames.sandbox(UUID.randomUUID().toString());
 
     @Test
     void heldNamesListsOnlyUnexpiredLeasesWithThePrefix() {

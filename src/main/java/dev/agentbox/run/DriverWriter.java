@@ -1,6 +1,5 @@
 package dev.agentbox.run;
 
-import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
@@ -15,37 +14,39 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A driver's only way to write a run: chunk appends and the terminal record, each fenced by
- * the driver's epoch (the store compares it under the claim row's lock) and refused at once
- * once the driver lease could not be renewed. For a successor it also suppresses what the
- * stored log already holds ({@link Alignment}). Records how the driver's writing ended.
+ * What a driver adds to the run-write protocol ({@link RunWriter}), whose claim it writes
+ * through and nothing else:
+ * <ul>
+ * <li>for a successor, suppresses what the stored log already holds ({@link Alignment});</li>
+ * <li>records how the driver's writing ended, for a caller that drove it synchronously;</li>
+ * <li>records an unexpected failure as the run's end, best effort.</li>
+ * </ul>
  */
-final class FencedWriter {
+final class DriverWriter {
 
-    private static final Logger LOG = Logger.getLogger(FencedWriter.class.getName());
+    private static final Logger LOG = Logger.getLogger(DriverWriter.class.getName());
 
     private final RunContext ctx;
     private final RunRecordView run;
-    private HeldLease lease;
-    private long epoch;
+    private RunWriter.Claim claim;
     private Alignment alignment;
     private RunDriver.Ending ending = RunDriver.Ending.NOT_CLAIMED;
     private RunStatus endStatus;
 
-    FencedWriter(RunContext ctx, RunRecordView run) {
+    DriverWriter(RunContext ctx, RunRecordView run) {
         this.ctx = ctx;
         this.run = run;
     }
 
-    /** The driver holds {@code lease} and claimed {@code epoch}; {@code alignment} is set for a successor. */
-    void claimed(HeldLease lease, long epoch, Alignment alignment) {
-        this.lease = lease;
-        this.epoch = epoch;
+    /** The driver claimed the run; {@code alignment} is set for a successor. */
+    void claimed(RunWriter.Claim claim, Alignment alignment) {
+        this.claim = claim;
         this.alignment = alignment;
     }
 
+    /** The driver's epoch; 0 before it claimed the run. */
     long epoch() {
-        return epoch;
+        return claim == null ? 0 : claim.epoch();
     }
 
     RunDriver.Ending ending() {
@@ -88,19 +89,12 @@ final class FencedWriter {
     }
 
     private void append(List<JsonObject> chunks) {
-        if (lease != null && lease.lost()) {
-            // A driver that could not renew its lease stops at once: a successor may own the run.
-            throw new LeaseLostException("lease " + lease.name() + " lost");
-        }
-        ctx.hub().publish(run.ref(), ctx.log().append(run.ref(), epoch, chunks));
+        claim.append(chunks);
     }
 
     /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */
     void finish(String label, List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
-        if (!terminal.isEmpty()) {
-            append(terminal);
-        }
-        FinishResult result = ctx.log().finishRun(run.ref(), epoch, status, ctx.clock().instant(), error);
+        FinishResult result = claim.finish(terminal, status, error);
         if (result == FinishResult.FINISHED) {
             ending = RunDriver.Ending.FINISHED;
             endStatus = status;
@@ -112,7 +106,7 @@ final class FencedWriter {
 
     /** Records an unexpected failure as the run's end, retrying a few times; quiet once fenced out. */
     void failQuietly(String label, RunError error) {
-        if (epoch == 0) {
+        if (claim == null) {
             return;
         }
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
@@ -131,13 +125,6 @@ final class FencedWriter {
                     return;
                 }
             }
-        }
-    }
-
-    /** The driver's lease could not be renewed: it must not write again. */
-    static final class LeaseLostException extends RuntimeException {
-        LeaseLostException(String message) {
-            super(message);
         }
     }
 }
