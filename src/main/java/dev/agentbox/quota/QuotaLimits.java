@@ -13,7 +13,7 @@ import org.eclipse.microprofile.config.Config;
  * ({@code agentbox.quotas.max-<name>}). {@code 0} means no limit; a negative number is a
  * configuration error, reported when the limits are built or first read for a tenant.
  */
-public final class QuotaLimits {
+final class QuotaLimits {
 
     static final String PREFIX = "agentbox.quotas.";
 

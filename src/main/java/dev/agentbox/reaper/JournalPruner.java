@@ -43,7 +43,7 @@ import java.util.logging.Logger;
  * is skipped; {@link #prune()} never throws. At most {@code maxDeletes} runs are deleted per
  * call (attempts count, so a call's work stays bounded too); the oldest journals go first.
  */
-public final class JournalPruner {
+final class JournalPruner {
 
     public static final Duration DEFAULT_ORPHAN_TTL = Duration.ofHours(1);
     public static final int DEFAULT_MAX_DELETES = 200;

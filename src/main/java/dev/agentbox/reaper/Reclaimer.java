@@ -32,7 +32,7 @@ import java.util.logging.Logger;
  * A sandbox another live run uses (a thread's next run reuses its sandbox), or whose ensure
  * is in progress (its lease is held), is kept.
  */
-public final class Reclaimer {
+final class Reclaimer {
 
     private static final Logger LOG = Logger.getLogger(Reclaimer.class.getName());
     private static final Duration LEASE_TTL = Duration.ofSeconds(30);

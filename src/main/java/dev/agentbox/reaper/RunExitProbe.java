@@ -44,7 +44,7 @@ import java.util.logging.Logger;
  * journals are looked for in that sandbox's journal directory
  * ({@link SandboxHandle#journalDirectory()}).
  */
-public final class RunExitProbe {
+final class RunExitProbe {
 
     private static final Logger LOG = Logger.getLogger(RunExitProbe.class.getName());
     static final int BATCH = 100;

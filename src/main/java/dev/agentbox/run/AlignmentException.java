@@ -6,7 +6,7 @@ package dev.agentbox.run;
  * being deterministic, the journal was rewritten (usually a reused runId), or the replay was
  * driven with the wrong threadId.
  */
-public abstract sealed class AlignmentException extends RuntimeException
+abstract sealed class AlignmentException extends RuntimeException
         permits ReplayDivergedException, ReplayThreadIdMismatchException {
 
     AlignmentException(String message) {

@@ -7,7 +7,7 @@ import java.util.Optional;
  * ended while stored chunks were left ("replay is shorter than the stored log"; then
  * {@link #replayed()} is empty).
  */
-public final class ReplayDivergedException extends AlignmentException {
+final class ReplayDivergedException extends AlignmentException {
 
     public static final String CODE = "replay-diverged";
 

@@ -7,7 +7,7 @@ import java.util.Optional;
  * with the wrong threadId (a configuration bug, not a determinism bug). The service always
  * translates with the record's threadId, so this is a guard, not an expected outcome.
  */
-public final class ReplayThreadIdMismatchException extends AlignmentException {
+final class ReplayThreadIdMismatchException extends AlignmentException {
 
     public static final String CODE = "replay-thread-mismatch";
 

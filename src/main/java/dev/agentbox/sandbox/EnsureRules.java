@@ -10,7 +10,7 @@ import org.eclipse.microprofile.config.Config;
  * ({@code agentbox.docker.bridge-enabled}). Checked by {@link SandboxSpecParser}, so a refused
  * body never reaches the key, the lease or the provider.
  */
-public record EnsureRules(ImageAllowlist images, ResourceCeilings ceilings, boolean bridgeEnabled) {
+record EnsureRules(ImageAllowlist images, ResourceCeilings ceilings, boolean bridgeEnabled) {
 
     public static EnsureRules defaults() {
         return new EnsureRules(ImageAllowlist.defaults(), ResourceCeilings.defaults(), true);

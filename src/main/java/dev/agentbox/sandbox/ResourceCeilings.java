@@ -12,7 +12,7 @@ import org.eclipse.microprofile.config.Config;
  * @param maxKeepAliveMs [agentbox.limits.max-keep-alive-ms] default 86400000 (one day)
  * @param maxPorts       [agentbox.limits.max-ports] default 16
  */
-public record ResourceCeilings(int maxMemoryMb, double maxCpus, int maxPids, long maxKeepAliveMs, int maxPorts) {
+record ResourceCeilings(int maxMemoryMb, double maxCpus, int maxPids, long maxKeepAliveMs, int maxPorts) {
 
     public ResourceCeilings {
         if (maxMemoryMb < 6 || !(maxCpus > 0) || maxPids < 1 || maxKeepAliveMs < 1000 || maxPorts < 0) {

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A workspace setup step failed: {@code 422 setup-failed} naming the step, its exit code and its output tail. */
-public class SetupFailedException extends ProblemException {
+class SetupFailedException extends ProblemException {
 
     public SetupFailedException(String step, int exitCode, String reason, String outputTail) {
         super(ProblemCode.SETUP_FAILED, "setup failed: " + step + " (" + reason + ")"

@@ -40,7 +40,7 @@ import java.util.regex.Pattern;
  * problem, a log line) passes the {@link Redactor} of the workspace's secrets first: a step
  * that prints {@code $API_KEY} must not put its value into the response or the log.
  */
-public final class WorkspaceBootstrap {
+final class WorkspaceBootstrap {
 
     private static final Logger LOG = Logger.getLogger(WorkspaceBootstrap.class.getName());
     static final int TAIL_CHARS = 1500;

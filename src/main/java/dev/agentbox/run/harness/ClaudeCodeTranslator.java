@@ -40,7 +40,7 @@ import java.util.stream.Collectors;
  * Ids never come from Claude's own ids (they are not run-scoped); the map from tool_use ids
  * to run-scoped ids is rebuilt on replay from the same lines, so it is deterministic too.
  */
-public final class ClaudeCodeTranslator extends TranslatorBase {
+final class ClaudeCodeTranslator extends TranslatorBase {
 
     /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
     private static final JsonProvider JSON = JsonProvider.provider();

@@ -42,7 +42,7 @@ import java.util.function.LongSupplier;
  * Codex item ids ({@code item_0}…) are mapped to run-scoped ids in order of appearance, so a
  * replay of the same lines yields the same ids.
  */
-public final class CodexTranslator extends TranslatorBase {
+final class CodexTranslator extends TranslatorBase {
 
     /** Looked up once: {@code Json.createX} looks the provider up on every call, which is slow. */
     private static final JsonProvider JSON = JsonProvider.provider();

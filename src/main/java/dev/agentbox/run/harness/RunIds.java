@@ -6,7 +6,7 @@ package dev.agentbox.run.harness;
  * takeover replays from byte 0 with a fresh instance) reproduces the same ids. One instance per
  * translation; not thread-safe.
  */
-public final class RunIds {
+final class RunIds {
 
     private final String runId;
     private long next;

@@ -1,7 +1,7 @@
 package dev.agentbox.run.journal;
 
 /** A journal command (start, delete) ran but failed inside the sandbox: a broken system, not a lost race. */
-public final class JournalOperationException extends RuntimeException {
+final class JournalOperationException extends RuntimeException {
 
     public JournalOperationException(String message) {
         super(message);

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * across pieces is carried over and reassembled; malformed input and a truncated tail at
  * {@link #finish()} become U+FFFD. No byte is ever dropped silently. Not thread-safe.
  */
-public final class Utf8StreamDecoder {
+final class Utf8StreamDecoder {
 
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE)
