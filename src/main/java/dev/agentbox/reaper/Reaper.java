@@ -1,5 +1,7 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.run.store.RunFailure;
+
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.run.RunAbort;
@@ -215,7 +217,7 @@ public final class Reaper {
         if (!e.ended()) {
             return withReclaim(RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED), e.reclaim());
         }
-        RunEntry entry = new RunEntry(run.tenant(), run.runId(), SweepOutcome.EXPIRED, Optional.of("aborted"), Optional.empty(),
+        RunEntry entry = new RunEntry(run.tenant(), run.runId(), SweepOutcome.EXPIRED, Optional.of(RunFailure.ABORTED.code()), Optional.empty(),
                 Optional.empty(), Optional.empty());
         return withReclaim(entry, e.reclaim());
     }

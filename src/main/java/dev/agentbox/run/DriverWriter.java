@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.RunFailure;
+
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
@@ -104,6 +106,13 @@ final class DriverWriter {
         LOG.info(label + ": " + status.wireName() + " (" + result + ")" + error.map(e -> ": " + e.message()).orElse(""));
     }
 
+    /** Ends the run {@code failed} with {@code failure}: one {@code RUN_ERROR} chunk, then the record. */
+    void fail(String label, RunFailure failure, String message) {
+        RunError error = failure.error(message);
+        ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
+        finish(label, List.of(chunks.runError(message, failure.code())), RunStatus.FAILED, Optional.of(error));
+    }
+
     /** Records an unexpected failure as the run's end, retrying a few times; quiet once fenced out. */
     void failQuietly(String label, RunError error) {
         if (claim == null) {
@@ -112,7 +121,7 @@ final class DriverWriter {
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         for (int attempt = 1; attempt <= 3; attempt++) {
             try {
-                finish(label, List.of(chunks.runError(error.message(), error.code().orElse("internal-error"))), RunStatus.FAILED, Optional.of(error));
+                finish(label, List.of(chunks.runError(error.message(), error.code().orElse(RunFailure.INTERNAL_ERROR.code()))), RunStatus.FAILED, Optional.of(error));
                 return;
             } catch (StaleEpochException e) {
                 return;

@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.RunFailure;
+
 import java.util.Optional;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Optional;
  */
 final class ReplayDivergedException extends AlignmentException {
 
-    public static final String CODE = "replay-diverged";
+    public static final String CODE = RunFailure.REPLAY_DIVERGED.code();
 
     private final int index;
     private final String stored;

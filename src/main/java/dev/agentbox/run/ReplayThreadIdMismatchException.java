@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.RunFailure;
+
 import java.util.Optional;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Optional;
  */
 final class ReplayThreadIdMismatchException extends AlignmentException {
 
-    public static final String CODE = "replay-thread-mismatch";
+    public static final String CODE = RunFailure.REPLAY_THREAD_MISMATCH.code();
 
     private final String expected;
     private final Optional<String> actual;

@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.RunFailure;
+
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.run.harness.ChunkFactory;
@@ -41,7 +43,7 @@ public final class RunAbort {
     }
 
     /** The error of a cancelled run. */
-    public static final RunError CANCELLED = RunError.of("Run was cancelled", "aborted");
+    public static final RunError CANCELLED = RunFailure.ABORTED.error("Run was cancelled");
 
     private RunAbort() {
     }
@@ -53,7 +55,7 @@ public final class RunAbort {
 
     /** The error of a run that ran past its {@code maxDurationMs}. */
     public static RunError maxDuration(RunRecordView run) {
-        return RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElse(0L) + " ms", "max-duration");
+        return RunError.of("Run exceeded its maximum duration of " + run.maxDurationMs().orElse(0L) + " ms", RunFailure.MAX_DURATION.code());
     }
 
     /**
@@ -85,7 +87,7 @@ public final class RunAbort {
             ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
             FinishResult result = claim.get().finish(List.of(terminalChunk(chunks, error)), RunStatus.ABORTED, Optional.of(error));
             LOG.info("run " + run.runId() + ": aborted by " + ctx.nodeId() + " with epoch " + claim.get().epoch()
-                    + " (" + error.code().orElse("aborted") + ", " + result + ")");
+                    + " (" + error.code().orElse(RunFailure.ABORTED.code()) + ", " + result + ")");
             return new Aborted<>(result == FinishResult.FINISHED, Optional.ofNullable(report));
         } catch (StaleEpochException | RunWriter.LeaseLostException e) {
             LOG.info("run " + run.runId() + ": another writer took the run over while aborting: " + e.getMessage());
@@ -120,6 +122,6 @@ public final class RunAbort {
 
     /** The terminal chunk of a run ended with {@code error}. */
     static JsonObject terminalChunk(ChunkFactory chunks, RunError error) {
-        return chunks.runError(error.message(), error.code().orElse("aborted"));
+        return chunks.runError(error.message(), error.code().orElse(RunFailure.ABORTED.code()));
     }
 }

@@ -1,5 +1,7 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.store.RunFailure;
+
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
@@ -209,7 +211,7 @@ public final class RunDriver implements Runnable {
             // The exception's text (SQL, an engine's response body) stays in the log; the run's
             // error, which the tenant reads, gets only the incident id.
             Incident incident = Incident.log(LOG, Level.SEVERE, label + ": driver failed unexpectedly", e);
-            writer.failQuietly(label, RunError.of(incident.text("Run driver failed"), "internal-error"));
+            writer.failQuietly(label, RunFailure.INTERNAL_ERROR.error(incident.text("Run driver failed")));
         } finally {
             ctx.hub().driverStopped(run.ref());
         }
@@ -270,8 +272,7 @@ public final class RunDriver implements Runnable {
             // (A finalizer skips the wait: the reaper's probe has just read the journal's sentinel.)
             if (finalizing == null && !journalAppears(handle)) {
                 String message = "No journal for the run in its sandbox within " + ctx.takeover().journalWait().toMillis() + " ms";
-                writer.finish(label, List.of(chunks.runError(message, "journal-timeout")), RunStatus.FAILED,
-                        Optional.of(RunError.of(message, "journal-timeout")));
+                writer.fail(label, RunFailure.JOURNAL_TIMEOUT, message);
                 return;
             }
         } else {
@@ -298,8 +299,7 @@ public final class RunDriver implements Runnable {
                 }
                 if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
                     String message = "The reaper could not replay the journal within its budget; the transcript is incomplete";
-                    writer.finish(label, List.of(chunks.runError(message, "budget-exceeded")), RunStatus.FAILED,
-                            Optional.of(RunError.of(message, "budget-exceeded")));
+                    writer.fail(label, RunFailure.BUDGET_EXCEEDED, message);
                     if (writer.ending() == Ending.FINISHED) {
                         writer.ending(Ending.BUDGET_EXCEEDED);
                     }
@@ -358,15 +358,14 @@ public final class RunDriver implements Runnable {
                 writer.emit(RedactedChunks.of(redactor, out));
             }
         } catch (JournalStalledException e) {
-            writer.finish(label, List.of(chunks.runError(e.getMessage(), "journal-stalled")), RunStatus.FAILED,
-                    Optional.of(RunError.of(e.getMessage(), "journal-stalled")));
+            writer.fail(label, RunFailure.JOURNAL_STALLED, e.getMessage());
         } catch (JournalEndedWithoutSentinelException e) {
             String message = "Agent lost: " + agentLostReason(label, e);
-            writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
+            writer.fail(label, RunFailure.AGENT_LOST, message);
         } catch (ProblemException e) {
             // The sandbox went away under the reader (e.g. its container was removed).
             String message = "Sandbox failed during the run: " + e.detail();
-            writer.finish(label, List.of(chunks.runError(message, "agent-lost")), RunStatus.FAILED, Optional.of(RunError.of(message, "agent-lost")));
+            writer.fail(label, RunFailure.AGENT_LOST, message);
         }
     }
 
@@ -425,7 +424,7 @@ public final class RunDriver implements Runnable {
     private void abortRun(String label, ChunkFactory chunks, RunError error) {
         RunAbort.destroySandbox(ctx, run.tenant(), Optional.ofNullable(sandboxKey), label);
         writer.finish(label, List.of(RunAbort.terminalChunk(chunks, error)), RunStatus.ABORTED, Optional.of(error));
-        LOG.info(label + ": aborted (" + error.code().orElse("aborted") + ")");
+        LOG.info(label + ": aborted (" + error.code().orElse(RunFailure.ABORTED.code()) + ")");
     }
 
     private void afterFinish(String label, SandboxHandle handle) {
