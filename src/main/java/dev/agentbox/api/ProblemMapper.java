@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.Incident;
+
 import dev.agentbox.problem.ProblemCode;
 
 import dev.agentbox.problem.ProblemException;
@@ -14,7 +16,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import java.util.Map;
-import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -62,9 +63,9 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             }
             return rb.build();
         }
-        String incident = UUID.randomUUID().toString();
-        LOG.log(Level.SEVERE, "Unhandled error, incident " + incident, thrown);
-        return Problems.response(ProblemCode.INTERNAL_ERROR, "Unexpected server error; incident " + incident, Map.of("incident", incident));
+        Incident incident = Incident.log(LOG, Level.SEVERE, "Unhandled error", thrown);
+        return Problems.response(ProblemCode.INTERNAL_ERROR, incident.text("Unexpected server error"),
+                Map.of("incident", incident.id()));
     }
 
     private static String detailFor(WebApplicationException e, int status) {

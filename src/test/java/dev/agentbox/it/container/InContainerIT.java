@@ -1,5 +1,7 @@
 package dev.agentbox.it.container;
 
+import dev.agentbox.platform.Incident;
+
 import dev.agentbox.problem.ProblemCode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +42,7 @@ class InContainerIT {
     @Deployment
     static WebArchive deployment() {
         return ShrinkWrap.create(WebArchive.class, "agentbox-arquillian.war")
-                .addClasses(TenantTokens.class, Problems.class, ProblemCode.class, ProblemException.class, ProblemMapper.class,
+                .addClasses(TenantTokens.class, Problems.class, ProblemCode.class, Incident.class, ProblemException.class, ProblemMapper.class,
                         UnsupportedCapabilityException.class, SandboxCapabilities.class,
                         SandboxCapabilities.Capability.class, EchoApplication.class, EchoResource.class,
                         EchoResource.Message.class)
