@@ -1,9 +1,11 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+@NeedsPostgres
 class JpaPostgresSandboxInstanceStoreTest extends SandboxInstanceStoreContract {
 
     private static TestDatabase db;

@@ -16,6 +16,7 @@ import dev.agentbox.sandbox.SandboxLabels;
 import dev.agentbox.sandbox.SandboxPolicy;
 import dev.agentbox.sandbox.SandboxProvider;
 import dev.agentbox.sandbox.SandboxProviderContract;
+import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * (hardening, images, the engine being away). Fails, never skips, when the engine is
  * unreachable: creating the shared sandbox throws provider-unavailable.
  */
+@NeedsDocker
 abstract class DockerProviderContract extends SandboxProviderContract {
 
     protected abstract String image();
