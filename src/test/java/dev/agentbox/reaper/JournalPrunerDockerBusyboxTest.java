@@ -18,6 +18,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
+import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * BusyBox {@code stat}, {@code touch}, {@code rm} and ash.
  */
 @Timeout(180)
+@NeedsDocker
 class JournalPrunerDockerBusyboxTest {
 
     static final Instant NOW = Instant.parse("2030-06-01T12:00:00Z");

@@ -18,6 +18,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.testing.Slow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -271,6 +272,7 @@ class JournalPrunerLocalTest {
 
     @Test
     @DisplayName("PJ-06 of 205 terminal runs one call deletes 200, oldest first, and keeps the 5 youngest as max-deletes")
+    @Slow
     void deletionsPerCallAreBounded() {
         Map<String, Instant> seeded = new LinkedHashMap<>();
         List<String> all = new ArrayList<>();

@@ -1,9 +1,11 @@
 package dev.agentbox.reaper;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+@NeedsPostgres
 class PostgresReaperConcurrencyTest extends ReaperConcurrencyContract {
 
     private static TestDatabase db;

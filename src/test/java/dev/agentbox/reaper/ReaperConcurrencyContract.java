@@ -6,6 +6,7 @@ import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.testing.NeedsDocker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * per-sweep limit, on each database backend. The run table is emptied first: a sweep lists
  * the detached runs of every tenant.
  */
+@NeedsDocker
 abstract class ReaperConcurrencyContract {
 
     protected abstract TestDatabase db();

@@ -6,6 +6,7 @@ import dev.agentbox.run.store.DriverClaim;
 import dev.agentbox.run.store.RunEvent;
 import dev.agentbox.run.store.RunRecord;
 import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.testing.NeedsDocker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
  * A fresh Derby database per test class and a {@link ReaperFixture} per test on emptied
  * tables: a sweep lists the detached runs of every tenant, so each test sees only its own.
  */
+@NeedsDocker
 abstract class ReaperDatabaseTest {
 
     static TestDatabase db;

@@ -15,6 +15,7 @@ import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * tenant's sabotage costs a sweep at most one deadline, not the sweep itself.
  */
 @Timeout(180)
+@NeedsDocker
 class RunExitProbeDeadlineDockerTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(3);

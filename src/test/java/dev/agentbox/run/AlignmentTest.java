@@ -9,6 +9,7 @@ import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.CommandTranslator;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.testing.Slow;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
@@ -275,6 +276,7 @@ class AlignmentTest {
     }
 
     @Test
+    @Slow
     void hundredThousandChunkReplayAlignsQuickly() {
         ChunkFactory a = service(1);
         ChunkFactory b = service(2);

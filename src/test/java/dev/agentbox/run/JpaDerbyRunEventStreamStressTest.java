@@ -1,7 +1,9 @@
 package dev.agentbox.run;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.Slow;
 
+@Slow
 class JpaDerbyRunEventStreamStressTest extends RunEventStreamStressContract {
 
     @Override

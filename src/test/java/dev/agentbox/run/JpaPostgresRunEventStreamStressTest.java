@@ -1,7 +1,9 @@
 package dev.agentbox.run;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 
+@NeedsPostgres
 class JpaPostgresRunEventStreamStressTest extends RunEventStreamStressContract {
 
     @Override

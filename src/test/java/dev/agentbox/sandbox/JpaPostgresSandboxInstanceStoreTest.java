@@ -5,9 +5,11 @@ import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+@NeedsPostgres
 class JpaPostgresSandboxInstanceStoreTest extends SandboxInstanceStoreContract {
 
     private static TestDatabase db;

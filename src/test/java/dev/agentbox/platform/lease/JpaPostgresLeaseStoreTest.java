@@ -1,9 +1,11 @@
 package dev.agentbox.platform.lease;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+@NeedsPostgres
 class JpaPostgresLeaseStoreTest extends LeaseStoreContract {
 
     private static TestDatabase db;

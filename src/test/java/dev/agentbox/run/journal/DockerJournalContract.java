@@ -14,6 +14,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
+import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The journal suite on Docker (journals in the standard directory), plus a container killed mid-read. */
+@NeedsDocker
 abstract class DockerJournalContract extends JournalReaderContract {
 
     protected abstract String image();

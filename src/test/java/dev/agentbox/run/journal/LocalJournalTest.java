@@ -11,6 +11,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.testing.Slow;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * temporary folder) instead of the standard one: the commands are the same, only the
  * directory differs.
  */
+@Slow
 class LocalJournalTest extends JournalReaderContract {
 
     private Path root;

