@@ -20,9 +20,9 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
- * Operator endpoints: the admin tenant only, enforced on the matched resource by
- * {@link AdminAuthorizationFilter} ({@link AdminOnly}). Every call that acts is logged with
- * the calling tenant, so an operator can see who swept or pruned.
+ * Operator endpoints: the admin tenant only, enforced on the matched resource by {@link
+ * AdminAuthorizationFilter} ({@link AdminOnly}). Every call that acts is logged with the calling
+ * tenant, so an operator can see who swept or pruned.
  */
 @Path("v1/admin")
 @AdminOnly
@@ -32,15 +32,15 @@ public class AdminResource {
 
     private static final Logger LOG = Logger.getLogger(AdminResource.class.getName());
 
-    @Inject
-    ReaperService reaper;
+    @Inject ReaperService reaper;
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
     @POST
     @Path("reaper/sweep")
-    @Operation(summary = "Run one reaper sweep now (waits for a sweep in flight) and return its result")
+    @Operation(
+            summary =
+                    "Run one reaper sweep now (waits for a sweep in flight) and return its result")
     public JsonObject sweep() {
         LOG.info("admin: reaper sweep requested by tenant " + LogText.quote(caller.tenant()));
         return sweepJson(reaper.sweepNow());
@@ -50,10 +50,11 @@ public class AdminResource {
     @Path("reaper")
     @Operation(summary = "The last sweep's result and when the next one is due")
     public JsonObject status() {
-        JsonObjectBuilder b = Json.createObjectBuilder()
-                .add("enabled", reaper.enabled())
-                .add("intervalMs", reaper.intervalMs())
-                .add("healthy", reaper.fresh());
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("enabled", reaper.enabled())
+                        .add("intervalMs", reaper.intervalMs())
+                        .add("healthy", reaper.fresh());
         reaper.nextDueAt().ifPresent(t -> b.add("nextDueAt", t.toString()));
         reaper.lastCompletedAt().ifPresent(t -> b.add("lastCompletedAt", t.toString()));
         reaper.last().ifPresentOrElse(r -> b.add("last", sweepJson(r)), () -> b.addNull("last"));
@@ -62,12 +63,20 @@ public class AdminResource {
 
     @POST
     @Path("journals/prune")
-    @Operation(summary = "Delete journals of terminal runs in every sandbox (at most 200 per call); keep what cannot be proven dead")
+    @Operation(
+            summary =
+                    "Delete journals of terminal runs in every sandbox (at most 200 per call); keep what cannot be proven dead")
     public JsonObject prune() {
         LOG.info("admin: journal prune requested by tenant " + LogText.quote(caller.tenant()));
         PruneResult r = reaper.prune();
         JsonArrayBuilder kept = Json.createArrayBuilder();
-        r.kept().forEach(k -> kept.add(Json.createObjectBuilder().add("runId", k.runId()).add("reason", k.reason())));
+        r.kept()
+                .forEach(
+                        k ->
+                                kept.add(
+                                        Json.createObjectBuilder()
+                                                .add("runId", k.runId())
+                                                .add("reason", k.reason())));
         return Json.createObjectBuilder()
                 .add("deleted", Json.createArrayBuilder(r.deleted()))
                 .add("kept", kept)
@@ -76,7 +85,13 @@ public class AdminResource {
 
     private static JsonArrayBuilder unattended(SweepResult r) {
         JsonArrayBuilder a = Json.createArrayBuilder();
-        r.unattended().forEach(u -> a.add(Json.createObjectBuilder().add("runId", u.runId()).add("action", u.action())));
+        r.unattended()
+                .forEach(
+                        u ->
+                                a.add(
+                                        Json.createObjectBuilder()
+                                                .add("runId", u.runId())
+                                                .add("action", u.action())));
         return a;
     }
 
@@ -87,24 +102,34 @@ public class AdminResource {
         }
         JsonArrayBuilder runs = Json.createArrayBuilder();
         for (SweepResult.RunEntry e : r.runs()) {
-            JsonObjectBuilder run = Json.createObjectBuilder().add("runId", e.runId()).add("outcome", e.outcome().wireName());
+            JsonObjectBuilder run =
+                    Json.createObjectBuilder()
+                            .add("runId", e.runId())
+                            .add("outcome", e.outcome().wireName());
             e.status().ifPresent(s -> run.add("status", s));
             e.exitCode().ifPresent(c -> run.add("exitCode", c));
             e.error().ifPresent(m -> run.add("error", m));
             e.reclaim().ifPresent(c -> run.add("reclaim", c.wireName()));
             runs.add(run);
         }
-        JsonObjectBuilder b = Json.createObjectBuilder()
-                .add("startedAt", r.startedAt().toString())
-                .add("durationMs", r.durationMs())
-                .add("considered", r.considered())
-                .add("probed", r.probed())
-                .add("outcomes", outcomes)
-                .add("runs", runs)
-                .add("unattended", unattended(r))
-                .add("orphans", Json.createObjectBuilder()
-                        .add("destroyed", Json.createArrayBuilder(r.orphans().destroyed()))
-                        .add("failed", Json.createArrayBuilder(r.orphans().failed())));
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("startedAt", r.startedAt().toString())
+                        .add("durationMs", r.durationMs())
+                        .add("considered", r.considered())
+                        .add("probed", r.probed())
+                        .add("outcomes", outcomes)
+                        .add("runs", runs)
+                        .add("unattended", unattended(r))
+                        .add(
+                                "orphans",
+                                Json.createObjectBuilder()
+                                        .add(
+                                                "destroyed",
+                                                Json.createArrayBuilder(r.orphans().destroyed()))
+                                        .add(
+                                                "failed",
+                                                Json.createArrayBuilder(r.orphans().failed())));
         r.error().ifPresent(m -> b.add("error", m));
         return b.build();
     }

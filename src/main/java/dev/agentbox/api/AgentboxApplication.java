@@ -11,9 +11,12 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 /** The JAX-RS application: every resource lives under {@code /api/v1}. */
 @ApplicationPath("api")
 @OpenAPIDefinition(
-        info = @Info(title = "agentbox", version = "v1",
-                description = "Sandboxed, durable AI coding agent runs. Errors are application/problem+json."),
+        info =
+                @Info(
+                        title = "agentbox",
+                        version = "v1",
+                        description =
+                                "Sandboxed, durable AI coding agent runs. Errors are application/problem+json."),
         security = @SecurityRequirement(name = "bearer"))
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer")
-public class AgentboxApplication extends Application {
-}
+public class AgentboxApplication extends Application {}

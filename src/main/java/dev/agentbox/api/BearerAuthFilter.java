@@ -1,7 +1,6 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
-
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -14,14 +13,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Authenticates every API request by its bearer token and records the tenant in
- * {@link Caller}. Runs before matching so that an unauthenticated caller learns nothing
- * about which paths exist.
+ * Authenticates every API request by its bearer token and records the tenant in {@link Caller}.
+ * Runs before matching so that an unauthenticated caller learns nothing about which paths exist.
  *
- * <p>It also refuses a non-admin tenant on every spelling of an admin path
- * ({@link AdminPath}), judged on the raw request path: {@code UriInfo.getPath()} keeps
- * matrix parameters that routing ignores, so {@code /v1/admin;x=1/reaper} once slipped past a
- * check on it. The binding check is {@link AdminAuthorizationFilter} on the matched resource.
+ * <p>It also refuses a non-admin tenant on every spelling of an admin path ({@link AdminPath}),
+ * judged on the raw request path: {@code UriInfo.getPath()} keeps matrix parameters that routing
+ * ignores, so {@code /v1/admin;x=1/reaper} once slipped past a check on it. The binding check is
+ * {@link AdminAuthorizationFilter} on the matched resource.
  */
 @Provider
 @PreMatching
@@ -30,11 +28,9 @@ public class BearerAuthFilter implements ContainerRequestFilter {
 
     private static final String PREFIX = "Bearer ";
 
-    @Inject
-    TenantTokens tokens;
+    @Inject TenantTokens tokens;
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
     @Override
     public void filter(ContainerRequestContext request) {
@@ -43,19 +39,28 @@ public class BearerAuthFilter implements ContainerRequestFilter {
             tenant = TenantTokens.DEV_TENANT;
         } else {
             String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
-            Optional<String> found = header != null && header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
-                    ? tokens.tenantFor(credential(header))
-                    : Optional.empty();
+            Optional<String> found =
+                    header != null && header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
+                            ? tokens.tenantFor(credential(header))
+                            : Optional.empty();
             if (found.isEmpty()) {
-                request.abortWith(Problems.builder(ProblemCode.UNAUTHORIZED,
-                        header == null ? "A bearer token is required." : "The bearer token is not valid.", Map.of())
-                        .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"agentbox\"").build());
+                request.abortWith(
+                        Problems.builder(
+                                        ProblemCode.UNAUTHORIZED,
+                                        header == null
+                                                ? "A bearer token is required."
+                                                : "The bearer token is not valid.",
+                                        Map.of())
+                                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"agentbox\"")
+                                .build());
                 return;
             }
             tenant = found.get();
         }
-        if (!tokens.isAdmin(tenant) && AdminPath.isAdmin(request.getUriInfo().getRequestUri().getRawPath(),
-                request.getUriInfo().getBaseUri().getRawPath())) {
+        if (!tokens.isAdmin(tenant)
+                && AdminPath.isAdmin(
+                        request.getUriInfo().getRequestUri().getRawPath(),
+                        request.getUriInfo().getBaseUri().getRawPath())) {
             request.abortWith(AdminAuthorizationFilter.forbidden());
             return;
         }
@@ -64,8 +69,8 @@ public class BearerAuthFilter implements ContainerRequestFilter {
 
     /**
      * The token after the scheme, with surrounding spaces and tabs removed (RFC 9110 OWS) but
-     * nothing else: {@code trim()} would also drop control characters, so
-     * a token followed by a control character would pass as the bare token.
+     * nothing else: {@code trim()} would also drop control characters, so a token followed by a
+     * control character would pass as the bare token.
      */
     static String credential(String header) {
         String token = header.substring(PREFIX.length());

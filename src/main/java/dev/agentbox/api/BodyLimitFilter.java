@@ -2,7 +2,6 @@ package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -17,8 +16,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Rejects bodies over {@code agentbox.http.max-body-bytes} with {@code 413}: at once when
- * Content-Length says so, and mid-stream for chunked bodies (the entity stream is capped,
- * so no body is ever buffered past the limit).
+ * Content-Length says so, and mid-stream for chunked bodies (the entity stream is capped, so no
+ * body is ever buffered past the limit).
  */
 @Provider
 @PreMatching
@@ -40,10 +39,10 @@ public class BodyLimitFilter implements ContainerRequestFilter {
     }
 
     /**
-     * The Content-Length read as a long here, not through {@code getLength()}: that parses an
-     * int, so a length past 2 GiB failed (500) or read as "unknown" and the server then waited
-     * for a body that never came. Anything else than digits is left to the container
-     * (-1 = unknown; the entity stream is capped either way).
+     * The Content-Length read as a long here, not through {@code getLength()}: that parses an int,
+     * so a length past 2 GiB failed (500) or read as "unknown" and the server then waited for a
+     * body that never came. Anything else than digits is left to the container (-1 = unknown; the
+     * entity stream is capped either way).
      */
     static long declaredLength(String header) {
         if (header == null) {
@@ -57,8 +56,11 @@ public class BodyLimitFilter implements ContainerRequestFilter {
     }
 
     private ProblemException tooLarge() {
-        return new ProblemException(ProblemCode.PAYLOAD_TOO_LARGE,
-                "The request body exceeds the limit of " + maxBodyBytes + " bytes (agentbox.http.max-body-bytes).");
+        return new ProblemException(
+                ProblemCode.PAYLOAD_TOO_LARGE,
+                "The request body exceeds the limit of "
+                        + maxBodyBytes
+                        + " bytes (agentbox.http.max-body-bytes).");
     }
 
     private final class CappedInputStream extends FilterInputStream {

@@ -1,7 +1,6 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemException;
-
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.ReaderInterceptor;
@@ -11,13 +10,14 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A request body that the runtime cannot read into the resource's parameter is the client's
- * error: {@code 400 invalid-request} with a fixed detail, never a 500 and never the parser's
- * own message (which names parser classes and internal positions).
+ * A request body that the runtime cannot read into the resource's parameter is the client's error:
+ * {@code 400 invalid-request} with a fixed detail, never a 500 and never the parser's own message
+ * (which names parser classes and internal positions).
+ *
  * <ul>
- *   <li>The JSON-P provider answers a body nested too deep (it overflows the stack) with its
- *       own {@code 500}; JSON-B errors carry class names in their messages.</li>
- *   <li>A {@link ProblemException} raised while reading (the body limit's 413) passes as is.</li>
+ *   <li>The JSON-P provider answers a body nested too deep (it overflows the stack) with its own
+ *       {@code 500}; JSON-B errors carry class names in their messages.
+ *   <li>A {@link ProblemException} raised while reading (the body limit's 413) passes as is.
  * </ul>
  */
 @Provider
@@ -38,7 +38,10 @@ public class BodyReadInterceptor implements ReaderInterceptor {
                 throw wae;
             }
             LOG.log(Level.FINE, "Unreadable request body", e);
-            throw ProblemException.invalidRequest("The request body is not valid " + context.getMediaType() + " for this endpoint.");
+            throw ProblemException.invalidRequest(
+                    "The request body is not valid "
+                            + context.getMediaType()
+                            + " for this endpoint.");
         }
     }
 

@@ -2,7 +2,10 @@ package dev.agentbox.api;
 
 import jakarta.enterprise.context.RequestScoped;
 
-/** The authenticated caller of the current request: its tenant. Set once by {@link BearerAuthFilter}. */
+/**
+ * The authenticated caller of the current request: its tenant. Set once by {@link
+ * BearerAuthFilter}.
+ */
 @RequestScoped
 public class Caller {
 

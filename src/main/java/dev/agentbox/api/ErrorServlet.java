@@ -1,7 +1,6 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
-
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
@@ -22,15 +21,18 @@ public class ErrorServlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Object code = req.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer i ? i : 404;
-        String detail = switch (status) {
-            case 404 -> "No resource at this path.";
-            case 405 -> "This method is not allowed on this resource.";
-            default -> status >= 500 ? "Unexpected server error." : "Request rejected.";
-        };
+        String detail =
+                switch (status) {
+                    case 404 -> "No resource at this path.";
+                    case 405 -> "This method is not allowed on this resource.";
+                    default -> status >= 500 ? "Unexpected server error." : "Request rejected.";
+                };
         resp.setStatus(status);
         resp.setContentType(Problems.MEDIA_TYPE);
         resp.setCharacterEncoding("UTF-8");
-        resp.getOutputStream().write(Problems.json(ProblemCode.forStatus(status), detail, Map.of())
-                .getBytes(StandardCharsets.UTF_8));
+        resp.getOutputStream()
+                .write(
+                        Problems.json(ProblemCode.forStatus(status), detail, Map.of())
+                                .getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -14,13 +14,13 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.Provider;
 
 /**
- * Holds one of the tenant's {@code concurrent-execs} slots for the duration of an
- * {@link ExecQuota} request, so that one tenant cannot occupy every Docker engine
- * connection of this server with execs and file operations.
+ * Holds one of the tenant's {@code concurrent-execs} slots for the duration of an {@link ExecQuota}
+ * request, so that one tenant cannot occupy every Docker engine connection of this server with
+ * execs and file operations.
  *
- * <p>The slot is taken after authentication and released when the response leaves the
- * resource — which the runtime does for every outcome the single exception mapper maps
- * (success, problem, unexpected failure), including a client that went away meanwhile.
+ * <p>The slot is taken after authentication and released when the response leaves the resource —
+ * which the runtime does for every outcome the single exception mapper maps (success, problem,
+ * unexpected failure), including a client that went away meanwhile.
  */
 @Provider
 @ExecQuota
@@ -29,11 +29,9 @@ public class ExecQuotaFilter implements ContainerRequestFilter, ContainerRespons
 
     private static final String SLOT = ExecQuotaFilter.class.getName() + ".slot";
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
     @Override
     public void filter(ContainerRequestContext request) {

@@ -4,8 +4,8 @@ import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.FileWatch;
-import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
@@ -23,25 +23,21 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under
- * the workspace. A heartbeat comment every 15 s notices a client that went away, which
- * stops the watcher (a disconnect is only seen on a write).
+ * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under the
+ * workspace. A heartbeat comment every 15 s notices a client that went away, which stops the
+ * watcher (a disconnect is only seen on a write).
  */
 @Path("v1/sandboxes/{key}/file-events")
 @RequestScoped
 public class FileEventsResource {
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
-    @Resource
-    ManagedScheduledExecutorService scheduler;
+    @Resource ManagedScheduledExecutorService scheduler;
 
     @GET
     @Produces(MediaType.SERVER_SENT_EVENTS)
@@ -50,16 +46,17 @@ public class FileEventsResource {
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         FileWatch[] watch = new FileWatch[1];
         ScheduledFuture<?>[] heartbeat = new ScheduledFuture<?>[1];
-        Runnable stop = () -> {
-            slot.close();
-            if (watch[0] != null) {
-                watch[0].close();
-            }
-            if (heartbeat[0] != null) {
-                heartbeat[0].cancel(false);
-            }
-            sink.close();
-        };
+        Runnable stop =
+                () -> {
+                    slot.close();
+                    if (watch[0] != null) {
+                        watch[0].close();
+                    }
+                    if (heartbeat[0] != null) {
+                        heartbeat[0].cancel(false);
+                    }
+                    sink.close();
+                };
         try {
             watch(handle, sink, sse, watch, heartbeat, stop);
         } catch (RuntimeException e) {
@@ -72,32 +69,59 @@ public class FileEventsResource {
         }
     }
 
-    private void watch(SandboxHandle handle, SseEventSink sink, Sse sse, FileWatch[] watch, ScheduledFuture<?>[] heartbeat,
+    private void watch(
+            SandboxHandle handle,
+            SseEventSink sink,
+            Sse sse,
+            FileWatch[] watch,
+            ScheduledFuture<?>[] heartbeat,
             Runnable stop) {
-        watch[0] = FileWatch.start(handle, event -> {
-            if (sink.isClosed()) {
-                stop.run();
-                return;
-            }
-            String data = Json.createObjectBuilder().add("type", event.type()).add("path", event.path()).build().toString();
-            sink.send(sse.newEventBuilder().name(event.type()).mediaType(MediaType.APPLICATION_JSON_TYPE).data(data).build())
-                    .whenComplete((ok, failed) -> {
-                        if (failed != null) {
-                            stop.run();
-                        }
-                    });
-        }, scheduler);
+        watch[0] =
+                FileWatch.start(
+                        handle,
+                        event -> {
+                            if (sink.isClosed()) {
+                                stop.run();
+                                return;
+                            }
+                            String data =
+                                    Json.createObjectBuilder()
+                                            .add("type", event.type())
+                                            .add("path", event.path())
+                                            .build()
+                                            .toString();
+                            sink.send(
+                                            sse.newEventBuilder()
+                                                    .name(event.type())
+                                                    .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                                                    .data(data)
+                                                    .build())
+                                    .whenComplete(
+                                            (ok, failed) -> {
+                                                if (failed != null) {
+                                                    stop.run();
+                                                }
+                                            });
+                        },
+                        scheduler);
         sink.send(sse.newEventBuilder().comment("watching").build());
-        heartbeat[0] = scheduler.scheduleWithFixedDelay(() -> {
-            if (sink.isClosed()) {
-                stop.run();
-            } else {
-                sink.send(sse.newEventBuilder().comment("heartbeat").build()).whenComplete((ok, failed) -> {
-                    if (failed != null) {
-                        stop.run();
-                    }
-                });
-            }
-        }, 15, 15, TimeUnit.SECONDS);
+        heartbeat[0] =
+                scheduler.scheduleWithFixedDelay(
+                        () -> {
+                            if (sink.isClosed()) {
+                                stop.run();
+                            } else {
+                                sink.send(sse.newEventBuilder().comment("heartbeat").build())
+                                        .whenComplete(
+                                                (ok, failed) -> {
+                                                    if (failed != null) {
+                                                        stop.run();
+                                                    }
+                                                });
+                            }
+                        },
+                        15,
+                        15,
+                        TimeUnit.SECONDS);
     }
 }

@@ -2,7 +2,6 @@ package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -15,24 +14,25 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Strict reading of the small JSON bodies of the sandbox endpoints (exec, processes, mkdir,
- * move). Each rule answers {@code 400 invalid-request} naming the field:
+ * Strict reading of the small JSON bodies of the sandbox endpoints (exec, processes, mkdir, move).
+ * Each rule answers {@code 400 invalid-request} naming the field:
+ *
  * <ul>
- *   <li>the body is a JSON object and has only the endpoint's members (a misspelt
- *       {@code timeoutMS} must not silently mean "no timeout");</li>
- *   <li>a string member is a JSON string (no number coerced to text) without NUL, which no
- *       command line, path or environment can carry;</li>
+ *   <li>the body is a JSON object and has only the endpoint's members (a misspelt {@code timeoutMS}
+ *       must not silently mean "no timeout");
+ *   <li>a string member is a JSON string (no number coerced to text) without NUL, which no command
+ *       line, path or environment can carry;
  *   <li>a number member is an integer in its range (no silent truncation of {@code 1.5} or
- *       wrap-around of {@code 2^64}).</li>
+ *       wrap-around of {@code 2^64}).
  * </ul>
+ *
  * {@code null} members count as absent.
  */
 final class JsonBodies {
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
-    private JsonBodies() {
-    }
+    private JsonBodies() {}
 
     static JsonObject object(JsonValue body, List<String> members) {
         if (!(body instanceof JsonObject o)) {
@@ -40,7 +40,8 @@ final class JsonBodies {
         }
         for (String k : o.keySet()) {
             if (!members.contains(k)) {
-                throw invalid(k, "is not a known field (known: " + String.join(", ", members) + ")");
+                throw invalid(
+                        k, "is not a known field (known: " + String.join(", ", members) + ")");
             }
         }
         return o;
@@ -58,7 +59,9 @@ final class JsonBodies {
     }
 
     static String requiredString(JsonObject o, String field) {
-        return optionalString(o, field).filter(s -> !s.isBlank()).orElseThrow(() -> invalid(field, "is required"));
+        return optionalString(o, field)
+                .filter(s -> !s.isBlank())
+                .orElseThrow(() -> invalid(field, "is required"));
     }
 
     /** An integer member within {@code [min, max]}. */
@@ -108,6 +111,7 @@ final class JsonBodies {
     }
 
     static ProblemException invalid(String field, String problem) {
-        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
 }

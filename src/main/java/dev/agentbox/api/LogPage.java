@@ -2,14 +2,13 @@ package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-
 import java.util.Map;
 
 /**
- * The paging arguments of {@code GET /runs/{runId}/log}: {@code after} is an offset the log
- * (or the event stream) gave, exclusive like {@code Last-Event-ID} (absent = from the
- * start); {@code limit} is 1..{@value #MAX_LIMIT} chunks (absent = {@value #DEFAULT_LIMIT}).
- * Anything else is {@code 400 invalid-request} naming the parameter — never an unbounded page.
+ * The paging arguments of {@code GET /runs/{runId}/log}: {@code after} is an offset the log (or the
+ * event stream) gave, exclusive like {@code Last-Event-ID} (absent = from the start); {@code limit}
+ * is 1..{@value #MAX_LIMIT} chunks (absent = {@value #DEFAULT_LIMIT}). Anything else is {@code 400
+ * invalid-request} naming the parameter — never an unbounded page.
  */
 record LogPage(long after, int limit) {
 
@@ -32,8 +31,11 @@ record LogPage(long after, int limit) {
         } catch (NumberFormatException e) {
             // below
         }
-        throw new ProblemException(ProblemCode.INVALID_REQUEST, "after must be an offset the log returned",
-                Map.of("field", "after"), null);
+        throw new ProblemException(
+                ProblemCode.INVALID_REQUEST,
+                "after must be an offset the log returned",
+                Map.of("field", "after"),
+                null);
     }
 
     private static int limit(String raw) {
@@ -48,7 +50,10 @@ record LogPage(long after, int limit) {
         } catch (NumberFormatException e) {
             // below
         }
-        throw new ProblemException(ProblemCode.INVALID_REQUEST, "limit must be a number from 1 to " + MAX_LIMIT,
-                Map.of("field", "limit", "maximum", MAX_LIMIT), null);
+        throw new ProblemException(
+                ProblemCode.INVALID_REQUEST,
+                "limit must be a number from 1 to " + MAX_LIMIT,
+                Map.of("field", "limit", "maximum", MAX_LIMIT),
+                null);
     }
 }

@@ -1,11 +1,8 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.Incident;
-
 import dev.agentbox.problem.ProblemCode;
-
 import dev.agentbox.problem.ProblemException;
-
 import dev.agentbox.quota.QuotaExceededException;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
@@ -20,10 +17,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The single exception mapper: every error leaving a resource, including the JAX-RS
- * runtime's own (unknown path, wrong method, unreadable body), becomes
- * {@code application/problem+json}. Unexpected exceptions are logged with an incident id
- * and answered without internals.
+ * The single exception mapper: every error leaving a resource, including the JAX-RS runtime's own
+ * (unknown path, wrong method, unreadable body), becomes {@code application/problem+json}.
+ * Unexpected exceptions are logged with an incident id and answered without internals.
  */
 @Provider
 public class ProblemMapper implements ExceptionMapper<Throwable> {
@@ -33,28 +29,45 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     @Override
     public Response toResponse(Throwable thrown) {
         ProblemException problem = find(thrown, ProblemException.class);
-        if (problem instanceof QuotaExceededException quota && quota.retryAfterSeconds().isPresent()) {
+        if (problem instanceof QuotaExceededException quota
+                && quota.retryAfterSeconds().isPresent()) {
             return Problems.builder(problem.code(), problem.detail(), problem.extensions())
-                    .header("Retry-After", quota.retryAfterSeconds().getAsInt()).build();
+                    .header("Retry-After", quota.retryAfterSeconds().getAsInt())
+                    .build();
         }
         if (problem != null) {
             return Problems.response(problem);
         }
-        UnsupportedCapabilityException unsupported = find(thrown, UnsupportedCapabilityException.class);
+        UnsupportedCapabilityException unsupported =
+                find(thrown, UnsupportedCapabilityException.class);
         if (unsupported != null) {
-            return Problems.response(ProblemCode.UNSUPPORTED_CAPABILITY, unsupported.getMessage(),
-                    Map.of("provider", unsupported.provider(), "capability", unsupported.capability().wireName()));
+            return Problems.response(
+                    ProblemCode.UNSUPPORTED_CAPABILITY,
+                    unsupported.getMessage(),
+                    Map.of(
+                            "provider",
+                            unsupported.provider(),
+                            "capability",
+                            unsupported.capability().wireName()));
         }
         JsonParsingException parsing = find(thrown, JsonParsingException.class);
         if (parsing != null || find(thrown, JsonbException.class) != null) {
             // Only the position: the parsers' messages name their own classes and states.
-            String where = parsing == null || parsing.getLocation() == null ? ""
-                    : " at line " + parsing.getLocation().getLineNumber() + ", column " + parsing.getLocation().getColumnNumber();
-            return Problems.response(ProblemCode.INVALID_REQUEST, "Malformed JSON body" + where + ".", Map.of());
+            String where =
+                    parsing == null || parsing.getLocation() == null
+                            ? ""
+                            : " at line "
+                                    + parsing.getLocation().getLineNumber()
+                                    + ", column "
+                                    + parsing.getLocation().getColumnNumber();
+            return Problems.response(
+                    ProblemCode.INVALID_REQUEST, "Malformed JSON body" + where + ".", Map.of());
         }
         if (thrown instanceof WebApplicationException wae && wae.getResponse().getStatus() < 500) {
             int status = wae.getResponse().getStatus();
-            Response.ResponseBuilder rb = Problems.builder(ProblemCode.forStatus(status), detailFor(wae, status), Map.of());
+            Response.ResponseBuilder rb =
+                    Problems.builder(
+                            ProblemCode.forStatus(status), detailFor(wae, status), Map.of());
             if (thrown instanceof NotAllowedException) {
                 String allow = wae.getResponse().getHeaderString("Allow");
                 if (allow != null) {
@@ -64,7 +77,9 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             return rb.build();
         }
         Incident incident = Incident.log(LOG, Level.SEVERE, "Unhandled error", thrown);
-        return Problems.response(ProblemCode.INTERNAL_ERROR, incident.text("Unexpected server error"),
+        return Problems.response(
+                ProblemCode.INTERNAL_ERROR,
+                incident.text("Unexpected server error"),
                 Map.of("incident", incident.id()));
     }
 

@@ -15,8 +15,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class ProvidersResource {
 
-    @Inject
-    SandboxProviders providers;
+    @Inject SandboxProviders providers;
 
     @GET
     @Operation(summary = "The enabled sandbox providers, with live availability and capabilities")

@@ -8,25 +8,31 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.util.List;
 
-/** JSON of runs as docs/api.md shows them: fields that are not set are absent; {@code false} is not absent. */
+/**
+ * JSON of runs as docs/api.md shows them: fields that are not set are absent; {@code false} is not
+ * absent.
+ */
 final class RunViews {
 
-    private RunViews() {
-    }
+    private RunViews() {}
 
     static JsonObject record(RunRecordView r) {
-        JsonObjectBuilder b = Json.createObjectBuilder()
-                .add("runId", r.runId())
-                .add("threadId", r.threadId())
-                .add("status", r.status().wireName())
-                .add("startedAt", r.startedAt().toString())
-                .add("harness", r.harness().wireName());
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("runId", r.runId())
+                        .add("threadId", r.threadId())
+                        .add("status", r.status().wireName())
+                        .add("startedAt", r.startedAt().toString())
+                        .add("harness", r.harness().wireName());
         r.finishedAt().ifPresent(t -> b.add("finishedAt", t.toString()));
-        r.error().ifPresent(e -> {
-            JsonObjectBuilder err = Json.createObjectBuilder().add("message", e.message());
-            e.code().ifPresent(c -> err.add("code", c));
-            b.add("error", err);
-        });
+        r.error()
+                .ifPresent(
+                        e -> {
+                            JsonObjectBuilder err =
+                                    Json.createObjectBuilder().add("message", e.message());
+                            e.code().ifPresent(c -> err.add("code", c));
+                            b.add("error", err);
+                        });
         r.usage().ifPresent(u -> b.add("usage", u));
         r.sandboxKey().ifPresent(k -> b.add("sandboxKey", k));
         r.detachedSince().ifPresent(t -> b.add("detachedSince", t.toString()));
@@ -48,13 +54,17 @@ final class RunViews {
 
     /** A run id as one percent-encoded path segment (ids may hold '/', ';', spaces…). */
     static String pathSegment(String runId) {
-        return java.net.URLEncoder.encode(runId, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return java.net.URLEncoder.encode(runId, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
     }
 
     static String log(List<LoggedChunk> chunks) {
         JsonArrayBuilder a = Json.createArrayBuilder();
         for (LoggedChunk c : chunks) {
-            a.add(Json.createObjectBuilder().add("offset", Long.toString(c.seq())).add("chunk", c.chunk()));
+            a.add(
+                    Json.createObjectBuilder()
+                            .add("offset", Long.toString(c.seq()))
+                            .add("chunk", c.chunk()));
         }
         return a.build().toString();
     }

@@ -1,8 +1,7 @@
 package dev.agentbox.api;
 
-import dev.agentbox.problem.ProblemException;
-
 import dev.agentbox.platform.LogText;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
@@ -48,41 +47,41 @@ public class RunsResource {
     private static final Logger LOG = Logger.getLogger(RunsResource.class.getName());
     private static final Pattern OFFSET = Pattern.compile("[0-9]{1,18}");
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    RunService runs;
+    @Inject RunService runs;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
     /**
-     * Drivers and event streams are long-lived loops (minutes): each gets its own managed
-     * thread rather than a slot of the shared pool, which grows only slowly and would leave
-     * new streams waiting behind old ones.
+     * Drivers and event streams are long-lived loops (minutes): each gets its own managed thread
+     * rather than a slot of the shared pool, which grows only slowly and would leave new streams
+     * waiting behind old ones.
      */
-    @Resource
-    ManagedThreadFactory threads;
+    @Resource ManagedThreadFactory threads;
 
     @POST
     @Path("runs")
     @Consumes(MediaType.APPLICATION_JSON)
     // qs: JSON unless the client asks for the stream (a missing or */* Accept means JSON).
     @Produces("application/json;qs=1")
-    @Operation(summary = "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)",
-            description = "runId and threadId: 1-200 printable characters. maxDurationMs bounds the run (default "
-                    + "agentbox.runs.max-duration-ms, 0 = none): past it the run ends aborted with code max-duration. A run "
-                    + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
-                    + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
-                    + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
-                    + "+ reaper interval + quiet window, watched or not.")
+    @Operation(
+            summary =
+                    "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)",
+            description =
+                    "runId and threadId: 1-200 printable characters. maxDurationMs bounds the run (default "
+                            + "agentbox.runs.max-duration-ms, 0 = none): past it the run ends aborted with code max-duration. A run "
+                            + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
+                            + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
+                            + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
+                            + "+ reaper interval + quiet window, watched or not.")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
-        return Response.accepted(RunViews.accepted(run).toString()).type(MediaType.APPLICATION_JSON).build();
+        return Response.accepted(RunViews.accepted(run).toString())
+                .type(MediaType.APPLICATION_JSON)
+                .build();
     }
 
     @POST
@@ -104,7 +103,8 @@ public class RunsResource {
     @GET
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
-    public String list(@QueryParam("threadId") String threadId, @QueryParam("status") String status) {
+    public String list(
+            @QueryParam("threadId") String threadId, @QueryParam("status") String status) {
         if (threadId != null) {
             RunRequest.requireId("threadId", threadId);
         }
@@ -112,19 +112,27 @@ public class RunsResource {
         try {
             s = Optional.ofNullable(status).map(RunStatus::parse);
         } catch (IllegalArgumentException e) {
-            throw ProblemException.invalidRequest("status must be running, interrupted, completed, failed or aborted");
+            throw ProblemException.invalidRequest(
+                    "status must be running, interrupted, completed, failed or aborted");
         }
         JsonArrayBuilder a = Json.createArrayBuilder();
-        runs.list(caller.tenant(), Optional.ofNullable(threadId), s).forEach(r -> a.add(RunViews.record(r)));
+        runs.list(caller.tenant(), Optional.ofNullable(threadId), s)
+                .forEach(r -> a.add(RunViews.record(r)));
         return a.build().toString();
     }
 
     @GET
     @Path("runs/{runId: .+}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "SSE of the run's chunks: replay after Last-Event-ID (or ?after), then tail until the terminal chunk")
-    public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
-            @QueryParam("after") String after, @Context SseEventSink sink, @Context Sse sse) {
+    @Operation(
+            summary =
+                    "SSE of the run's chunks: replay after Last-Event-ID (or ?after), then tail until the terminal chunk")
+    public void events(
+            @PathParam("runId") String runId,
+            @HeaderParam("Last-Event-ID") String lastEventId,
+            @QueryParam("after") String after,
+            @Context SseEventSink sink,
+            @Context Sse sse) {
         RunRecordView run = runs.get(caller.tenant(), runId);
         long afterSeq = offset(lastEventId != null ? lastEventId : after);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
@@ -139,21 +147,29 @@ public class RunsResource {
     @GET
     @Path("runs/{runId: .+}/log")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "One page of the stored log: chunks after the offset ?after (exclusive, like Last-Event-ID), "
-            + "at most ?limit (1-1000, default 1000); page on with the last offset returned")
-    public String log(@PathParam("runId") String runId, @QueryParam("after") String after,
+    @Operation(
+            summary =
+                    "One page of the stored log: chunks after the offset ?after (exclusive, like Last-Event-ID), "
+                            + "at most ?limit (1-1000, default 1000); page on with the last offset returned")
+    public String log(
+            @PathParam("runId") String runId,
+            @QueryParam("after") String after,
             @QueryParam("limit") String limit) {
         LogPage page = LogPage.parse(after, limit);
-        return RunViews.log(runs.snapshot(runs.get(caller.tenant(), runId), page.after(), page.limit()));
+        return RunViews.log(
+                runs.snapshot(runs.get(caller.tenant(), runId), page.after(), page.limit()));
     }
 
     @POST
     @Path("runs/{runId: .+}/cancel")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Cancel a run on any server: its live driver stops within about a second; a run whose server "
-            + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
+    @Operation(
+            summary =
+                    "Cancel a run on any server: its live driver stops within about a second; a run whose server "
+                            + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
     public Response cancel(@PathParam("runId") String runId) {
-        return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString()).build();
+        return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString())
+                .build();
     }
 
     @GET
@@ -171,16 +187,17 @@ public class RunsResource {
     }
 
     /**
-     * The offset to resume after: absent = 0, else only the digits of an offset this stream
-     * sent. No trimming (a control character is not an offset) and no sign: a negative offset
-     * would replay from before the log's start and never end.
+     * The offset to resume after: absent = 0, else only the digits of an offset this stream sent.
+     * No trimming (a control character is not an offset) and no sign: a negative offset would
+     * replay from before the log's start and never end.
      */
     static long offset(String from) {
         if (from == null || from.isEmpty()) {
             return 0;
         }
         if (!OFFSET.matcher(from).matches()) {
-            throw ProblemException.invalidRequest("Last-Event-ID / after must be an offset this stream sent");
+            throw ProblemException.invalidRequest(
+                    "Last-Event-ID / after must be an offset this stream sent");
         }
         return Long.parseLong(from);
     }
@@ -194,44 +211,73 @@ public class RunsResource {
 
     /**
      * Pumps the run's log into the SSE sink on a managed thread; the request thread returns at
-     * once. The stream's quota slot is released when the pump ends (terminal chunk, client
-     * gone — noticed by the heartbeat within a second or two — or failure).
+     * once. The stream's quota slot is released when the pump ends (terminal chunk, client gone —
+     * noticed by the heartbeat within a second or two — or failure).
      */
     private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse, Slot slot) {
         runs.viewerAttached(run);
         RunEventStream stream = runs.stream();
-        threads.newThread(() -> {
-            RunEventStream.End end = RunEventStream.End.STOPPED;
-            try {
-                end = stream.pump(run.ref(), afterSeq, new RunEventStream.Sink() {
-                    @Override
-                    public boolean send(LoggedChunk chunk) {
-                        return write(sink, sse.newEventBuilder().id(Long.toString(chunk.seq())).name(chunk.type())
-                                .mediaType(MediaType.APPLICATION_JSON_TYPE).data(chunk.json()).build());
-                    }
+        threads.newThread(
+                        () -> {
+                            RunEventStream.End end = RunEventStream.End.STOPPED;
+                            try {
+                                end =
+                                        stream.pump(
+                                                run.ref(),
+                                                afterSeq,
+                                                new RunEventStream.Sink() {
+                                                    @Override
+                                                    public boolean send(LoggedChunk chunk) {
+                                                        return write(
+                                                                sink,
+                                                                sse.newEventBuilder()
+                                                                        .id(
+                                                                                Long.toString(
+                                                                                        chunk
+                                                                                                .seq()))
+                                                                        .name(chunk.type())
+                                                                        .mediaType(
+                                                                                MediaType
+                                                                                        .APPLICATION_JSON_TYPE)
+                                                                        .data(chunk.json())
+                                                                        .build());
+                                                    }
 
-                    @Override
-                    public boolean heartbeat() {
-                        return write(sink, sse.newEventBuilder().comment("").build());
-                    }
+                                                    @Override
+                                                    public boolean heartbeat() {
+                                                        return write(
+                                                                sink,
+                                                                sse.newEventBuilder()
+                                                                        .comment("")
+                                                                        .build());
+                                                    }
 
-                    @Override
-                    public void idle() {
-                        runs.maybeTakeOver(run);
-                    }
-                });
-            } catch (RuntimeException e) {
-                LOG.warning("run " + LogText.quote(run.runId()) + ": event stream failed: " + e);
-            } finally {
-                slot.close();
-                sink.close();
-                try {
-                    runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
-                } catch (RuntimeException e) {
-                    LOG.warning("run " + LogText.quote(run.runId()) + ": could not record the viewer leaving: " + e);
-                }
-            }
-        }).start();
+                                                    @Override
+                                                    public void idle() {
+                                                        runs.maybeTakeOver(run);
+                                                    }
+                                                });
+                            } catch (RuntimeException e) {
+                                LOG.warning(
+                                        "run "
+                                                + LogText.quote(run.runId())
+                                                + ": event stream failed: "
+                                                + e);
+                            } finally {
+                                slot.close();
+                                sink.close();
+                                try {
+                                    runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+                                } catch (RuntimeException e) {
+                                    LOG.warning(
+                                            "run "
+                                                    + LogText.quote(run.runId())
+                                                    + ": could not record the viewer leaving: "
+                                                    + e);
+                                }
+                            }
+                        })
+                .start();
     }
 
     private static boolean write(SseEventSink sink, OutboundSseEvent event) {

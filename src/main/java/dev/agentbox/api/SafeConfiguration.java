@@ -6,20 +6,21 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The start-up rules that keep a server from running with an unsafe configuration. Pure
- * logic over the configured values; {@link SafeConfigurationCheck} applies it at start-up.
+ * The start-up rules that keep a server from running with an unsafe configuration. Pure logic over
+ * the configured values; {@link SafeConfigurationCheck} applies it at start-up.
  *
  * <p>Each problem is one message that names the key to fix and never holds a token:
+ *
  * <ul>
- *   <li>{@code agentbox.auth.tokens} set but blank, empty after parsing, garbled, with a
- *       tenant listed twice or one token shared by two tenants ({@link TenantTokens#parse}).
- *       Only a truly unset key means dev mode: a list that went wrong must not silently
- *       switch authentication off;</li>
- *   <li>{@code agentbox.auth.admin-tenant} naming a tenant without a token (also in dev mode:
- *       an operator who names an admin expects authentication);</li>
- *   <li>the {@code local} provider next to more than one tenant, unless
- *       {@code agentbox.providers.local.allow-multi-tenant=true}: its sandboxes, journal and
- *       setup directories share the host, so tenants are not isolated from each other.</li>
+ *   <li>{@code agentbox.auth.tokens} set but blank, empty after parsing, garbled, with a tenant
+ *       listed twice or one token shared by two tenants ({@link TenantTokens#parse}). Only a truly
+ *       unset key means dev mode: a list that went wrong must not silently switch authentication
+ *       off;
+ *   <li>{@code agentbox.auth.admin-tenant} naming a tenant without a token (also in dev mode: an
+ *       operator who names an admin expects authentication);
+ *   <li>the {@code local} provider next to more than one tenant, unless {@code
+ *       agentbox.providers.local.allow-multi-tenant=true}: its sandboxes, journal and setup
+ *       directories share the host, so tenants are not isolated from each other.
  * </ul>
  */
 final class SafeConfiguration {
@@ -32,30 +33,37 @@ final class SafeConfiguration {
     /**
      * The values the rules look at.
      *
-     * @param tokens           {@value #TOKENS} as MicroProfile Config resolved it (empty when unset or blank)
-     * @param tokensSetBlank   the key is present but blank in a source Config treats as unset
-     *                         (e.g. {@code AGENTBOX_AUTH_TOKENS=} in the environment)
-     * @param adminTenant      {@value #ADMIN_TENANT}
-     * @param localEnabled     {@value #LOCAL_ENABLED}
+     * @param tokens {@value #TOKENS} as MicroProfile Config resolved it (empty when unset or blank)
+     * @param tokensSetBlank the key is present but blank in a source Config treats as unset (e.g.
+     *     {@code AGENTBOX_AUTH_TOKENS=} in the environment)
+     * @param adminTenant {@value #ADMIN_TENANT}
+     * @param localEnabled {@value #LOCAL_ENABLED}
      * @param localMultiTenant {@value #LOCAL_MULTI_TENANT}
      */
-    record Settings(Optional<String> tokens, boolean tokensSetBlank, Optional<String> adminTenant,
-            boolean localEnabled, boolean localMultiTenant) {
-    }
+    record Settings(
+            Optional<String> tokens,
+            boolean tokensSetBlank,
+            Optional<String> adminTenant,
+            boolean localEnabled,
+            boolean localMultiTenant) {}
 
-    private SafeConfiguration() {
-    }
+    private SafeConfiguration() {}
 
     /** Every rule the settings break, one message each; empty when the configuration is safe. */
     static List<String> problems(Settings s) {
         List<String> problems = new ArrayList<>();
         if (s.tokensSetBlank() && s.tokens().isEmpty()) {
-            problems.add(TOKENS + " is set but blank; unset it for single-tenant dev mode, or list tenant=token pairs");
+            problems.add(
+                    TOKENS
+                            + " is set but blank; unset it for single-tenant dev mode, or list tenant=token pairs");
         }
         List<String> tenants = List.of();
         if (s.tokens().isPresent()) {
             try {
-                tenants = TenantTokens.parse(s.tokens().get()).stream().map(TenantTokens.Entry::tenant).toList();
+                tenants =
+                        TenantTokens.parse(s.tokens().get()).stream()
+                                .map(TenantTokens.Entry::tenant)
+                                .toList();
             } catch (IllegalArgumentException e) {
                 problems.add(e.getMessage());
             }
@@ -63,14 +71,25 @@ final class SafeConfiguration {
         boolean authConfigured = s.tokens().isPresent() || s.tokensSetBlank();
         Optional<String> admin = s.adminTenant().map(String::trim).filter(a -> !a.isEmpty());
         if (admin.isPresent() && !tenants.contains(admin.get())) {
-            problems.add(ADMIN_TENANT + " names tenant " + LogText.quote(admin.get()) + ", which has no token in " + TOKENS
-                    + (authConfigured ? "" : " (unset: dev mode)"));
+            problems.add(
+                    ADMIN_TENANT
+                            + " names tenant "
+                            + LogText.quote(admin.get())
+                            + ", which has no token in "
+                            + TOKENS
+                            + (authConfigured ? "" : " (unset: dev mode)"));
         }
         int tenantCount = authConfigured ? tenants.size() : 1;
         if (s.localEnabled() && tenantCount > 1 && !s.localMultiTenant()) {
-            problems.add(LOCAL_ENABLED + "=true with " + tenantCount + " tenants in " + TOKENS
-                    + ": the local provider's sandboxes, journal and setup directories are shared on the host; set "
-                    + LOCAL_MULTI_TENANT + "=true to accept that, or disable the local provider");
+            problems.add(
+                    LOCAL_ENABLED
+                            + "=true with "
+                            + tenantCount
+                            + " tenants in "
+                            + TOKENS
+                            + ": the local provider's sandboxes, journal and setup directories are shared on the host; set "
+                            + LOCAL_MULTI_TENANT
+                            + "=true to accept that, or disable the local provider");
         }
         return List.copyOf(problems);
     }

@@ -2,11 +2,10 @@ package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-
+import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FsStat;
 import dev.agentbox.sandbox.spi.SandboxFs;
-import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -28,19 +27,17 @@ import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact.
- * Every operation holds one of the tenant's {@code concurrent-execs} slots ({@link ExecQuota}).
+ * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact. Every
+ * operation holds one of the tenant's {@code concurrent-execs} slots ({@link ExecQuota}).
  */
 @Path("v1/sandboxes/{key}/files")
 @RequestScoped
 @ExecQuota
 public class SandboxFilesResource {
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
     @PathParam("key")
     String key;
@@ -49,16 +46,14 @@ public class SandboxFilesResource {
     @ConfigProperty(name = "agentbox.files.max-read-bytes")
     long maxReadBytes;
 
-    public record EntryView(String name, String path, String type) {
-    }
+    public record EntryView(String name, String path, String type) {}
 
-    public record StatView(String type, int mode, Long size) {
-    }
+    public record StatView(String type, int mode, Long size) {}
 
     /**
-     * Admitted first (missing → 404; device, FIFO, socket or over
-     * {@code agentbox.files.max-read-bytes} → 413 file-too-large), then streamed: the server
-     * never holds the file, and a client that goes away stops the reading command.
+     * Admitted first (missing → 404; device, FIFO, socket or over {@code
+     * agentbox.files.max-read-bytes} → 413 file-too-large), then streamed: the server never holds
+     * the file, and a client that goes away stops the reading command.
      */
     @GET
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
@@ -85,7 +80,9 @@ public class SandboxFilesResource {
     @Path("list")
     @Produces(MediaType.APPLICATION_JSON)
     public List<EntryView> list(@QueryParam("path") String path) {
-        return fs().list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path)).stream()
+        return fs()
+                .list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path))
+                .stream()
                 .map(e -> new EntryView(e.name(), e.path(), e.type().wireName()))
                 .toList();
     }
@@ -94,9 +91,11 @@ public class SandboxFilesResource {
     @Path("stat")
     @Produces(MediaType.APPLICATION_JSON)
     public StatView stat(@QueryParam("path") String path) {
-        FsStat s = fs().lstat(required(path, "path"))
-                .orElseThrow(() -> ProblemException.notFound("No such file: " + path));
-        return new StatView(s.type().wireName(), s.mode(), s.size().isPresent() ? s.size().getAsLong() : null);
+        FsStat s =
+                fs().lstat(required(path, "path"))
+                        .orElseThrow(() -> ProblemException.notFound("No such file: " + path));
+        return new StatView(
+                s.type().wireName(), s.mode(), s.size().isPresent() ? s.size().getAsLong() : null);
     }
 
     @POST
@@ -123,7 +122,11 @@ public class SandboxFilesResource {
 
     static String required(String value, String field) {
         if (value == null || value.isBlank()) {
-            throw new ProblemException(ProblemCode.INVALID_REQUEST, field + " is required", Map.of("field", field), null);
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    field + " is required",
+                    Map.of("field", field),
+                    null);
         }
         return JsonBodies.noNul(field, value);
     }

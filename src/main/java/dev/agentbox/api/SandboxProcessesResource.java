@@ -1,14 +1,13 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemException;
-
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
-import dev.agentbox.sandbox.spi.OutputChunk;
-import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.SandboxProcessRegistry;
 import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.spi.OutputChunk;
+import dev.agentbox.sandbox.spi.SandboxProcess;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
@@ -35,20 +34,15 @@ import java.util.concurrent.TimeUnit;
 @RequestScoped
 public class SandboxProcessesResource {
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
-    @Inject
-    SandboxProcessRegistry registry;
+    @Inject SandboxProcessRegistry registry;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
-    @Resource
-    ManagedScheduledExecutorService scheduler;
+    @Resource ManagedScheduledExecutorService scheduler;
 
     @PathParam("key")
     String key;
@@ -59,9 +53,17 @@ public class SandboxProcessesResource {
     public Response spawn(JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
         // The tenant's process slot is held until the process exits (a kill ends it too).
-        SandboxProcess process = quotas.holdUntil(caller.tenant(), Quota.PROCESSES,
-                () -> sandboxes.open(caller.tenant(), key).handle().process().spawn(request.command(), request.options(false)),
-                SandboxProcess::onExit);
+        SandboxProcess process =
+                quotas.holdUntil(
+                        caller.tenant(),
+                        Quota.PROCESSES,
+                        () ->
+                                sandboxes
+                                        .open(caller.tenant(), key)
+                                        .handle()
+                                        .process()
+                                        .spawn(request.command(), request.options(false)),
+                        SandboxProcess::onExit);
         registry.register(caller.tenant(), key, process);
         return Response.status(201).entity(Map.of("pid", process.id())).build();
     }
@@ -75,30 +77,39 @@ public class SandboxProcessesResource {
         AutoCloseable[] subscription = new AutoCloseable[1];
         ScheduledFuture<?>[] heartbeat = new ScheduledFuture<?>[1];
         // Every end of the stream (exit sent, client gone, failure) releases the slot once.
-        Runnable stop = () -> {
-            slot.close();
-            closeQuietly(subscription[0]);
-            if (heartbeat[0] != null) {
-                heartbeat[0].cancel(false);
-            }
-        };
+        Runnable stop =
+                () -> {
+                    slot.close();
+                    closeQuietly(subscription[0]);
+                    if (heartbeat[0] != null) {
+                        heartbeat[0].cancel(false);
+                    }
+                };
         try {
             subscription[0] = subscribe(process, sink, sse, stop);
             // A client that left a quiet process is only noticed on a write: without a
             // heartbeat its stream slot would stay taken until the process printed again.
-            heartbeat[0] = scheduler.scheduleWithFixedDelay(() -> {
-                if (sink.isClosed()) {
-                    stop.run();
-                } else {
-                    sink.send(sse.newEventBuilder().comment("").build()).whenComplete((ok, failed) -> {
-                        if (failed != null) {
-                            stop.run();
-                        }
-                    });
-                }
-            }, 15, 15, TimeUnit.SECONDS);
+            heartbeat[0] =
+                    scheduler.scheduleWithFixedDelay(
+                            () -> {
+                                if (sink.isClosed()) {
+                                    stop.run();
+                                } else {
+                                    sink.send(sse.newEventBuilder().comment("").build())
+                                            .whenComplete(
+                                                    (ok, failed) -> {
+                                                        if (failed != null) {
+                                                            stop.run();
+                                                        }
+                                                    });
+                                }
+                            },
+                            15,
+                            15,
+                            TimeUnit.SECONDS);
             if (sink.isClosed()) {
-                stop.run(); // the process had exited already: its exit event was sent during subscribe
+                stop.run(); // the process had exited already: its exit event was sent during
+                // subscribe
             }
         } catch (RuntimeException e) {
             stop.run();
@@ -106,34 +117,46 @@ public class SandboxProcessesResource {
         }
     }
 
-    private static AutoCloseable subscribe(SandboxProcess process, SseEventSink sink, Sse sse, Runnable stop) {
-        return process.subscribe(new SandboxProcess.OutputListener() {
-            @Override
-            public void onOutput(OutputChunk chunk) {
-                if (!sink.isClosed()) {
-                    sink.send(sse.newEventBuilder().name(chunk.stream().wireName()).data(chunk.text()).build())
-                            .whenComplete((ok, failed) -> {
-                                if (failed != null) {
-                                    stop.run();
-                                }
-                            });
-                }
-            }
+    private static AutoCloseable subscribe(
+            SandboxProcess process, SseEventSink sink, Sse sse, Runnable stop) {
+        return process.subscribe(
+                new SandboxProcess.OutputListener() {
+                    @Override
+                    public void onOutput(OutputChunk chunk) {
+                        if (!sink.isClosed()) {
+                            sink.send(
+                                            sse.newEventBuilder()
+                                                    .name(chunk.stream().wireName())
+                                                    .data(chunk.text())
+                                                    .build())
+                                    .whenComplete(
+                                            (ok, failed) -> {
+                                                if (failed != null) {
+                                                    stop.run();
+                                                }
+                                            });
+                        }
+                    }
 
-            @Override
-            public void onExit(int exitCode) {
-                if (!sink.isClosed()) {
-                    sink.send(sse.newEventBuilder().name("exit").mediaType(MediaType.APPLICATION_JSON_TYPE)
-                            .data("{\"exitCode\":" + exitCode + "}").build())
-                            .whenComplete((ok, failed) -> {
-                                sink.close();
-                                stop.run();
-                            });
-                } else {
-                    stop.run();
-                }
-            }
-        });
+                    @Override
+                    public void onExit(int exitCode) {
+                        if (!sink.isClosed()) {
+                            sink.send(
+                                            sse.newEventBuilder()
+                                                    .name("exit")
+                                                    .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                                                    .data("{\"exitCode\":" + exitCode + "}")
+                                                    .build())
+                                    .whenComplete(
+                                            (ok, failed) -> {
+                                                sink.close();
+                                                stop.run();
+                                            });
+                        } else {
+                            stop.run();
+                        }
+                    }
+                });
     }
 
     @POST
@@ -154,7 +177,14 @@ public class SandboxProcessesResource {
     private SandboxProcess process(String pid) {
         sandboxes.find(caller.tenant(), key);
         return registry.find(caller.tenant(), key, pid)
-                .orElseThrow(() -> ProblemException.notFound("No process " + pid + " in sandbox " + key + " on this server"));
+                .orElseThrow(
+                        () ->
+                                ProblemException.notFound(
+                                        "No process "
+                                                + pid
+                                                + " in sandbox "
+                                                + key
+                                                + " on this server"));
     }
 
     private static void closeQuietly(AutoCloseable c) {

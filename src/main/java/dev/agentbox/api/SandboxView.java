@@ -20,8 +20,18 @@ public record SandboxView(
     /** Every provider maps its workspace to this path; relative API paths resolve against it. */
     public static final String WORKSPACE_ROOT = "/workspace";
 
-    public static SandboxView of(SandboxInstance i, SandboxCapabilities capabilities, String outcome) {
-        return new SandboxView(i.key(), i.provider(), i.providerSandboxId(), outcome, WORKSPACE_ROOT, capabilities,
-                i.threadId().orElse(null), i.createdAt(), i.lastUsedAt(), i.snapshotId().orElse(null));
+    public static SandboxView of(
+            SandboxInstance i, SandboxCapabilities capabilities, String outcome) {
+        return new SandboxView(
+                i.key(),
+                i.provider(),
+                i.providerSandboxId(),
+                outcome,
+                WORKSPACE_ROOT,
+                capabilities,
+                i.threadId().orElse(null),
+                i.createdAt(),
+                i.lastUsedAt(),
+                i.snapshotId().orElse(null));
     }
 }

@@ -1,16 +1,15 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemException;
-
-import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.EnsureOutcome;
-import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.Sandbox;
-import dev.agentbox.sandbox.spi.SandboxCapabilities;
-import dev.agentbox.sandbox.store.SandboxInstance;
-import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxPorts;
+import dev.agentbox.sandbox.store.SandboxInstance;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -33,32 +32,37 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class SandboxesResource {
 
-    @Inject
-    Caller caller;
+    @Inject Caller caller;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
-    @Inject
-    SandboxProviders providers;
+    @Inject SandboxProviders providers;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Ensure a sandbox: resume the running one of this key, restore its snapshot, or create and bootstrap it")
+    @Operation(
+            summary =
+                    "Ensure a sandbox: resume the running one of this key, restore its snapshot, or create and bootstrap it")
     public Response ensure(JsonValue body) {
         if (body == null) {
             throw ProblemException.invalidRequest("body a JSON object is required");
         }
         Ensured ensured = sandboxes.ensure(caller.tenant(), sandboxes.specParser().parse(body));
         Sandbox s = ensured.sandbox();
-        SandboxView view = SandboxView.of(s.instance(), s.handle().capabilities(), ensured.outcome().wireName());
-        return Response.status(ensured.outcome() == EnsureOutcome.CREATED ? 201 : 200).entity(view).build();
+        SandboxView view =
+                SandboxView.of(
+                        s.instance(), s.handle().capabilities(), ensured.outcome().wireName());
+        return Response.status(ensured.outcome() == EnsureOutcome.CREATED ? 201 : 200)
+                .entity(view)
+                .build();
     }
 
     @GET
     @Operation(summary = "The caller's sandboxes")
     public List<SandboxView> list() {
-        return sandboxes.list(caller.tenant()).stream().map(i -> SandboxView.of(i, capabilities(i), null)).toList();
+        return sandboxes.list(caller.tenant()).stream()
+                .map(i -> SandboxView.of(i, capabilities(i), null))
+                .toList();
     }
 
     @GET
@@ -100,14 +104,22 @@ public class SandboxesResource {
     public Response fork(@PathParam("key") String key) {
         Ensured forked = sandboxes.fork(caller.tenant(), key);
         Sandbox s = forked.sandbox();
-        return Response.status(201).entity(SandboxView.of(s.instance(), s.handle().capabilities(), forked.outcome().wireName())).build();
+        return Response.status(201)
+                .entity(
+                        SandboxView.of(
+                                s.instance(),
+                                s.handle().capabilities(),
+                                forked.outcome().wireName()))
+                .build();
     }
 
     @GET
     @Path("{key}/ports/{port}")
     public Map<String, Object> port(@PathParam("key") String key, @PathParam("port") int port) {
-        SandboxPorts.Channel channel = sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
-        return channel.headers().isEmpty() ? Map.of("url", channel.url())
+        SandboxPorts.Channel channel =
+                sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
+        return channel.headers().isEmpty()
+                ? Map.of("url", channel.url())
                 : Map.of("url", channel.url(), "headers", channel.headers());
     }
 

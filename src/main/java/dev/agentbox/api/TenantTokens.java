@@ -16,14 +16,13 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Bearer tokens and the tenants they stand for, from {@code agentbox.auth.tokens}
- * ({@code tenantA=tokenA,tenantB=tokenB}). Only an unset key means single-tenant dev mode:
- * every request is tenant {@code default}. A key that is set must parse ({@link #parse});
- * {@link SafeConfigurationCheck} refuses to start otherwise.
+ * Bearer tokens and the tenants they stand for, from {@code agentbox.auth.tokens} ({@code
+ * tenantA=tokenA,tenantB=tokenB}). Only an unset key means single-tenant dev mode: every request is
+ * tenant {@code default}. A key that is set must parse ({@link #parse}); {@link
+ * SafeConfigurationCheck} refuses to start otherwise.
  *
- * <p>Lookup compares SHA-256 digests of every configured token with
- * {@link MessageDigest#isEqual}, visiting all of them, so the time taken does not tell
- * which prefix or which tenant matched.
+ * <p>Lookup compares SHA-256 digests of every configured token with {@link MessageDigest#isEqual},
+ * visiting all of them, so the time taken does not tell which prefix or which tenant matched.
  */
 @ApplicationScoped
 public class TenantTokens {
@@ -31,6 +30,7 @@ public class TenantTokens {
     public static final String DEV_TENANT = "default";
     private static final Logger LOG = Logger.getLogger(TenantTokens.class.getName());
     private static final String KEY = "agentbox.auth.tokens";
+
     /** Tenant names end up in labels, directory names and log lines: keep them plain. */
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
@@ -45,13 +45,14 @@ public class TenantTokens {
     private List<Entry> entries = List.of();
 
     /** One configured tenant and the digest of its token (the token itself is not kept). */
-    record Entry(String tenant, byte[] digest) {
-    }
+    record Entry(String tenant, byte[] digest) {}
 
     @PostConstruct
     void init() {
         if (tokensConfig.isEmpty()) {
-            LOG.warning(KEY + " is not set: running in single-tenant dev mode without authentication (tenant \"default\").");
+            LOG.warning(
+                    KEY
+                            + " is not set: running in single-tenant dev mode without authentication (tenant \"default\").");
             return;
         }
         entries = parse(tokensConfig.get());
@@ -61,9 +62,9 @@ public class TenantTokens {
     /**
      * The entries of a configured token list, in order.
      *
-     * @throws IllegalArgumentException naming {@code agentbox.auth.tokens} (never a token) when
-     *     the list has no entry, an entry is not {@code tenant=token} with both sides non-empty,
-     *     a tenant name is not plain ({@code [A-Za-z0-9][A-Za-z0-9._-]*}, at most 63), a tenant is
+     * @throws IllegalArgumentException naming {@code agentbox.auth.tokens} (never a token) when the
+     *     list has no entry, an entry is not {@code tenant=token} with both sides non-empty, a
+     *     tenant name is not plain ({@code [A-Za-z0-9][A-Za-z0-9._-]*}, at most 63), a tenant is
      *     listed twice, or two tenants share a token
      */
     static List<Entry> parse(String config) {
@@ -76,32 +77,51 @@ public class TenantTokens {
                 continue;
             }
             int eq = p.indexOf('=');
-            if (eq <= 0 || eq == p.length() - 1 || p.substring(0, eq).isBlank() || p.substring(eq + 1).isBlank()) {
-                throw new IllegalArgumentException(KEY + ": entry " + (i + 1)
-                        + " is not tenant=token (missing '=', empty tenant or empty token)");
+            if (eq <= 0
+                    || eq == p.length() - 1
+                    || p.substring(0, eq).isBlank()
+                    || p.substring(eq + 1).isBlank()) {
+                throw new IllegalArgumentException(
+                        KEY
+                                + ": entry "
+                                + (i + 1)
+                                + " is not tenant=token (missing '=', empty tenant or empty token)");
             }
             String tenant = p.substring(0, eq).trim();
             String token = p.substring(eq + 1).trim();
             if (!TENANT.matcher(tenant).matches()) {
-                throw new IllegalArgumentException(KEY + ": entry " + (i + 1)
-                        + " has a tenant name that is not [A-Za-z0-9][A-Za-z0-9._-]* (at most 63 characters)");
+                throw new IllegalArgumentException(
+                        KEY
+                                + ": entry "
+                                + (i + 1)
+                                + " has a tenant name that is not [A-Za-z0-9][A-Za-z0-9._-]* (at most 63 characters)");
             }
             if (token.chars().anyMatch(c -> c < 0x21 || c == 0x7f)) {
-                throw new IllegalArgumentException(KEY + ": the token of tenant \"" + tenant
-                        + "\" holds whitespace or control characters, which no bearer header can carry");
+                throw new IllegalArgumentException(
+                        KEY
+                                + ": the token of tenant \""
+                                + tenant
+                                + "\" holds whitespace or control characters, which no bearer header can carry");
             }
             if (parsed.stream().anyMatch(e -> e.tenant().equals(tenant))) {
-                throw new IllegalArgumentException(KEY + ": tenant \"" + tenant + "\" is listed twice");
+                throw new IllegalArgumentException(
+                        KEY + ": tenant \"" + tenant + "\" is listed twice");
             }
             String other = tenantByToken.putIfAbsent(token, tenant);
             if (other != null) {
-                throw new IllegalArgumentException(KEY + ": tenants \"" + other + "\" and \"" + tenant
-                        + "\" have the same token; every tenant needs its own");
+                throw new IllegalArgumentException(
+                        KEY
+                                + ": tenants \""
+                                + other
+                                + "\" and \""
+                                + tenant
+                                + "\" have the same token; every tenant needs its own");
             }
             parsed.add(new Entry(tenant, sha256(token)));
         }
         if (parsed.isEmpty()) {
-            throw new IllegalArgumentException(KEY + " is set but holds no tenant=token entry; unset it for dev mode");
+            throw new IllegalArgumentException(
+                    KEY + " is set but holds no tenant=token entry; unset it for dev mode");
         }
         return List.copyOf(parsed);
     }

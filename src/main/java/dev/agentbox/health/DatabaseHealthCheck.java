@@ -11,9 +11,8 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Ready only while a connection to the database can be opened and validated. The
- * datasource's connection timeout (5 s) bounds how long an unreachable database can
- * hold this check up.
+ * Ready only while a connection to the database can be opened and validated. The datasource's
+ * connection timeout (5 s) bounds how long an unreachable database can hold this check up.
  */
 @Readiness
 @ApplicationScoped

@@ -9,20 +9,19 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Ready only while the Docker engine answers a ping (bounded by a 3 s timeout), when the
- * docker provider is enabled. A disabled provider does not hold readiness down.
+ * Ready only while the Docker engine answers a ping (bounded by a 3 s timeout), when the docker
+ * provider is enabled. A disabled provider does not hold readiness down.
  */
 @Readiness
 @ApplicationScoped
 public class DockerHealthCheck implements HealthCheck {
 
-    @Inject
-    DockerSandboxProvider docker;
+    @Inject DockerSandboxProvider docker;
 
     @Override
     public HealthCheckResponse call() {
-        HealthCheckResponseBuilder b = HealthCheckResponse.named("provider-docker")
-                .withData("enabled", docker.enabled());
+        HealthCheckResponseBuilder b =
+                HealthCheckResponse.named("provider-docker").withData("enabled", docker.enabled());
         if (!docker.enabled()) {
             return b.up().build();
         }

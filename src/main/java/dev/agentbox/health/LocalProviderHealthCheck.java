@@ -13,12 +13,12 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class LocalProviderHealthCheck implements HealthCheck {
 
-    @Inject
-    LocalSandboxProvider local;
+    @Inject LocalSandboxProvider local;
 
     @Override
     public HealthCheckResponse call() {
-        HealthCheckResponseBuilder b = HealthCheckResponse.named("provider-local").withData("enabled", local.enabled());
+        HealthCheckResponseBuilder b =
+                HealthCheckResponse.named("provider-local").withData("enabled", local.enabled());
         if (!local.enabled()) {
             return b.up().build();
         }

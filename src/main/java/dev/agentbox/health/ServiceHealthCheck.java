@@ -14,29 +14,27 @@ import org.eclipse.microprofile.health.Readiness;
 import org.eclipse.microprofile.health.Startup;
 
 /**
- * Started and ready once this server knows its database installation. Its data tells an
- * operator which node answered, whether authentication is on, and which database
- * (installation id) the node is using.
+ * Started and ready once this server knows its database installation. Its data tells an operator
+ * which node answered, whether authentication is on, and which database (installation id) the node
+ * is using.
  */
 @Readiness
 @Startup
 @ApplicationScoped
 public class ServiceHealthCheck implements HealthCheck {
 
-    @Inject
-    TenantTokens tokens;
+    @Inject TenantTokens tokens;
 
-    @Inject
-    InstallationService installation;
+    @Inject InstallationService installation;
 
-    @Inject
-    NodeIdentity node;
+    @Inject NodeIdentity node;
 
     @Override
     public HealthCheckResponse call() {
-        HealthCheckResponseBuilder b = HealthCheckResponse.named("agentbox")
-                .withData("node", node.id())
-                .withData("auth", tokens.devMode() ? "disabled" : "enabled");
+        HealthCheckResponseBuilder b =
+                HealthCheckResponse.named("agentbox")
+                        .withData("node", node.id())
+                        .withData("auth", tokens.devMode() ? "disabled" : "enabled");
         Optional<Installation> current = installation.current();
         current.ifPresent(i -> b.withData("installationId", i.installationId()));
         return b.status(current.isPresent()).build();

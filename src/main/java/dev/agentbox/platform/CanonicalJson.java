@@ -14,35 +14,37 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
-// Hand-written: not RFC 8785 (keys by code point, exact numbers), and stored fingerprints hash this form.
+// Hand-written: not RFC 8785 (keys by code point, exact numbers), and stored fingerprints hash this
+// form.
 /**
- * The canonical JSON text of a value, and SHA-256 in hex. Two values that are equal as JSON
- * data (same members regardless of order, numerically equal numbers) always produce the same
- * text, so the text can be hashed into fingerprints (chunk fingerprints, sandbox keys).
+ * The canonical JSON text of a value, and SHA-256 in hex. Two values that are equal as JSON data
+ * (same members regardless of order, numerically equal numbers) always produce the same text, so
+ * the text can be hashed into fingerprints (chunk fingerprints, sandbox keys).
  *
  * <p>The canonical form:
+ *
  * <ul>
- *   <li><b>No insignificant whitespace</b> anywhere.</li>
- *   <li><b>Objects</b>: members sorted by key, comparing keys by Unicode code point (not by
- *       UTF-16 unit, so a supplementary character sorts after U+FFFF). JSON-P objects cannot
- *       hold duplicate keys, so the order is total.</li>
- *   <li><b>Arrays</b>: elements in their order.</li>
+ *   <li><b>No insignificant whitespace</b> anywhere.
+ *   <li><b>Objects</b>: members sorted by key, comparing keys by Unicode code point (not by UTF-16
+ *       unit, so a supplementary character sorts after U+FFFF). JSON-P objects cannot hold
+ *       duplicate keys, so the order is total.
+ *   <li><b>Arrays</b>: elements in their order.
  *   <li><b>Numbers</b>: by numeric value, never by how they were written: {@code 1}, {@code 1.0},
- *       {@code 1e0} and {@code 10e-1} all become {@code 1}; {@code -0} becomes {@code 0}.
- *       Integers of at most 21 digits are written as plain digits ({@code 100}, {@code 1e2}
- *       → {@code 100}); any other value is written as {@link BigDecimal#toString()} of the
- *       value with trailing zeros stripped ({@code 1.5}, {@code 0.001}, {@code 1E+22},
- *       {@code 1.5E-7}, and a 23-digit integer whose last digit is not zero as plain digits).
- *       A stripped {@code BigDecimal} is unique per numeric value, so so is its text; a huge
- *       exponent never expands into a huge string.</li>
- *   <li><b>Strings</b>: only what JSON requires is escaped: {@code "} → {@code \"},
- *       {@code \} → {@code \\}, the controls U+0008/0009/000A/000C/000D as {@code \b \t \n \f \r},
- *       every other control below U+0020 as {@code \}{@code u00hh} (lowercase hex). A lone
- *       surrogate (possible in a Java string, not encodable in UTF-8) is written as
- *       {@code \}{@code udhhh} so the text stays valid UTF-8. Everything else, including
- *       non-ASCII and U+007F, is written literally.</li>
- *   <li>{@code true}, {@code false}, {@code null} as such.</li>
+ *       {@code 1e0} and {@code 10e-1} all become {@code 1}; {@code -0} becomes {@code 0}. Integers
+ *       of at most 21 digits are written as plain digits ({@code 100}, {@code 1e2} → {@code 100});
+ *       any other value is written as {@link BigDecimal#toString()} of the value with trailing
+ *       zeros stripped ({@code 1.5}, {@code 0.001}, {@code 1E+22}, {@code 1.5E-7}, and a 23-digit
+ *       integer whose last digit is not zero as plain digits). A stripped {@code BigDecimal} is
+ *       unique per numeric value, so so is its text; a huge exponent never expands into a huge
+ *       string.
+ *   <li><b>Strings</b>: only what JSON requires is escaped: {@code "} → {@code \"}, {@code \} →
+ *       {@code \\}, the controls U+0008/0009/000A/000C/000D as {@code \b \t \n \f \r}, every other
+ *       control below U+0020 as {@code \}{@code u00hh} (lowercase hex). A lone surrogate (possible
+ *       in a Java string, not encodable in UTF-8) is written as {@code \}{@code udhhh} so the text
+ *       stays valid UTF-8. Everything else, including non-ASCII and U+007F, is written literally.
+ *   <li>{@code true}, {@code false}, {@code null} as such.
  * </ul>
+ *
  * Hashes are always taken over the UTF-8 bytes of this text.
  */
 public final class CanonicalJson {
@@ -50,8 +52,7 @@ public final class CanonicalJson {
     /** Integers with more digits than this are written in exponent form, as JavaScript does. */
     private static final int MAX_PLAIN_INTEGER_DIGITS = 21;
 
-    private CanonicalJson() {
-    }
+    private CanonicalJson() {}
 
     /** The canonical text of {@code value}; see the class documentation for the form. */
     public static String of(JsonValue value) {
@@ -160,7 +161,8 @@ public final class CanonicalJson {
                     if (c < 0x20) {
                         unicodeEscape(c, out);
                     } else if (Character.isHighSurrogate(c)
-                            && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                            && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
                         out.append(c).append(s.charAt(++i));
                     } else if (Character.isSurrogate(c)) {
                         unicodeEscape(c, out);

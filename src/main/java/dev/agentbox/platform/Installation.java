@@ -7,9 +7,9 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 
 /**
- * The single row that names this database: written on the first start against an empty
- * database, read on every later one. All servers sharing one database report the same
- * installation id, which is how an operator tells which database a server is on.
+ * The single row that names this database: written on the first start against an empty database,
+ * read on every later one. All servers sharing one database report the same installation id, which
+ * is how an operator tells which database a server is on.
  */
 @Entity
 @Table(name = "AB_INSTALLATION")
@@ -27,8 +27,7 @@ public class Installation {
     @Column(name = "CREATED_AT", nullable = false)
     private Instant createdAt;
 
-    protected Installation() {
-    }
+    protected Installation() {}
 
     public Installation(String installationId, Instant createdAt) {
         this.id = SINGLETON_ID;

@@ -10,21 +10,19 @@ import java.util.UUID;
 import java.util.logging.Logger;
 
 /**
- * Finds or creates the {@link Installation} row, first at start-up. Tolerant of a
- * database that is down at start: the server still starts (health reports DOWN) and the
- * row is made on the first later call that reaches the database. Two servers racing on an
- * empty database both end up reading the row the winner inserted.
+ * Finds or creates the {@link Installation} row, first at start-up. Tolerant of a database that is
+ * down at start: the server still starts (health reports DOWN) and the row is made on the first
+ * later call that reaches the database. Two servers racing on an empty database both end up reading
+ * the row the winner inserted.
  */
 @ApplicationScoped
 public class InstallationService {
 
     private static final Logger LOG = Logger.getLogger(InstallationService.class.getName());
 
-    @Inject
-    InstallationStore store;
+    @Inject InstallationStore store;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
     private volatile Installation known;
 
@@ -32,7 +30,9 @@ public class InstallationService {
         current();
     }
 
-    /** The installation, created if the database is new; empty while the database is unreachable. */
+    /**
+     * The installation, created if the database is new; empty while the database is unreachable.
+     */
     public Optional<Installation> current() {
         Installation cached = known;
         if (cached != null) {
@@ -40,16 +40,23 @@ public class InstallationService {
         }
         try {
             try {
-                store.createIfAbsent(UUID.randomUUID().toString().replace("-", ""), clock.instant());
+                store.createIfAbsent(
+                        UUID.randomUUID().toString().replace("-", ""), clock.instant());
             } catch (RuntimeException lostRace) {
                 // Another server inserted the row between our read and our insert; read theirs.
                 LOG.fine("installation row was created concurrently");
             }
             Optional<Installation> found = store.find();
-            found.ifPresent(i -> {
-                known = i;
-                LOG.info("Database installation " + i.installationId() + " (created " + i.createdAt() + ")");
-            });
+            found.ifPresent(
+                    i -> {
+                        known = i;
+                        LOG.info(
+                                "Database installation "
+                                        + i.installationId()
+                                        + " (created "
+                                        + i.createdAt()
+                                        + ")");
+                    });
             return found;
         } catch (RuntimeException e) {
             LOG.warning("Database not reachable: " + e.getClass().getSimpleName());

@@ -5,7 +5,8 @@ import jakarta.persistence.Converter;
 import java.sql.Timestamp;
 import java.time.Instant;
 
-// Hand-written: EclipseLink 4.0 has no Instant mapping; it stores a BLOB, which Derby cannot compare.
+// Hand-written: EclipseLink 4.0 has no Instant mapping; it stores a BLOB, which Derby cannot
+// compare.
 /** Stores {@link Instant} as a SQL timestamp the same way on Derby and PostgreSQL. */
 @Converter(autoApply = true)
 public class InstantConverter implements AttributeConverter<Instant, Timestamp> {

@@ -7,7 +7,9 @@ import java.net.InetAddress;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** This server's name in leases, claims and logs: {@code agentbox.node-id}, else host name + port. */
+/**
+ * This server's name in leases, claims and logs: {@code agentbox.node-id}, else host name + port.
+ */
 @ApplicationScoped
 public class NodeIdentity {
 

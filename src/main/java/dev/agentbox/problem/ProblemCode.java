@@ -4,10 +4,10 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * Every problem code the API answers with, with its HTTP status and title (docs/api.md,
- * "Errors"). The one place a code, its status and its title are paired: domain code names a
- * {@code ProblemCode}, never a status number, and only the {@code api} package turns it into
- * {@code application/problem+json}.
+ * Every problem code the API answers with, with its HTTP status and title (docs/api.md, "Errors").
+ * The one place a code, its status and its title are paired: domain code names a {@code
+ * ProblemCode}, never a status number, and only the {@code api} package turns it into {@code
+ * application/problem+json}.
  */
 public enum ProblemCode {
     INVALID_REQUEST(400, "Invalid request"),

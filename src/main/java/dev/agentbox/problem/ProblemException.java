@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A failure the caller can act on, named by a {@link ProblemCode}. Thrown anywhere below
- * the resources; the {@code api} package alone turns it into {@code application/problem+json}.
- * The detail must never hold a secret value or a stack trace.
+ * A failure the caller can act on, named by a {@link ProblemCode}. Thrown anywhere below the
+ * resources; the {@code api} package alone turns it into {@code application/problem+json}. The
+ * detail must never hold a secret value or a stack trace.
  */
 public class ProblemException extends RuntimeException {
 
@@ -18,7 +18,8 @@ public class ProblemException extends RuntimeException {
         this(code, detail, Map.of(), null);
     }
 
-    public ProblemException(ProblemCode code, String detail, Map<String, Object> extensions, Throwable cause) {
+    public ProblemException(
+            ProblemCode code, String detail, Map<String, Object> extensions, Throwable cause) {
         super(detail, cause);
         this.code = code;
         this.extensions = Collections.unmodifiableMap(new LinkedHashMap<>(extensions));
@@ -40,7 +41,10 @@ public class ProblemException extends RuntimeException {
         return code;
     }
 
-    /** The HTTP status of the code; only the edge and tests look at it, domain code branches on {@link #code()}. */
+    /**
+     * The HTTP status of the code; only the edge and tests look at it, domain code branches on
+     * {@link #code()}.
+     */
     public int status() {
         return code.status();
     }

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 /**
- * A tenant is at one of its {@link Quota}s: {@code 429 quota-exceeded} with {@code quota}
- * (which one), {@code limit} (the number) and {@code scope} ({@code cluster} or {@code server}),
- * plus a {@code Retry-After} hint where slots free themselves.
+ * A tenant is at one of its {@link Quota}s: {@code 429 quota-exceeded} with {@code quota} (which
+ * one), {@code limit} (the number) and {@code scope} ({@code cluster} or {@code server}), plus a
+ * {@code Retry-After} hint where slots free themselves.
  */
 public class QuotaExceededException extends ProblemException {
 
@@ -36,8 +36,14 @@ public class QuotaExceededException extends ProblemException {
 
     private static String detail(Quota quota, int limit) {
         String where = quota.scope() == Quota.Scope.SERVER ? " on this server" : "";
-        return "This tenant is at its limit of " + limit + " " + quota.wireName() + where + " (agentbox.quotas."
-                + quota.configName() + ").";
+        return "This tenant is at its limit of "
+                + limit
+                + " "
+                + quota.wireName()
+                + where
+                + " (agentbox.quotas."
+                + quota.configName()
+                + ").";
     }
 
     private static Map<String, Object> extensions(Quota quota, int limit) {

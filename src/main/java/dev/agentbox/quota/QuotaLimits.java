@@ -8,10 +8,10 @@ import java.util.function.BiFunction;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * The configured number for each {@link Quota}, per tenant: the tenant's override
- * ({@code agentbox.quotas.tenant.<tenant>.max-<name>}) if set, else the default
- * ({@code agentbox.quotas.max-<name>}). {@code 0} means no limit; a negative number is a
- * configuration error, reported when the limits are built or first read for a tenant.
+ * The configured number for each {@link Quota}, per tenant: the tenant's override ({@code
+ * agentbox.quotas.tenant.<tenant>.max-<name>}) if set, else the default ({@code
+ * agentbox.quotas.max-<name>}). {@code 0} means no limit; a negative number is a configuration
+ * error, reported when the limits are built or first read for a tenant.
  */
 final class QuotaLimits {
 
@@ -19,10 +19,12 @@ final class QuotaLimits {
 
     private final Map<Quota, Integer> defaults;
     private final BiFunction<String, Quota, Optional<Integer>> overrides;
+
     /** Tenants come from the configured tokens, so this stays small. */
     private final Map<String, Map<Quota, Integer>> resolved = new ConcurrentHashMap<>();
 
-    private QuotaLimits(Map<Quota, Integer> defaults, BiFunction<String, Quota, Optional<Integer>> overrides) {
+    private QuotaLimits(
+            Map<Quota, Integer> defaults, BiFunction<String, Quota, Optional<Integer>> overrides) {
         this.defaults = new EnumMap<>(Quota.class);
         this.defaults.putAll(defaults);
         for (Quota q : Quota.values()) {
@@ -42,18 +44,27 @@ final class QuotaLimits {
     }
 
     /** Fixed defaults plus per-tenant overrides ({@code tenant → quota → limit}). */
-    public static QuotaLimits of(Map<Quota, Integer> defaults, Map<String, Map<Quota, Integer>> perTenant) {
-        return new QuotaLimits(defaults, (t, q) -> Optional.ofNullable(perTenant.getOrDefault(t, Map.of()).get(q)));
+    public static QuotaLimits of(
+            Map<Quota, Integer> defaults, Map<String, Map<Quota, Integer>> perTenant) {
+        return new QuotaLimits(
+                defaults,
+                (t, q) -> Optional.ofNullable(perTenant.getOrDefault(t, Map.of()).get(q)));
     }
 
-    /** The limits of MicroProfile Config; per-tenant keys are looked up when a tenant first asks. */
+    /**
+     * The limits of MicroProfile Config; per-tenant keys are looked up when a tenant first asks.
+     */
     public static QuotaLimits fromConfig(Config config) {
         Map<Quota, Integer> defaults = new EnumMap<>(Quota.class);
         for (Quota q : Quota.values()) {
-            defaults.put(q, config.getOptionalValue(PREFIX + q.configName(), Integer.class).orElse(0));
+            defaults.put(
+                    q, config.getOptionalValue(PREFIX + q.configName(), Integer.class).orElse(0));
         }
-        return new QuotaLimits(defaults,
-                (tenant, q) -> config.getOptionalValue(PREFIX + "tenant." + tenant + "." + q.configName(), Integer.class));
+        return new QuotaLimits(
+                defaults,
+                (tenant, q) ->
+                        config.getOptionalValue(
+                                PREFIX + "tenant." + tenant + "." + q.configName(), Integer.class));
     }
 
     /** The tenant's limit for {@code quota}; {@code 0} = no limit. */
@@ -73,7 +84,8 @@ final class QuotaLimits {
 
     private static void check(Quota q, int value, String key) {
         if (value < 0) {
-            throw new IllegalArgumentException(key + " must be 0 (no limit) or positive, was " + value);
+            throw new IllegalArgumentException(
+                    key + " must be 0 (no limit) or positive, was " + value);
         }
     }
 }

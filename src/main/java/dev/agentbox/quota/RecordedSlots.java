@@ -1,11 +1,11 @@
 package dev.agentbox.quota;
 
-import dev.agentbox.problem.ProblemCode;
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -15,21 +15,21 @@ import java.util.function.IntFunction;
 
 /**
  * Counts the {@link Quota.Scope#CLUSTER} quotas: what the database records (sandbox records,
- * non-terminal runs) plus what is being created right now on any server, so that servers
- * sharing the database enforce one limit with no overshoot.
+ * non-terminal runs) plus what is being created right now on any server, so that servers sharing
+ * the database enforce one limit with no overshoot.
  *
  * <ul>
- *   <li>A creation in flight holds a lease {@code quota-pending:<quota>:<tenant>:<item>}
- *       (renewed while held, so a dead server's slot frees itself after the TTL). An item
- *       is counted once even while it is both recorded and pending (the instant between
- *       the record's commit and the slot's release).</li>
- *   <li>The race it guards against: two creations of one tenant, on one server or on two,
- *       both count one free slot and both proceed. Counting and taking the pending lease
- *       happen under the tenant's gate lease {@code quota-gate:<quota>:<tenant>}, held for
- *       those few reads only, never for the creation itself.</li>
- *   <li>The one overshoot left: a server that stalls (GC pause, lost database) for longer
- *       than the 30 s lease TTL while holding a pending slot loses it, and another creation
- *       may take its place.</li>
+ *   <li>A creation in flight holds a lease {@code quota-pending:<quota>:<tenant>:<item>} (renewed
+ *       while held, so a dead server's slot frees itself after the TTL). An item is counted once
+ *       even while it is both recorded and pending (the instant between the record's commit and the
+ *       slot's release).
+ *   <li>The race it guards against: two creations of one tenant, on one server or on two, both
+ *       count one free slot and both proceed. Counting and taking the pending lease happen under
+ *       the tenant's gate lease {@code quota-gate:<quota>:<tenant>}, held for those few reads only,
+ *       never for the creation itself.
+ *   <li>The one overshoot left: a server that stalls (GC pause, lost database) for longer than the
+ *       30 s lease TTL while holding a pending slot loses it, and another creation may take its
+ *       place.
  * </ul>
  */
 final class RecordedSlots {
@@ -45,41 +45,56 @@ final class RecordedSlots {
     }
 
     /**
-     * Reserves a slot for creating {@code item} (a sandbox key, a runId), held until closed;
-     * close it once the record is stored or the creation failed. {@link Slot#NONE} when the
-     * item is already recorded or pending (it is counted already) or {@code limit} is 0.
+     * Reserves a slot for creating {@code item} (a sandbox key, a runId), held until closed; close
+     * it once the record is stored or the creation failed. {@link Slot#NONE} when the item is
+     * already recorded or pending (it is counted already) or {@code limit} is 0.
      *
      * @param recorded the tenant's recorded items; may stop after {@code limit} of them
      * @throws QuotaExceededException when the tenant's recorded and pending items reach the limit
      */
-    Slot reserve(String tenant, Quota quota, int limit, String item, IntFunction<Set<String>> recorded) {
+    Slot reserve(
+            String tenant, Quota quota, int limit, String item, IntFunction<Set<String>> recorded) {
         if (limit == 0) {
             return Slot.NONE;
         }
         String pendingPrefix = LeaseNames.quotaPendingPrefix(quota.wireName(), hash(tenant));
-        try (HeldLease gate = leases.acquire(LeaseNames.quotaGate(quota.wireName(), hash(tenant)), GATE_TTL, GATE_WAIT)
-                .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
-                        "Too many concurrent requests of this tenant are checking its " + quota.wireName()
-                                + " quota; try again.", Map.of(), null))) {
+        try (HeldLease gate =
+                leases.acquire(
+                                LeaseNames.quotaGate(quota.wireName(), hash(tenant)),
+                                GATE_TTL,
+                                GATE_WAIT)
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                ProblemCode.PROVIDER_UNAVAILABLE,
+                                                "Too many concurrent requests of this tenant are checking its "
+                                                        + quota.wireName()
+                                                        + " quota; try again.",
+                                                Map.of(),
+                                                null))) {
             Set<String> used = new HashSet<>();
             recorded.apply(limit).forEach(r -> used.add(hash(r)));
             String mine = hash(item);
             if (used.contains(mine)) {
                 return Slot.NONE;
             }
-            leases.heldNames(pendingPrefix).forEach(n -> used.add(n.substring(pendingPrefix.length())));
+            leases.heldNames(pendingPrefix)
+                    .forEach(n -> used.add(n.substring(pendingPrefix.length())));
             if (used.contains(mine)) {
                 return Slot.NONE;
             }
             if (used.size() >= limit) {
                 throw new QuotaExceededException(quota, limit);
             }
-            Optional<HeldLease> pending = leases.acquire(pendingPrefix + mine, PENDING_TTL, Duration.ZERO);
+            Optional<HeldLease> pending =
+                    leases.acquire(pendingPrefix + mine, PENDING_TTL, Duration.ZERO);
             return pending.map(p -> new Slot(p::close)).orElse(Slot.NONE);
         }
     }
 
-    /** Fixed-length names: tenants and run ids may be long, lease names are at most 255 characters. */
+    /**
+     * Fixed-length names: tenants and run ids may be long, lease names are at most 255 characters.
+     */
     private static String hash(String s) {
         return CanonicalJson.sha256Hex(s).substring(0, 32);
     }

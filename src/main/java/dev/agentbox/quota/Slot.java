@@ -9,8 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Slot implements AutoCloseable {
 
     /** A slot that holds nothing: no limit applies, or what it stands for is already counted. */
-    public static final Slot NONE = new Slot(() -> {
-    });
+    public static final Slot NONE = new Slot(() -> {});
 
     private final Runnable release;
     private final AtomicBoolean open = new AtomicBoolean(true);

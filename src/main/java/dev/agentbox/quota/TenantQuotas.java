@@ -14,32 +14,30 @@ import java.util.function.Supplier;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * Per-tenant quotas (see {@link Quota}): the one place that decides whether a tenant may
- * take one more sandbox, run, process, stream or exec. Refusals are
- * {@link QuotaExceededException}s.
+ * Per-tenant quotas (see {@link Quota}): the one place that decides whether a tenant may take one
+ * more sandbox, run, process, stream or exec. Refusals are {@link QuotaExceededException}s.
  *
  * <p>Invariants:
+ *
  * <ul>
- *   <li>a slot is counted from the moment it is granted until it is closed, and every
- *       grant is paired with exactly one release on every exit path (callers close slots in
- *       {@code finally}, or hand them to a completion such as a process's exit);</li>
- *   <li>the limits are read once, from MicroProfile Config ({@code agentbox.quotas.*}) or
- *       from the constructor (tests);</li>
- *   <li>a limit of 0 counts nothing at all.</li>
+ *   <li>a slot is counted from the moment it is granted until it is closed, and every grant is
+ *       paired with exactly one release on every exit path (callers close slots in {@code finally},
+ *       or hand them to a completion such as a process's exit);
+ *   <li>the limits are read once, from MicroProfile Config ({@code agentbox.quotas.*}) or from the
+ *       constructor (tests);
+ *   <li>a limit of 0 counts nothing at all.
  * </ul>
  */
 @ApplicationScoped
 public class TenantQuotas {
 
-    @Inject
-    Leases leases;
+    @Inject Leases leases;
 
     private volatile QuotaLimits limits;
     private final ServerSlots server = new ServerSlots();
     private RecordedSlots recorded;
 
-    protected TenantQuotas() {
-    }
+    protected TenantQuotas() {}
 
     /** For use outside the server (tests, benchmarks). */
     public TenantQuotas(QuotaLimits limits, Leases leases) {
@@ -59,13 +57,17 @@ public class TenantQuotas {
         recorded = new RecordedSlots(leases);
     }
 
-    /** Reads the limits at start-up, so that a negative limit fails the deployment rather than a first request. */
+    /**
+     * Reads the limits at start-up, so that a negative limit fails the deployment rather than a
+     * first request.
+     */
     void atStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
         // Observing creates the bean: init() has checked the defaults by now.
     }
 
     /**
-     * One slot of a {@link Quota.Scope#SERVER} quota (processes, streams, execs), held until closed.
+     * One slot of a {@link Quota.Scope#SERVER} quota (processes, streams, execs), held until
+     * closed.
      *
      * @throws QuotaExceededException when the tenant holds its limit on this server
      */
@@ -75,10 +77,11 @@ public class TenantQuotas {
     }
 
     /**
-     * Starts something under one slot of {@code quota} that is released when {@code end} of
-     * the started thing completes (e.g. a process's exit) — or at once when starting fails.
+     * Starts something under one slot of {@code quota} that is released when {@code end} of the
+     * started thing completes (e.g. a process's exit) — or at once when starting fails.
      */
-    public <T> T holdUntil(String tenant, Quota quota, Supplier<T> start, Function<T, CompletionStage<?>> end) {
+    public <T> T holdUntil(
+            String tenant, Quota quota, Supplier<T> start, Function<T, CompletionStage<?>> end) {
         Slot slot = acquire(tenant, quota);
         T started;
         try {
@@ -98,7 +101,8 @@ public class TenantQuotas {
      * @param recordedItems the tenant's recorded items (ids), given the limit (more are not needed)
      * @throws QuotaExceededException when the tenant's recorded and pending items reach the limit
      */
-    public Slot reserve(String tenant, Quota quota, String item, IntFunction<Set<String>> recordedItems) {
+    public Slot reserve(
+            String tenant, Quota quota, String item, IntFunction<Set<String>> recordedItems) {
         requireScope(quota, Quota.Scope.CLUSTER);
         return recorded.reserve(tenant, quota, limits.limit(tenant, quota), item, recordedItems);
     }
@@ -110,7 +114,8 @@ public class TenantQuotas {
 
     private static void requireScope(Quota quota, Quota.Scope scope) {
         if (quota.scope() != scope) {
-            throw new IllegalArgumentException(quota + " is counted per " + quota.scope() + ", not per " + scope);
+            throw new IllegalArgumentException(
+                    quota + " is counted per " + quota.scope() + ", not per " + scope);
         }
     }
 }

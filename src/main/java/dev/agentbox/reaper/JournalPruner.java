@@ -23,30 +23,30 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Deletes journals that runs left behind in their sandboxes (a run that ended while nobody
- * read its journal keeps it until pruned).
+ * Deletes journals that runs left behind in their sandboxes (a run that ended while nobody read its
+ * journal keeps it until pruned).
  *
  * <p>Invariant: it keeps every journal it cannot prove dead. A journal is dead when its run's
- * record is terminal (terminal is final and the log is in the database), or when there is no
- * record and the journal has not been written for {@code orphanTtl}. A record is written
- * before its agent starts, so a journal without one belongs to a run whose record was deleted
- * or to another installation; the wait guards against the sandbox's clock running behind the
- * server's and against a record whose creation is still in flight. Everything else is kept:
- * live runs, names that stand for no runId (including hashed over-long names, which cannot be
- * inverted), runs whose lookup failed, and runs whose {@code rm} failed.
+ * record is terminal (terminal is final and the log is in the database), or when there is no record
+ * and the journal has not been written for {@code orphanTtl}. A record is written before its agent
+ * starts, so a journal without one belongs to a run whose record was deleted or to another
+ * installation; the wait guards against the sandbox's clock running behind the server's and against
+ * a record whose creation is still in flight. Everything else is kept: live runs, names that stand
+ * for no runId (including hashed over-long names, which cannot be inverted), runs whose lookup
+ * failed, and runs whose {@code rm} failed.
  *
- * <p>Each run is looked up in the tenant of the sandbox holding the journal: a sandbox
- * belongs to one tenant, and so does its journal directory
- * ({@link SandboxHandle#journalDirectory()}: on a host shared by several tenants' sandboxes,
- * one directory per tenant), so every journal a walk lists is one of that tenant's runs or an
- * orphan. A sandbox that cannot be opened or listed
- * is skipped; {@link #prune()} never throws. At most {@code maxDeletes} runs are deleted per
- * call (attempts count, so a call's work stays bounded too); the oldest journals go first.
+ * <p>Each run is looked up in the tenant of the sandbox holding the journal: a sandbox belongs to
+ * one tenant, and so does its journal directory ({@link SandboxHandle#journalDirectory()}: on a
+ * host shared by several tenants' sandboxes, one directory per tenant), so every journal a walk
+ * lists is one of that tenant's runs or an orphan. A sandbox that cannot be opened or listed is
+ * skipped; {@link #prune()} never throws. At most {@code maxDeletes} runs are deleted per call
+ * (attempts count, so a call's work stays bounded too); the oldest journals go first.
  */
 final class JournalPruner {
 
     public static final Duration DEFAULT_ORPHAN_TTL = Duration.ofHours(1);
     public static final int DEFAULT_MAX_DELETES = 200;
+
     /** Sandbox records walked per call: far above any real installation, but bounded. */
     public static final int SANDBOX_LIMIT = 10_000;
 
@@ -60,8 +60,13 @@ final class JournalPruner {
     private final Duration orphanTtl;
     private final int maxDeletes;
 
-    public JournalPruner(RunStore runs, SandboxInstanceStore instances,
-            Function<SandboxInstance, Optional<SandboxHandle>> open, Clock clock, Duration orphanTtl, int maxDeletes) {
+    public JournalPruner(
+            RunStore runs,
+            SandboxInstanceStore instances,
+            Function<SandboxInstance, Optional<SandboxHandle>> open,
+            Clock clock,
+            Duration orphanTtl,
+            int maxDeletes) {
         if (orphanTtl.isNegative() || maxDeletes < 0) {
             throw new IllegalArgumentException("orphanTtl and maxDeletes must not be negative");
         }
@@ -89,12 +94,24 @@ final class JournalPruner {
                 pruneSandbox(instance, pass);
             } catch (RuntimeException e) {
                 pass.skipped++;
-                LOG.log(Level.WARNING, "Journal prune skipped sandbox " + instance.key() + ": " + e);
+                LOG.log(
+                        Level.WARNING,
+                        "Journal prune skipped sandbox " + instance.key() + ": " + e);
             }
         }
         PruneResult result = pass.result();
-        LOG.info(() -> "Journal prune: " + all.size() + " sandbox(es), " + pass.skipped + " skipped, "
-                + result.deleted().size() + " run(s) deleted, " + result.kept().size() + " kept " + pass.keptByReason());
+        LOG.info(
+                () ->
+                        "Journal prune: "
+                                + all.size()
+                                + " sandbox(es), "
+                                + pass.skipped
+                                + " skipped, "
+                                + result.deleted().size()
+                                + " run(s) deleted, "
+                                + result.kept().size()
+                                + " kept "
+                                + pass.keptByReason());
         return result;
     }
 
@@ -102,7 +119,11 @@ final class JournalPruner {
         Optional<SandboxHandle> handle = open.apply(instance);
         if (handle.isEmpty()) {
             pass.skipped++;
-            LOG.fine(() -> "Journal prune: sandbox " + instance.key() + " is not running; its journals wait");
+            LOG.fine(
+                    () ->
+                            "Journal prune: sandbox "
+                                    + instance.key()
+                                    + " is not running; its journals wait");
             return;
         }
         Listing listing = journals.list(handle.get());
@@ -135,13 +156,21 @@ final class JournalPruner {
         try {
             record = runs.find(tenant, journal.runId());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Journal prune: looking up run " + LogText.quote(journal.runId()) + " failed: " + e);
+            LOG.log(
+                    Level.WARNING,
+                    "Journal prune: looking up run "
+                            + LogText.quote(journal.runId())
+                            + " failed: "
+                            + e);
             return Optional.of(PruneResult.STORE_ERROR);
         }
         if (record.isPresent()) {
-            return record.get().isTerminal() ? Optional.empty() : Optional.of(PruneResult.NON_TERMINAL);
+            return record.get().isTerminal()
+                    ? Optional.empty()
+                    : Optional.of(PruneResult.NON_TERMINAL);
         }
-        return journal.newestModified().isBefore(orphanCutoff) ? Optional.empty()
+        return journal.newestModified().isBefore(orphanCutoff)
+                ? Optional.empty()
                 : Optional.of(PruneResult.ORPHAN_TOO_RECENT);
     }
 

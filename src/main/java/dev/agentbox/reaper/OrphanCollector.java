@@ -3,9 +3,9 @@ package dev.agentbox.reaper;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,15 +17,15 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Finds sandboxes no record points at — their record was lost (a crash between create and
- * record, a deleted row, a failed reclaim's retry) — by listing each provider by the
- * {@link SandboxLabels#MANAGED} label, and destroys them.
+ * Finds sandboxes no record points at — their record was lost (a crash between create and record, a
+ * deleted row, a failed reclaim's retry) — by listing each provider by the {@link
+ * SandboxLabels#MANAGED} label, and destroys them.
  *
- * <p>A sandbox is an orphan only if all hold: it carries this installation's
- * {@link SandboxLabels#INSTALLATION} label (another installation sharing the engine owns
- * its own), no instance record of its provider names it, it is older than the grace (an
- * ensure records its sandbox only after bootstrap, which can take minutes), and no ensure
- * holds its key's lease right now.
+ * <p>A sandbox is an orphan only if all hold: it carries this installation's {@link
+ * SandboxLabels#INSTALLATION} label (another installation sharing the engine owns its own), no
+ * instance record of its provider names it, it is older than the grace (an ensure records its
+ * sandbox only after bootstrap, which can take minutes), and no ensure holds its key's lease right
+ * now.
  */
 public final class OrphanCollector {
 
@@ -50,8 +50,13 @@ public final class OrphanCollector {
     private final Duration grace;
     private final Supplier<Optional<String>> installation;
 
-    public OrphanCollector(SandboxInstanceStore instances, Supplier<List<SandboxProvider>> providers, Leases leases, Clock clock,
-            Duration grace, Supplier<Optional<String>> installation) {
+    public OrphanCollector(
+            SandboxInstanceStore instances,
+            Supplier<List<SandboxProvider>> providers,
+            Leases leases,
+            Clock clock,
+            Duration grace,
+            Supplier<Optional<String>> installation) {
         this.instances = instances;
         this.providers = providers;
         this.leases = leases;
@@ -84,7 +89,8 @@ public final class OrphanCollector {
                 continue;
             }
             for (ManagedSandbox s : listed) {
-                if (!ours.get().equals(s.labels().get(SandboxLabels.INSTALLATION)) || s.createdAt().isAfter(cutoff)) {
+                if (!ours.get().equals(s.labels().get(SandboxLabels.INSTALLATION))
+                        || s.createdAt().isAfter(cutoff)) {
                     continue;
                 }
                 String name = provider.name() + ":" + s.id();
@@ -98,7 +104,12 @@ public final class OrphanCollector {
                     }
                     provider.destroy(s.id());
                     destroyed.add(name);
-                    LOG.info("orphans: destroyed " + name + " (created " + s.createdAt() + ", no record)");
+                    LOG.info(
+                            "orphans: destroyed "
+                                    + name
+                                    + " (created "
+                                    + s.createdAt()
+                                    + ", no record)");
                 } catch (RuntimeException e) {
                     failed.add(name);
                     LOG.log(Level.SEVERE, "orphans: could not destroy " + name, e);

@@ -5,8 +5,8 @@ import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.RunStore;
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import dev.agentbox.sandbox.SandboxProviders;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -24,40 +24,31 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 
 /**
- * The reaper on this server: builds the sweep from the server's stores and providers,
- * keeps sweeps single-flight (a timer tick that finds one running is skipped, not queued;
- * an admin request waits for it and then sweeps), remembers the last result for
- * {@code GET /admin/reaper} and liveness, counts outcomes in metrics, and prunes journals
- * every {@code agentbox.reaper.prune-every} sweeps.
+ * The reaper on this server: builds the sweep from the server's stores and providers, keeps sweeps
+ * single-flight (a timer tick that finds one running is skipped, not queued; an admin request waits
+ * for it and then sweeps), remembers the last result for {@code GET /admin/reaper} and liveness,
+ * counts outcomes in metrics, and prunes journals every {@code agentbox.reaper.prune-every} sweeps.
  */
 @ApplicationScoped
 public class ReaperService {
 
     private static final Logger LOG = Logger.getLogger(ReaperService.class.getName());
 
-    @Inject
-    RunService runService;
+    @Inject RunService runService;
 
-    @Inject
-    RunStore runs;
+    @Inject RunStore runs;
 
-    @Inject
-    SandboxInstanceStore instances;
+    @Inject SandboxInstanceStore instances;
 
-    @Inject
-    SandboxProviders providers;
+    @Inject SandboxProviders providers;
 
-    @Inject
-    InstallationService installation;
+    @Inject InstallationService installation;
 
-    @Inject
-    Leases leases;
+    @Inject Leases leases;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
-    @Inject
-    MetricRegistry metrics;
+    @Inject MetricRegistry metrics;
 
     @Inject
     @ConfigProperty(name = "agentbox.reaper.enabled")
@@ -91,8 +82,7 @@ public class ReaperService {
     @ConfigProperty(name = "agentbox.reaper.parallelism")
     int parallelism;
 
-    @Resource
-    ManagedExecutorService executor;
+    @Resource ManagedExecutorService executor;
 
     private final ReentrantLock flight = new ReentrantLock();
     private final ReentrantLock pruning = new ReentrantLock();
@@ -106,18 +96,46 @@ public class ReaperService {
 
     @PostConstruct
     void init() {
-        ReaperSettings settings = new ReaperSettings(maxRuns, Duration.ofMillis(runBudgetMs), Duration.ofMillis(detachedTtlMs),
-                Duration.ofMillis(orphanGraceMs), parallelism);
+        ReaperSettings settings =
+                new ReaperSettings(
+                        maxRuns,
+                        Duration.ofMillis(runBudgetMs),
+                        Duration.ofMillis(detachedTtlMs),
+                        Duration.ofMillis(orphanGraceMs),
+                        parallelism);
         Reclaimer reclaimer = new Reclaimer(instances, providers::find, runs, leases);
-        RunExitProbe probe = new RunExitProbe(instances, providers::find, executor, settings.parallelism());
-        OrphanCollector orphans = new OrphanCollector(instances, providers::enabled, leases, clock, settings.orphanGrace(),
-                () -> installation.current().map(Installation::installationId));
-        reaper = new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor)
-                .withAdopter(run -> runService.adopt(run, "the reaper found no live driver").name().toLowerCase().replace('_', '-'));
-        // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw for a gone sandbox.
-        pruner = new JournalPruner(runs, instances,
-                instance -> providers.find(instance.provider()).flatMap(p -> p.resume(instance.providerSandboxId())),
-                clock, JournalPruner.DEFAULT_ORPHAN_TTL, JournalPruner.DEFAULT_MAX_DELETES);
+        RunExitProbe probe =
+                new RunExitProbe(instances, providers::find, executor, settings.parallelism());
+        OrphanCollector orphans =
+                new OrphanCollector(
+                        instances,
+                        providers::enabled,
+                        leases,
+                        clock,
+                        settings.orphanGrace(),
+                        () -> installation.current().map(Installation::installationId));
+        reaper =
+                new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor)
+                        .withAdopter(
+                                run ->
+                                        runService
+                                                .adopt(run, "the reaper found no live driver")
+                                                .name()
+                                                .toLowerCase()
+                                                .replace('_', '-'));
+        // resume, not SandboxService.open: a prune must not count as use (idle expiry) nor throw
+        // for a gone sandbox.
+        pruner =
+                new JournalPruner(
+                        runs,
+                        instances,
+                        instance ->
+                                providers
+                                        .find(instance.provider())
+                                        .flatMap(p -> p.resume(instance.providerSandboxId())),
+                        clock,
+                        JournalPruner.DEFAULT_ORPHAN_TTL,
+                        JournalPruner.DEFAULT_MAX_DELETES);
         startedAt = clock.instant();
     }
 
@@ -164,7 +182,10 @@ public class ReaperService {
         }
     }
 
-    /** Prunes journals of terminal runs in every recorded sandbox (one prune at a time per server). Never throws. */
+    /**
+     * Prunes journals of terminal runs in every recorded sandbox (one prune at a time per server).
+     * Never throws.
+     */
     public PruneResult prune() {
         pruning.lock();
         try {
@@ -179,14 +200,20 @@ public class ReaperService {
     private void count(SweepResult result) {
         try {
             metrics.counter("agentbox.reaper.sweeps").inc();
-            result.outcomes().forEach((outcome, n) -> {
-                if (n > 0) {
-                    metrics.counter("agentbox.reaper.runs", new Tag("outcome", outcome.wireName())).inc(n);
-                }
-            });
+            result.outcomes()
+                    .forEach(
+                            (outcome, n) -> {
+                                if (n > 0) {
+                                    metrics.counter(
+                                                    "agentbox.reaper.runs",
+                                                    new Tag("outcome", outcome.wireName()))
+                                            .inc(n);
+                                }
+                            });
             long reclaimFailed = result.count(SweepOutcome.RECLAIM_FAILED);
             metrics.counter("agentbox.reaper.reclaim_failed").inc(reclaimFailed);
-            metrics.counter("agentbox.reaper.orphans.destroyed").inc(result.orphans().destroyed().size());
+            metrics.counter("agentbox.reaper.orphans.destroyed")
+                    .inc(result.orphans().destroyed().size());
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "reaper metrics", e);
         }
@@ -228,10 +255,11 @@ public class ReaperService {
     }
 
     /**
-     * Fresh while the last completed sweep — or, before the first, the start — is at most
-     * three intervals old (inclusive).
+     * Fresh while the last completed sweep — or, before the first, the start — is at most three
+     * intervals old (inclusive).
      */
-    static boolean fresh(Optional<Instant> lastCompleted, Instant startedAt, long intervalMs, Instant now) {
+    static boolean fresh(
+            Optional<Instant> lastCompleted, Instant startedAt, long intervalMs, Instant now) {
         return !lastCompleted.orElse(startedAt).plusMillis(3 * intervalMs).isBefore(now);
     }
 }

@@ -19,13 +19,13 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The reaper's clock: two non-persistent interval timers, one that sweeps detached runs and
- * orphans every {@code agentbox.reaper.interval-ms} (off with {@code agentbox.reaper.enabled=false})
- * and one that expires idle sandboxes every {@code agentbox.sandbox.idle-check-ms} (off with 0).
+ * The reaper's clock: two non-persistent interval timers, one that sweeps detached runs and orphans
+ * every {@code agentbox.reaper.interval-ms} (off with {@code agentbox.reaper.enabled=false}) and
+ * one that expires idle sandboxes every {@code agentbox.sandbox.idle-check-ms} (off with 0).
  *
- * <p>Bean-managed concurrency: a tick never waits for a lock (the sweep itself is
- * single-flight and skips an overlapping tick). No transaction: every store call commits on
- * its own, so a long sweep neither holds one transaction open nor times it out.
+ * <p>Bean-managed concurrency: a tick never waits for a lock (the sweep itself is single-flight and
+ * skips an overlapping tick). No transaction: every store call commits on its own, so a long sweep
+ * neither holds one transaction open nor times it out.
  */
 @Singleton
 @Startup
@@ -36,14 +36,11 @@ public class ReaperTimer {
     private static final String SWEEP = "reaper-sweep";
     private static final String IDLE = "idle-sandboxes";
 
-    @Resource
-    TimerService timers;
+    @Resource TimerService timers;
 
-    @Inject
-    ReaperService reaper;
+    @Inject ReaperService reaper;
 
-    @Inject
-    IdleSandboxExpiry idle;
+    @Inject IdleSandboxExpiry idle;
 
     @Inject
     @ConfigProperty(name = "agentbox.sandbox.idle-check-ms")
@@ -52,7 +49,8 @@ public class ReaperTimer {
     @PostConstruct
     void start() {
         if (reaper.enabled()) {
-            timers.createIntervalTimer(reaper.intervalMs(), reaper.intervalMs(), new TimerConfig(SWEEP, false));
+            timers.createIntervalTimer(
+                    reaper.intervalMs(), reaper.intervalMs(), new TimerConfig(SWEEP, false));
             LOG.info("reaper: sweeping every " + reaper.intervalMs() + " ms");
         } else {
             LOG.info("reaper: disabled (agentbox.reaper.enabled=false)");
@@ -72,7 +70,8 @@ public class ReaperTimer {
                 idle.sweep();
             }
         } catch (RuntimeException e) {
-            // A timer whose timeout throws is retried and may be cancelled; the next tick must come.
+            // A timer whose timeout throws is retried and may be cancelled; the next tick must
+            // come.
             LOG.log(Level.WARNING, "reaper: timer tick failed", e);
         }
     }

@@ -15,7 +15,10 @@ public enum ReclaimOutcome {
     NOT_FOUND("not-found"),
     /** The record names a provider this server does not run: refused, nothing touched. */
     PROVIDER_MISMATCH("provider-mismatch"),
-    /** Another live run uses the sandbox, or an ensure of it is in progress: kept (idle expiry takes it later). */
+    /**
+     * Another live run uses the sandbox, or an ensure of it is in progress: kept (idle expiry takes
+     * it later).
+     */
     IN_USE("in-use");
 
     private final String wireName;

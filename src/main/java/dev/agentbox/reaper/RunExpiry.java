@@ -8,17 +8,16 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * Ends a run the reaper must stop — past its {@code maxDurationMs}, or cancelled while no
- * driver holds it — whose agent has not exited: through {@link RunAbort}, which writes it
- * through the run-write protocol like any driver, with the reclaimer as the teardown
- * (destroying the sandbox is what stops the agent: closing an exec does not).
- * The caller has already written {@code cancelRequested}, so a driver alive elsewhere stops too.
+ * Ends a run the reaper must stop — past its {@code maxDurationMs}, or cancelled while no driver
+ * holds it — whose agent has not exited: through {@link RunAbort}, which writes it through the
+ * run-write protocol like any driver, with the reclaimer as the teardown (destroying the sandbox is
+ * what stops the agent: closing an exec does not). The caller has already written {@code
+ * cancelRequested}, so a driver alive elsewhere stops too.
  */
 final class RunExpiry {
 
     /** Whether the run was ended here, and what reclaiming its sandbox did. */
-    record Expired(boolean ended, Optional<Reclaimer.Reclaim> reclaim) {
-    }
+    record Expired(boolean ended, Optional<Reclaimer.Reclaim> reclaim) {}
 
     private final RunContext ctx;
     private final Reclaimer reclaimer;
@@ -30,7 +29,8 @@ final class RunExpiry {
 
     /** Ends {@code run} with {@code error} if it is still non-terminal and {@code eligible}. */
     Expired expire(RunRecordView run, Predicate<RunRecordView> eligible, RunError error) {
-        RunAbort.Aborted<Reclaimer.Reclaim> a = RunAbort.abort(ctx, run, eligible, reclaimer::reclaim, error);
+        RunAbort.Aborted<Reclaimer.Reclaim> a =
+                RunAbort.abort(ctx, run, eligible, reclaimer::reclaim, error);
         return new Expired(a.ended(), a.teardown());
     }
 }

@@ -14,33 +14,64 @@ import java.util.Optional;
  * @param probed runs whose journal was probed
  * @param error why the sweep could not list runs, if it could not
  */
-public record SweepResult(Instant startedAt, long durationMs, int considered, int probed, Map<SweepOutcome, Integer> outcomes,
-        List<RunEntry> runs, List<Unattended> unattended, OrphanCollector.Report orphans, Optional<String> error) {
+public record SweepResult(
+        Instant startedAt,
+        long durationMs,
+        int considered,
+        int probed,
+        Map<SweepOutcome, Integer> outcomes,
+        List<RunEntry> runs,
+        List<Unattended> unattended,
+        OrphanCollector.Report orphans,
+        Optional<String> error) {
 
     /**
-     * A run no live driver held, and what this sweep did with it: {@code started} (a
-     * successor drives it here now), {@code driven}, {@code at-capacity} (left to another
-     * server), {@code not-eligible}, {@code aborted (cancelled)}, {@code aborted (max-duration)},
-     * {@code not-claimed} or {@code failed: …}.
+     * A run no live driver held, and what this sweep did with it: {@code started} (a successor
+     * drives it here now), {@code driven}, {@code at-capacity} (left to another server), {@code
+     * not-eligible}, {@code aborted (cancelled)}, {@code aborted (max-duration)}, {@code
+     * not-claimed} or {@code failed: …}.
      */
-    public record Unattended(String tenant, String runId, String action) {
-    }
+    public record Unattended(String tenant, String runId, String action) {}
 
-    /** One run's line: its outcome, and where known the status, the agent's exit code, an error, the reclaim. */
-    public record RunEntry(String tenant, String runId, SweepOutcome outcome, Optional<String> status, Optional<Integer> exitCode,
-            Optional<String> error, Optional<ReclaimOutcome> reclaim) {
+    /**
+     * One run's line: its outcome, and where known the status, the agent's exit code, an error, the
+     * reclaim.
+     */
+    public record RunEntry(
+            String tenant,
+            String runId,
+            SweepOutcome outcome,
+            Optional<String> status,
+            Optional<Integer> exitCode,
+            Optional<String> error,
+            Optional<ReclaimOutcome> reclaim) {
 
         static RunEntry of(String tenant, String runId, SweepOutcome outcome) {
-            return new RunEntry(tenant, runId, outcome, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+            return new RunEntry(
+                    tenant,
+                    runId,
+                    outcome,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty());
         }
 
         RunEntry withError(String message) {
-            return new RunEntry(tenant, runId, outcome, status, exitCode, Optional.of(message), reclaim);
+            return new RunEntry(
+                    tenant, runId, outcome, status, exitCode, Optional.of(message), reclaim);
         }
 
         /** This line as {@code failed} with {@code message}, keeping what is known of the run. */
         RunEntry failed(String message) {
-            return new RunEntry(tenant, runId, SweepOutcome.FAILED, status, exitCode, Optional.of(message), reclaim);
+            return new RunEntry(
+                    tenant,
+                    runId,
+                    SweepOutcome.FAILED,
+                    status,
+                    exitCode,
+                    Optional.of(message),
+                    reclaim);
         }
     }
 
@@ -50,14 +81,30 @@ public record SweepResult(Instant startedAt, long durationMs, int considered, in
         outcomes = Collections.unmodifiableMap(new EnumMap<>(outcomes));
     }
 
-    static SweepResult of(Instant startedAt, long durationMs, int considered, int probed, List<RunEntry> runs,
-            List<Unattended> unattended, OrphanCollector.Report orphans, Optional<String> error) {
+    static SweepResult of(
+            Instant startedAt,
+            long durationMs,
+            int considered,
+            int probed,
+            List<RunEntry> runs,
+            List<Unattended> unattended,
+            OrphanCollector.Report orphans,
+            Optional<String> error) {
         Map<SweepOutcome, Integer> counts = new EnumMap<>(SweepOutcome.class);
         for (SweepOutcome o : SweepOutcome.values()) {
             counts.put(o, 0);
         }
         runs.forEach(r -> counts.merge(r.outcome(), 1, Integer::sum));
-        return new SweepResult(startedAt, durationMs, considered, probed, counts, runs, unattended, orphans, error);
+        return new SweepResult(
+                startedAt,
+                durationMs,
+                considered,
+                probed,
+                counts,
+                runs,
+                unattended,
+                orphans,
+                error);
     }
 
     public int count(SweepOutcome outcome) {

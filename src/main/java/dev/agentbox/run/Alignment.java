@@ -1,8 +1,7 @@
 package dev.agentbox.run;
 
-import dev.agentbox.run.store.StoredChunk;
-
 import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.run.store.StoredChunk;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,37 +9,38 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Aligns a takeover's replay (the journal re-read from byte 0 and re-translated) with the
- * run's stored log, so that only what the log does not hold yet is appended.
+ * Aligns a takeover's replay (the journal re-read from byte 0 and re-translated) with the run's
+ * stored log, so that only what the log does not hold yet is appended.
  *
  * <p>Fed incrementally, one replayed chunk at a time, as the successor tails the journal:
+ *
  * <ul>
  *   <li>Replayed chunk i is compared with the stored chunk at the current stored position by
  *       {@linkplain Chunks#fingerprint fingerprint} (canonical JSON without {@code timestamp}). A
- *       match is suppressed ({@link #offer} returns empty) and the position advances.</li>
+ *       match is suppressed ({@link #offer} returns empty) and the position advances.
  *   <li>On a mismatch, a stored chunk the service inserted itself ({@link ServiceChunks}, e.g.
  *       {@code run.accepted}) is skipped, up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones;
- *       the count resets on every match. Only those: every other stored chunk, the
- *       translators' {@code CUSTOM} ones included ({@code agent.text} for a plain-text line,
- *       {@code agent.output}, …), came from a journal line, so a mismatch there is a rewritten
- *       line, and skipping it would append the rewritten line after the original. The bound
- *       keeps this a tolerance rather than a forward search for any fingerprint that happens
- *       to match. Any other mismatch, or a 65th consecutive skip, is a
- *       {@link ReplayDivergedException} with the stored index and both fingerprints.</li>
+ *       the count resets on every match. Only those: every other stored chunk, the translators'
+ *       {@code CUSTOM} ones included ({@code agent.text} for a plain-text line, {@code
+ *       agent.output}, …), came from a journal line, so a mismatch there is a rewritten line, and
+ *       skipping it would append the rewritten line after the original. The bound keeps this a
+ *       tolerance rather than a forward search for any fingerprint that happens to match. Any other
+ *       mismatch, or a 65th consecutive skip, is a {@link ReplayDivergedException} with the stored
+ *       index and both fingerprints.
  *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
- *       remainder: {@link #offer} returns it, to be appended (never upserted).</li>
- *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit
- *       chunks); stored chunks left over mean "replay is shorter than the stored log".</li>
- *   <li>A replayed chunk whose {@code threadId} differs from the record's is a
- *       {@link ReplayThreadIdMismatchException} — a different error, because it is a wiring
- *       bug, not a determinism bug.</li>
+ *       remainder: {@link #offer} returns it, to be appended (never upserted).
+ *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit chunks);
+ *       stored chunks left over mean "replay is shorter than the stored log".
+ *   <li>A replayed chunk whose {@code threadId} differs from the record's is a {@link
+ *       ReplayThreadIdMismatchException} — a different error, because it is a wiring bug, not a
+ *       determinism bug.
  * </ul>
  *
  * <p>Invariants: a divergence can only be raised before the first remainder chunk is returned
- * (afterwards there is nothing left to compare), so a failed alignment has forwarded nothing;
- * after any {@link AlignmentException} the instance is latched and refuses further use; the
- * stored chunks are never reordered or searched beyond the skip bound. Not thread-safe: the one
- * driver of the run feeds it.
+ * (afterwards there is nothing left to compare), so a failed alignment has forwarded nothing; after
+ * any {@link AlignmentException} the instance is latched and refuses further use; the stored chunks
+ * are never reordered or searched beyond the skip bound. Not thread-safe: the one driver of the run
+ * feeds it.
  */
 public final class Alignment {
 
@@ -68,8 +68,10 @@ public final class Alignment {
     }
 
     /** An alignment against stored chunks given as JSON. */
-    public static Alignment ofStoredChunks(List<JsonObject> storedChunks, String runId, String recordThreadId) {
-        return new Alignment(storedChunks.stream().map(StoredChunk::of).toList(), runId, recordThreadId);
+    public static Alignment ofStoredChunks(
+            List<JsonObject> storedChunks, String runId, String recordThreadId) {
+        return new Alignment(
+                storedChunks.stream().map(StoredChunk::of).toList(), runId, recordThreadId);
     }
 
     /**
@@ -98,8 +100,11 @@ public final class Alignment {
                 consecutiveSkips = 0;
                 return Optional.empty();
             }
-            if (!serviceInserted.contains(expected.fingerprint()) || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
-                throw fail(ReplayDivergedException.mismatch(position, expected.fingerprint(), fingerprint));
+            if (!serviceInserted.contains(expected.fingerprint())
+                    || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+                throw fail(
+                        ReplayDivergedException.mismatch(
+                                position, expected.fingerprint(), fingerprint));
             }
             consecutiveSkips++;
             totalSkipped++;
@@ -127,7 +132,9 @@ public final class Alignment {
     public void finish() {
         requireUsable();
         if (position < stored.size()) {
-            throw fail(ReplayDivergedException.shorter(position, stored.get(position).fingerprint(), stored.size()));
+            throw fail(
+                    ReplayDivergedException.shorter(
+                            position, stored.get(position).fingerprint(), stored.size()));
         }
         finished = true;
     }

@@ -1,10 +1,9 @@
 package dev.agentbox.run;
 
-import dev.agentbox.run.store.RunFailure;
-
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
+import dev.agentbox.run.store.RunFailure;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
@@ -16,12 +15,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * What a driver adds to the run-write protocol ({@link RunWriter}), whose claim it writes
- * through and nothing else:
+ * What a driver adds to the run-write protocol ({@link RunWriter}), whose claim it writes through
+ * and nothing else:
+ *
  * <ul>
- * <li>for a successor, suppresses what the stored log already holds ({@link Alignment});</li>
- * <li>records how the driver's writing ended, for a caller that drove it synchronously;</li>
- * <li>records an unexpected failure as the run's end, best effort.</li>
+ *   <li>for a successor, suppresses what the stored log already holds ({@link Alignment});
+ *   <li>records how the driver's writing ended, for a caller that drove it synchronously;
+ *   <li>records an unexpected failure as the run's end, best effort.
  * </ul>
  */
 final class DriverWriter {
@@ -63,7 +63,10 @@ final class DriverWriter {
         return Optional.ofNullable(endStatus);
     }
 
-    /** Appends what the log does not hold yet: everything for a first driver, the aligned remainder for a successor. */
+    /**
+     * Appends what the log does not hold yet: everything for a first driver, the aligned remainder
+     * for a successor.
+     */
     void emit(List<JsonObject> chunks) {
         List<JsonObject> remainder = aligned(chunks);
         if (!remainder.isEmpty()) {
@@ -95,7 +98,8 @@ final class DriverWriter {
     }
 
     /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */
-    void finish(String label, List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
+    void finish(
+            String label, List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
         FinishResult result = claim.finish(terminal, status, error);
         if (result == FinishResult.FINISHED) {
             ending = RunDriver.Ending.FINISHED;
@@ -103,17 +107,33 @@ final class DriverWriter {
         } else if (result == FinishResult.STALE_EPOCH) {
             ending = RunDriver.Ending.FENCED_OUT;
         }
-        LOG.info(label + ": " + status.wireName() + " (" + result + ")" + error.map(e -> ": " + e.message()).orElse(""));
+        LOG.info(
+                label
+                        + ": "
+                        + status.wireName()
+                        + " ("
+                        + result
+                        + ")"
+                        + error.map(e -> ": " + e.message()).orElse(""));
     }
 
-    /** Ends the run {@code failed} with {@code failure}: one {@code RUN_ERROR} chunk, then the record. */
+    /**
+     * Ends the run {@code failed} with {@code failure}: one {@code RUN_ERROR} chunk, then the
+     * record.
+     */
     void fail(String label, RunFailure failure, String message) {
         RunError error = failure.error(message);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-        finish(label, List.of(chunks.runError(message, failure.code())), RunStatus.FAILED, Optional.of(error));
+        finish(
+                label,
+                List.of(chunks.runError(message, failure.code())),
+                RunStatus.FAILED,
+                Optional.of(error));
     }
 
-    /** Records an unexpected failure as the run's end, retrying a few times; quiet once fenced out. */
+    /**
+     * Records an unexpected failure as the run's end, retrying a few times; quiet once fenced out.
+     */
     void failQuietly(String label, RunError error) {
         if (claim == null) {
             return;
@@ -121,12 +141,22 @@ final class DriverWriter {
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         for (int attempt = 1; attempt <= 3; attempt++) {
             try {
-                finish(label, List.of(chunks.runError(error.message(), error.code().orElse(RunFailure.INTERNAL_ERROR.code()))), RunStatus.FAILED, Optional.of(error));
+                finish(
+                        label,
+                        List.of(
+                                chunks.runError(
+                                        error.message(),
+                                        error.code().orElse(RunFailure.INTERNAL_ERROR.code()))),
+                        RunStatus.FAILED,
+                        Optional.of(error));
                 return;
             } catch (StaleEpochException e) {
                 return;
             } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, label + ": could not record the failure (attempt " + attempt + "/3)", e);
+                LOG.log(
+                        Level.SEVERE,
+                        label + ": could not record the failure (attempt " + attempt + "/3)",
+                        e);
                 try {
                     Thread.sleep(500L * attempt);
                 } catch (InterruptedException ie) {

@@ -5,10 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One reader's position in a run's log: the seq of the last chunk it was given. It is the
- * only judge of what may be given next — exactly seq {@code last + 1} — whatever source the
- * chunks come from (the table, the in-memory buffer of a local driver's appends). Not a
- * cursor over the table: it holds no rows, only a number.
+ * One reader's position in a run's log: the seq of the last chunk it was given. It is the only
+ * judge of what may be given next — exactly seq {@code last + 1} — whatever source the chunks come
+ * from (the table, the in-memory buffer of a local driver's appends). Not a cursor over the table:
+ * it holds no rows, only a number.
  */
 final class LogPosition {
 
@@ -18,16 +18,18 @@ final class LogPosition {
         this.last = afterSeq;
     }
 
-    /** The seq of the last chunk given (the {@code afterSeq} the reader started from if none yet). */
+    /**
+     * The seq of the last chunk given (the {@code afterSeq} the reader started from if none yet).
+     */
     long last() {
         return last;
     }
 
     /**
-     * The chunks of {@code page} (in seq order) that continue this position without a gap:
-     * seqs {@code last+1, last+2, …}. Chunks at or before {@code last} were given already and
-     * are skipped; the first seq beyond the next expected one ends the run of chunks, since
-     * what lies between must come from the table first.
+     * The chunks of {@code page} (in seq order) that continue this position without a gap: seqs
+     * {@code last+1, last+2, …}. Chunks at or before {@code last} were given already and are
+     * skipped; the first seq beyond the next expected one ends the run of chunks, since what lies
+     * between must come from the table first.
      */
     List<LoggedChunk> continuing(List<LoggedChunk> page) {
         List<LoggedChunk> out = new ArrayList<>();

@@ -12,23 +12,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Chunks with every string value passed through a {@link Redactor}, before they are stored
- * or streamed: a run's log lives in the database, where a secret value must never be.
+ * Chunks with every string value passed through a {@link Redactor}, before they are stored or
+ * streamed: a run's log lives in the database, where a secret value must never be.
  *
  * <ul>
- *   <li>Strings are redacted one by one (not the serialized JSON), so a value holding a quote
- *       or a backslash is found as it is, not in its escaped form.</li>
- *   <li>Deterministic for one set of secrets: a successor that replays the journal with the
- *       same secrets file produces the same chunks, so alignment with the stored log holds.
- *       (Secrets re-supplied with other values while a run is detached can make a chunk that
- *       printed one differ on replay: the run then ends {@code replay-diverged}.)</li>
- *   <li>A chunk without a secret is returned as the same instance.</li>
+ *   <li>Strings are redacted one by one (not the serialized JSON), so a value holding a quote or a
+ *       backslash is found as it is, not in its escaped form.
+ *   <li>Deterministic for one set of secrets: a successor that replays the journal with the same
+ *       secrets file produces the same chunks, so alignment with the stored log holds. (Secrets
+ *       re-supplied with other values while a run is detached can make a chunk that printed one
+ *       differ on replay: the run then ends {@code replay-diverged}.)
+ *   <li>A chunk without a secret is returned as the same instance.
  * </ul>
  */
 final class RedactedChunks {
 
-    private RedactedChunks() {
-    }
+    private RedactedChunks() {}
 
     static List<JsonObject> of(Redactor redactor, List<JsonObject> chunks) {
         if (redactor.isEmpty()) {

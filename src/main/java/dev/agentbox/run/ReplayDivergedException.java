@@ -1,13 +1,12 @@
 package dev.agentbox.run;
 
 import dev.agentbox.run.store.RunFailure;
-
 import java.util.Optional;
 
 /**
- * The replay produced a different chunk than the stored log holds at {@link #index()}, or it
- * ended while stored chunks were left ("replay is shorter than the stored log"; then
- * {@link #replayed()} is empty).
+ * The replay produced a different chunk than the stored log holds at {@link #index()}, or it ended
+ * while stored chunks were left ("replay is shorter than the stored log"; then {@link #replayed()}
+ * is empty).
  */
 final class ReplayDivergedException extends AlignmentException {
 
@@ -17,7 +16,8 @@ final class ReplayDivergedException extends AlignmentException {
     private final String stored;
     private final Optional<String> replayed;
 
-    private ReplayDivergedException(String message, int index, String stored, Optional<String> replayed) {
+    private ReplayDivergedException(
+            String message, int index, String stored, Optional<String> replayed) {
         super(message);
         this.index = index;
         this.stored = stored;
@@ -25,13 +25,30 @@ final class ReplayDivergedException extends AlignmentException {
     }
 
     static ReplayDivergedException mismatch(int index, String stored, String replayed) {
-        return new ReplayDivergedException("replay diverged from the stored log at index " + index + ": stored "
-                + stored + ", replayed " + replayed, index, stored, Optional.of(replayed));
+        return new ReplayDivergedException(
+                "replay diverged from the stored log at index "
+                        + index
+                        + ": stored "
+                        + stored
+                        + ", replayed "
+                        + replayed,
+                index,
+                stored,
+                Optional.of(replayed));
     }
 
     static ReplayDivergedException shorter(int index, String stored, int storedSize) {
-        return new ReplayDivergedException("replay is shorter than the stored log: it ended at index " + index
-                + " of " + storedSize + " (stored " + stored + ")", index, stored, Optional.empty());
+        return new ReplayDivergedException(
+                "replay is shorter than the stored log: it ended at index "
+                        + index
+                        + " of "
+                        + storedSize
+                        + " (stored "
+                        + stored
+                        + ")",
+                index,
+                stored,
+                Optional.empty());
     }
 
     @Override

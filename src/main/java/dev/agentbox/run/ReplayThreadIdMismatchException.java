@@ -1,13 +1,12 @@
 package dev.agentbox.run;
 
 import dev.agentbox.run.store.RunFailure;
-
 import java.util.Optional;
 
 /**
- * A replayed chunk carries a threadId other than the run record's: the replay was driven
- * with the wrong threadId (a configuration bug, not a determinism bug). The service always
- * translates with the record's threadId, so this is a guard, not an expected outcome.
+ * A replayed chunk carries a threadId other than the run record's: the replay was driven with the
+ * wrong threadId (a configuration bug, not a determinism bug). The service always translates with
+ * the record's threadId, so this is a guard, not an expected outcome.
  */
 final class ReplayThreadIdMismatchException extends AlignmentException {
 
@@ -17,8 +16,12 @@ final class ReplayThreadIdMismatchException extends AlignmentException {
     private final Optional<String> actual;
 
     ReplayThreadIdMismatchException(String expected, Optional<String> actual) {
-        super("replay threadId " + actual.map(a -> "'" + a + "'").orElse("(absent)")
-                + " differs from the run record's threadId '" + expected + "'");
+        super(
+                "replay threadId "
+                        + actual.map(a -> "'" + a + "'").orElse("(absent)")
+                        + " differs from the run record's threadId '"
+                        + expected
+                        + "'");
         this.expected = expected;
         this.actual = actual;
     }

@@ -24,10 +24,9 @@ public record RunContext(
         Takeover takeover) {
 
     /**
-     * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a
-     * successor waits for before its first append, and how long it waits for the journal.
+     * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a successor
+     * waits for before its first append, and how long it waits for the journal.
      */
-    public record Takeover(Duration leaseTtl, Duration leaseRenew, Duration fenceQuiet, Duration journalWait) {
-    }
+    public record Takeover(
+            Duration leaseTtl, Duration leaseRenew, Duration fenceQuiet, Duration journalWait) {}
 }
-

@@ -1,11 +1,9 @@
 package dev.agentbox.run;
 
-import dev.agentbox.run.store.RunFailure;
-
-import dev.agentbox.problem.ProblemCode;
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.platform.Redactor;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.ChunkType;
 import dev.agentbox.run.harness.HarnessTranslator;
@@ -16,14 +14,15 @@ import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.journal.JournalReaderOptions;
 import dev.agentbox.run.journal.JournalStalledException;
 import dev.agentbox.run.store.RunError;
+import dev.agentbox.run.store.RunFailure;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
 import dev.agentbox.sandbox.Sandbox;
-import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SandboxSpec;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,15 +32,15 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Drives one run on this server: claims it, makes or opens its sandbox, starts the agent
- * journaled, reads the journal, translates lines to chunks and appends them through the
- * fenced path, then finishes the record.
+ * Drives one run on this server: claims it, makes or opens its sandbox, starts the agent journaled,
+ * reads the journal, translates lines to chunks and appends them through the fenced path, then
+ * finishes the record.
  *
- * <p>The driver is total: every way a run can go wrong — the agent's non-zero exit, a
- * sandbox killed mid-run, a journal that ends without its sentinel or never starts, a
- * failed setup, a cancel — ends as one terminal chunk plus a terminal record; nothing
- * escapes that leaves a run {@code running}. The one exception is a stale epoch: another
- * driver owns the run, so this one stops writing at once and forever (the latch).
+ * <p>The driver is total: every way a run can go wrong — the agent's non-zero exit, a sandbox
+ * killed mid-run, a journal that ends without its sentinel or never starts, a failed setup, a
+ * cancel — ends as one terminal chunk plus a terminal record; nothing escapes that leaves a run
+ * {@code running}. The one exception is a stale epoch: another driver owns the run, so this one
+ * stops writing at once and forever (the latch).
  */
 public final class RunDriver implements Runnable {
 
@@ -53,8 +52,13 @@ public final class RunDriver implements Runnable {
     private final RunContext ctx;
     private final RunRecordView run;
     private final Optional<SandboxSpec> sandboxSpec;
-    /** The first driver's agent (command and prompt); null for a successor, whose agent already runs. */
+
+    /**
+     * The first driver's agent (command and prompt); null for a successor, whose agent already
+     * runs.
+     */
     private final AgentInvocation agent;
+
     private final boolean takeover;
     private final Finalizing finalizing;
     private volatile boolean abortRequested;
@@ -63,16 +67,26 @@ public final class RunDriver implements Runnable {
     private Optional<Sandbox> sandbox = Optional.empty();
     private String sandboxKey;
     private Integer exitCode;
-    /** The sandbox's secrets, masked in every chunk this driver writes; known once the sandbox is open. */
+
+    /**
+     * The sandbox's secrets, masked in every chunk this driver writes; known once the sandbox is
+     * open.
+     */
     private Redactor redactor = Redactor.none();
 
     /** How a driver's work ended, for a caller that drove it synchronously (the reaper). */
     public enum Ending {
-        /** Another driver holds the run, it is terminal, or (finalizing) a viewer re-attached: nothing written. */
+        /**
+         * Another driver holds the run, it is terminal, or (finalizing) a viewer re-attached:
+         * nothing written.
+         */
         NOT_CLAIMED,
         /** A terminal chunk and record were written by this driver. */
         FINISHED,
-        /** Finalizing ran out of its budget: the run was terminalized as failed with an incomplete transcript. */
+        /**
+         * Finalizing ran out of its budget: the run was terminalized as failed with an incomplete
+         * transcript.
+         */
         BUDGET_EXCEEDED,
         /** A successor claimed the run meanwhile: this driver stopped writing. */
         FENCED_OUT,
@@ -80,28 +94,43 @@ public final class RunDriver implements Runnable {
         LEFT
     }
 
-    /** What {@link #execute()} reports: the ending, and for a finished run its status and the agent's exit code. */
-    public record Result(Ending ending, Optional<RunStatus> status, Optional<Integer> exitCode) {
-    }
+    /**
+     * What {@link #execute()} reports: the ending, and for a finished run its status and the
+     * agent's exit code.
+     */
+    public record Result(Ending ending, Optional<RunStatus> status, Optional<Integer> exitCode) {}
 
     /**
-     * The reaper's mode: finish a run whose journal already holds its exit sentinel, with no
-     * quiet window (the driver lease was free and every fenced write compares the epoch under
-     * the claim row's lock, so a paused predecessor cannot interleave) and within a budget.
+     * The reaper's mode: finish a run whose journal already holds its exit sentinel, with no quiet
+     * window (the driver lease was free and every fenced write compares the epoch under the claim
+     * row's lock, so a paused predecessor cannot interleave) and within a budget.
      */
-    private record Finalizing(long deadlineNanos) {
-    }
+    private record Finalizing(long deadlineNanos) {}
 
     /** The first driver of a new run: writes the agent's prompt, if any, and starts the agent. */
-    public RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent) {
+    public RunDriver(
+            RunContext ctx,
+            RunRecordView run,
+            Optional<SandboxSpec> sandboxSpec,
+            AgentInvocation agent) {
         this(ctx, run, sandboxSpec, agent, false);
     }
 
-    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent, boolean takeover) {
+    private RunDriver(
+            RunContext ctx,
+            RunRecordView run,
+            Optional<SandboxSpec> sandboxSpec,
+            AgentInvocation agent,
+            boolean takeover) {
         this(ctx, run, sandboxSpec, agent, takeover, null);
     }
 
-    private RunDriver(RunContext ctx, RunRecordView run, Optional<SandboxSpec> sandboxSpec, AgentInvocation agent, boolean takeover,
+    private RunDriver(
+            RunContext ctx,
+            RunRecordView run,
+            Optional<SandboxSpec> sandboxSpec,
+            AgentInvocation agent,
+            boolean takeover,
             Finalizing finalizing) {
         this.finalizing = finalizing;
         this.ctx = ctx;
@@ -114,22 +143,28 @@ public final class RunDriver implements Runnable {
     }
 
     /**
-     * A successor for a run whose driver is gone: it re-reads the journal from byte 0 and
-     * appends only what the stored log does not hold yet (the agent is already running).
+     * A successor for a run whose driver is gone: it re-reads the journal from byte 0 and appends
+     * only what the stored log does not hold yet (the agent is already running).
      */
     public static RunDriver successor(RunContext ctx, RunRecordView run) {
         return new RunDriver(ctx, run, Optional.empty(), null, true);
     }
 
     /**
-     * A successor that finalizes a detached run whose agent has exited (the reaper's probe saw
-     * the sentinel): replay the journal, append the remainder, write the terminal record.
-     * It claims only while the run is still detached and not terminal, does not act on a
-     * cancel request (the agent is done), leaves the sandbox to the caller, and gives up after
-     * {@code budget}, terminalizing the run as failed ({@link Ending#BUDGET_EXCEEDED}).
+     * A successor that finalizes a detached run whose agent has exited (the reaper's probe saw the
+     * sentinel): replay the journal, append the remainder, write the terminal record. It claims
+     * only while the run is still detached and not terminal, does not act on a cancel request (the
+     * agent is done), leaves the sandbox to the caller, and gives up after {@code budget},
+     * terminalizing the run as failed ({@link Ending#BUDGET_EXCEEDED}).
      */
     public static RunDriver finalizer(RunContext ctx, RunRecordView run, Duration budget) {
-        return new RunDriver(ctx, run, Optional.empty(), null, true, new Finalizing(System.nanoTime() + budget.toNanos()));
+        return new RunDriver(
+                ctx,
+                run,
+                Optional.empty(),
+                null,
+                true,
+                new Finalizing(System.nanoTime() + budget.toNanos()));
     }
 
     public RunRef ref() {
@@ -144,9 +179,9 @@ public final class RunDriver implements Runnable {
     }
 
     /**
-     * This server is shutting down: stop driving without a terminal write — the agent keeps
-     * running in its sandbox and a successor on another server takes the run over. The
-     * lease is released on the way out so that can happen at once.
+     * This server is shutting down: stop driving without a terminal write — the agent keeps running
+     * in its sandbox and a successor on another server takes the run over. The lease is released on
+     * the way out so that can happen at once.
      */
     public void leave() {
         leaving = true;
@@ -164,7 +199,10 @@ public final class RunDriver implements Runnable {
     }
 
     private void drive() {
-        String label = "run " + run.runId() + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
+        String label =
+                "run "
+                        + run.runId()
+                        + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
         Optional<RunWriter.Lease> held = RunWriter.of(ctx).lease(run.ref());
         if (held.isEmpty()) {
             LOG.info(label + ": another live driver holds the run");
@@ -192,13 +230,24 @@ public final class RunDriver implements Runnable {
                 // aligned here) or is refused by the new epoch.
                 var stored = ctx.log().fingerprints(run.ref());
                 alignment = new Alignment(stored, run.runId(), run.threadId());
-                LOG.info(label + ": claimed with epoch " + epoch + "; replaying the journal against " + stored.size() + " stored chunks");
+                LOG.info(
+                        label
+                                + ": claimed with epoch "
+                                + epoch
+                                + "; replaying the journal against "
+                                + stored.size()
+                                + " stored chunks");
             }
             writer.claimed(claimed.get(), alignment);
             drive(label);
         } catch (StaleEpochException | RunWriter.LeaseLostException e) {
             writer.ending(Ending.FENCED_OUT);
-            LOG.warning(label + ": another driver took over (epoch " + writer.epoch() + "); this driver stops writing: " + e.getMessage());
+            LOG.warning(
+                    label
+                            + ": another driver took over (epoch "
+                            + writer.epoch()
+                            + "); this driver stops writing: "
+                            + e.getMessage());
         } catch (AlignmentException e) {
             LOG.severe(label + ": " + e.getMessage());
             writer.failQuietly(label, RunError.of(e.getMessage(), e.code()));
@@ -210,17 +259,19 @@ public final class RunDriver implements Runnable {
             }
             // The exception's text (SQL, an engine's response body) stays in the log; the run's
             // error, which the tenant reads, gets only the incident id.
-            Incident incident = Incident.log(LOG, Level.SEVERE, label + ": driver failed unexpectedly", e);
-            writer.failQuietly(label, RunFailure.INTERNAL_ERROR.error(incident.text("Run driver failed")));
+            Incident incident =
+                    Incident.log(LOG, Level.SEVERE, label + ": driver failed unexpectedly", e);
+            writer.failQuietly(
+                    label, RunFailure.INTERNAL_ERROR.error(incident.text("Run driver failed")));
         } finally {
             ctx.hub().driverStopped(run.ref());
         }
     }
 
     /**
-     * Before a successor's first append the stored log must have stopped growing for the
-     * quiet window: a log that keeps growing means its driver is alive after all. After six
-     * growing probes the successor gives up without writing anything.
+     * Before a successor's first append the stored log must have stopped growing for the quiet
+     * window: a log that keeps growing means its driver is alive after all. After six growing
+     * probes the successor gives up without writing anything.
      */
     private boolean quiesced(String label) {
         long window = ctx.takeover().fenceQuiet().toMillis();
@@ -238,16 +289,22 @@ public final class RunDriver implements Runnable {
             }
             previous = now;
         }
-        LOG.warning(label + ": the log never quiesced after 6 probes; another driver is alive, not driving");
+        LOG.warning(
+                label
+                        + ": the log never quiesced after 6 probes; another driver is alive, not driving");
         return false;
     }
 
     private boolean stillDetached() {
-        return ctx.runs().findById(run.ref()).filter(r -> !r.isTerminal() && r.detachedSince().isPresent()).isPresent();
+        return ctx.runs()
+                .findById(run.ref())
+                .filter(r -> !r.isTerminal() && r.detachedSince().isPresent())
+                .isPresent();
     }
 
     private void drive(String label) {
-        HarnessTranslator translator = run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
+        HarnessTranslator translator =
+                run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         List<JsonObject> opening = new ArrayList<>();
         if (!takeover) {
@@ -261,7 +318,11 @@ public final class RunDriver implements Runnable {
             handle = openSandbox(label);
             redactor = redactorFor(handle);
         } catch (ProblemException e) {
-            writer.finish(label, List.of(chunks.runError(e.detail(), e.code().code())), RunStatus.FAILED, Optional.of(RunError.of(e.detail(), e.code().code())));
+            writer.finish(
+                    label,
+                    List.of(chunks.runError(e.detail(), e.code().code())),
+                    RunStatus.FAILED,
+                    Optional.of(RunError.of(e.detail(), e.code().code())));
             return;
         }
         if (finalizing == null && cancelled()) {
@@ -269,9 +330,13 @@ public final class RunDriver implements Runnable {
             return;
         }
         if (takeover) {
-            // (A finalizer skips the wait: the reaper's probe has just read the journal's sentinel.)
+            // (A finalizer skips the wait: the reaper's probe has just read the journal's
+            // sentinel.)
             if (finalizing == null && !journalAppears(handle)) {
-                String message = "No journal for the run in its sandbox within " + ctx.takeover().journalWait().toMillis() + " ms";
+                String message =
+                        "No journal for the run in its sandbox within "
+                                + ctx.takeover().journalWait().toMillis()
+                                + " ms";
                 writer.fail(label, RunFailure.JOURNAL_TIMEOUT, message);
                 return;
             }
@@ -284,13 +349,26 @@ public final class RunDriver implements Runnable {
         long lastTouch = System.nanoTime();
         // Keep the sandbox from idle expiry while the agent works in it: touch it a few
         // times per keep-alive (at most every 30 s, at least every 500 ms).
-        long touchEveryNs = Duration.ofMillis(Math.max(500, Math.min(30_000,
-                sandbox.map(s -> s.instance().keepAliveMs() / 3).orElse(30_000L)))).toNanos();
+        long touchEveryNs =
+                Duration.ofMillis(
+                                Math.max(
+                                        500,
+                                        Math.min(
+                                                30_000,
+                                                sandbox.map(s -> s.instance().keepAliveMs() / 3)
+                                                        .orElse(30_000L))))
+                        .toNanos();
         // A finished journal is read whole with bounded reads; following it would cost a tail
         // process to start and to kill.
-        try (JournalReader reader = finalizing != null
-                ? JournalReader.open(handle, run.journal(), 0, JournalReaderOptions.defaults().withMode(JournalReaderOptions.Mode.POLL))
-                : ctx.readers().open(handle, run.journal(), 0)) {
+        try (JournalReader reader =
+                finalizing != null
+                        ? JournalReader.open(
+                                handle,
+                                run.journal(),
+                                0,
+                                JournalReaderOptions.defaults()
+                                        .withMode(JournalReaderOptions.Mode.POLL))
+                        : ctx.readers().open(handle, run.journal(), 0)) {
             while (true) {
                 if (leaving) {
                     writer.ending(Ending.LEFT);
@@ -298,14 +376,19 @@ public final class RunDriver implements Runnable {
                     return;
                 }
                 if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
-                    String message = "The reaper could not replay the journal within its budget; the transcript is incomplete";
+                    String message =
+                            "The reaper could not replay the journal within its budget; the transcript is incomplete";
                     writer.fail(label, RunFailure.BUDGET_EXCEEDED, message);
                     if (writer.ending() == Ending.FINISHED) {
                         writer.ending(Ending.BUDGET_EXCEEDED);
                     }
                     return;
                 }
-                if (finalizing == null && (abortRequested || ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS && cancelled()))) {
+                if (finalizing == null
+                        && (abortRequested
+                                || ((System.nanoTime() - lastCancelCheck) / 1_000_000
+                                                >= CANCEL_CHECK_MS
+                                        && cancelled()))) {
                     abortRun(label, chunks);
                     return;
                 }
@@ -338,10 +421,18 @@ public final class RunDriver implements Runnable {
                     int code = batch.exitCode().getAsInt();
                     exitCode = code;
                     // stderr only shows in a failed exit's error; an exit 0 saves the read.
-                    // The tail may begin inside a value (it is cut in the sandbox): redactTail masks that remnant.
-                    String stderr = code == 0 ? "" : redactor.redactTail(ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL));
+                    // The tail may begin inside a value (it is cut in the sandbox): redactTail
+                    // masks that remnant.
+                    String stderr =
+                            code == 0
+                                    ? ""
+                                    : redactor.redactTail(
+                                            ctx.launcher()
+                                                    .errTail(handle, run.runId(), STDERR_TAIL));
                     out.addAll(translator.onExit(code, stderr));
-                    translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
+                    translator
+                            .usage()
+                            .ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
                     out = RedactedChunks.of(redactor, out);
                     // Status comes from the translator's own last chunk; a successor may find
                     // it already stored (its predecessor died between chunk and record).
@@ -349,8 +440,14 @@ public final class RunDriver implements Runnable {
                     out = writer.aligned(out);
                     writer.replayEnded();
                     boolean ok = ChunkType.RUN_FINISHED.name().equals(last.getString("type"));
-                    Optional<RunError> error = ok ? Optional.empty()
-                            : Optional.of(new RunError(last.getString("message", "Agent failed"), Optional.ofNullable(last.getString("code", null))));
+                    Optional<RunError> error =
+                            ok
+                                    ? Optional.empty()
+                                    : Optional.of(
+                                            new RunError(
+                                                    last.getString("message", "Agent failed"),
+                                                    Optional.ofNullable(
+                                                            last.getString("code", null))));
                     writer.finish(label, out, ok ? RunStatus.COMPLETED : RunStatus.FAILED, error);
                     afterFinish(label, handle);
                     return;
@@ -370,27 +467,32 @@ public final class RunDriver implements Runnable {
     }
 
     /**
-     * The sandbox's secrets, masked in the agent's chunks and in its stderr tail (the
-     * {@code RUN_ERROR} message and the record's {@code error.message}): the run's log is
-     * stored. A first driver that ensured the sandbox has them from the ensure; any other
-     * reads them from the sandbox itself, so a successor or the reaper's finalizer, which
-     * never saw the ensure, masks the same values.
+     * The sandbox's secrets, masked in the agent's chunks and in its stderr tail (the {@code
+     * RUN_ERROR} message and the record's {@code error.message}): the run's log is stored. A first
+     * driver that ensured the sandbox has them from the ensure; any other reads them from the
+     * sandbox itself, so a successor or the reaper's finalizer, which never saw the ensure, masks
+     * the same values.
      */
     private Redactor redactorFor(SandboxHandle handle) {
-        return sandboxSpec.map(s -> Redactor.of(s.workspace().secrets().values()))
+        return sandboxSpec
+                .map(s -> Redactor.of(s.workspace().secrets().values()))
                 .orElseGet(() -> SandboxSecrets.redactorOf(handle));
     }
 
     /**
-     * Why the journal ended, as the run's error may say it: the stream's own account when it
-     * simply ended, an incident id when a failure ended it (its text may be an engine's body).
+     * Why the journal ended, as the run's error may say it: the stream's own account when it simply
+     * ended, an incident id when a failure ended it (its text may be an engine's body).
      */
     private static String agentLostReason(String label, JournalEndedWithoutSentinelException e) {
         if (e.getCause() == null || e.getCause() instanceof ProblemException) {
             return e.getMessage();
         }
-        Incident incident = Incident.log(LOG, Level.WARNING, label + ": " + e.getMessage(), e.getCause());
-        return incident.text("journal ended without an exit sentinel (at byte " + e.position() + "); reading it failed");
+        Incident incident =
+                Incident.log(LOG, Level.WARNING, label + ": " + e.getMessage(), e.getCause());
+        return incident.text(
+                "journal ended without an exit sentinel (at byte "
+                        + e.position()
+                        + "); reading it failed");
     }
 
     private SandboxHandle openSandbox(String label) {
@@ -402,7 +504,11 @@ public final class RunDriver implements Runnable {
             return s.handle();
         }
         if (sandboxKey == null) {
-            throw new ProblemException(ProblemCode.AGENT_LOST, "The run has no sandbox recorded", java.util.Map.of(), null);
+            throw new ProblemException(
+                    ProblemCode.AGENT_LOST,
+                    "The run has no sandbox recorded",
+                    java.util.Map.of(),
+                    null);
         }
         Sandbox s = ctx.sandboxes().open(run.tenant(), sandboxKey);
         sandbox = Optional.of(s);
@@ -420,16 +526,24 @@ public final class RunDriver implements Runnable {
         abortRun(label, chunks, RunAbort.CANCELLED);
     }
 
-    /** Cancel or runaway: the sandbox always goes (that also stops the agent), then the run ends aborted. */
+    /**
+     * Cancel or runaway: the sandbox always goes (that also stops the agent), then the run ends
+     * aborted.
+     */
     private void abortRun(String label, ChunkFactory chunks, RunError error) {
         RunAbort.destroySandbox(ctx, run.tenant(), Optional.ofNullable(sandboxKey), label);
-        writer.finish(label, List.of(RunAbort.terminalChunk(chunks, error)), RunStatus.ABORTED, Optional.of(error));
+        writer.finish(
+                label,
+                List.of(RunAbort.terminalChunk(chunks, error)),
+                RunStatus.ABORTED,
+                Optional.of(error));
         LOG.info(label + ": aborted (" + error.code().orElse(RunFailure.ABORTED.code()) + ")");
     }
 
     private void afterFinish(String label, SandboxHandle handle) {
         if (finalizing != null) {
-            return; // the reaper reclaims the sandbox next; a journal in a kept sandbox is left to prune
+            return; // the reaper reclaims the sandbox next; a journal in a kept sandbox is left to
+            // prune
         }
         try {
             ctx.launcher().delete(handle, run.runId());

@@ -14,26 +14,27 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * In-process wake-ups for readers of a run's log: a driver on this server signals after
- * every append, and each waiting reader re-reads the log. The database stays the source of
- * truth; a signal only shortens the wait. Readers of runs driven by another server are
- * woken by their own polling instead.
+ * In-process wake-ups for readers of a run's log: a driver on this server signals after every
+ * append, and each waiting reader re-reads the log. The database stays the source of truth; a
+ * signal only shortens the wait. Readers of runs driven by another server are woken by their own
+ * polling instead.
  *
- * <p>It also keeps the latest chunks a local driver appended, so live readers of a run
- * driven here are served from memory instead of each re-reading the table (with 100 readers
- * that would be 100 queries per append). The buffer:
+ * <p>It also keeps the latest chunks a local driver appended, so live readers of a run driven here
+ * are served from memory instead of each re-reading the table (with 100 readers that would be 100
+ * queries per append). The buffer:
+ *
  * <ul>
- * <li>only ever holds a contiguous run of sequence numbers; a reader whose position falls
- *     outside it reads the table (and {@link RunEventStream} checks contiguity again itself);
- * <li>is dropped when the run's terminal chunk is published, or when the local driver
- *     stops without one: a finished run has no live readers to serve, and late readers
- *     replay from the table anyway;
- * <li>is kept for at most {@value #RECENT_RUNS} runs (least recently used first out);
- * <li>holds at most {@value #RECENT_PER_RUN} chunks and {@value #RECENT_CHARS_PER_RUN}
- *     characters of chunk JSON per run (oldest first out; a chunk larger than that is not
- *     kept at all), and at most {@value #RECENT_CHARS_TOTAL} characters over all runs (the
- *     least recently used run's buffer is dropped first). An agent that prints huge lines
- *     therefore costs readers a table read, never the server's heap.
+ *   <li>only ever holds a contiguous run of sequence numbers; a reader whose position falls outside
+ *       it reads the table (and {@link RunEventStream} checks contiguity again itself);
+ *   <li>is dropped when the run's terminal chunk is published, or when the local driver stops
+ *       without one: a finished run has no live readers to serve, and late readers replay from the
+ *       table anyway;
+ *   <li>is kept for at most {@value #RECENT_RUNS} runs (least recently used first out);
+ *   <li>holds at most {@value #RECENT_PER_RUN} chunks and {@value #RECENT_CHARS_PER_RUN} characters
+ *       of chunk JSON per run (oldest first out; a chunk larger than that is not kept at all), and
+ *       at most {@value #RECENT_CHARS_TOTAL} characters over all runs (the least recently used
+ *       run's buffer is dropped first). An agent that prints huge lines therefore costs readers a
+ *       table read, never the server's heap.
  * </ul>
  *
  * <p>Signalling never blocks: a slow reader cannot slow the driver or other readers.
@@ -47,17 +48,20 @@ public class RunEventHub {
     static final long RECENT_CHARS_TOTAL = 32L << 20;
 
     private final Map<RunRef, Set<Waiter>> waiters = new ConcurrentHashMap<>();
-    private final Map<RunRef, ArrayDeque<LoggedChunk>> recent = Collections.synchronizedMap(
-            new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<RunRef, ArrayDeque<LoggedChunk>> eldest) {
-                    if (size() > RECENT_RUNS) {
-                        keptChars -= chars(eldest.getValue());
-                        return true;
-                    }
-                    return false;
-                }
-            });
+    private final Map<RunRef, ArrayDeque<LoggedChunk>> recent =
+            Collections.synchronizedMap(
+                    new LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(
+                                Map.Entry<RunRef, ArrayDeque<LoggedChunk>> eldest) {
+                            if (size() > RECENT_RUNS) {
+                                keptChars -= chars(eldest.getValue());
+                                return true;
+                            }
+                            return false;
+                        }
+                    });
+
     /** Characters of chunk JSON in {@link #recent}; guarded by {@code recent}. */
     private long keptChars;
 
@@ -101,21 +105,31 @@ public class RunEventHub {
      */
     public Waiter register(RunRef run) {
         Waiter[] holder = new Waiter[1];
-        holder[0] = new Waiter(() -> waiters.computeIfPresent(run, (k, set) -> {
-            set.remove(holder[0]);
-            return set.isEmpty() ? null : set;
-        }));
+        holder[0] =
+                new Waiter(
+                        () ->
+                                waiters.computeIfPresent(
+                                        run,
+                                        (k, set) -> {
+                                            set.remove(holder[0]);
+                                            return set.isEmpty() ? null : set;
+                                        }));
         // Add inside compute: a set fetched first and added to afterwards may meanwhile have
         // been dropped by the last other reader's close, and this waiter would never be woken.
-        waiters.compute(run, (k, set) -> {
-            Set<Waiter> s = set != null ? set : ConcurrentHashMap.newKeySet();
-            s.add(holder[0]);
-            return s;
-        });
+        waiters.compute(
+                run,
+                (k, set) -> {
+                    Set<Waiter> s = set != null ? set : ConcurrentHashMap.newKeySet();
+                    s.add(holder[0]);
+                    return s;
+                });
         return holder[0];
     }
 
-    /** Chunks a driver on this server just appended (in sequence order): keep them and wake the readers. */
+    /**
+     * Chunks a driver on this server just appended (in sequence order): keep them and wake the
+     * readers.
+     */
     public void publish(RunRef run, List<LoggedChunk> appended) {
         if (!appended.isEmpty()) {
             synchronized (recent) {
@@ -184,8 +198,8 @@ public class RunEventHub {
     }
 
     /**
-     * Every kept chunk after {@code afterSeq}, when memory can answer exactly: the buffer
-     * starts at or before {@code afterSeq + 1}. Empty when the table must be read instead.
+     * Every kept chunk after {@code afterSeq}, when memory can answer exactly: the buffer starts at
+     * or before {@code afterSeq + 1}. Empty when the table must be read instead.
      */
     public Optional<List<LoggedChunk>> recentAfter(RunRef run, long afterSeq) {
         synchronized (recent) {
@@ -204,8 +218,8 @@ public class RunEventHub {
     }
 
     /**
-     * The driver on this server stopped driving {@code run} (it finished, was fenced out, or
-     * left): its chunks are no longer kept, and the readers are woken to look at the table.
+     * The driver on this server stopped driving {@code run} (it finished, was fenced out, or left):
+     * its chunks are no longer kept, and the readers are woken to look at the table.
      */
     public void driverStopped(RunRef run) {
         synchronized (recent) {

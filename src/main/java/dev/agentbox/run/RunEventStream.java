@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Replay-then-tail of one run's log for one reader: everything after {@code afterSeq}, then
- * new rows as they are appended — woken by {@link RunEventHub} (and served from its memory)
- * for runs driven here, by polling the table (every 250 ms) for runs another server drives.
- * Ends after the terminal chunk. Offsets are the log's sequence numbers, and a reader is
- * only ever given seq {@code last + 1} ({@link LogPosition}), so a reader resuming after
- * offset N gets N+1… with no gap and no duplicate.
+ * Replay-then-tail of one run's log for one reader: everything after {@code afterSeq}, then new
+ * rows as they are appended — woken by {@link RunEventHub} (and served from its memory) for runs
+ * driven here, by polling the table (every 250 ms) for runs another server drives. Ends after the
+ * terminal chunk. Offsets are the log's sequence numbers, and a reader is only ever given seq
+ * {@code last + 1} ({@link LogPosition}), so a reader resuming after offset N gets N+1… with no gap
+ * and no duplicate.
  */
 public final class RunEventStream {
 
@@ -28,12 +28,17 @@ public final class RunEventStream {
 
         boolean heartbeat();
 
-        /** Called about once a second while the run is quiet (e.g. to take over a driverless run). */
-        default void idle() {
-        }
+        /**
+         * Called about once a second while the run is quiet (e.g. to take over a driverless run).
+         */
+        default void idle() {}
     }
 
-    public enum End { TERMINAL, CLIENT_GONE, STOPPED }
+    public enum End {
+        TERMINAL,
+        CLIENT_GONE,
+        STOPPED
+    }
 
     private final EventLog log;
     private final RunStore runs;
@@ -44,15 +49,24 @@ public final class RunEventStream {
         this(log, runs, hub, () -> false);
     }
 
-    /** {@code stopping}: the server is shutting down; streams end so the server can stop promptly. */
-    public RunEventStream(EventLog log, RunStore runs, RunEventHub hub, java.util.function.BooleanSupplier stopping) {
+    /**
+     * {@code stopping}: the server is shutting down; streams end so the server can stop promptly.
+     */
+    public RunEventStream(
+            EventLog log,
+            RunStore runs,
+            RunEventHub hub,
+            java.util.function.BooleanSupplier stopping) {
         this.log = log;
         this.runs = runs;
         this.hub = hub;
         this.stopping = stopping;
     }
 
-    /** Pumps chunks into {@code sink} on the calling thread until the run's end, the client's, or an interrupt. */
+    /**
+     * Pumps chunks into {@code sink} on the calling thread until the run's end, the client's, or an
+     * interrupt.
+     */
     public End pump(RunRef run, long afterSeq, Sink sink) {
         // Registered before the first read: a chunk published after a read but before the
         // wait sets the waiter's flag, so that wait returns at once instead of missing it.
@@ -77,7 +91,8 @@ public final class RunEventStream {
                 }
                 // A run that ended without a terminal chunk (never expected, but the record
                 // is authoritative) must not keep a reader forever.
-                if (page.chunks().isEmpty() && ++idleLoops % 8 == 0
+                if (page.chunks().isEmpty()
+                        && ++idleLoops % 8 == 0
                         && runs.findById(run).map(r -> r.isTerminal()).orElse(true)
                         && log.read(run, source.position.last(), 1).isEmpty()) {
                     return End.TERMINAL;
@@ -100,12 +115,18 @@ public final class RunEventStream {
         }
     }
 
-    /** Chunks to give next, all continuing the position; {@code more}: a full page was taken, read on at once. */
+    /**
+     * Chunks to give next, all continuing the position; {@code more}: a full page was taken, read
+     * on at once.
+     */
     private record Page(List<LoggedChunk> chunks, boolean more) {
         static final Page NOTHING_YET = new Page(List.of(), false);
     }
 
-    /** Where one reader's chunks come from: the hub's memory when it continues the position exactly, else the table. */
+    /**
+     * Where one reader's chunks come from: the hub's memory when it continues the position exactly,
+     * else the table.
+     */
     private final class Source {
         final RunRef run;
         final LogPosition position;
@@ -118,16 +139,18 @@ public final class RunEventStream {
 
         /**
          * Replay and tail meet here, and neither source is trusted to continue the position:
+         *
          * <ul>
-         * <li>the table: on embedded Derby a read that runs while an append commits can return
-         *     that append's later rows without its first ones (READ COMMITTED there gives a
-         *     statement no snapshot), and taking such a page as it came skipped chunks for good;
-         * <li>memory: the driver publishes only after its commit, so memory may lag the table,
-         *     and its buffer starts over after publishes that arrive out of order.
+         *   <li>the table: on embedded Derby a read that runs while an append commits can return
+         *       that append's later rows without its first ones (READ COMMITTED there gives a
+         *       statement no snapshot), and taking such a page as it came skipped chunks for good;
+         *   <li>memory: the driver publishes only after its commit, so memory may lag the table,
+         *       and its buffer starts over after publishes that arrive out of order.
          * </ul>
+         *
          * Only seq {@code last+1, last+2, …} is ever handed out ({@link LogPosition#continuing});
-         * whatever does not continue the position is read again from the table after
-         * {@code last}. No chunk can be skipped or repeated, whichever source was ahead.
+         * whatever does not continue the position is read again from the table after {@code last}.
+         * No chunk can be skipped or repeated, whichever source was ahead.
          */
         Page next() {
             Optional<List<LoggedChunk>> memory = hub.recentAfter(run, position.last());
@@ -136,8 +159,10 @@ public final class RunEventStream {
                 if (!continuing.isEmpty()) {
                     return new Page(continuing, false);
                 }
-                if (memory.get().isEmpty() && System.nanoTime() - lastTableRead < TABLE_RECHECK_NS) {
-                    return Page.NOTHING_YET; // a local driver publishes every append; nothing new yet
+                if (memory.get().isEmpty()
+                        && System.nanoTime() - lastTableRead < TABLE_RECHECK_NS) {
+                    return Page
+                            .NOTHING_YET; // a local driver publishes every append; nothing new yet
                 }
             }
             // Memory cannot answer (another server drives the run, this reader is behind the
@@ -151,9 +176,9 @@ public final class RunEventStream {
     }
 
     /**
-     * The driver appends the terminal chunk, then writes the terminal record. Holding the
-     * stream open until the record is terminal too (briefly) means a client that reads the
-     * run right after the stream ends sees its final status.
+     * The driver appends the terminal chunk, then writes the terminal record. Holding the stream
+     * open until the record is terminal too (briefly) means a client that reads the run right after
+     * the stream ends sees its final status.
      */
     private void awaitTerminalRecord(RunRef run) throws InterruptedException {
         for (int i = 0; i < 60; i++) {

@@ -5,7 +5,6 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.AgentInvocation;
-import dev.agentbox.run.store.NewRun;
 import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.json.JsonObject;
@@ -17,8 +16,8 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * A validated {@code POST /runs} body. The sandbox is either the key of an existing
- * sandbox or a full ensure body (made when the run starts, so the request returns at once).
+ * A validated {@code POST /runs} body. The sandbox is either the key of an existing sandbox or a
+ * full ensure body (made when the run starts, so the request returns at once).
  */
 public record RunRequest(
         String runId,
@@ -33,18 +32,32 @@ public record RunRequest(
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs) {
 
-    /** Longest accepted runId and threadId: ids are part of lease names, journal names and log lines. */
+    /**
+     * Longest accepted runId and threadId: ids are part of lease names, journal names and log
+     * lines.
+     */
     public static final int MAX_ID_LENGTH = 200;
 
-    private static final Set<String> FIELDS = Set.of("runId", "threadId", "sandbox", "harness", "command", "prompt",
-            "durable", "detachOnDisconnect", "destroyOnComplete", "maxDurationMs");
+    private static final Set<String> FIELDS =
+            Set.of(
+                    "runId",
+                    "threadId",
+                    "sandbox",
+                    "harness",
+                    "command",
+                    "prompt",
+                    "durable",
+                    "detachOnDisconnect",
+                    "destroyOnComplete",
+                    "maxDurationMs");
 
     /**
      * What runs in the sandbox: the caller's command for {@code command}; for a CLI harness its
      * command line, reading the prompt on stdin.
      */
     public AgentInvocation agentInvocation() {
-        return harness == Harness.COMMAND ? AgentInvocation.of(command.orElseThrow())
+        return harness == Harness.COMMAND
+                ? AgentInvocation.of(command.orElseThrow())
                 : AgentCommands.forHarness(harness, prompt.orElseThrow());
     }
 
@@ -60,23 +73,39 @@ public record RunRequest(
         boolean durable = bool(o, "durable", true);
         Optional<String> runId = string(o, "runId");
         if (runId.isEmpty() && durable) {
-            throw new ProblemException(ProblemCode.RUN_ID_REQUIRED, "runId is required for a durable run", Map.of("field", "runId"), null);
+            throw new ProblemException(
+                    ProblemCode.RUN_ID_REQUIRED,
+                    "runId is required for a durable run",
+                    Map.of("field", "runId"),
+                    null);
         }
         runId.ifPresent(id -> requireId("runId", id));
-        String threadId = string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
+        String threadId =
+                string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
         requireId("threadId", threadId);
         Optional<Long> maxDurationMs = Optional.empty();
         JsonValue md = o.get("maxDurationMs");
         if (md != null && md != JsonValue.NULL) {
-            if (!(md instanceof jakarta.json.JsonNumber n) || !n.isIntegral() || n.bigIntegerValue().signum() < 0
+            if (!(md instanceof jakarta.json.JsonNumber n)
+                    || !n.isIntegral()
+                    || n.bigIntegerValue().signum() < 0
                     || n.bigIntegerValue().bitLength() > 62) {
-                throw invalid("maxDurationMs", "must be a non-negative integer of milliseconds (0 = no bound)");
+                throw invalid(
+                        "maxDurationMs",
+                        "must be a non-negative integer of milliseconds (0 = no bound)");
             }
             maxDurationMs = Optional.of(n.longValue());
         }
         String harnessName = string(o, "harness").orElse("command");
-        Harness harness = Harness.of(harnessName)
-                .orElseThrow(() -> invalid("harness", "must be command, claude-code or codex, not \"" + harnessName + "\""));
+        Harness harness =
+                Harness.of(harnessName)
+                        .orElseThrow(
+                                () ->
+                                        invalid(
+                                                "harness",
+                                                "must be command, claude-code or codex, not \""
+                                                        + harnessName
+                                                        + "\""));
         Optional<String> command = string(o, "command");
         Optional<String> prompt = string(o, "prompt");
         if (harness == Harness.COMMAND && command.isEmpty()) {
@@ -92,7 +121,9 @@ public record RunRequest(
         Optional<String> key = Optional.empty();
         Optional<SandboxSpec> spec = Optional.empty();
         if (s.containsKey("key")) {
-            if (s.size() != 1 || !(s.get("key") instanceof JsonString k) || k.getString().isBlank()) {
+            if (s.size() != 1
+                    || !(s.get("key") instanceof JsonString k)
+                    || k.getString().isBlank()) {
                 throw invalid("sandbox.key", "must be the only member, a sandbox key");
             }
             key = Optional.of(k.getString());
@@ -100,19 +131,30 @@ public record RunRequest(
             try {
                 spec = Optional.of(sandboxParser.parse(s));
             } catch (ProblemException e) {
-                // Keep every member (ceiling, incident, ...); only the field gains its "sandbox." prefix.
+                // Keep every member (ceiling, incident, ...); only the field gains its "sandbox."
+                // prefix.
                 Map<String, Object> extensions = new java.util.LinkedHashMap<>(e.extensions());
                 extensions.put("field", "sandbox." + e.extensions().getOrDefault("field", ""));
                 throw new ProblemException(e.code(), "sandbox." + e.detail(), extensions, null);
             }
         }
-        return new RunRequest(runId.orElseGet(() -> "run-" + UUID.randomUUID()), threadId, harness, command, prompt,
-                key, spec, durable, bool(o, "detachOnDisconnect", true), bool(o, "destroyOnComplete", false), maxDurationMs);
+        return new RunRequest(
+                runId.orElseGet(() -> "run-" + UUID.randomUUID()),
+                threadId,
+                harness,
+                command,
+                prompt,
+                key,
+                spec,
+                durable,
+                bool(o, "detachOnDisconnect", true),
+                bool(o, "destroyOnComplete", false),
+                maxDurationMs);
     }
 
     /**
-     * An id is 1..{@value #MAX_ID_LENGTH} printable characters: no control characters (CR/LF
-     * would forge log lines), no unpaired surrogates (they cannot be stored as UTF-8).
+     * An id is 1..{@value #MAX_ID_LENGTH} printable characters: no control characters (CR/LF would
+     * forge log lines), no unpaired surrogates (they cannot be stored as UTF-8).
      */
     public static void requireId(String field, String id) {
         if (id.length() > MAX_ID_LENGTH) {
@@ -120,9 +162,13 @@ public record RunRequest(
         }
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);
-            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
-                    || Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < id.length()
-                            && Character.isLowSurrogate(id.charAt(++i)))) {
+            if (Character.isISOControl(c)
+                    || c == '\u2028'
+                    || c == '\u2029'
+                    || Character.isSurrogate(c)
+                            && !(Character.isHighSurrogate(c)
+                                    && i + 1 < id.length()
+                                    && Character.isLowSurrogate(id.charAt(++i)))) {
                 throw invalid(field, "must be printable (no control characters) at index " + i);
             }
         }
@@ -154,6 +200,7 @@ public record RunRequest(
     }
 
     private static ProblemException invalid(String field, String problem) {
-        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
 }

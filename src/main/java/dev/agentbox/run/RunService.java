@@ -1,9 +1,11 @@
 package dev.agentbox.run;
 
-import dev.agentbox.problem.ProblemCode;
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
+import dev.agentbox.platform.lease.LeaseNames;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
@@ -24,8 +26,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import dev.agentbox.platform.lease.LeaseNames;
-import dev.agentbox.platform.lease.Leases;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -36,48 +36,39 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Durable runs: start (record first, then the driver on a managed executor, so the request
- * returns at once), lookups scoped to the tenant, cancel, and the attach/detach bookkeeping
- * of viewers. Intent never comes from a disconnect alone: a durable run whose last viewer
- * on this server leaves is detached (the agent keeps running); only a non-durable run (or
- * one with {@code detachOnDisconnect=false}) is cancelled by it.
+ * Durable runs: start (record first, then the driver on a managed executor, so the request returns
+ * at once), lookups scoped to the tenant, cancel, and the attach/detach bookkeeping of viewers.
+ * Intent never comes from a disconnect alone: a durable run whose last viewer on this server leaves
+ * is detached (the agent keeps running); only a non-durable run (or one with {@code
+ * detachOnDisconnect=false}) is cancelled by it.
  */
 @ApplicationScoped
 public class RunService {
 
     private static final Logger LOG = Logger.getLogger(RunService.class.getName());
 
-    @Inject
-    RunStore runs;
+    @Inject RunStore runs;
 
-    @Inject
-    ClaimStore claims;
+    @Inject ClaimStore claims;
 
-    @Inject
-    EventLog log;
+    @Inject EventLog log;
 
-    @Inject
-    RunEventHub hub;
+    @Inject RunEventHub hub;
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
-    @Inject
-    NodeIdentity node;
+    @Inject NodeIdentity node;
 
     /**
-     * Drivers and event streams are long-lived loops (minutes): each gets its own managed
-     * thread rather than a slot of the shared pool, which grows only slowly and would leave
-     * new streams waiting behind old ones.
+     * Drivers and event streams are long-lived loops (minutes): each gets its own managed thread
+     * rather than a slot of the shared pool, which grows only slowly and would leave new streams
+     * waiting behind old ones.
      */
-    @Resource
-    ManagedThreadFactory threads;
+    @Resource ManagedThreadFactory threads;
 
-    @Inject
-    Leases leases;
+    @Inject Leases leases;
 
     @Inject
     @ConfigProperty(name = "agentbox.takeover.lease-ttl-ms")
@@ -103,11 +94,9 @@ public class RunService {
     @ConfigProperty(name = "agentbox.runs.max-driven")
     int maxDriven;
 
-    @Inject
-    RunViewers viewers;
+    @Inject RunViewers viewers;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
     private RunContext context;
     private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
@@ -115,10 +104,25 @@ public class RunService {
     @PostConstruct
     void init() {
         JournalLauncher launcher = new JournalLauncher();
-        ReaderFactory readers = (handle, journal, from) -> JournalReader.open(handle, journal, from);
-        context = new RunContext(runs, claims, log, hub, sandboxes, launcher, readers, clock, node.id(), leases,
-                new RunContext.Takeover(Duration.ofMillis(leaseTtlMs), Duration.ofMillis(leaseRenewMs),
-                        Duration.ofMillis(fenceQuietMs), Duration.ofMillis(journalWaitMs)));
+        ReaderFactory readers =
+                (handle, journal, from) -> JournalReader.open(handle, journal, from);
+        context =
+                new RunContext(
+                        runs,
+                        claims,
+                        log,
+                        hub,
+                        sandboxes,
+                        launcher,
+                        readers,
+                        clock,
+                        node.id(),
+                        leases,
+                        new RunContext.Takeover(
+                                Duration.ofMillis(leaseTtlMs),
+                                Duration.ofMillis(leaseRenewMs),
+                                Duration.ofMillis(fenceQuietMs),
+                                Duration.ofMillis(journalWaitMs)));
     }
 
     /** What drivers on this server work with; the reaper finalizes runs through it. */
@@ -127,35 +131,75 @@ public class RunService {
     }
 
     public RunRecordView start(String tenant, RunRequest request) {
-        request.sandboxKey().ifPresent(key -> {
-            try {
-                sandboxes.find(tenant, key);
-            } catch (ProblemException e) {
-                throw new ProblemException(ProblemCode.NOT_FOUND, "sandbox.key: no sandbox " + key, Map.of("field", "sandbox.key"), null);
-            }
-        });
+        request.sandboxKey()
+                .ifPresent(
+                        key -> {
+                            try {
+                                sandboxes.find(tenant, key);
+                            } catch (ProblemException e) {
+                                throw new ProblemException(
+                                        ProblemCode.NOT_FOUND,
+                                        "sandbox.key: no sandbox " + key,
+                                        Map.of("field", "sandbox.key"),
+                                        null);
+                            }
+                        });
         long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
-        NewRun newRun = new NewRun(tenant, request.runId(), request.threadId(), request.harness(), clock.instant(),
-                request.durable(), request.detachOnDisconnect(), request.destroyOnComplete(),
-                request.command(), request.prompt(), request.sandboxKey(), NewRun.randomNonce(),
-                maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
+        NewRun newRun =
+                new NewRun(
+                        tenant,
+                        request.runId(),
+                        request.threadId(),
+                        request.harness(),
+                        clock.instant(),
+                        request.durable(),
+                        request.detachOnDisconnect(),
+                        request.destroyOnComplete(),
+                        request.command(),
+                        request.prompt(),
+                        request.sandboxKey(),
+                        NewRun.randomNonce(),
+                        maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
         RunRecordView record;
-        try (Slot slot = quotas.reserve(tenant, Quota.CONCURRENT_RUNS, request.runId(), max -> liveRunIds(tenant, max))) {
-            record = RunCreation.create(runs, newRun).orElseThrow(() -> new ProblemException(ProblemCode.RUN_EXISTS,
-                    "runId " + request.runId() + " is already used by this tenant (journals are append-only; pick a new runId)",
-                    Map.of("runId", request.runId()), null));
+        try (Slot slot =
+                quotas.reserve(
+                        tenant,
+                        Quota.CONCURRENT_RUNS,
+                        request.runId(),
+                        max -> liveRunIds(tenant, max))) {
+            record =
+                    RunCreation.create(runs, newRun)
+                            .orElseThrow(
+                                    () ->
+                                            new ProblemException(
+                                                    ProblemCode.RUN_EXISTS,
+                                                    "runId "
+                                                            + request.runId()
+                                                            + " is already used by this tenant (journals are append-only; pick a new runId)",
+                                                    Map.of("runId", request.runId()),
+                                                    null));
         }
         launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
-        LOG.info("run " + LogText.quote(record.runId()) + ": accepted (" + record.harness().wireName() + ", thread "
-                + LogText.quote(record.threadId()) + ")");
+        LOG.info(
+                "run "
+                        + LogText.quote(record.runId())
+                        + ": accepted ("
+                        + record.harness().wireName()
+                        + ", thread "
+                        + LogText.quote(record.threadId())
+                        + ")");
         return record;
     }
 
-    /** The runIds of the tenant's non-terminal runs, at most {@code max} of each non-terminal status. */
+    /**
+     * The runIds of the tenant's non-terminal runs, at most {@code max} of each non-terminal
+     * status.
+     */
     private java.util.Set<String> liveRunIds(String tenant, int max) {
         java.util.Set<String> ids = new java.util.HashSet<>();
         for (RunStatus status : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
-            runs.list(tenant, Optional.empty(), Optional.of(status), max).forEach(r -> ids.add(r.runId()));
+            runs.list(tenant, Optional.empty(), Optional.of(status), max)
+                    .forEach(r -> ids.add(r.runId()));
         }
         return ids;
     }
@@ -173,13 +217,15 @@ public class RunService {
         if (drivers.putIfAbsent(driver.ref(), driver) != null) {
             return false;
         }
-        threads.newThread(() -> {
-            try {
-                driver.run();
-            } finally {
-                drivers.remove(driver.ref(), driver);
-            }
-        }).start();
+        threads.newThread(
+                        () -> {
+                            try {
+                                driver.run();
+                            } finally {
+                                drivers.remove(driver.ref(), driver);
+                            }
+                        })
+                .start();
         return true;
     }
 
@@ -189,26 +235,31 @@ public class RunService {
         STARTED,
         /** This server already drives it, or a live driver holds its lease. */
         DRIVEN,
-        /** This server drives {@code agentbox.runs.max-driven} runs already: left to another server. */
+        /**
+         * This server drives {@code agentbox.runs.max-driven} runs already: left to another server.
+         */
         AT_CAPACITY,
-        /** Younger than one lease TTL (its first driver may not have taken the lease yet), or terminal. */
+        /**
+         * Younger than one lease TTL (its first driver may not have taken the lease yet), or
+         * terminal.
+         */
         NOT_ELIGIBLE
     }
 
     /**
-     * Attach drives: a non-terminal run that no live driver holds (its lease expired — its
-     * server died or stalled) is taken over by a successor on this server. Cheap to call
-     * often: it reads the lease row and starts at most one successor per run per server; a
-     * successor on another server loses the lease and does nothing.
+     * Attach drives: a non-terminal run that no live driver holds (its lease expired — its server
+     * died or stalled) is taken over by a successor on this server. Cheap to call often: it reads
+     * the lease row and starts at most one successor per run per server; a successor on another
+     * server loses the lease and does nothing.
      */
     public void maybeTakeOver(RunRecordView run) {
         adopt(run, "a viewer attached");
     }
 
     /**
-     * Starts a successor for {@code run} on this server if no live driver holds it anywhere,
-     * within this server's {@code agentbox.runs.max-driven}. The successor waits for the quiet
-     * window, claims, replays the journal with alignment and keeps driving.
+     * Starts a successor for {@code run} on this server if no live driver holds it anywhere, within
+     * this server's {@code agentbox.runs.max-driven}. The successor waits for the quiet window,
+     * claims, replays the journal with alignment and keeps driving.
      */
     public Adoption adopt(RunRecordView run, String why) {
         if (drivers.containsKey(run.ref()) || leases.held(LeaseNames.runDriver(run.ref().id()))) {
@@ -216,42 +267,62 @@ public class RunService {
         }
         // A run younger than one lease TTL may simply not have taken its lease yet: a
         // successor racing its first driver would leave nobody to start the agent.
-        Optional<RunRecordView> fresh = runs.findById(run.ref()).filter(r -> !r.isTerminal())
-                .filter(r -> r.startedAt().plusMillis(leaseTtlMs).isBefore(clock.instant()));
+        Optional<RunRecordView> fresh =
+                runs.findById(run.ref())
+                        .filter(r -> !r.isTerminal())
+                        .filter(
+                                r ->
+                                        r.startedAt()
+                                                .plusMillis(leaseTtlMs)
+                                                .isBefore(clock.instant()));
         if (fresh.isEmpty()) {
             return Adoption.NOT_ELIGIBLE;
         }
         if (drivers.size() >= maxDriven) {
-            LOG.warning("run " + LogText.quote(run.runId()) + ": no live driver, but this server already drives " + drivers.size()
-                    + " runs (agentbox.runs.max-driven); leaving it to another server");
+            LOG.warning(
+                    "run "
+                            + LogText.quote(run.runId())
+                            + ": no live driver, but this server already drives "
+                            + drivers.size()
+                            + " runs (agentbox.runs.max-driven); leaving it to another server");
             return Adoption.AT_CAPACITY;
         }
         if (!launch(RunDriver.successor(context, fresh.get()))) {
             return Adoption.DRIVEN;
         }
-        LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; " + node.id() + " takes it over (" + why + ")");
+        LOG.info(
+                "run "
+                        + LogText.quote(run.runId())
+                        + ": no live driver; "
+                        + node.id()
+                        + " takes it over ("
+                        + why
+                        + ")");
         return Adoption.STARTED;
     }
 
     public RunRecordView get(String tenant, String runId) {
-        return runs.find(tenant, runId).orElseThrow(() -> ProblemException.notFound("No run " + runId));
+        return runs.find(tenant, runId)
+                .orElseThrow(() -> ProblemException.notFound("No run " + runId));
     }
 
-    public List<RunRecordView> list(String tenant, Optional<String> threadId, Optional<RunStatus> status) {
+    public List<RunRecordView> list(
+            String tenant, Optional<String> threadId, Optional<RunStatus> status) {
         return runs.list(tenant, threadId, status, 200);
     }
 
     public RunRecordView activeRun(String tenant, String threadId) {
         return runs.findActiveRun(tenant, threadId)
-                .orElseThrow(() -> ProblemException.notFound("No active run in thread " + threadId));
+                .orElseThrow(
+                        () -> ProblemException.notFound("No active run in thread " + threadId));
     }
 
     /**
      * Records the cancel durably (any server's driver sees it within a second) and aborts this
-     * server's driver at once. When no driver holds the run anywhere (its server died), this
-     * server lands the cancel itself, in the background: it waits at most one lease TTL for a
-     * lease that is still held to expire, then claims the run, destroys its sandbox and ends
-     * it {@code aborted}. The reaper aborts whatever is left (e.g. this server died too).
+     * server's driver at once. When no driver holds the run anywhere (its server died), this server
+     * lands the cancel itself, in the background: it waits at most one lease TTL for a lease that
+     * is still held to expire, then claims the run, destroys its sandbox and ends it {@code
+     * aborted}. The reaper aborts whatever is left (e.g. this server died too).
      */
     public RunRecordView cancel(String tenant, String runId) {
         RunRecordView run = get(tenant, runId);
@@ -283,10 +354,19 @@ public class RunService {
                     return;
                 }
                 if (!leases.held(LeaseNames.runDriver(run.ref().id()))) {
-                    RunAbort.Aborted<Void> a = RunAbort.abort(context, fresh.get(), r -> true, r -> RunAbort.destroySandbox(context, r),
-                            RunAbort.CANCELLED);
+                    RunAbort.Aborted<Void> a =
+                            RunAbort.abort(
+                                    context,
+                                    fresh.get(),
+                                    r -> true,
+                                    r -> RunAbort.destroySandbox(context, r),
+                                    RunAbort.CANCELLED);
                     if (a.ended()) {
-                        LOG.info("run " + LogText.quote(run.runId()) + ": no live driver; cancel landed by " + node.id());
+                        LOG.info(
+                                "run "
+                                        + LogText.quote(run.runId())
+                                        + ": no live driver; cancel landed by "
+                                        + node.id());
                         return;
                     }
                 }
@@ -295,7 +375,11 @@ public class RunService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.warning("run " + LogText.quote(run.runId()) + ": could not land the cancel here (the reaper will): " + e);
+            LOG.warning(
+                    "run "
+                            + LogText.quote(run.runId())
+                            + ": could not land the cancel here (the reaper will): "
+                            + e);
         }
     }
 
@@ -304,9 +388,8 @@ public class RunService {
     }
 
     /**
-     * A viewer attached: counted here and, for its first viewer on this server, in the
-     * cluster-wide viewer rows; an attach clears {@code detachedSince} (never
-     * {@code cancelRequested}).
+     * A viewer attached: counted here and, for its first viewer on this server, in the cluster-wide
+     * viewer rows; an attach clears {@code detachedSince} (never {@code cancelRequested}).
      */
     public void viewerAttached(RunRecordView run) {
         viewers.attached(run.ref());
@@ -319,9 +402,9 @@ public class RunService {
     }
 
     /**
-     * A viewer left before the end of the run. When no viewer of the run remains on ANY server
-     * (a client that reconnected through a load balancer to another server still counts), a
-     * durable run is detached (the agent keeps running) and a non-durable one is cancelled.
+     * A viewer left before the end of the run. When no viewer of the run remains on ANY server (a
+     * client that reconnected through a load balancer to another server still counts), a durable
+     * run is detached (the agent keeps running) and a non-durable one is cancelled.
      */
     public void viewerLeft(RunRecordView run, boolean runEnded) {
         if (!viewers.left(run.ref()) || runEnded) {
@@ -332,14 +415,23 @@ public class RunService {
             return;
         }
         if (viewers.watchedAnywhere(run.ref())) {
-            LOG.info("run " + LogText.quote(run.runId()) + ": viewer left; still watched on another server");
+            LOG.info(
+                    "run "
+                            + LogText.quote(run.runId())
+                            + ": viewer left; still watched on another server");
             return;
         }
         if (current.durable() && current.detachOnDisconnect()) {
             runs.setDetachedSince(run.ref(), Optional.of(clock.instant()));
-            LOG.info("run " + LogText.quote(run.runId()) + ": last viewer left, detached (the agent keeps running)");
+            LOG.info(
+                    "run "
+                            + LogText.quote(run.runId())
+                            + ": last viewer left, detached (the agent keeps running)");
         } else {
-            LOG.info("run " + LogText.quote(run.runId()) + ": last viewer left a non-durable run, cancelling");
+            LOG.info(
+                    "run "
+                            + LogText.quote(run.runId())
+                            + ": last viewer left a non-durable run, cancelling");
             cancel(run.tenant(), run.runId());
         }
     }
@@ -348,8 +440,11 @@ public class RunService {
         return snapshot(run, 0, limit);
     }
 
-    /** At most {@code limit} chunks of the stored log after sequence {@code afterSeq} (exclusive). */
-    public List<dev.agentbox.run.store.LoggedChunk> snapshot(RunRecordView run, long afterSeq, int limit) {
+    /**
+     * At most {@code limit} chunks of the stored log after sequence {@code afterSeq} (exclusive).
+     */
+    public List<dev.agentbox.run.store.LoggedChunk> snapshot(
+            RunRecordView run, long afterSeq, int limit) {
         return log.read(run.ref(), afterSeq, limit);
     }
 }

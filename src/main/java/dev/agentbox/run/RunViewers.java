@@ -20,45 +20,43 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Viewers of runs, counted across the cluster. This server counts its own viewers per run in
- * memory and mirrors "has at least one" into one {@link ViewerStore} row per run, renewed about
- * once per stream heartbeat; a dead server's rows stop counting after
- * {@code agentbox.runs.viewer-ttl-ms}. Not the decision to detach: {@link RunService} asks
- * {@link #watchedAnywhere} after the last viewer here left.
+ * Viewers of runs, counted across the cluster. This server counts its own viewers per run in memory
+ * and mirrors "has at least one" into one {@link ViewerStore} row per run, renewed about once per
+ * stream heartbeat; a dead server's rows stop counting after {@code agentbox.runs.viewer-ttl-ms}.
+ * Not the decision to detach: {@link RunService} asks {@link #watchedAnywhere} after the last
+ * viewer here left.
  *
- * <p>The in-memory count and its row change together under one lock, so an attach racing the
- * last leave on this server can never end with a viewer here and no row.
+ * <p>The in-memory count and its row change together under one lock, so an attach racing the last
+ * leave on this server can never end with a viewer here and no row.
  */
 @ApplicationScoped
 public class RunViewers {
 
     private static final Logger LOG = Logger.getLogger(RunViewers.class.getName());
 
-    @Inject
-    ViewerStore store;
+    @Inject ViewerStore store;
 
-    @Inject
-    NodeIdentity node;
+    @Inject NodeIdentity node;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
     @Inject
     @ConfigProperty(name = "agentbox.runs.viewer-ttl-ms")
     long ttlMs;
 
-    @Resource
-    ManagedScheduledExecutorService scheduler;
+    @Resource ManagedScheduledExecutorService scheduler;
 
     /** Viewers on this server per run; guarded by itself. */
     private final Map<RunRef, Integer> here = new HashMap<>();
+
     private ScheduledFuture<?> renewal;
 
     @PostConstruct
     void start() {
         // A row lives for a few renewals, so one missed renewal never drops a watched run.
         long every = Math.max(100, Math.min(1000, ttlMs / 4));
-        renewal = scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+        renewal =
+                scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy

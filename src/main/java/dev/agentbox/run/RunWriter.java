@@ -18,28 +18,34 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The one way a run is written, whoever writes it: its first driver, a successor, the
- * reaper's finalizer, an abort (a cancel landed by another server, the reaper's expiry).
+ * The one way a run is written, whoever writes it: its first driver, a successor, the reaper's
+ * finalizer, an abort (a cancel landed by another server, the reaper's expiry).
+ *
  * <ol>
- * <li>{@link #lease}: the run's driver lease, taken only when free (a live driver keeps its run);</li>
- * <li>{@link Lease#claim}: a new epoch on the run's claim row, refused for a terminal or unknown run;</li>
- * <li>{@link Claim#append}: chunks, fenced by the epoch;</li>
- * <li>{@link Claim#finish}: the terminal chunks, then the terminal record, fenced the same way.</li>
+ *   <li>{@link #lease}: the run's driver lease, taken only when free (a live driver keeps its run);
+ *   <li>{@link Lease#claim}: a new epoch on the run's claim row, refused for a terminal or unknown
+ *       run;
+ *   <li>{@link Claim#append}: chunks, fenced by the epoch;
+ *   <li>{@link Claim#finish}: the terminal chunks, then the terminal record, fenced the same way.
  * </ol>
+ *
  * Invariants:
+ *
  * <ul>
- * <li>Nothing is written without the lease and a claim. The lease decides who may try; the
- * epoch decides whose writes land.</li>
- * <li>The store compares the epoch under the claim row's lock, so a writer paused across a
- * successor's claim writes nothing: its append throws {@link StaleEpochException}, its finish
- * returns {@link FinishResult#STALE_EPOCH}.</li>
- * <li>Once the lease could not be renewed, appends are refused at once
- * ({@link LeaseLostException}): a successor may claim the run as soon as the lease expires.</li>
- * <li>A terminal record is final: a second finish writes nothing ({@link FinishResult#ALREADY_TERMINAL}).</li>
- * <li>Every append is published to this server's viewers of the run.</li>
+ *   <li>Nothing is written without the lease and a claim. The lease decides who may try; the epoch
+ *       decides whose writes land.
+ *   <li>The store compares the epoch under the claim row's lock, so a writer paused across a
+ *       successor's claim writes nothing: its append throws {@link StaleEpochException}, its finish
+ *       returns {@link FinishResult#STALE_EPOCH}.
+ *   <li>Once the lease could not be renewed, appends are refused at once ({@link
+ *       LeaseLostException}): a successor may claim the run as soon as the lease expires.
+ *   <li>A terminal record is final: a second finish writes nothing ({@link
+ *       FinishResult#ALREADY_TERMINAL}).
+ *   <li>Every append is published to this server's viewers of the run.
  * </ul>
- * A plain class: it is constructed with its stores and clock, so the reaper's framework-free
- * core uses it as the server does.
+ *
+ * A plain class: it is constructed with its stores and clock, so the reaper's framework-free core
+ * uses it as the server does.
  */
 public final class RunWriter {
 
@@ -52,7 +58,14 @@ public final class RunWriter {
     private final Duration leaseTtl;
     private final Duration leaseRenew;
 
-    public RunWriter(Leases leases, ClaimStore claims, EventLog log, RunEventHub hub, Clock clock, String nodeId, Duration leaseTtl,
+    public RunWriter(
+            Leases leases,
+            ClaimStore claims,
+            EventLog log,
+            RunEventHub hub,
+            Clock clock,
+            String nodeId,
+            Duration leaseTtl,
             Duration leaseRenew) {
         this.leases = leases;
         this.claims = claims;
@@ -66,16 +79,24 @@ public final class RunWriter {
 
     /** The writer of the server {@code ctx} belongs to, with its driver lease settings. */
     public static RunWriter of(RunContext ctx) {
-        return new RunWriter(ctx.leases(), ctx.claims(), ctx.log(), ctx.hub(), ctx.clock(), ctx.nodeId(), ctx.takeover().leaseTtl(),
+        return new RunWriter(
+                ctx.leases(),
+                ctx.claims(),
+                ctx.log(),
+                ctx.hub(),
+                ctx.clock(),
+                ctx.nodeId(),
+                ctx.takeover().leaseTtl(),
                 ctx.takeover().leaseRenew());
     }
 
     /**
-     * Step 1: takes the driver lease of {@code run} without waiting. Empty when someone holds
-     * it: a live driver, or another server's finalizer or abort, writes the run itself.
+     * Step 1: takes the driver lease of {@code run} without waiting. Empty when someone holds it: a
+     * live driver, or another server's finalizer or abort, writes the run itself.
      */
     public Optional<Lease> lease(RunRef run) {
-        return leases.acquire(LeaseNames.runDriver(run.id()), leaseTtl, leaseRenew, Duration.ZERO).map(held -> new Lease(run, held));
+        return leases.acquire(LeaseNames.runDriver(run.id()), leaseTtl, leaseRenew, Duration.ZERO)
+                .map(held -> new Lease(run, held));
     }
 
     /** The driver lease of one run, renewed in the background until closed. */
@@ -96,12 +117,14 @@ public final class RunWriter {
 
         /**
          * Step 2: claims the run with a new epoch, which fences out every earlier writer. Empty
-         * when the run is terminal or unknown (the store reads the status under the claim lock,
-         * so a run finished a moment ago is never re-claimed).
+         * when the run is terminal or unknown (the store reads the status under the claim lock, so
+         * a run finished a moment ago is never re-claimed).
          */
         public Optional<Claim> claim() {
             OptionalLong epoch = claims.claim(run, nodeId);
-            return epoch.isPresent() ? Optional.of(new Claim(this, epoch.getAsLong())) : Optional.empty();
+            return epoch.isPresent()
+                    ? Optional.of(new Claim(this, epoch.getAsLong()))
+                    : Optional.empty();
         }
 
         /** Gives the lease up, so a successor or a waiting abort gets it at once. */
@@ -130,7 +153,8 @@ public final class RunWriter {
          * Step 3: appends {@code chunks} and publishes them to this server's viewers.
          *
          * @throws LeaseLostException when the lease could not be renewed; nothing was written
-         * @throws StaleEpochException when another writer claimed the run since; nothing was written
+         * @throws StaleEpochException when another writer claimed the run since; nothing was
+         *     written
          */
         public void append(List<JsonObject> chunks) {
             if (lease.lost()) {
@@ -142,14 +166,15 @@ public final class RunWriter {
         }
 
         /**
-         * Step 4: appends {@code terminal} (when not empty), then writes the terminal record.
-         * The record is written only while {@link #epoch} is still current and the run not yet
+         * Step 4: appends {@code terminal} (when not empty), then writes the terminal record. The
+         * record is written only while {@link #epoch} is still current and the run not yet
          * terminal; anything else returns without writing.
          *
          * @throws LeaseLostException as {@link #append}
          * @throws StaleEpochException as {@link #append}, when {@code terminal} is not empty
          */
-        public FinishResult finish(List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
+        public FinishResult finish(
+                List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
             if (!terminal.isEmpty()) {
                 append(terminal);
             }

@@ -1,14 +1,13 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.sandbox.spi.ImageAllowlist;
-
 import org.eclipse.microprofile.config.Config;
 
 /**
- * What this server accepts in an ensure body beyond its syntax: the image allowlist, the
- * resource ceilings, and whether {@code policy.network: bridge} exists at all
- * ({@code agentbox.docker.bridge-enabled}). Checked by {@link SandboxSpecParser}, so a refused
- * body never reaches the key, the lease or the provider.
+ * What this server accepts in an ensure body beyond its syntax: the image allowlist, the resource
+ * ceilings, and whether {@code policy.network: bridge} exists at all ({@code
+ * agentbox.docker.bridge-enabled}). Checked by {@link SandboxSpecParser}, so a refused body never
+ * reaches the key, the lease or the provider.
  */
 record EnsureRules(ImageAllowlist images, ResourceCeilings ceilings, boolean bridgeEnabled) {
 
@@ -17,7 +16,9 @@ record EnsureRules(ImageAllowlist images, ResourceCeilings ceilings, boolean bri
     }
 
     public static EnsureRules fromConfig(Config c) {
-        return new EnsureRules(ImageAllowlist.fromConfig(c), ResourceCeilings.fromConfig(c),
+        return new EnsureRules(
+                ImageAllowlist.fromConfig(c),
+                ResourceCeilings.fromConfig(c),
                 c.getOptionalValue("agentbox.docker.bridge-enabled", Boolean.class).orElse(true));
     }
 }

@@ -1,5 +1,4 @@
 package dev.agentbox.sandbox;
 
 /** The result of an ensure. */
-public record Ensured(Sandbox sandbox, EnsureOutcome outcome) {
-}
+public record Ensured(Sandbox sandbox, EnsureOutcome outcome) {}

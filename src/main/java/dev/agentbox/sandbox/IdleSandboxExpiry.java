@@ -6,17 +6,16 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Runs {@link SandboxService#expireIdle}; the reaper's timer calls it every
- * {@code agentbox.sandbox.idle-check-ms} (0 disables it). Safe on many servers at once: each
- * sandbox is expired under its lease.
+ * Runs {@link SandboxService#expireIdle}; the reaper's timer calls it every {@code
+ * agentbox.sandbox.idle-check-ms} (0 disables it). Safe on many servers at once: each sandbox is
+ * expired under its lease.
  */
 @ApplicationScoped
 public class IdleSandboxExpiry {
 
     private static final Logger LOG = Logger.getLogger(IdleSandboxExpiry.class.getName());
 
-    @Inject
-    SandboxService sandboxes;
+    @Inject SandboxService sandboxes;
 
     public void sweep() {
         try {

@@ -1,9 +1,10 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.store.SandboxInstance;
 
-import dev.agentbox.sandbox.spi.SandboxHandle;
-
-/** A recorded sandbox together with a live handle to it (commands through the handle see its secrets). */
-public record Sandbox(SandboxInstance instance, SandboxHandle handle) {
-}
+/**
+ * A recorded sandbox together with a live handle to it (commands through the handle see its
+ * secrets).
+ */
+public record Sandbox(SandboxInstance instance, SandboxHandle handle) {}

@@ -1,12 +1,11 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.SandboxPolicy;
-
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -16,37 +15,40 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The stable identity of a sandbox: {@code sha256} (hex, 64 chars) of the canonical JSON
- * ({@link CanonicalJson}) of the key document
+ * The stable identity of a sandbox: {@code sha256} (hex, 64 chars) of the canonical JSON ({@link
+ * CanonicalJson}) of the key document
  *
  * <pre>{"v":1,"tenant":…,"definitionId":…,"provider":…,"image":…,
  *  "workspace":{"source":{…},"setup":[…],"env":{…}},
  *  "policy":{"network":…,"memoryMb"?,"cpus"?,"pids"?,"ports":[…]},
  *  "threadId"? (only when reuse is thread), "nonce"? (only when reuse is none)}</pre>
  *
- * Same inputs give the same key on every server; any change of the listed inputs gives
- * another. Secrets are not part of it, so changing only a secret resumes the same sandbox;
- * lifecycle settings other than reuse are not part of it either.
+ * Same inputs give the same key on every server; any change of the listed inputs gives another.
+ * Secrets are not part of it, so changing only a secret resumes the same sandbox; lifecycle
+ * settings other than reuse are not part of it either.
  */
 public final class SandboxKey {
 
-    private SandboxKey() {
-    }
+    private SandboxKey() {}
 
-    /** The key for {@code spec} of {@code tenant}, with {@code image} resolved (the provider default when unset). */
+    /**
+     * The key for {@code spec} of {@code tenant}, with {@code image} resolved (the provider default
+     * when unset).
+     */
     public static String of(String tenant, SandboxSpec spec, String image) {
         return CanonicalJson.sha256Of(document(tenant, spec, image));
     }
 
     static JsonObject document(String tenant, SandboxSpec spec, String image) {
-        JsonObjectBuilder doc = Json.createObjectBuilder()
-                .add("v", 1)
-                .add("tenant", tenant)
-                .add("definitionId", spec.definitionId())
-                .add("provider", spec.provider())
-                .add("image", image)
-                .add("workspace", workspace(spec.workspace()))
-                .add("policy", policy(spec.policy()));
+        JsonObjectBuilder doc =
+                Json.createObjectBuilder()
+                        .add("v", 1)
+                        .add("tenant", tenant)
+                        .add("definitionId", spec.definitionId())
+                        .add("provider", spec.provider())
+                        .add("image", image)
+                        .add("workspace", workspace(spec.workspace()))
+                        .add("policy", policy(spec.policy()));
         if (spec.lifecycle().reuse() == Reuse.THREAD) {
             doc.add("threadId", spec.threadId().orElseThrow());
         } else if (spec.lifecycle().reuse() == Reuse.NONE) {
@@ -77,11 +79,17 @@ public final class SandboxKey {
         }
         JsonObjectBuilder env = Json.createObjectBuilder();
         new TreeMap<>(w.env()).forEach(env::add);
-        return Json.createObjectBuilder().add("source", source).add("setup", setup).add("env", env).build();
+        return Json.createObjectBuilder()
+                .add("source", source)
+                .add("setup", setup)
+                .add("env", env)
+                .build();
     }
 
     private static JsonObject policy(SandboxPolicy p) {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("network", p.network().name().toLowerCase(Locale.ROOT));
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("network", p.network().name().toLowerCase(Locale.ROOT));
         p.memoryMb().ifPresent(m -> b.add("memoryMb", m));
         p.cpus().ifPresent(c -> b.add("cpus", c));
         p.pids().ifPresent(n -> b.add("pids", n));
@@ -94,5 +102,4 @@ public final class SandboxKey {
     public static String shortForm(String key) {
         return key.length() > 12 ? key.substring(0, 12) : key;
     }
-
 }

@@ -1,7 +1,6 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.sandbox.spi.SandboxProcess;
-
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -12,20 +11,18 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Background processes started through this server, by tenant, sandbox key and pid. A
- * process lives in the memory of the server that spawned it (its output streams from
- * there); other servers answer 404 for it. Exited processes are forgotten after a while.
+ * Background processes started through this server, by tenant, sandbox key and pid. A process lives
+ * in the memory of the server that spawned it (its output streams from there); other servers answer
+ * 404 for it. Exited processes are forgotten after a while.
  */
 @ApplicationScoped
 public class SandboxProcessRegistry {
 
     private static final Duration KEEP_EXITED = Duration.ofMinutes(10);
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
-    private record Entry(SandboxProcess process, Instant startedAt) {
-    }
+    private record Entry(SandboxProcess process, Instant startedAt) {}
 
     private final Map<String, Entry> processes = new ConcurrentHashMap<>();
 
@@ -40,7 +37,9 @@ public class SandboxProcessRegistry {
 
     private void prune() {
         Instant cutoff = clock.instant().minus(KEEP_EXITED);
-        processes.values().removeIf(e -> e.process().onExit().isDone() && e.startedAt().isBefore(cutoff));
+        processes
+                .values()
+                .removeIf(e -> e.process().onExit().isDone() && e.startedAt().isBefore(cutoff));
     }
 
     private static String id(String tenant, String key, String pid) {

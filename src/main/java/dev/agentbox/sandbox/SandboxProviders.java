@@ -1,7 +1,6 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.sandbox.spi.SandboxProvider;
-
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -10,20 +9,23 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
-/** The registry of enabled providers: every {@link SandboxProvider} bean whose {@code enabled()} is true. */
+/**
+ * The registry of enabled providers: every {@link SandboxProvider} bean whose {@code enabled()} is
+ * true.
+ */
 @ApplicationScoped
 public class SandboxProviders {
 
-    @Inject
-    @Any
-    Instance<SandboxProvider> beans;
+    @Inject @Any Instance<SandboxProvider> beans;
 
     private List<SandboxProvider> fixed;
 
-    protected SandboxProviders() {
-    }
+    protected SandboxProviders() {}
 
-    /** For use outside the server: exactly these providers (each still filtered by {@code enabled()}). */
+    /**
+     * For use outside the server: exactly these providers (each still filtered by {@code
+     * enabled()}).
+     */
     public SandboxProviders(List<SandboxProvider> providers) {
         this.fixed = List.copyOf(providers);
     }

@@ -1,37 +1,39 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.ProcessOptions;
-
-import dev.agentbox.sandbox.spi.ExecResult;
-
-import dev.agentbox.sandbox.spi.SandboxHandle;
-
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Secrets live only inside the running sandbox: a file on the sandbox's tmpfs
- * ({@code /dev/shm}, never part of a container commit or {@code docker inspect}) that
- * every command sources first (see {@link SecretsHandle}). The file's content travels to
- * the sandbox in the environment of one exec, never on a command line, in the database,
- * in a log line or in a label.
+ * Secrets live only inside the running sandbox: a file on the sandbox's tmpfs ({@code /dev/shm},
+ * never part of a container commit or {@code docker inspect}) that every command sources first (see
+ * {@link SecretsHandle}). The file's content travels to the sandbox in the environment of one exec,
+ * never on a command line, in the database, in a log line or in a label.
  */
 public final class SandboxSecrets {
 
     static final String DIR = "/dev/shm/agentbox";
     private static final String TRANSFER_VAR = "AGENTBOX_SECRETS_TRANSFER";
-    /** More than any honest secrets file; a sandbox that grows its file cannot make the server buffer it. */
+
+    /**
+     * More than any honest secrets file; a sandbox that grows its file cannot make the server
+     * buffer it.
+     */
     static final int MAX_READ_BYTES = 256 * 1024;
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
-    private SandboxSecrets() {
-    }
+    private SandboxSecrets() {}
 
-    /** The secrets file of a sandbox (per sandbox id, so host-process sandboxes do not share one). */
+    /**
+     * The secrets file of a sandbox (per sandbox id, so host-process sandboxes do not share one).
+     */
     static String file(String sandboxId) {
         return DIR + "/" + sandboxId.replaceAll("[^A-Za-z0-9._-]", "_") + ".env";
     }
@@ -53,28 +55,47 @@ public final class SandboxSecrets {
             return;
         }
         String content = render(secrets);
-        ExecResult r = raw.process().exec(
-                "umask 077 && mkdir -p " + DIR + " && printf '%s' \"$" + TRANSFER_VAR + "\" > " + f,
-                ProcessOptions.defaults().withEnv(Map.of(TRANSFER_VAR, content)));
+        ExecResult r =
+                raw.process()
+                        .exec(
+                                "umask 077 && mkdir -p "
+                                        + DIR
+                                        + " && printf '%s' \"$"
+                                        + TRANSFER_VAR
+                                        + "\" > "
+                                        + f,
+                                ProcessOptions.defaults().withEnv(Map.of(TRANSFER_VAR, content)));
         if (r.exitCode() != 0) {
             // The stderr of printf/mkdir cannot contain the values; still, say only what failed.
-            throw new IllegalStateException("Could not install secrets in sandbox " + raw.id() + " (exit " + r.exitCode() + ")");
+            throw new IllegalStateException(
+                    "Could not install secrets in sandbox "
+                            + raw.id()
+                            + " (exit "
+                            + r.exitCode()
+                            + ")");
         }
     }
 
     /**
      * A redactor for the secrets installed in the sandbox, read from its secrets file with the
-     * provider's own exec (never through a path that logs output), so a server that never saw
-     * the ensure (a takeover, the reaper) redacts the same values. No file, or a sandbox that
-     * cannot be read: {@link Redactor#none()}.
+     * provider's own exec (never through a path that logs output), so a server that never saw the
+     * ensure (a takeover, the reaper) redacts the same values. No file, or a sandbox that cannot be
+     * read: {@link Redactor#none()}.
      */
     public static Redactor redactorOf(SandboxHandle handle) {
         SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
         try {
             // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
             // finalizer must not wait on a binary the tenant replaced.
-            ExecResult r = raw.process().exec("head -c " + MAX_READ_BYTES + " " + ShellQuote.single(file(raw.id())) + " 2>/dev/null",
-                    ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
+            ExecResult r =
+                    raw.process()
+                            .exec(
+                                    "head -c "
+                                            + MAX_READ_BYTES
+                                            + " "
+                                            + ShellQuote.single(file(raw.id()))
+                                            + " 2>/dev/null",
+                                    ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
             return r.exitCode() == 0 ? Redactor.of(parse(r.stdout()).values()) : Redactor.none();
         } catch (RuntimeException sandboxGone) {
             return Redactor.none();
@@ -84,14 +105,20 @@ public final class SandboxSecrets {
     /** The file's content: one {@code export NAME='value'} line per secret, sorted by name. */
     static String render(Map<String, String> secrets) {
         StringBuilder content = new StringBuilder();
-        new TreeMap<>(secrets).forEach((k, v) -> content.append("export ").append(k).append('=')
-                .append(ShellQuote.single(v)).append('\n'));
+        new TreeMap<>(secrets)
+                .forEach(
+                        (k, v) ->
+                                content.append("export ")
+                                        .append(k)
+                                        .append('=')
+                                        .append(ShellQuote.single(v))
+                                        .append('\n'));
         return content.toString();
     }
 
     /**
-     * The secrets of a file {@link #render} wrote. Tolerant: a line it cannot read ends the
-     * parse (the tenant may have edited the file inside its own sandbox).
+     * The secrets of a file {@link #render} wrote. Tolerant: a line it cannot read ends the parse
+     * (the tenant may have edited the file inside its own sandbox).
      */
     static Map<String, String> parse(String content) {
         Map<String, String> out = new LinkedHashMap<>();

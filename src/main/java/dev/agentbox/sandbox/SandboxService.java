@@ -1,29 +1,22 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.store.ConcurrentWrites;
-
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
-
-import dev.agentbox.sandbox.store.SandboxInstance;
-
-import dev.agentbox.sandbox.spi.SandboxPolicy;
-
-import dev.agentbox.sandbox.spi.SandboxCreateInput;
-
-import dev.agentbox.sandbox.spi.SandboxHandle;
-
-import dev.agentbox.sandbox.spi.SandboxProvider;
-
-import dev.agentbox.problem.ProblemCode;
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.store.ConcurrentWrites;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -40,12 +33,12 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Sandboxes as a service: ensure (resume running → restore snapshot → create + bootstrap),
- * lookup scoped to the caller's tenant, delete, snapshot, fork.
+ * Sandboxes as a service: ensure (resume running → restore snapshot → create + bootstrap), lookup
+ * scoped to the caller's tenant, delete, snapshot, fork.
  *
- * <p>Exactly one sandbox per key: ensure runs under the database lease {@code sandbox:<key>},
- * so two concurrent ensures of one key — on one server or on two sharing the database —
- * make one sandbox; the second waits for the lease and then resumes what the first made.
+ * <p>Exactly one sandbox per key: ensure runs under the database lease {@code sandbox:<key>}, so
+ * two concurrent ensures of one key — on one server or on two sharing the database — make one
+ * sandbox; the second waits for the lease and then resumes what the first made.
  */
 @ApplicationScoped
 public class SandboxService {
@@ -54,26 +47,19 @@ public class SandboxService {
     private static final Duration LEASE_TTL = Duration.ofSeconds(30);
     private static final Duration TOUCH_EVERY = Duration.ofSeconds(10);
 
-    @Inject
-    SandboxProviders providers;
+    @Inject SandboxProviders providers;
 
-    @Inject
-    SandboxInstanceStore store;
+    @Inject SandboxInstanceStore store;
 
-    @Inject
-    Leases leases;
+    @Inject Leases leases;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
-    @Resource
-    ManagedExecutorService executor;
+    @Resource ManagedExecutorService executor;
 
-    @Inject
-    InstallationService installation;
+    @Inject InstallationService installation;
 
-    @Inject
-    TenantQuotas quotas;
+    @Inject TenantQuotas quotas;
 
     @Inject
     @ConfigProperty(name = "agentbox.bootstrap.step-timeout-ms")
@@ -91,17 +77,19 @@ public class SandboxService {
     @ConfigProperty(name = "agentbox.sources.local.enabled")
     boolean localSourcesEnabled;
 
-    @Inject
-    org.eclipse.microprofile.config.Config config;
+    @Inject org.eclipse.microprofile.config.Config config;
 
     /** Read once: the allowlist and ceilings do not change while the server runs. */
     private volatile EnsureRules rules;
 
-    protected SandboxService() {
-    }
+    protected SandboxService() {}
 
-    /** For use outside the server (tests, benchmarks): open, touch, delete and idle expiry work; ensure has no executor. */
-    public SandboxService(SandboxProviders providers, SandboxInstanceStore store, Leases leases, Clock clock) {
+    /**
+     * For use outside the server (tests, benchmarks): open, touch, delete and idle expiry work;
+     * ensure has no executor.
+     */
+    public SandboxService(
+            SandboxProviders providers, SandboxInstanceStore store, Leases leases, Clock clock) {
         this.providers = providers;
         this.store = store;
         this.leases = leases;
@@ -110,7 +98,10 @@ public class SandboxService {
         this.quotas = TenantQuotas.unlimited();
     }
 
-    /** The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and runs). */
+    /**
+     * The parser of ensure bodies with this server's defaults (for {@code POST /sandboxes} and
+     * runs).
+     */
     public SandboxSpecParser specParser() {
         EnsureRules r = rules;
         if (r == null) {
@@ -121,17 +112,33 @@ public class SandboxService {
     }
 
     public Ensured ensure(String tenant, SandboxSpec spec) {
-        SandboxProvider provider = providers.find(spec.provider())
-                .orElseThrow(() -> new ProblemException(ProblemCode.INVALID_REQUEST,
-                        "provider \"" + spec.provider() + "\" is not an enabled provider", Map.of("field", "provider"), null));
+        SandboxProvider provider =
+                providers
+                        .find(spec.provider())
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                ProblemCode.INVALID_REQUEST,
+                                                "provider \""
+                                                        + spec.provider()
+                                                        + "\" is not an enabled provider",
+                                                Map.of("field", "provider"),
+                                                null));
         if (!provider.available()) {
-            throw ProblemException.providerUnavailable("The " + provider.name() + " provider's backend is unreachable.", null);
+            throw ProblemException.providerUnavailable(
+                    "The " + provider.name() + " provider's backend is unreachable.", null);
         }
         String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
         String label = "sandbox " + SandboxKey.shortForm(key);
-        try (HeldLease lease = leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ofMillis(ensureWaitMs))
-                .orElseThrow(() -> new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
-                        "Another ensure of this sandbox is still running; try again later.", Map.of(), null))) {
+        try (HeldLease lease =
+                leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ofMillis(ensureWaitMs))
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                ProblemCode.PROVIDER_UNAVAILABLE,
+                                                "Another ensure of this sandbox is still running; try again later.",
+                                                Map.of(),
+                                                null))) {
             Optional<SandboxInstance> recorded = store.find(tenant, key);
             if (recorded.isPresent()) {
                 Optional<Ensured> reused = reuse(provider, recorded.get(), spec, label);
@@ -146,13 +153,23 @@ public class SandboxService {
         }
     }
 
-    /** A slot of the tenant's sandbox quota for {@code key}, held until its record is stored or creation failed. */
+    /**
+     * A slot of the tenant's sandbox quota for {@code key}, held until its record is stored or
+     * creation failed.
+     */
     private Slot reserveSandbox(String tenant, String key) {
-        return quotas.reserve(tenant, Quota.SANDBOXES, key,
-                max -> store.list(tenant).stream().map(SandboxInstance::key).collect(java.util.stream.Collectors.toSet()));
+        return quotas.reserve(
+                tenant,
+                Quota.SANDBOXES,
+                key,
+                max ->
+                        store.list(tenant).stream()
+                                .map(SandboxInstance::key)
+                                .collect(java.util.stream.Collectors.toSet()));
     }
 
-    private Optional<Ensured> reuse(SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
+    private Optional<Ensured> reuse(
+            SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
         Optional<SandboxHandle> running = provider.resume(instance.providerSandboxId());
         if (running.isPresent()) {
             // Secrets are re-supplied on every ensure; the exec is skipped only when there
@@ -164,12 +181,19 @@ public class SandboxService {
             instance.touch(clock.instant());
             SandboxInstance stored = store.upsert(instance);
             LOG.info(label + ": resumed " + instance.providerSandboxId());
-            return Optional.of(new Ensured(new Sandbox(stored, new SecretsHandle(running.get())), EnsureOutcome.RESUMED));
+            return Optional.of(
+                    new Ensured(
+                            new Sandbox(stored, new SecretsHandle(running.get())),
+                            EnsureOutcome.RESUMED));
         }
-        if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP && instance.snapshotId().isPresent()
+        if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
+                && instance.snapshotId().isPresent()
                 && provider.capabilities().snapshots()) {
             try {
-                SandboxHandle restored = provider.restoreSnapshot(instance.snapshotId().get(), inputFor(instance.key(), instance.tenant(), spec));
+                SandboxHandle restored =
+                        provider.restoreSnapshot(
+                                instance.snapshotId().get(),
+                                inputFor(instance.key(), instance.tenant(), spec));
                 try {
                     if (!spec.workspace().secrets().isEmpty()) {
                         SandboxSecrets.install(restored, spec.workspace().secrets());
@@ -177,8 +201,16 @@ public class SandboxService {
                     instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
                     instance.replaceSandbox(restored.id(), clock.instant());
                     SandboxInstance stored = store.upsert(instance);
-                    LOG.info(label + ": restored " + restored.id() + " from " + instance.snapshotId().get());
-                    return Optional.of(new Ensured(new Sandbox(stored, new SecretsHandle(restored)), EnsureOutcome.RESTORED));
+                    LOG.info(
+                            label
+                                    + ": restored "
+                                    + restored.id()
+                                    + " from "
+                                    + instance.snapshotId().get());
+                    return Optional.of(
+                            new Ensured(
+                                    new Sandbox(stored, new SecretsHandle(restored)),
+                                    EnsureOutcome.RESTORED));
                 } catch (RuntimeException e) {
                     destroyQuietly(restored, label);
                     throw e;
@@ -187,15 +219,29 @@ public class SandboxService {
                 if (e.code() != ProblemCode.NOT_FOUND) {
                     throw e;
                 }
-                LOG.info(label + ": snapshot " + instance.snapshotId().get() + " is gone; creating anew");
+                LOG.info(
+                        label
+                                + ": snapshot "
+                                + instance.snapshotId().get()
+                                + " is gone; creating anew");
             }
         }
-        LOG.info(label + ": recorded sandbox " + instance.providerSandboxId() + " is gone; creating anew");
+        LOG.info(
+                label
+                        + ": recorded sandbox "
+                        + instance.providerSandboxId()
+                        + " is gone; creating anew");
         return Optional.empty();
     }
 
-    private Ensured create(SandboxProvider provider, String tenant, String key, SandboxSpec spec,
-            Optional<SandboxInstance> recorded, HeldLease lease, String label) {
+    private Ensured create(
+            SandboxProvider provider,
+            String tenant,
+            String key,
+            SandboxSpec spec,
+            Optional<SandboxInstance> recorded,
+            HeldLease lease,
+            String label) {
         long t0 = System.nanoTime();
         SandboxHandle raw = provider.create(inputFor(key, tenant, spec));
         try {
@@ -203,27 +249,46 @@ public class SandboxService {
                 SandboxSecrets.install(raw, spec.workspace().secrets());
             }
             SecretsHandle handle = new SecretsHandle(raw);
-            new WorkspaceBootstrap(handle, Duration.ofMillis(stepTimeoutMs), executor, label).run(spec.workspace());
+            new WorkspaceBootstrap(handle, Duration.ofMillis(stepTimeoutMs), executor, label)
+                    .run(spec.workspace());
             String snapshotId = null;
-            if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP && provider.capabilities().snapshots()) {
+            if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
+                    && provider.capabilities().snapshots()) {
                 snapshotId = raw.snapshot(Optional.of("after-setup")).id();
                 LOG.info(label + ": snapshot after setup " + snapshotId);
             }
             if (lease.lost()) {
-                throw new ProblemException(ProblemCode.PROVIDER_UNAVAILABLE,
-                        "Lost the sandbox lease during setup (database unreachable?); nothing was recorded.", Map.of(), null);
+                throw new ProblemException(
+                        ProblemCode.PROVIDER_UNAVAILABLE,
+                        "Lost the sandbox lease during setup (database unreachable?); nothing was recorded.",
+                        Map.of(),
+                        null);
             }
             Instant now = clock.instant();
-            SandboxInstance instance = new SandboxInstance(key, tenant, provider.name(), raw.id(),
-                    spec.threadId().orElse(null), recorded.map(SandboxInstance::createdAt).orElse(now), spec.lifecycle().keepAliveMs());
+            SandboxInstance instance =
+                    new SandboxInstance(
+                            key,
+                            tenant,
+                            provider.name(),
+                            raw.id(),
+                            spec.threadId().orElse(null),
+                            recorded.map(SandboxInstance::createdAt).orElse(now),
+                            spec.lifecycle().keepAliveMs());
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
             instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
             SandboxInstance stored = store.upsert(instance);
-            oldSnapshot.filter(old -> !old.equals(stored.snapshotId().orElse(null)))
+            oldSnapshot
+                    .filter(old -> !old.equals(stored.snapshotId().orElse(null)))
                     .ifPresent(old -> deleteSnapshotQuietly(provider, old, label));
-            LOG.info(label + ": created " + raw.id() + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            LOG.info(
+                    label
+                            + ": created "
+                            + raw.id()
+                            + " in "
+                            + (System.nanoTime() - t0) / 1_000_000
+                            + " ms");
             return new Ensured(new Sandbox(stored, handle), EnsureOutcome.CREATED);
         } catch (RuntimeException e) {
             // A half-made sandbox is never left behind, and nothing was recorded for it.
@@ -232,28 +297,48 @@ public class SandboxService {
         }
     }
 
-    /** The create input, labelled with this installation so orphan collection can tell its own sandboxes. */
+    /**
+     * The create input, labelled with this installation so orphan collection can tell its own
+     * sandboxes.
+     */
     private SandboxCreateInput inputFor(String key, String tenant, SandboxSpec spec) {
         SandboxCreateInput input = createInput(key, tenant, spec);
         if (installation == null) {
             return input;
         }
-        return installation.current().map(i -> input.withInstallation(i.installationId())).orElse(input);
+        return installation
+                .current()
+                .map(i -> input.withInstallation(i.installationId()))
+                .orElse(input);
     }
 
     static SandboxCreateInput createInput(String key, String tenant, SandboxSpec spec) {
         SandboxPolicy policy = spec.policy();
-        String requestedId = "ab-" + key.substring(0, 16) + "-" + UUID.randomUUID().toString().substring(0, 8);
-        return new SandboxCreateInput(Optional.of(requestedId), Optional.of(key), Optional.of(tenant), spec.image(),
-                spec.workspace().env(), policy);
+        String requestedId =
+                "ab-" + key.substring(0, 16) + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return new SandboxCreateInput(
+                Optional.of(requestedId),
+                Optional.of(key),
+                Optional.of(tenant),
+                spec.image(),
+                spec.workspace().env(),
+                policy);
     }
 
-    /** The tenant's sandbox with a live handle; {@code 404} when unknown, another tenant's, or gone. */
+    /**
+     * The tenant's sandbox with a live handle; {@code 404} when unknown, another tenant's, or gone.
+     */
     public Sandbox open(String tenant, String key) {
         SandboxInstance instance = find(tenant, key);
         SandboxProvider provider = providerOf(instance);
-        SandboxHandle raw = provider.resume(instance.providerSandboxId())
-                .orElseThrow(() -> ProblemException.notFound("Sandbox " + key + " is no longer running; ensure it again."));
+        SandboxHandle raw =
+                provider.resume(instance.providerSandboxId())
+                        .orElseThrow(
+                                () ->
+                                        ProblemException.notFound(
+                                                "Sandbox "
+                                                        + key
+                                                        + " is no longer running; ensure it again."));
         Instant now = clock.instant();
         if (instance.lastUsedAt().plus(TOUCH_EVERY).isBefore(now)) {
             instance.touch(now);
@@ -263,21 +348,23 @@ public class SandboxService {
     }
 
     /**
-     * Marks the sandbox used now, so idle expiry leaves it alone (a run's driver calls this
-     * while its agent works: the agent uses the sandbox without going through the API).
-     * Quiet when the record is gone.
+     * Marks the sandbox used now, so idle expiry leaves it alone (a run's driver calls this while
+     * its agent works: the agent uses the sandbox without going through the API). Quiet when the
+     * record is gone.
      */
     public void touch(String tenant, String key) {
-        store.find(tenant, key).ifPresent(instance -> {
-            instance.touch(clock.instant());
-            touched(instance);
-        });
+        store.find(tenant, key)
+                .ifPresent(
+                        instance -> {
+                            instance.touch(clock.instant());
+                            touched(instance);
+                        });
     }
 
     /**
-     * Stores a touched record. Concurrent requests on one sandbox touch it at the same moment;
-     * the loser's write fails its version check (its copy is stale) — the record was marked
-     * used by the winner, which is all a touch is for, so that is not an error (it was a 500).
+     * Stores a touched record. Concurrent requests on one sandbox touch it at the same moment; the
+     * loser's write fails its version check (its copy is stale) — the record was marked used by the
+     * winner, which is all a touch is for, so that is not an error (it was a 500).
      */
     private SandboxInstance touched(SandboxInstance instance) {
         try {
@@ -291,7 +378,8 @@ public class SandboxService {
     }
 
     public SandboxInstance find(String tenant, String key) {
-        return store.find(tenant, key).orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
+        return store.find(tenant, key)
+                .orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
     }
 
     public List<SandboxInstance> list(String tenant) {
@@ -304,7 +392,11 @@ public class SandboxService {
         SandboxProvider provider = providerOf(instance);
         destroy(provider, instance);
         store.delete(tenant, key);
-        LOG.info("sandbox " + SandboxKey.shortForm(key) + ": destroyed " + instance.providerSandboxId());
+        LOG.info(
+                "sandbox "
+                        + SandboxKey.shortForm(key)
+                        + ": destroyed "
+                        + instance.providerSandboxId());
     }
 
     /** Captures the sandbox's filesystem and records it as the sandbox's latest snapshot. */
@@ -315,22 +407,35 @@ public class SandboxService {
         Optional<String> old = instance.snapshotId();
         instance.recordSnapshot(id);
         store.upsert(instance);
-        old.ifPresent(o -> deleteSnapshotQuietly(providerOf(instance), o, "sandbox " + SandboxKey.shortForm(key)));
+        old.ifPresent(
+                o ->
+                        deleteSnapshotQuietly(
+                                providerOf(instance), o, "sandbox " + SandboxKey.shortForm(key)));
         return id;
     }
 
     /** A new sandbox (with its own key and record) branched from the current state of this one. */
     public Ensured fork(String tenant, String key) {
         Sandbox sandbox = open(tenant, key);
-        String forkKey = dev.agentbox.platform.CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
+        String forkKey =
+                dev.agentbox.platform.CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
         try (Slot slot = reserveSandbox(tenant, forkKey)) {
             SandboxHandle forked = sandbox.handle().fork();
             SandboxInstance source = sandbox.instance();
             Instant now = clock.instant();
-            SandboxInstance instance = new SandboxInstance(forkKey, tenant, source.provider(), forked.id(),
-                    source.threadId().orElse(null), now, source.keepAliveMs());
+            SandboxInstance instance =
+                    new SandboxInstance(
+                            forkKey,
+                            tenant,
+                            source.provider(),
+                            forked.id(),
+                            source.threadId().orElse(null),
+                            now,
+                            source.keepAliveMs());
             try {
-                return new Ensured(new Sandbox(store.upsert(instance), new SecretsHandle(forked)), EnsureOutcome.CREATED);
+                return new Ensured(
+                        new Sandbox(store.upsert(instance), new SecretsHandle(forked)),
+                        EnsureOutcome.CREATED);
             } catch (RuntimeException e) {
                 destroyQuietly(forked, "fork of " + SandboxKey.shortForm(key));
                 throw e;
@@ -339,9 +444,9 @@ public class SandboxService {
     }
 
     /**
-     * Destroys sandboxes unused for longer than their keep-alive and deletes their records.
-     * Each one is taken under its sandbox lease without waiting (an ensure in progress
-     * wins) and re-checked under it, so a sandbox resumed meanwhile is kept.
+     * Destroys sandboxes unused for longer than their keep-alive and deletes their records. Each
+     * one is taken under its sandbox lease without waiting (an ensure in progress wins) and
+     * re-checked under it, so a sandbox resumed meanwhile is kept.
      *
      * @return how many were destroyed
      */
@@ -349,7 +454,9 @@ public class SandboxService {
         int expired = 0;
         for (SandboxInstance candidate : store.listIdle(clock.instant(), limit)) {
             String label = "sandbox " + SandboxKey.shortForm(candidate.key());
-            try (HeldLease lease = leases.acquire(LeaseNames.sandbox(candidate.key()), LEASE_TTL, Duration.ZERO).orElse(null)) {
+            try (HeldLease lease =
+                    leases.acquire(LeaseNames.sandbox(candidate.key()), LEASE_TTL, Duration.ZERO)
+                            .orElse(null)) {
                 if (lease == null) {
                     continue;
                 }
@@ -360,7 +467,12 @@ public class SandboxService {
                 SandboxProvider provider = providerOf(current.get());
                 destroy(provider, current.get());
                 store.delete(candidate.tenant(), candidate.key());
-                LOG.info(label + ": idle since " + current.get().lastUsedAt() + ", destroyed " + current.get().providerSandboxId());
+                LOG.info(
+                        label
+                                + ": idle since "
+                                + current.get().lastUsedAt()
+                                + ", destroyed "
+                                + current.get().providerSandboxId());
                 expired++;
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, label + ": idle expiry failed: " + e);
@@ -370,16 +482,25 @@ public class SandboxService {
     }
 
     private SandboxProvider providerOf(SandboxInstance instance) {
-        return providers.find(instance.provider())
-                .orElseThrow(() -> ProblemException.providerUnavailable(
-                        "Provider \"" + instance.provider() + "\" of this sandbox is not enabled on this server.", null));
+        return providers
+                .find(instance.provider())
+                .orElseThrow(
+                        () ->
+                                ProblemException.providerUnavailable(
+                                        "Provider \""
+                                                + instance.provider()
+                                                + "\" of this sandbox is not enabled on this server.",
+                                        null));
     }
 
     private static void destroyQuietly(SandboxHandle handle, String label) {
         try {
             handle.destroy();
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, label + ": could not destroy half-made sandbox " + handle.id(), e);
+            LOG.log(
+                    Level.SEVERE,
+                    label + ": could not destroy half-made sandbox " + handle.id(),
+                    e);
         }
     }
 
@@ -390,10 +511,17 @@ public class SandboxService {
      */
     public static void destroy(SandboxProvider provider, SandboxInstance instance) {
         provider.destroy(instance.providerSandboxId());
-        instance.snapshotId().ifPresent(s -> deleteSnapshotQuietly(provider, s, "sandbox " + SandboxKey.shortForm(instance.key())));
+        instance.snapshotId()
+                .ifPresent(
+                        s ->
+                                deleteSnapshotQuietly(
+                                        provider,
+                                        s,
+                                        "sandbox " + SandboxKey.shortForm(instance.key())));
     }
 
-    private static void deleteSnapshotQuietly(SandboxProvider provider, String snapshotId, String label) {
+    private static void deleteSnapshotQuietly(
+            SandboxProvider provider, String snapshotId, String label) {
         try {
             provider.deleteSnapshot(snapshotId);
         } catch (RuntimeException e) {

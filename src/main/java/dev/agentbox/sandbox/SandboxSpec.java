@@ -1,16 +1,13 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.sandbox.spi.SandboxPolicy;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.OptionalInt;
 
 /**
- * A validated ensure request ({@code POST /api/v1/sandboxes}): what sandbox the caller wants.
- * Built only by {@link SandboxSpecParser}, so every instance is valid.
+ * A validated ensure request ({@code POST /api/v1/sandboxes}): what sandbox the caller wants. Built
+ * only by {@link SandboxSpecParser}, so every instance is valid.
  */
 public record SandboxSpec(
         String definitionId,
@@ -22,19 +19,15 @@ public record SandboxSpec(
         Lifecycle lifecycle) {
 
     /** Where the workspace comes from. */
-    public sealed interface Source permits NoSource, GitSource, LocalSource {
-    }
+    public sealed interface Source permits NoSource, GitSource, LocalSource {}
 
-    public record NoSource() implements Source {
-    }
+    public record NoSource() implements Source {}
 
     /** A git repository cloned into the workspace root. {@code depth} 0 = full history. */
-    public record GitSource(String url, Optional<String> ref, int depth) implements Source {
-    }
+    public record GitSource(String url, Optional<String> ref, int depth) implements Source {}
 
     /** A host directory copied in (only when {@code agentbox.sources.local.enabled}). */
-    public record LocalSource(String path) implements Source {
-    }
+    public record LocalSource(String path) implements Source {}
 
     /** One setup entry: a single command, or a group of commands run in parallel. */
     public record SetupStep(List<String> commands, boolean parallel) {
@@ -54,20 +47,41 @@ public record SandboxSpec(
     }
 
     /** The workspace. {@code secrets} never leave memory except into the running sandbox. */
-    public record Workspace(Source source, List<SetupStep> setup, Map<String, String> env, Map<String, String> secrets) {
+    public record Workspace(
+            Source source,
+            List<SetupStep> setup,
+            Map<String, String> env,
+            Map<String, String> secrets) {
 
         @Override
         public String toString() {
             // Never print secret values, not even by accident in a log line.
-            return "Workspace[source=" + source + ", setup=" + setup + ", env=" + env.keySet() + ", secrets=" + secrets.keySet() + "]";
+            return "Workspace[source="
+                    + source
+                    + ", setup="
+                    + setup
+                    + ", env="
+                    + env.keySet()
+                    + ", secrets="
+                    + secrets.keySet()
+                    + "]";
         }
     }
 
-    /** {@code thread}: one sandbox per thread; {@code definition}: shared by all threads; {@code none}: a new one each time. */
-    public enum Reuse { THREAD, DEFINITION, NONE }
-
-    public enum SnapshotMode { NONE, AFTER_SETUP }
-
-    public record Lifecycle(Reuse reuse, SnapshotMode snapshot, long keepAliveMs) {
+    /**
+     * {@code thread}: one sandbox per thread; {@code definition}: shared by all threads; {@code
+     * none}: a new one each time.
+     */
+    public enum Reuse {
+        THREAD,
+        DEFINITION,
+        NONE
     }
+
+    public enum SnapshotMode {
+        NONE,
+        AFTER_SETUP
+    }
+
+    public record Lifecycle(Reuse reuse, SnapshotMode snapshot, long keepAliveMs) {}
 }

@@ -1,20 +1,19 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.GitCredentials;
-
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Lifecycle;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
-import dev.agentbox.sandbox.spi.SandboxPolicy.Network;
 import dev.agentbox.sandbox.SandboxSpec.NoSource;
-import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import dev.agentbox.sandbox.SandboxSpec.Source;
 import dev.agentbox.sandbox.SandboxSpec.Workspace;
+import dev.agentbox.sandbox.spi.GitCredentials;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.spi.SandboxPolicy.Network;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -32,23 +31,27 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Turns an ensure body into a {@link SandboxSpec}, or a {@code 400 invalid-request} whose
- * detail names the offending field (e.g. {@code workspace.setup[1][0]}). Unknown members
- * are rejected too: a misspelt {@code polcy} must not silently mean "default policy".
+ * Turns an ensure body into a {@link SandboxSpec}, or a {@code 400 invalid-request} whose detail
+ * names the offending field (e.g. {@code workspace.setup[1][0]}). Unknown members are rejected too:
+ * a misspelt {@code polcy} must not silently mean "default policy".
  *
- * <p>Every check the server can make without the engine happens here, before the key is
- * computed or anything is created: {@code image} on the allowlist ({@code 400 image-not-allowed}),
- * limits under the {@link ResourceCeilings} (the detail and a {@code ceiling} member name the
- * ceiling), ids printable and short (they end up in log lines and database columns), no
- * control characters in URLs and refs, no NUL in commands, numbers in range (a JSON
- * {@code 4294967302} must not wrap to {@code 6}).
+ * <p>Every check the server can make without the engine happens here, before the key is computed or
+ * anything is created: {@code image} on the allowlist ({@code 400 image-not-allowed}), limits under
+ * the {@link ResourceCeilings} (the detail and a {@code ceiling} member name the ceiling), ids
+ * printable and short (they end up in log lines and database columns), no control characters in
+ * URLs and refs, no NUL in commands, numbers in range (a JSON {@code 4294967302} must not wrap to
+ * {@code 6}).
  */
 public final class SandboxSpecParser {
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int MAX_SETUP_STEPS = 200;
-    /** Ids are stored in 255-char columns and printed in log lines; 200 leaves room for prefixes. */
+
+    /**
+     * Ids are stored in 255-char columns and printed in log lines; 200 leaves room for prefixes.
+     */
     static final int MAX_ID_LENGTH = 200;
+
     private static final int MAX_TEXT_LENGTH = 8192;
 
     private final long defaultKeepAliveMs;
@@ -60,7 +63,8 @@ public final class SandboxSpecParser {
         this(defaultKeepAliveMs, localSourcesEnabled, EnsureRules.defaults());
     }
 
-    public SandboxSpecParser(long defaultKeepAliveMs, boolean localSourcesEnabled, EnsureRules rules) {
+    public SandboxSpecParser(
+            long defaultKeepAliveMs, boolean localSourcesEnabled, EnsureRules rules) {
         this.defaultKeepAliveMs = defaultKeepAliveMs;
         this.localSourcesEnabled = localSourcesEnabled;
         this.rules = rules;
@@ -68,9 +72,20 @@ public final class SandboxSpecParser {
 
     public SandboxSpec parse(JsonValue body) {
         JsonObject o = object(body, "body");
-        only(o, "body", "definitionId", "provider", "image", "threadId", "workspace", "policy", "lifecycle");
-        String definitionId = optionalString(o, "definitionId").map(v -> id(v, "definitionId")).orElse("default");
-        String provider = optionalString(o, "provider").map(v -> id(v, "provider")).orElse("docker");
+        only(
+                o,
+                "body",
+                "definitionId",
+                "provider",
+                "image",
+                "threadId",
+                "workspace",
+                "policy",
+                "lifecycle");
+        String definitionId =
+                optionalString(o, "definitionId").map(v -> id(v, "definitionId")).orElse("default");
+        String provider =
+                optionalString(o, "provider").map(v -> id(v, "provider")).orElse("docker");
         Optional<String> image = optionalString(o, "image").map(this::image);
         Optional<String> threadId = optionalString(o, "threadId").map(v -> id(v, "threadId"));
         Workspace workspace = workspace(o.get("workspace"));
@@ -79,10 +94,14 @@ public final class SandboxSpecParser {
         if (lifecycle.reuse() == Reuse.THREAD && threadId.isEmpty()) {
             throw invalid("threadId", "is required when lifecycle.reuse is \"thread\"");
         }
-        return new SandboxSpec(definitionId, provider, image, threadId, workspace, policy, lifecycle);
+        return new SandboxSpec(
+                definitionId, provider, image, threadId, workspace, policy, lifecycle);
     }
 
-    /** Printable, at most {@value #MAX_ID_LENGTH} chars: an id is a key input, a column value and a log word. */
+    /**
+     * Printable, at most {@value #MAX_ID_LENGTH} chars: an id is a key input, a column value and a
+     * log word.
+     */
     private static String id(String value, String field) {
         if (value.length() > MAX_ID_LENGTH) {
             throw invalid(field, "is longer than " + MAX_ID_LENGTH + " characters");
@@ -102,16 +121,20 @@ public final class SandboxSpecParser {
     }
 
     /**
-     * The same rule as a run's ids ({@code RunRequest.requireId}): no control characters, no
-     * line or paragraph separators (both forge log lines), no unpaired surrogates (they cannot
-     * be stored as UTF-8; {@code codePoints()} yields a lone surrogate as itself).
+     * The same rule as a run's ids ({@code RunRequest.requireId}): no control characters, no line
+     * or paragraph separators (both forge log lines), no unpaired surrogates (they cannot be stored
+     * as UTF-8; {@code codePoints()} yields a lone surrogate as itself).
      */
     private static boolean printable(int cp) {
-        return !Character.isISOControl(cp) && cp != '\u2028' && cp != '\u2029'
+        return !Character.isISOControl(cp)
+                && cp != '\u2028'
+                && cp != '\u2029'
                 && Character.getType(cp) != Character.SURROGATE;
     }
 
-    /** No control characters (CR/LF, NUL, ESC …): the value reaches a command line and log lines. */
+    /**
+     * No control characters (CR/LF, NUL, ESC …): the value reaches a command line and log lines.
+     */
     private static String noControl(String value, String field) {
         if (value.length() > MAX_TEXT_LENGTH) {
             throw invalid(field, "is longer than " + MAX_TEXT_LENGTH + " characters");
@@ -128,8 +151,11 @@ public final class SandboxSpecParser {
         }
         JsonObject w = object(value, "workspace");
         only(w, "workspace", "source", "setup", "env", "secrets");
-        return new Workspace(source(w.get("source")), setup(w.get("setup")),
-                stringMap(w.get("env"), "workspace.env"), stringMap(w.get("secrets"), "workspace.secrets"));
+        return new Workspace(
+                source(w.get("source")),
+                setup(w.get("setup")),
+                stringMap(w.get("env"), "workspace.env"),
+                stringMap(w.get("secrets"), "workspace.secrets"));
     }
 
     private Source source(JsonValue value) {
@@ -137,8 +163,13 @@ public final class SandboxSpecParser {
             return new NoSource();
         }
         JsonObject s = object(value, "workspace.source");
-        String type = optionalString(s, "type", "workspace.source.type")
-                .orElseThrow(() -> invalid("workspace.source.type", "is required (git, none or local)"));
+        String type =
+                optionalString(s, "type", "workspace.source.type")
+                        .orElseThrow(
+                                () ->
+                                        invalid(
+                                                "workspace.source.type",
+                                                "is required (git, none or local)"));
         switch (type) {
             case "none" -> {
                 only(s, "workspace.source", "type");
@@ -146,9 +177,14 @@ public final class SandboxSpecParser {
             }
             case "git" -> {
                 only(s, "workspace.source", "type", "url", "ref", "depth");
-                String url = optionalString(s, "url", "workspace.source.url")
-                        .map(u -> noControl(u, "workspace.source.url"))
-                        .orElseThrow(() -> invalid("workspace.source.url", "is required for a git source"));
+                String url =
+                        optionalString(s, "url", "workspace.source.url")
+                                .map(u -> noControl(u, "workspace.source.url"))
+                                .orElseThrow(
+                                        () ->
+                                                invalid(
+                                                        "workspace.source.url",
+                                                        "is required for a git source"));
                 if (url.startsWith("-")) {
                     throw invalid("workspace.source.url", "must not start with '-'");
                 }
@@ -156,14 +192,18 @@ public final class SandboxSpecParser {
                 if (credentials.isPresent()) {
                     throw invalid("workspace.source.url", credentials.get());
                 }
-                Optional<String> ref = optionalString(s, "ref", "workspace.source.ref")
-                        .map(r -> noControl(r, "workspace.source.ref"));
+                Optional<String> ref =
+                        optionalString(s, "ref", "workspace.source.ref")
+                                .map(r -> noControl(r, "workspace.source.ref"));
                 if (ref.isPresent() && (ref.get().startsWith("-") || ref.get().isBlank())) {
                     throw invalid("workspace.source.ref", "must be a branch, tag or commit name");
                 }
                 Optional<Long> rawDepth = optionalInteger(s, "depth", "workspace.source.depth");
-                if (rawDepth.isPresent() && (rawDepth.get() < 0 || rawDepth.get() > Integer.MAX_VALUE)) {
-                    throw invalid("workspace.source.depth", "must be 0 (full history) or a positive count of commits");
+                if (rawDepth.isPresent()
+                        && (rawDepth.get() < 0 || rawDepth.get() > Integer.MAX_VALUE)) {
+                    throw invalid(
+                            "workspace.source.depth",
+                            "must be 0 (full history) or a positive count of commits");
                 }
                 int depth = rawDepth.orElse(0L).intValue();
                 return new GitSource(url, ref, depth);
@@ -171,13 +211,23 @@ public final class SandboxSpecParser {
             case "local" -> {
                 only(s, "workspace.source", "type", "path");
                 if (!localSourcesEnabled) {
-                    throw invalid("workspace.source.type", "\"local\" is disabled on this server (agentbox.sources.local.enabled)");
+                    throw invalid(
+                            "workspace.source.type",
+                            "\"local\" is disabled on this server (agentbox.sources.local.enabled)");
                 }
-                return new LocalSource(optionalString(s, "path", "workspace.source.path")
-                        .map(path -> noControl(path, "workspace.source.path"))
-                        .orElseThrow(() -> invalid("workspace.source.path", "is required for a local source")));
+                return new LocalSource(
+                        optionalString(s, "path", "workspace.source.path")
+                                .map(path -> noControl(path, "workspace.source.path"))
+                                .orElseThrow(
+                                        () ->
+                                                invalid(
+                                                        "workspace.source.path",
+                                                        "is required for a local source")));
             }
-            default -> throw invalid("workspace.source.type", "must be git, none or local, not \"" + type + "\"");
+            default ->
+                    throw invalid(
+                            "workspace.source.type",
+                            "must be git, none or local, not \"" + type + "\"");
         }
     }
 
@@ -232,21 +282,26 @@ public final class SandboxSpecParser {
         JsonObject p = object(value, "policy");
         only(p, "policy", "network", "memoryMb", "cpus", "pids", "ports");
         ResourceCeilings max = rules.ceilings();
-        Network network = switch (optionalString(p, "network", "policy.network").orElse("none")) {
-            case "none" -> Network.NONE;
-            case "bridge" -> {
-                if (!rules.bridgeEnabled()) {
-                    throw invalid("policy.network", "\"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)");
-                }
-                yield Network.BRIDGE;
-            }
-            default -> throw invalid("policy.network", "must be \"none\" or \"bridge\"");
-        };
+        Network network =
+                switch (optionalString(p, "network", "policy.network").orElse("none")) {
+                    case "none" -> Network.NONE;
+                    case "bridge" -> {
+                        if (!rules.bridgeEnabled()) {
+                            throw invalid(
+                                    "policy.network",
+                                    "\"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)");
+                        }
+                        yield Network.BRIDGE;
+                    }
+                    default -> throw invalid("policy.network", "must be \"none\" or \"bridge\"");
+                };
         OptionalInt memoryMb = bounded(p, "memoryMb", "policy.memoryMb", 6, max.maxMemoryMb());
         OptionalInt pids = bounded(p, "pids", "policy.pids", 1, max.maxPids());
         OptionalDouble cpus = OptionalDouble.empty();
         if (p.containsKey("cpus") && p.get("cpus") != JsonValue.NULL) {
-            if (!(p.get("cpus") instanceof JsonNumber n) || !(n.doubleValue() >= 0.01) || Double.isInfinite(n.doubleValue())) {
+            if (!(p.get("cpus") instanceof JsonNumber n)
+                    || !(n.doubleValue() >= 0.01)
+                    || Double.isInfinite(n.doubleValue())) {
                 throw invalid("policy.cpus", "must be a number of at least 0.01");
             }
             if (n.doubleValue() > max.maxCpus()) {
@@ -261,7 +316,8 @@ public final class SandboxSpecParser {
                 throw aboveCeiling("policy.ports", max.maxPorts());
             }
             for (int i = 0; i < a.size(); i++) {
-                if (!(a.get(i) instanceof JsonNumber n) || !n.isIntegral()
+                if (!(a.get(i) instanceof JsonNumber n)
+                        || !n.isIntegral()
                         || n.bigDecimalValue().compareTo(java.math.BigDecimal.ONE) < 0
                         || n.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(65535)) > 0) {
                     throw invalid("policy.ports[" + i + "]", "must be a port number 1-65535");
@@ -276,7 +332,8 @@ public final class SandboxSpecParser {
     }
 
     /** An optional integer in {@code [min, ceiling]}; above the ceiling names it. */
-    private static OptionalInt bounded(JsonObject o, String name, String field, int min, int ceiling) {
+    private static OptionalInt bounded(
+            JsonObject o, String name, String field, int min, int ceiling) {
         Optional<Long> v = optionalInteger(o, name, field);
         if (v.isEmpty()) {
             return OptionalInt.empty();
@@ -297,12 +354,26 @@ public final class SandboxSpecParser {
         }
         JsonObject l = object(value, "lifecycle");
         only(l, "lifecycle", "reuse", "snapshot", "keepAliveMs");
-        Reuse reuse = optionalString(l, "reuse", "lifecycle.reuse")
-                .map(r -> enumValue(Reuse.class, r, "lifecycle.reuse", "thread, definition or none"))
-                .orElse(defaultReuse);
-        SnapshotMode snapshot = optionalString(l, "snapshot", "lifecycle.snapshot")
-                .map(s -> enumValue(SnapshotMode.class, s, "lifecycle.snapshot", "none or after-setup"))
-                .orElse(SnapshotMode.NONE);
+        Reuse reuse =
+                optionalString(l, "reuse", "lifecycle.reuse")
+                        .map(
+                                r ->
+                                        enumValue(
+                                                Reuse.class,
+                                                r,
+                                                "lifecycle.reuse",
+                                                "thread, definition or none"))
+                        .orElse(defaultReuse);
+        SnapshotMode snapshot =
+                optionalString(l, "snapshot", "lifecycle.snapshot")
+                        .map(
+                                s ->
+                                        enumValue(
+                                                SnapshotMode.class,
+                                                s,
+                                                "lifecycle.snapshot",
+                                                "none or after-setup"))
+                        .orElse(SnapshotMode.NONE);
         long keepAlive = defaultKeepAliveMs;
         Optional<Long> requested = optionalInteger(l, "keepAliveMs", "lifecycle.keepAliveMs");
         if (requested.isPresent()) {
@@ -317,7 +388,8 @@ public final class SandboxSpecParser {
         return new Lifecycle(reuse, snapshot, keepAlive);
     }
 
-    private static <E extends Enum<E>> E enumValue(Class<E> type, String wire, String field, String allowed) {
+    private static <E extends Enum<E>> E enumValue(
+            Class<E> type, String wire, String field, String allowed) {
         try {
             return Enum.valueOf(type, wire.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
@@ -346,8 +418,8 @@ public final class SandboxSpecParser {
     }
 
     /**
-     * An optional JSON integer as a long; beyond the long range it is refused rather than
-     * wrapped ({@code JsonNumber.intValue()} of {@code 4294967302} is {@code 6}).
+     * An optional JSON integer as a long; beyond the long range it is refused rather than wrapped
+     * ({@code JsonNumber.intValue()} of {@code 4294967302} is {@code 6}).
      */
     private static Optional<Long> optionalInteger(JsonObject o, String name, String field) {
         JsonValue v = o.get(name);
@@ -400,19 +472,26 @@ public final class SandboxSpecParser {
         Set<String> known = Set.of(allowed);
         for (String key : o.keySet()) {
             if (!known.contains(key)) {
-                throw invalid(field.equals("body") ? key : field + "." + key, "is not a known field");
+                throw invalid(
+                        field.equals("body") ? key : field + "." + key, "is not a known field");
             }
         }
     }
 
     private static ProblemException aboveCeiling(String field, Number ceiling) {
-        String shown = ceiling instanceof Double d && d == Math.rint(d) ? String.valueOf(d.longValue()) : String.valueOf(ceiling);
-        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " is above this server's ceiling of " + shown,
-                Map.of("field", field, "ceiling", ceiling), null);
+        String shown =
+                ceiling instanceof Double d && d == Math.rint(d)
+                        ? String.valueOf(d.longValue())
+                        : String.valueOf(ceiling);
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST,
+                field + " is above this server's ceiling of " + shown,
+                Map.of("field", field, "ceiling", ceiling),
+                null);
     }
 
     private static ProblemException invalid(String field, String problem) {
-        return new ProblemException(ProblemCode.INVALID_REQUEST, field + " " + problem,
-                Map.of("field", field), null);
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
 }

@@ -1,35 +1,23 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.SnapshotRef;
-
-import dev.agentbox.sandbox.spi.ProcessOptions;
-
-import dev.agentbox.sandbox.spi.ExecResult;
-
 import dev.agentbox.sandbox.spi.ExecGit;
-
-import dev.agentbox.sandbox.spi.SandboxGit;
-
-import dev.agentbox.sandbox.spi.SandboxEnv;
-
-import dev.agentbox.sandbox.spi.SandboxPorts;
-
-import dev.agentbox.sandbox.spi.SandboxProcess;
-
-import dev.agentbox.sandbox.spi.SandboxProcesses;
-
-import dev.agentbox.sandbox.spi.SandboxFs;
-
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
-
+import dev.agentbox.sandbox.spi.SandboxEnv;
+import dev.agentbox.sandbox.spi.SandboxFs;
+import dev.agentbox.sandbox.spi.SandboxGit;
 import dev.agentbox.sandbox.spi.SandboxHandle;
-
+import dev.agentbox.sandbox.spi.SandboxPorts;
+import dev.agentbox.sandbox.spi.SandboxProcess;
+import dev.agentbox.sandbox.spi.SandboxProcesses;
+import dev.agentbox.sandbox.spi.SnapshotRef;
 import java.util.Optional;
 
 /**
- * A handle whose commands see the sandbox's secrets: every {@code exec} and {@code spawn}
- * first sources the sandbox's tmpfs secrets file ({@link SandboxSecrets}). Because the
- * file is inside the sandbox, a command run through any server sees the same secrets.
+ * A handle whose commands see the sandbox's secrets: every {@code exec} and {@code spawn} first
+ * sources the sandbox's tmpfs secrets file ({@link SandboxSecrets}). Because the file is inside the
+ * sandbox, a command run through any server sees the same secrets.
  */
 public final class SecretsHandle implements SandboxHandle {
 
@@ -40,17 +28,18 @@ public final class SecretsHandle implements SandboxHandle {
         this.raw = raw;
         String prefix = SandboxSecrets.sourcing(raw.id());
         SandboxProcesses inner = raw.process();
-        this.processes = new SandboxProcesses() {
-            @Override
-            public ExecResult exec(String command, ProcessOptions options) {
-                return inner.exec(prefix + command, options);
-            }
+        this.processes =
+                new SandboxProcesses() {
+                    @Override
+                    public ExecResult exec(String command, ProcessOptions options) {
+                        return inner.exec(prefix + command, options);
+                    }
 
-            @Override
-            public SandboxProcess spawn(String command, ProcessOptions options) {
-                return inner.spawn(prefix + command, options);
-            }
-        };
+                    @Override
+                    public SandboxProcess spawn(String command, ProcessOptions options) {
+                        return inner.spawn(prefix + command, options);
+                    }
+                };
     }
 
     /** The provider's own handle, without secrets (for infrastructure commands). */
@@ -93,7 +82,10 @@ public final class SecretsHandle implements SandboxHandle {
         return processes;
     }
 
-    /** Git whose commands see the secrets: a clone's credential helper reads {@code GIT_TOKEN} from them. */
+    /**
+     * Git whose commands see the secrets: a clone's credential helper reads {@code GIT_TOKEN} from
+     * them.
+     */
     @Override
     public SandboxGit git() {
         return new ExecGit(processes);

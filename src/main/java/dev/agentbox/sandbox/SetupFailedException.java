@@ -5,12 +5,23 @@ import dev.agentbox.problem.ProblemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A workspace setup step failed: {@code 422 setup-failed} naming the step, its exit code and its output tail. */
+/**
+ * A workspace setup step failed: {@code 422 setup-failed} naming the step, its exit code and its
+ * output tail.
+ */
 class SetupFailedException extends ProblemException {
 
     public SetupFailedException(String step, int exitCode, String reason, String outputTail) {
-        super(ProblemCode.SETUP_FAILED, "setup failed: " + step + " (" + reason + ")"
-                + (outputTail.isEmpty() ? "" : "\n" + outputTail), extensions(step, exitCode), null);
+        super(
+                ProblemCode.SETUP_FAILED,
+                "setup failed: "
+                        + step
+                        + " ("
+                        + reason
+                        + ")"
+                        + (outputTail.isEmpty() ? "" : "\n" + outputTail),
+                extensions(step, exitCode),
+                null);
     }
 
     private static Map<String, Object> extensions(String step, int exitCode) {

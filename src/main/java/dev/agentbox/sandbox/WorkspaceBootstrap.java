@@ -1,15 +1,12 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.ProcessOptions;
-
-import dev.agentbox.sandbox.spi.ExecResult;
-
-import dev.agentbox.sandbox.spi.SandboxHandle;
-
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,21 +21,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Prepares a new sandbox's workspace: clones the source, then runs the setup steps as if
- * in ONE persistent shell — {@code cd} and {@code export} carry over from step to step.
+ * Prepares a new sandbox's workspace: clones the source, then runs the setup steps as if in ONE
+ * persistent shell — {@code cd} and {@code export} carry over from step to step.
  *
- * <p>How: each step runs in its own exec, but starts by restoring the shell state the
- * previous step left (working directory and exported variables, kept on the sandbox's
- * tmpfs) and ends by saving it, then prints an end marker with the step's exit status.
- * A step that kills its shell ({@code kill -9 $$}, {@code exit}) never prints the marker,
- * which is how "the shell died" is told apart from "the step failed" — at once, without
- * waiting for anything. Step output goes to a file and only its tail comes back, so a
- * chatty step cannot make the server buffer without bound. A parallel group starts every
- * command from the same saved state and the next step waits for all of them.
+ * <p>How: each step runs in its own exec, but starts by restoring the shell state the previous step
+ * left (working directory and exported variables, kept on the sandbox's tmpfs) and ends by saving
+ * it, then prints an end marker with the step's exit status. A step that kills its shell ({@code
+ * kill -9 $$}, {@code exit}) never prints the marker, which is how "the shell died" is told apart
+ * from "the step failed" — at once, without waiting for anything. Step output goes to a file and
+ * only its tail comes back, so a chatty step cannot make the server buffer without bound. A
+ * parallel group starts every command from the same saved state and the next step waits for all of
+ * them.
  *
- * <p>Every step text and output tail that leaves this class (the {@code setup-failed}
- * problem, a log line) passes the {@link Redactor} of the workspace's secrets first: a step
- * that prints {@code $API_KEY} must not put its value into the response or the log.
+ * <p>Every step text and output tail that leaves this class (the {@code setup-failed} problem, a
+ * log line) passes the {@link Redactor} of the workspace's secrets first: a step that prints {@code
+ * $API_KEY} must not put its value into the response or the log.
  */
 final class WorkspaceBootstrap {
 
@@ -53,10 +50,15 @@ final class WorkspaceBootstrap {
     private final Duration stepTimeout;
     private final ExecutorService parallel;
     private final String label;
-    /** Set once at the start of {@link #run}, before any parallel step starts (which orders it for them). */
+
+    /**
+     * Set once at the start of {@link #run}, before any parallel step starts (which orders it for
+     * them).
+     */
     private Redactor redactor = Redactor.none();
 
-    public WorkspaceBootstrap(SandboxHandle handle, Duration stepTimeout, ExecutorService parallel, String label) {
+    public WorkspaceBootstrap(
+            SandboxHandle handle, Duration stepTimeout, ExecutorService parallel, String label) {
         this.handle = handle;
         this.stepTimeout = stepTimeout;
         this.parallel = parallel;
@@ -69,12 +71,26 @@ final class WorkspaceBootstrap {
         if (workspace.source() instanceof GitSource git) {
             long t0 = System.nanoTime();
             try {
-                handle.git().clone(git.url(), Optional.empty(), git.ref(),
-                        git.depth() > 0 ? OptionalInt.of(git.depth()) : OptionalInt.empty());
+                handle.git()
+                        .clone(
+                                git.url(),
+                                Optional.empty(),
+                                git.ref(),
+                                git.depth() > 0
+                                        ? OptionalInt.of(git.depth())
+                                        : OptionalInt.empty());
             } catch (RuntimeException e) {
                 throw failed("git clone " + git.url(), -1, "clone failed", e.getMessage());
             }
-            LOG.info(() -> label + ": cloned " + git.url() + git.ref().map(r -> "@" + r).orElse("") + " in " + ms(t0) + " ms");
+            LOG.info(
+                    () ->
+                            label
+                                    + ": cloned "
+                                    + git.url()
+                                    + git.ref().map(r -> "@" + r).orElse("")
+                                    + " in "
+                                    + ms(t0)
+                                    + " ms");
         }
         List<SetupStep> steps = workspace.setup();
         if (steps.isEmpty()) {
@@ -85,13 +101,28 @@ final class WorkspaceBootstrap {
             for (int i = 0; i < steps.size(); i++) {
                 SetupStep step = steps.get(i);
                 long t0 = System.nanoTime();
-                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " started: " + redactor.redact(step.label()));
+                LOG.info(
+                        label
+                                + ": setup step "
+                                + (i + 1)
+                                + "/"
+                                + steps.size()
+                                + " started: "
+                                + redactor.redact(step.label()));
                 if (step.parallel()) {
                     runGroup(step);
                 } else {
                     runStep(step.commands().get(0), true);
                 }
-                LOG.info(label + ": setup step " + (i + 1) + "/" + steps.size() + " done in " + ms(t0) + " ms");
+                LOG.info(
+                        label
+                                + ": setup step "
+                                + (i + 1)
+                                + "/"
+                                + steps.size()
+                                + " done in "
+                                + ms(t0)
+                                + " ms");
             }
         } finally {
             cleanUp();
@@ -99,10 +130,24 @@ final class WorkspaceBootstrap {
     }
 
     private void init() {
-        ExecResult r = handle.process().exec("umask 077 && mkdir -p " + STATE + " && cd " + ShellQuote.single(handle.workspaceRoot())
-                + " && pwd > " + STATE + "/cwd && export -p > " + STATE + "/env");
+        ExecResult r =
+                handle.process()
+                        .exec(
+                                "umask 077 && mkdir -p "
+                                        + STATE
+                                        + " && cd "
+                                        + ShellQuote.single(handle.workspaceRoot())
+                                        + " && pwd > "
+                                        + STATE
+                                        + "/cwd && export -p > "
+                                        + STATE
+                                        + "/env");
         if (r.exitCode() != 0) {
-            throw failed("(prepare setup shell)", r.exitCode(), "exit " + r.exitCode(), r.stdout() + r.stderr());
+            throw failed(
+                    "(prepare setup shell)",
+                    r.exitCode(),
+                    "exit " + r.exitCode(),
+                    r.stdout() + r.stderr());
         }
     }
 
@@ -128,23 +173,58 @@ final class WorkspaceBootstrap {
         }
     }
 
-    /** Runs one command in the saved shell state; {@code saveState} false for members of a parallel group. */
+    /**
+     * Runs one command in the saved shell state; {@code saveState} false for members of a parallel
+     * group.
+     */
     private void runStep(String command, boolean saveState) {
-        String out = "/tmp/.agentbox-setup-" + Integer.toHexString(command.hashCode()) + "-" + Thread.currentThread().getId() + ".out";
+        String out =
+                "/tmp/.agentbox-setup-"
+                        + Integer.toHexString(command.hashCode())
+                        + "-"
+                        + Thread.currentThread().getId()
+                        + ".out";
         // The step arrives in an environment variable (no quoting games) and is moved to a
         // shell variable before the saved state is sourced, so the saved environment can
         // never replace the step with an earlier one. The EXIT trap reports the status even
         // when the step itself calls `exit`; only a shell killed outright (kill -9 $$)
         // leaves no end marker. fd 3 is the exec's stdout, untouched by the step's redirect.
-        String finish = (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
-                + "tail -c " + TAIL_CHARS + " " + out + " >&3; rm -f " + out + "; "
-                + "printf \"\\n" + MARKER + " %d\\n\" \"$__agentbox_rc\" >&3";
-        String script = "exec 3>&1; __agentbox_step=\"$" + STEP_VAR + "\"; unset " + STEP_VAR + "; "
-                + "cd \"$(cat " + STATE + "/cwd)\" || exit 97; . " + STATE + "/env 2>/dev/null; "
-                + "trap '__agentbox_rc=$?; " + finish + "' EXIT; "
-                + "{ eval \"$__agentbox_step\"; } 3>&- > " + out + " 2>&1 < /dev/null; exit $?";
-        ExecResult r = handle.process().exec(script,
-                ProcessOptions.defaults().withEnv(Map.of(STEP_VAR, command)).withTimeout(stepTimeout));
+        String finish =
+                (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
+                        + "tail -c "
+                        + TAIL_CHARS
+                        + " "
+                        + out
+                        + " >&3; rm -f "
+                        + out
+                        + "; "
+                        + "printf \"\\n"
+                        + MARKER
+                        + " %d\\n\" \"$__agentbox_rc\" >&3";
+        String script =
+                "exec 3>&1; __agentbox_step=\"$"
+                        + STEP_VAR
+                        + "\"; unset "
+                        + STEP_VAR
+                        + "; "
+                        + "cd \"$(cat "
+                        + STATE
+                        + "/cwd)\" || exit 97; . "
+                        + STATE
+                        + "/env 2>/dev/null; "
+                        + "trap '__agentbox_rc=$?; "
+                        + finish
+                        + "' EXIT; "
+                        + "{ eval \"$__agentbox_step\"; } 3>&- > "
+                        + out
+                        + " 2>&1 < /dev/null; exit $?";
+        ExecResult r =
+                handle.process()
+                        .exec(
+                                script,
+                                ProcessOptions.defaults()
+                                        .withEnv(Map.of(STEP_VAR, command))
+                                        .withTimeout(stepTimeout));
         Matcher m = MARKER_LINE.matcher(r.stdout());
         if (m.find()) {
             int exit = Integer.parseInt(m.group(1));
@@ -155,23 +235,40 @@ final class WorkspaceBootstrap {
         }
         String outputTail = tailOf(out);
         if (r.exitCode() == ExecResult.TIMED_OUT) {
-            throw failed(command, r.exitCode(), "timed out after " + stepTimeout.toMillis() + "ms", outputTail);
+            throw failed(
+                    command,
+                    r.exitCode(),
+                    "timed out after " + stepTimeout.toMillis() + "ms",
+                    outputTail);
         }
-        throw failed(command, r.exitCode(), "shell exited before the sentinel, exit " + r.exitCode(), outputTail + r.stderr());
+        throw failed(
+                command,
+                r.exitCode(),
+                "shell exited before the sentinel, exit " + r.exitCode(),
+                outputTail + r.stderr());
     }
 
     /**
-     * The failure of a step, with the step text and the output tail redacted. Redacted before
-     * it is cut here; the sandbox already cut it ({@code tail -c}), possibly inside a value,
-     * which {@link Redactor#redactTail} masks.
+     * The failure of a step, with the step text and the output tail redacted. Redacted before it is
+     * cut here; the sandbox already cut it ({@code tail -c}), possibly inside a value, which {@link
+     * Redactor#redactTail} masks.
      */
     private SetupFailedException failed(String step, int exitCode, String reason, String output) {
-        return new SetupFailedException(redactor.redact(step), exitCode, reason, tail(redactor.redactTail(output)));
+        return new SetupFailedException(
+                redactor.redact(step), exitCode, reason, tail(redactor.redactTail(output)));
     }
 
     private String tailOf(String file) {
         try {
-            ExecResult r = handle.process().exec("tail -c " + TAIL_CHARS + " " + file + " 2>/dev/null; rm -f " + file);
+            ExecResult r =
+                    handle.process()
+                            .exec(
+                                    "tail -c "
+                                            + TAIL_CHARS
+                                            + " "
+                                            + file
+                                            + " 2>/dev/null; rm -f "
+                                            + file);
             return tail(r.stdout());
         } catch (RuntimeException sandboxGone) {
             return "";

@@ -19,14 +19,30 @@ class AdminSweepJsonTest {
 
     @Test
     void aReclaimFailedRunKeepsItsStatusAndExitCodeInTheSweepJson() {
-        RunEntry entry = new RunEntry("tenant-a", "run-a", SweepOutcome.RECLAIM_FAILED, Optional.of("completed"), Optional.of(0),
-                Optional.of("Reclaiming sandbox k failed"), Optional.of(ReclaimOutcome.DESTROY_FAILED));
+        RunEntry entry =
+                new RunEntry(
+                        "tenant-a",
+                        "run-a",
+                        SweepOutcome.RECLAIM_FAILED,
+                        Optional.of("completed"),
+                        Optional.of(0),
+                        Optional.of("Reclaiming sandbox k failed"),
+                        Optional.of(ReclaimOutcome.DESTROY_FAILED));
         Map<SweepOutcome, Integer> outcomes = new EnumMap<>(SweepOutcome.class);
         for (SweepOutcome o : SweepOutcome.values()) {
             outcomes.put(o, o == SweepOutcome.RECLAIM_FAILED ? 1 : 0);
         }
-        SweepResult result = new SweepResult(Instant.EPOCH, 5, 1, 1, outcomes, List.of(entry), List.of(), OrphanCollector.Report.empty(),
-                Optional.empty());
+        SweepResult result =
+                new SweepResult(
+                        Instant.EPOCH,
+                        5,
+                        1,
+                        1,
+                        outcomes,
+                        List.of(entry),
+                        List.of(),
+                        OrphanCollector.Report.empty(),
+                        Optional.empty());
 
         JsonObject run = AdminResource.sweepJson(result).getJsonArray("runs").getJsonObject(0);
 

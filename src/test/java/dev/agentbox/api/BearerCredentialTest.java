@@ -13,7 +13,9 @@ class BearerCredentialTest {
 
     @Test
     void controlCharactersStayInTheTokenSoItDoesNotMatch() {
-        assertThat(BearerAuthFilter.credential("Bearer token-a" + (char) 1)).isEqualTo("token-a" + (char) 1);
-        assertThat(BearerAuthFilter.credential("Bearer " + (char) 0 + "token-a")).isEqualTo((char) 0 + "token-a");
+        assertThat(BearerAuthFilter.credential("Bearer token-a" + (char) 1))
+                .isEqualTo("token-a" + (char) 1);
+        assertThat(BearerAuthFilter.credential("Bearer " + (char) 0 + "token-a"))
+                .isEqualTo((char) 0 + "token-a");
     }
 }

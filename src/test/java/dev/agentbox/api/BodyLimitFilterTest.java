@@ -9,7 +9,8 @@ class BodyLimitFilterTest {
     @Test
     void aContentLengthPastTwoGibibytesIsReadAsALongSoItIsRefusedAtOnce() {
         assertThat(BodyLimitFilter.declaredLength("99999999999")).isEqualTo(99_999_999_999L);
-        assertThat(BodyLimitFilter.declaredLength("99999999999999999999999")).isEqualTo(Long.MAX_VALUE);
+        assertThat(BodyLimitFilter.declaredLength("99999999999999999999999"))
+                .isEqualTo(Long.MAX_VALUE);
     }
 
     @Test

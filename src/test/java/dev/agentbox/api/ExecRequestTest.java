@@ -1,12 +1,10 @@
 package dev.agentbox.api;
 
-import dev.agentbox.problem.ProblemCode;
-
-import dev.agentbox.problem.ProblemException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
@@ -17,13 +15,19 @@ class ExecRequestTest {
 
     @Test
     void aWellFormedBodyKeepsEveryField() {
-        ExecRequest r = ExecRequest.parse(json("{\"command\":\"ls\",\"cwd\":\"/tmp\",\"env\":{\"A_1\":\"x\"},\"timeoutMs\":1500}"));
+        ExecRequest r =
+                ExecRequest.parse(
+                        json(
+                                "{\"command\":\"ls\",\"cwd\":\"/tmp\",\"env\":{\"A_1\":\"x\"},\"timeoutMs\":1500}"));
         assertThat(r).isEqualTo(new ExecRequest("ls", "/tmp", Map.of("A_1", "x"), 1500L));
     }
 
     @Test
     void nullMembersCountAsAbsent() {
-        assertThat(ExecRequest.parse(json("{\"command\":\"ls\",\"cwd\":null,\"env\":null,\"timeoutMs\":null}")))
+        assertThat(
+                        ExecRequest.parse(
+                                json(
+                                        "{\"command\":\"ls\",\"cwd\":null,\"env\":null,\"timeoutMs\":null}")))
                 .isEqualTo(new ExecRequest("ls", null, Map.of(), null));
     }
 
@@ -77,11 +81,15 @@ class ExecRequestTest {
     }
 
     private static void assertInvalid(String body, String field) {
-        assertThatThrownBy(() -> ExecRequest.parse(json(body))).as(body).isInstanceOfSatisfying(ProblemException.class, p -> {
-            assertThat(p.status()).isEqualTo(400);
-            assertThat(p.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
-            assertThat(p.getMessage()).startsWith(field + " ");
-        });
+        assertThatThrownBy(() -> ExecRequest.parse(json(body)))
+                .as(body)
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        p -> {
+                            assertThat(p.status()).isEqualTo(400);
+                            assertThat(p.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(p.getMessage()).startsWith(field + " ");
+                        });
     }
 
     private static JsonValue json(String s) {

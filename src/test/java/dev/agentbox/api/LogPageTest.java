@@ -1,10 +1,9 @@
 package dev.agentbox.api;
 
-import dev.agentbox.problem.ProblemException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.problem.ProblemException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,26 +19,31 @@ class LogPageTest {
     @Test
     void afterAndLimitInRangeAreTakenAsGiven() {
         assertThat(LogPage.parse("42", "1")).isEqualTo(new LogPage(42, 1));
-        assertThat(LogPage.parse("0", String.valueOf(LogPage.MAX_LIMIT))).isEqualTo(new LogPage(0, LogPage.MAX_LIMIT));
+        assertThat(LogPage.parse("0", String.valueOf(LogPage.MAX_LIMIT)))
+                .isEqualTo(new LogPage(0, LogPage.MAX_LIMIT));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"0", "-1", "1001", "99999999999999999999", "ten", "1.5", "0x10"})
     void aLimitOutOfRangeOrNotANumberIsABadRequestNamingIt(String limit) {
         assertThatThrownBy(() -> LogPage.parse(null, limit))
-                .isInstanceOfSatisfying(ProblemException.class, p -> {
-                    assertThat(p.status()).isEqualTo(400);
-                    assertThat(p.extensions()).containsEntry("field", "limit");
-                });
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        p -> {
+                            assertThat(p.status()).isEqualTo(400);
+                            assertThat(p.extensions()).containsEntry("field", "limit");
+                        });
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"-5", "abc", "99999999999999999999"})
     void anAfterThatIsNoOffsetIsABadRequestNamingIt(String after) {
         assertThatThrownBy(() -> LogPage.parse(after, null))
-                .isInstanceOfSatisfying(ProblemException.class, p -> {
-                    assertThat(p.status()).isEqualTo(400);
-                    assertThat(p.extensions()).containsEntry("field", "after");
-                });
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        p -> {
+                            assertThat(p.status()).isEqualTo(400);
+                            assertThat(p.extensions()).containsEntry("field", "after");
+                        });
     }
 }

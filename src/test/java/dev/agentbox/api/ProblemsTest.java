@@ -13,9 +13,14 @@ class ProblemsTest {
 
     @Test
     void problemDocumentHasTypeTitleStatusDetailAndCode() {
-        JsonObject p = parse(Problems.json(ProblemCode.UNSUPPORTED_CAPABILITY, "nope",
-                Map.of("provider", "local", "index", 3)));
-        assertThat(p.getString("type")).isEqualTo("https://agentbox.dev/problems/unsupported-capability");
+        JsonObject p =
+                parse(
+                        Problems.json(
+                                ProblemCode.UNSUPPORTED_CAPABILITY,
+                                "nope",
+                                Map.of("provider", "local", "index", 3)));
+        assertThat(p.getString("type"))
+                .isEqualTo("https://agentbox.dev/problems/unsupported-capability");
         assertThat(p.getString("title")).isEqualTo("Unsupported capability");
         assertThat(p.getInt("status")).isEqualTo(422);
         assertThat(p.getString("detail")).isEqualTo("nope");

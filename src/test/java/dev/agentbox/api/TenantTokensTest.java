@@ -54,6 +54,7 @@ class TenantTokensTest {
         assertThatThrownBy(() -> tokens("alpha", null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tenant=token");
-        assertThatThrownBy(() -> tokens("alpha=", null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> tokens("alpha=", null))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -20,9 +20,10 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importMainClasses() {
-        classes = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.agentbox");
+        classes =
+                new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.agentbox");
     }
 
     @Test
@@ -32,50 +33,94 @@ class ArchitectureTest {
 
     @Test
     void layersDependOnlyDownwards() {
-        layeredArchitecture().consideringOnlyDependenciesInLayers()
-                .layer("Edge").definedBy("dev.agentbox.api..", "dev.agentbox.health..")
-                .layer("Services").definedBy("dev.agentbox.run", "dev.agentbox.sandbox", "dev.agentbox.reaper..",
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("Edge")
+                .definedBy("dev.agentbox.api..", "dev.agentbox.health..")
+                .layer("Services")
+                .definedBy(
+                        "dev.agentbox.run",
+                        "dev.agentbox.sandbox",
+                        "dev.agentbox.reaper..",
                         "dev.agentbox.quota..")
-                .layer("Contracts").definedBy("dev.agentbox.run.store..", "dev.agentbox.run.journal..",
-                        "dev.agentbox.run.harness..", "dev.agentbox.sandbox.spi..", "dev.agentbox.sandbox.store..",
+                .layer("Contracts")
+                .definedBy(
+                        "dev.agentbox.run.store..",
+                        "dev.agentbox.run.journal..",
+                        "dev.agentbox.run.harness..",
+                        "dev.agentbox.sandbox.spi..",
+                        "dev.agentbox.sandbox.store..",
                         "dev.agentbox.platform.lease..")
-                .layer("Providers").definedBy("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
-                .layer("Foundation").definedBy("dev.agentbox.platform", "dev.agentbox.problem..")
-                .whereLayer("Edge").mayNotBeAccessedByAnyLayer()
-                .whereLayer("Services").mayOnlyBeAccessedByLayers("Edge")
-                .whereLayer("Contracts").mayOnlyBeAccessedByLayers("Edge", "Services", "Providers")
-                .whereLayer("Providers").mayOnlyBeAccessedByLayers("Edge")
+                .layer("Providers")
+                .definedBy("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
+                .layer("Foundation")
+                .definedBy("dev.agentbox.platform", "dev.agentbox.problem..")
+                .whereLayer("Edge")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("Services")
+                .mayOnlyBeAccessedByLayers("Edge")
+                .whereLayer("Contracts")
+                .mayOnlyBeAccessedByLayers("Edge", "Services", "Providers")
+                .whereLayer("Providers")
+                .mayOnlyBeAccessedByLayers("Edge")
                 .check(classes);
     }
 
     @Test
     void jaxRsAndServletsAreUsedOnlyByTheApi() {
-        noClasses().that().resideOutsideOfPackage("dev.agentbox.api..")
-                .should().dependOnClassesThat().resideInAnyPackage("jakarta.ws.rs..", "jakarta.servlet..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.agentbox.api..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("jakarta.ws.rs..", "jakarta.servlet..")
                 .check(classes);
     }
 
     @Test
     void persistenceIsUsedOnlyByStoresAndTheirEntities() {
-        noClasses().that().resideOutsideOfPackages("dev.agentbox.run.store..", "dev.agentbox.sandbox.store..",
+        noClasses()
+                .that()
+                .resideOutsideOfPackages(
+                        "dev.agentbox.run.store..",
+                        "dev.agentbox.sandbox.store..",
                         "dev.agentbox.platform..")
-                .should().dependOnClassesThat().resideInAPackage("jakarta.persistence..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("jakarta.persistence..")
                 .check(classes);
     }
 
     @Test
     void providersSeeOnlyTheSpiNotTheServiceAboveIt() {
-        noClasses().that().resideInAnyPackage("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.agentbox.sandbox", "dev.agentbox.run",
-                        "dev.agentbox.sandbox.store..", "dev.agentbox.api..", "dev.agentbox.reaper..")
+        noClasses()
+                .that()
+                .resideInAnyPackage("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.agentbox.sandbox",
+                        "dev.agentbox.run",
+                        "dev.agentbox.sandbox.store..",
+                        "dev.agentbox.api..",
+                        "dev.agentbox.reaper..")
                 .check(classes);
     }
 
     @Test
     void theProblemPackageIsNeutral() {
-        noClasses().that().resideInAPackage("dev.agentbox.problem..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.agentbox.api..", "dev.agentbox.run..",
-                        "dev.agentbox.sandbox..", "dev.agentbox.reaper..", "dev.agentbox.quota..", "jakarta.ws.rs..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.agentbox.problem..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.agentbox.api..",
+                        "dev.agentbox.run..",
+                        "dev.agentbox.sandbox..",
+                        "dev.agentbox.reaper..",
+                        "dev.agentbox.quota..",
+                        "jakarta.ws.rs..")
                 .check(classes);
     }
 }

@@ -27,14 +27,17 @@ class ConfigDefaultsTest {
     @Test
     void everyInjectedKeyHasItsDefaultInTheOneConfigurationFile() throws IOException {
         Properties defaults = new Properties();
-        try (InputStream in = getClass().getResourceAsStream("/META-INF/microprofile-config.properties")) {
+        try (InputStream in =
+                getClass().getResourceAsStream("/META-INF/microprofile-config.properties")) {
             defaults.load(in);
         }
         List<String> inlineDefaults = new ArrayList<>();
         TreeSet<String> missing = new TreeSet<>();
         TreeSet<String> seen = new TreeSet<>();
-        for (JavaClass c : new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.agentbox")) {
+        for (JavaClass c :
+                new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.agentbox")) {
             for (Injected i : injectedKeys(c.reflect())) {
                 if (!i.key().startsWith("agentbox.")) {
                     continue;
@@ -50,22 +53,31 @@ class ConfigDefaultsTest {
         }
         assertThat(seen).as("injected agentbox keys found").isNotEmpty();
         assertThat(inlineDefaults).as("defaults written beside an injection point").isEmpty();
-        assertThat(missing).as("required keys without a default in microprofile-config.properties").isEmpty();
+        assertThat(missing)
+                .as("required keys without a default in microprofile-config.properties")
+                .isEmpty();
     }
 
-    private record Injected(String key, ConfigProperty annotation, boolean optional) {
-    }
+    private record Injected(String key, ConfigProperty annotation, boolean optional) {}
 
     private static List<Injected> injectedKeys(Class<?> type) {
         List<Injected> found = new ArrayList<>();
         for (var f : type.getDeclaredFields()) {
-            add(found, f, Optional.class.isAssignableFrom(f.getType()) || f.getType().getSimpleName().startsWith("Optional"));
+            add(
+                    found,
+                    f,
+                    Optional.class.isAssignableFrom(f.getType())
+                            || f.getType().getSimpleName().startsWith("Optional"));
         }
         List<Executable> executables = new ArrayList<>(List.of(type.getDeclaredConstructors()));
         executables.addAll(List.of(type.getDeclaredMethods()));
         for (Executable e : executables) {
             for (var p : e.getParameters()) {
-                add(found, p, Optional.class.isAssignableFrom(p.getType()) || p.getType().getSimpleName().startsWith("Optional"));
+                add(
+                        found,
+                        p,
+                        Optional.class.isAssignableFrom(p.getType())
+                                || p.getType().getSimpleName().startsWith("Optional"));
             }
         }
         return found;

@@ -22,17 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A normal tenant's exec latency while another tenant abuses the server, against the same
- * tenant's latency on the idle server in the same run (bench/abuse starts the server).
+ * A normal tenant's exec latency while another tenant abuses the server, against the same tenant's
+ * latency on the idle server in the same run (bench/abuse starts the server).
  *
  * <ul>
- *   <li>Tenant A: {@code echo ok} through {@code POST /exec}, N times back to back, first on
- *       the idle server, then while tenant B runs the abuse mix.</li>
- *   <li>Tenant B's mix, each on its own thread until the measurement ends: reads of
- *       {@code /dev/zero} through the files API, {@code exec yes}, event streams opened up to
- *       its quota (or 64) and held, and a CPU-burning exec with a 30 s timeout.</li>
- *   <li>The server JVM's VmRSS is sampled every 200 ms during both phases.</li>
+ *   <li>Tenant A: {@code echo ok} through {@code POST /exec}, N times back to back, first on the
+ *       idle server, then while tenant B runs the abuse mix.
+ *   <li>Tenant B's mix, each on its own thread until the measurement ends: reads of {@code
+ *       /dev/zero} through the files API, {@code exec yes}, event streams opened up to its quota
+ *       (or 64) and held, and a CPU-burning exec with a 30 s timeout.
+ *   <li>The server JVM's VmRSS is sampled every 200 ms during both phases.
  * </ul>
+ *
  * Targets (issue 12): mix p95 at most 2× idle p95; peak RSS during the mix under 768 MiB.
  */
 public final class AbuseBench {
@@ -69,15 +70,24 @@ public final class AbuseBench {
             rss.stop();
 
             StringBuilder out = new StringBuilder();
-            out.append(String.format(Locale.ROOT, "%n| tenant A `echo ok` exec (up to %d per phase, %d min budget, %d s timeout) | n | p50 ms | p95 ms | max ms | failed |%n",
-                    n, PHASE_BUDGET.toMinutes(), EXEC_TIMEOUT.toSeconds()));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%n| tenant A `echo ok` exec (up to %d per phase, %d min budget, %d s timeout) | n | p50 ms | p95 ms | max ms | failed |%n",
+                            n,
+                            PHASE_BUDGET.toMinutes(),
+                            EXEC_TIMEOUT.toSeconds()));
             out.append("|---|---:|---:|---:|---:|---:|\n");
             out.append(idle.row("idle server"));
             out.append(abused.row("while tenant B runs the abuse mix"));
             double ratio = (double) abused.p(95) / Math.max(1, idle.p(95));
             out.append(String.format(Locale.ROOT, "%np95 mix/idle = %.2f (target <= 2)%n", ratio));
-            out.append(String.format(Locale.ROOT, "server RSS: peak %.0f MiB during the mix (target < 768), %.0f MiB idle%n",
-                    mixPeak / 1024.0, idlePeak / 1024.0));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "server RSS: peak %.0f MiB during the mix (target < 768), %.0f MiB idle%n",
+                            mixPeak / 1024.0,
+                            idlePeak / 1024.0));
             out.append(mix.summary());
             System.out.println(out);
         } finally {
@@ -95,16 +105,28 @@ public final class AbuseBench {
             }
             long[] s = nanos.clone();
             Arrays.sort(s);
-            return s[Math.min(s.length - 1, (int) Math.ceil(pct / 100.0 * s.length) - 1)] / 1_000_000;
+            return s[Math.min(s.length - 1, (int) Math.ceil(pct / 100.0 * s.length) - 1)]
+                    / 1_000_000;
         }
 
         String row(String name) {
             long max = Arrays.stream(nanos).max().orElse(0) / 1_000_000;
-            return String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d |%n", name, nanos.length, p(50), p(95), max, failed);
+            return String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %d | %d | %d | %d |%n",
+                    name,
+                    nanos.length,
+                    p(50),
+                    p(95),
+                    max,
+                    failed);
         }
     }
 
-    /** N sequential execs, or as many as fit in {@link #PHASE_BUDGET} (a starved server must not stall the bench for hours). */
+    /**
+     * N sequential execs, or as many as fit in {@link #PHASE_BUDGET} (a starved server must not
+     * stall the bench for hours).
+     */
     private static Phase measure(Api api, String keyA, int n) {
         long[] t = new long[n];
         int failed = 0;
@@ -122,20 +144,28 @@ public final class AbuseBench {
 
     private static boolean execA(Api api, String keyA) {
         try {
-            HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes/" + keyA + "/exec", TOKEN_A)
-                    .timeout(EXEC_TIMEOUT).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"echo ok\"}")));
+            HttpResponse<String> r =
+                    api.send(
+                            api.request("/api/v1/sandboxes/" + keyA + "/exec", TOKEN_A)
+                                    .timeout(EXEC_TIMEOUT)
+                                    .header("Content-Type", "application/json")
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    "{\"command\":\"echo ok\"}")));
             return r.statusCode() == 200 && r.body().contains("ok");
         } catch (RuntimeException e) {
             return false;
         }
     }
 
-    /** Tenant B's abusers; each loops until {@link #stop()}; every request has a client-side bound. */
+    /**
+     * Tenant B's abusers; each loops until {@link #stop()}; every request has a client-side bound.
+     */
     static final class Mix {
         private final Api api;
         private final String key;
-        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         private final AtomicBoolean stopped = new AtomicBoolean();
         private final List<Thread> threads = new ArrayList<>();
         private final ConcurrentLinkedQueue<InputStream> streams = new ConcurrentLinkedQueue<>();
@@ -155,8 +185,11 @@ public final class AbuseBench {
          * streams}; unset = all), so each part's share of the slowdown can be measured alone.
          */
         void start() {
-            java.util.Set<String> parts = java.util.Set.of(
-                    System.getenv().getOrDefault("ABUSE_MIX", "dev-zero,yes,cpu,streams").split(","));
+            java.util.Set<String> parts =
+                    java.util.Set.of(
+                            System.getenv()
+                                    .getOrDefault("ABUSE_MIX", "dev-zero,yes,cpu,streams")
+                                    .split(","));
             if (parts.contains("dev-zero")) {
                 startDevZero();
             }
@@ -175,36 +208,69 @@ public final class AbuseBench {
         }
 
         private void startDevZero() {
-            loop("abuse-dev-zero", () -> {
-                drain(api.request("/api/v1/sandboxes/" + key + "/files?path=/dev/zero", TOKEN_B).timeout(Duration.ofSeconds(30)).GET(),
-                        "dev-zero");
-                devZero.incrementAndGet();
-            });
+            loop(
+                    "abuse-dev-zero",
+                    () -> {
+                        drain(
+                                api.request(
+                                                "/api/v1/sandboxes/"
+                                                        + key
+                                                        + "/files?path=/dev/zero",
+                                                TOKEN_B)
+                                        .timeout(Duration.ofSeconds(30))
+                                        .GET(),
+                                "dev-zero");
+                        devZero.incrementAndGet();
+                    });
         }
 
         private void startYes() {
-            loop("abuse-yes", () -> {
-                drain(api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B).timeout(Duration.ofSeconds(30))
-                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"yes\"}")), "yes");
-                yes.incrementAndGet();
-            });
+            loop(
+                    "abuse-yes",
+                    () -> {
+                        drain(
+                                api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B)
+                                        .timeout(Duration.ofSeconds(30))
+                                        .header("Content-Type", "application/json")
+                                        .POST(
+                                                HttpRequest.BodyPublishers.ofString(
+                                                        "{\"command\":\"yes\"}")),
+                                "yes");
+                        yes.incrementAndGet();
+                    });
         }
 
         private void startCpu() {
-            loop("abuse-cpu", () -> {
-                drain(api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B).timeout(Duration.ofSeconds(60))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"while :; do :; done\",\"timeoutMs\":30000}")), "cpu");
-                burns.incrementAndGet();
-            });
+            loop(
+                    "abuse-cpu",
+                    () -> {
+                        drain(
+                                api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN_B)
+                                        .timeout(Duration.ofSeconds(60))
+                                        .header("Content-Type", "application/json")
+                                        .POST(
+                                                HttpRequest.BodyPublishers.ofString(
+                                                        "{\"command\":\"while :; do :; done\",\"timeoutMs\":30000}")),
+                                "cpu");
+                        burns.incrementAndGet();
+                    });
         }
 
         private void openStreams() {
             while (!stopped.get() && streams.size() < MAX_STREAMS) {
                 try {
-                    HttpResponse<InputStream> r = http.sendAsync(api.request("/api/v1/sandboxes/" + key + "/file-events", TOKEN_B)
-                            .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream())
-                            .get(30, TimeUnit.SECONDS);
+                    HttpResponse<InputStream> r =
+                            http.sendAsync(
+                                            api.request(
+                                                            "/api/v1/sandboxes/"
+                                                                    + key
+                                                                    + "/file-events",
+                                                            TOKEN_B)
+                                                    .header("Accept", "text/event-stream")
+                                                    .GET()
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.ofInputStream())
+                                    .get(30, TimeUnit.SECONDS);
                     if (r.statusCode() == 200) {
                         streams.add(r.body());
                     } else {
@@ -221,26 +287,33 @@ public final class AbuseBench {
         }
 
         private void loop(String name, Runnable body) {
-            Thread t = new Thread(() -> {
-                while (!stopped.get()) {
-                    try {
-                        body.run();
-                    } catch (RuntimeException e) {
-                        statuses.add(name + ":" + e.getClass().getSimpleName());
-                        sleep(500);
-                    }
-                }
-            }, name);
+            Thread t =
+                    new Thread(
+                            () -> {
+                                while (!stopped.get()) {
+                                    try {
+                                        body.run();
+                                    } catch (RuntimeException e) {
+                                        statuses.add(name + ":" + e.getClass().getSimpleName());
+                                        sleep(500);
+                                    }
+                                }
+                            },
+                            name);
             t.setDaemon(true);
             threads.add(t);
             t.start();
         }
 
-        /** Sends and reads at most 64 MiB of the answer, then hangs up (as a client that gave up would). */
+        /**
+         * Sends and reads at most 64 MiB of the answer, then hangs up (as a client that gave up
+         * would).
+         */
         private void drain(HttpRequest.Builder request, String what) {
             try {
-                HttpResponse<InputStream> r = http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream())
-                        .get(90, TimeUnit.SECONDS);
+                HttpResponse<InputStream> r =
+                        http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream())
+                                .get(90, TimeUnit.SECONDS);
                 try (InputStream in = r.body()) {
                     in.readNBytes(64 << 20);
                 }
@@ -268,12 +341,22 @@ public final class AbuseBench {
         String summary() {
             java.util.Map<String, Long> counts = new java.util.TreeMap<>();
             statuses.forEach(s -> counts.merge(s, 1L, Long::sum));
-            return String.format(Locale.ROOT, "mix: %d /dev/zero reads, %d exec yes, %d CPU burns, %d streams held (refused at quota: %s); answers %s%n",
-                    devZero.get(), yes.get(), burns.get(), streams.size(), streamRefusal.get() > 0 ? "yes" : "no", counts);
+            return String.format(
+                    Locale.ROOT,
+                    "mix: %d /dev/zero reads, %d exec yes, %d CPU burns, %d streams held (refused at quota: %s); answers %s%n",
+                    devZero.get(),
+                    yes.get(),
+                    burns.get(),
+                    streams.size(),
+                    streamRefusal.get() > 0 ? "yes" : "no",
+                    counts);
         }
     }
 
-    /** The server JVM's VmRSS (KiB), sampled every 200 ms; {@link #takePeak()} returns and resets the peak. */
+    /**
+     * The server JVM's VmRSS (KiB), sampled every 200 ms; {@link #takePeak()} returns and resets
+     * the peak.
+     */
     static final class RssSampler {
         private final long pid;
         private final AtomicLong peak = new AtomicLong();
@@ -285,12 +368,15 @@ public final class AbuseBench {
         }
 
         void start() {
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    peak.accumulateAndGet(rss(pid), Math::max);
-                    sleep(200);
-                }
-            }, "rss-sampler");
+            thread =
+                    new Thread(
+                            () -> {
+                                while (!stopped) {
+                                    peak.accumulateAndGet(rss(pid), Math::max);
+                                    sleep(200);
+                                }
+                            },
+                            "rss-sampler");
             thread.setDaemon(true);
             thread.start();
         }
@@ -303,13 +389,17 @@ public final class AbuseBench {
             stopped = true;
         }
 
-        /** VmRSS of the given pid or its largest child (the runnable jar's launcher forks the server JVM). */
+        /**
+         * VmRSS of the given pid or its largest child (the runnable jar's launcher forks the server
+         * JVM).
+         */
         static long rss(long pid) {
             if (pid <= 0) {
                 return 0;
             }
             long best = status(pid);
-            for (ProcessHandle child : ProcessHandle.of(pid).map(p -> p.descendants().toList()).orElse(List.of())) {
+            for (ProcessHandle child :
+                    ProcessHandle.of(pid).map(p -> p.descendants().toList()).orElse(List.of())) {
                 best = Math.max(best, status(child.pid()));
             }
             return best;
@@ -330,20 +420,35 @@ public final class AbuseBench {
     }
 
     private static JsonObject ensure(Api api, String token, String prefix) {
-        HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes", token).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"definitionId\":\"" + prefix + "-" + UUID.randomUUID()
-                        + "\",\"image\":\"agentbox/sandbox:busybox\"}")));
+        HttpResponse<String> r =
+                api.send(
+                        api.request("/api/v1/sandboxes", token)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"definitionId\":\""
+                                                        + prefix
+                                                        + "-"
+                                                        + UUID.randomUUID()
+                                                        + "\",\"image\":\"agentbox/sandbox:busybox\"}")));
         if (r.statusCode() != 201 && r.statusCode() != 200) {
             throw new IllegalStateException("ensure failed: " + r.statusCode() + " " + r.body());
         }
         return Api.object(r);
     }
 
-    /** Through the API; a server too starved to answer must not leave the container behind, so then by the engine. */
+    /**
+     * Through the API; a server too starved to answer must not leave the container behind, so then
+     * by the engine.
+     */
     private static void delete(Api api, String token, JsonObject sandbox) {
         String key = sandbox.getString("key");
         try {
-            HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes/" + key, token).timeout(Duration.ofSeconds(60)).DELETE());
+            HttpResponse<String> r =
+                    api.send(
+                            api.request("/api/v1/sandboxes/" + key, token)
+                                    .timeout(Duration.ofSeconds(60))
+                                    .DELETE());
             if (r.statusCode() == 204) {
                 return;
             }

@@ -20,9 +20,9 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * Sandbox API latencies against a running server (bench/sandboxes starts one):
- * ensure create (empty setup), warm resume, restore from snapshot, and the HTTP exec round
- * trip against a bare docker-java exec on the same container. Prints a Markdown table.
+ * Sandbox API latencies against a running server (bench/sandboxes starts one): ensure create (empty
+ * setup), warm resume, restore from snapshot, and the HTTP exec round trip against a bare
+ * docker-java exec on the same container. Prints a Markdown table.
  */
 public final class SandboxApiBench {
 
@@ -36,14 +36,20 @@ public final class SandboxApiBench {
             long[] create = new long[creates];
             for (int i = -2; i < creates; i++) {
                 long t0 = System.nanoTime();
-                JsonObject s = ensure(api, "{\"definitionId\":\"bench-create-" + UUID.randomUUID() + "\"}");
+                JsonObject s =
+                        ensure(
+                                api,
+                                "{\"definitionId\":\"bench-create-" + UUID.randomUUID() + "\"}");
                 long t = System.nanoTime() - t0;
                 keys.add(s.getString("key"));
                 if (i >= 0) {
                     create[i] = t;
                 }
             }
-            String body = "{\"definitionId\":\"bench-resume-" + UUID.randomUUID() + "\",\"lifecycle\":{\"snapshot\":\"after-setup\"}}";
+            String body =
+                    "{\"definitionId\":\"bench-resume-"
+                            + UUID.randomUUID()
+                            + "\",\"lifecycle\":{\"snapshot\":\"after-setup\"}}";
             JsonObject sandbox = ensure(api, body);
             keys.add(sandbox.getString("key"));
             long[] resume = new long[n];
@@ -54,18 +60,31 @@ public final class SandboxApiBench {
                     resume[i] = System.nanoTime() - t0;
                 }
             }
-            DockerClientConfig cfg = DefaultDockerClientConfig.createDefaultConfigBuilder()
-                    .withDockerHost("unix:///var/run/docker.sock").build();
-            DockerClient bare = DockerClientImpl.getInstance(cfg, new ApacheDockerHttpClient.Builder()
-                    .dockerHost(cfg.getDockerHost()).maxConnections(100).connectionTimeout(Duration.ofSeconds(5)).build());
+            DockerClientConfig cfg =
+                    DefaultDockerClientConfig.createDefaultConfigBuilder()
+                            .withDockerHost("unix:///var/run/docker.sock")
+                            .build();
+            DockerClient bare =
+                    DockerClientImpl.getInstance(
+                            cfg,
+                            new ApacheDockerHttpClient.Builder()
+                                    .dockerHost(cfg.getDockerHost())
+                                    .maxConnections(100)
+                                    .connectionTimeout(Duration.ofSeconds(5))
+                                    .build());
             String container = sandbox.getString("providerSandboxId");
             String key = sandbox.getString("key");
             long[] httpExec = new long[n];
             long[] bareExec = new long[n];
             for (int i = -20; i < n; i++) {
                 long t0 = System.nanoTime();
-                HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes/" + key + "/exec", token)
-                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"true\"}")));
+                HttpResponse<String> r =
+                        api.send(
+                                api.request("/api/v1/sandboxes/" + key + "/exec", token)
+                                        .header("Content-Type", "application/json")
+                                        .POST(
+                                                HttpRequest.BodyPublishers.ofString(
+                                                        "{\"command\":\"true\"}")));
                 long t1 = System.nanoTime();
                 bareExec(bare, container);
                 long t2 = System.nanoTime();
@@ -88,14 +107,19 @@ public final class SandboxApiBench {
                     throw new IllegalStateException("expected restored: " + restored);
                 }
             }
-            StringBuilder out = new StringBuilder("| case | n | median ms | p95 ms |\n|---|---:|---:|---:|\n");
+            StringBuilder out =
+                    new StringBuilder("| case | n | median ms | p95 ms |\n|---|---:|---:|---:|\n");
             row(out, "ensure: create (empty setup)", create);
             row(out, "ensure: warm resume", resume);
             row(out, "ensure: restore from snapshot (after `docker rm -f`)", restore);
             row(out, "HTTP exec `true` (HTTP → provider → container)", httpExec);
             row(out, "bare docker-java exec `sh -c true`", bareExec);
-            out.append(String.format(Locale.ROOT, "%nHTTP exec / bare docker-java (median) = %.2f (target <= 1.5); warm resume median %.1f ms (target <= 30)%n",
-                    median(httpExec) / median(bareExec), median(resume) / 1e6));
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%nHTTP exec / bare docker-java (median) = %.2f (target <= 1.5); warm resume median %.1f ms (target <= 30)%n",
+                            median(httpExec) / median(bareExec),
+                            median(resume) / 1e6));
             System.out.println(out);
         } finally {
             for (String k : keys) {
@@ -105,23 +129,39 @@ public final class SandboxApiBench {
     }
 
     private static JsonObject ensure(Api api, String body) {
-        HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes", "none").header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        HttpResponse<String> r =
+                api.send(
+                        api.request("/api/v1/sandboxes", "none")
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)));
         if (r.statusCode() != 200 && r.statusCode() != 201) {
             throw new IllegalStateException("ensure failed: " + r.statusCode() + " " + r.body());
         }
         return Api.object(r);
     }
 
-    private static void bareExec(DockerClient client, String container) throws InterruptedException {
-        String execId = client.execCreateCmd(container).withCmd("sh", "-c", "true")
-                .withAttachStdout(true).withAttachStderr(true).exec().getId();
+    private static void bareExec(DockerClient client, String container)
+            throws InterruptedException {
+        String execId =
+                client.execCreateCmd(container)
+                        .withCmd("sh", "-c", "true")
+                        .withAttachStdout(true)
+                        .withAttachStderr(true)
+                        .exec()
+                        .getId();
         client.execStartCmd(execId).exec(new ResultCallback.Adapter<Frame>()).awaitCompletion();
         client.inspectExecCmd(execId).exec();
     }
 
     private static void row(StringBuilder out, String name, long[] ns) {
-        out.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f |%n", name, ns.length, median(ns) / 1e6, p95(ns) / 1e6));
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "| %s | %d | %.1f | %.1f |%n",
+                        name,
+                        ns.length,
+                        median(ns) / 1e6,
+                        p95(ns) / 1e6));
     }
 
     private static double median(long[] v) {

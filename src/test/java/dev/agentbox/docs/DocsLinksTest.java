@@ -24,14 +24,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The repository's documentation stands on its own: every link in {@code README.md},
- * {@code docs/**} and {@code bench/README.md} leads to a file or directory inside the
- * repository (and, with a {@code #fragment}, to a heading of that page), or to an http(s)
- * URL on a short allowlist; no file names documents that live outside the repository; and
- * every page of {@code docs/} can be reached from the README.
+ * The repository's documentation stands on its own: every link in {@code README.md}, {@code
+ * docs/**} and {@code bench/README.md} leads to a file or directory inside the repository (and,
+ * with a {@code #fragment}, to a heading of that page), or to an http(s) URL on a short allowlist;
+ * no file names documents that live outside the repository; and every page of {@code docs/} can be
+ * reached from the README.
  *
- * <p>Runs from the project root, Maven's working directory; needs no Docker and no database.
- * Text inside code spans and fenced code blocks is not a link.
+ * <p>Runs from the project root, Maven's working directory; needs no Docker and no database. Text
+ * inside code spans and fenced code blocks is not a link.
  */
 class DocsLinksTest {
 
@@ -41,24 +41,34 @@ class DocsLinksTest {
     private static final Set<String> ALLOWED_HOSTS = Set.of("localhost");
 
     /** Inline links and images: {@code [text](target "title")}, {@code ![alt](target)}. */
-    private static final Pattern INLINE = Pattern.compile("\\]\\(\\s*(<[^>]*>|[^)\\s]+)(?:\\s+\"[^\"]*\")?\\s*\\)");
+    private static final Pattern INLINE =
+            Pattern.compile("\\]\\(\\s*(<[^>]*>|[^)\\s]+)(?:\\s+\"[^\"]*\")?\\s*\\)");
+
     /** Reference definitions: {@code [label]: target}. */
-    private static final Pattern REFERENCE = Pattern.compile("(?m)^ {0,3}\\[[^\\]]+\\]:\\s*(<[^>]*>|\\S+)");
+    private static final Pattern REFERENCE =
+            Pattern.compile("(?m)^ {0,3}\\[[^\\]]+\\]:\\s*(<[^>]*>|\\S+)");
+
     /** Autolinks: {@code <scheme:...>}. */
-    private static final Pattern AUTOLINK = Pattern.compile("<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\\s]*)>");
+    private static final Pattern AUTOLINK =
+            Pattern.compile("<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\\s]*)>");
+
     /** Links written as HTML. */
     private static final Pattern HTML = Pattern.compile("(?i)\\b(?:href|src)\\s*=\\s*\"([^\"]*)\"");
+
     private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
     private static final Pattern HEADING = Pattern.compile("^ {0,3}#{1,6}\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern FENCE = Pattern.compile("^ {0,3}(`{3,}|~{3,})");
     private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1");
 
     /**
-     * Names of documents kept outside the repository, assembled here so that this file does
-     * not mention them itself.
+     * Names of documents kept outside the repository, assembled here so that this file does not
+     * mention them itself.
      */
-    private static final List<String> OUTSIDE_NAMES = Stream.of("API", "BEHAVIOR", "ARCHITECTURE", "STACK", "STYLE")
-            .map(name -> name + ".md").toList();
+    private static final List<String> OUTSIDE_NAMES =
+            Stream.of("API", "BEHAVIOR", "ARCHITECTURE", "STACK", "STYLE")
+                    .map(name -> name + ".md")
+                    .toList();
+
     private static final String OUTSIDE_FOLDER = ".." + "/shared";
 
     record Link(Path page, String target) {
@@ -122,7 +132,9 @@ class DocsLinksTest {
         for (Path file : filesToSearch()) {
             String text = read(file);
             for (String name : OUTSIDE_NAMES) {
-                if (Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name)).matcher(text).find()) {
+                if (Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name))
+                        .matcher(text)
+                        .find()) {
                     mentions.add(ROOT.relativize(file) + ": " + name);
                 }
             }
@@ -141,18 +153,20 @@ class DocsLinksTest {
             resolve(new Link(readme, target)).ifPresent(linked::add);
         }
         try (Stream<Path> pages = Files.list(ROOT.resolve("docs"))) {
-            List<Path> unlinked = pages.filter(p -> p.toString().endsWith(".md"))
-                    .map(p -> p.toAbsolutePath().normalize())
-                    .filter(p -> !linked.contains(p))
-                    .map(ROOT::relativize)
-                    .toList();
+            List<Path> unlinked =
+                    pages.filter(p -> p.toString().endsWith(".md"))
+                            .map(p -> p.toAbsolutePath().normalize())
+                            .filter(p -> !linked.contains(p))
+                            .map(ROOT::relativize)
+                            .toList();
             assertThat(unlinked).as("pages of docs/ the README does not link").isEmpty();
         }
     }
 
     @Test
     void linksAreFoundInEveryFormAndNotInsideCode() {
-        String page = """
+        String page =
+                """
                 See [the API](docs/api.md#errors), ![a picture](img/x.png "title") and <https://localhost/x>.
                 <a href="bench/README.md">bench</a>
                 [ref]: docs/operations.md
@@ -161,24 +175,37 @@ class DocsLinksTest {
                 [y](nowhere-either.md)
                 ```
                 """;
-        assertThat(targets(page)).containsExactlyInAnyOrder(
-                "docs/api.md#errors", "img/x.png", "https://localhost/x", "bench/README.md", "docs/operations.md");
+        assertThat(targets(page))
+                .containsExactlyInAnyOrder(
+                        "docs/api.md#errors",
+                        "img/x.png",
+                        "https://localhost/x",
+                        "bench/README.md",
+                        "docs/operations.md");
     }
 
     @Test
     void headingsBecomeTheAnchorsARendererMakes() {
-        String page = """
+        String page =
+                """
                 # Sandbox API (`bench/sandboxes`)
                 ## Leases, claims and epochs
                 ## Notes
                 ## Notes
                 """;
-        assertThat(anchors(page)).contains("sandbox-api-benchsandboxes", "leases-claims-and-epochs", "notes", "notes-1");
+        assertThat(anchors(page))
+                .contains(
+                        "sandbox-api-benchsandboxes",
+                        "leases-claims-and-epochs",
+                        "notes",
+                        "notes-1");
     }
 
     @Test
     void theReadmeHasLinksToCheck() {
-        assertThat(links()).filteredOn(l -> l.page().endsWith("README.md") && l.page().getParent().equals(ROOT))
+        assertThat(links())
+                .filteredOn(
+                        l -> l.page().endsWith("README.md") && l.page().getParent().equals(ROOT))
                 .hasSizeGreaterThanOrEqualTo(6);
     }
 
@@ -212,7 +239,8 @@ class DocsLinksTest {
             Matcher m = p.matcher(text);
             while (m.find()) {
                 String t = m.group(1);
-                targets.add(t.startsWith("<") && t.endsWith(">") ? t.substring(1, t.length() - 1) : t);
+                targets.add(
+                        t.startsWith("<") && t.endsWith(">") ? t.substring(1, t.length() - 1) : t);
             }
         }
         return targets;
@@ -248,7 +276,9 @@ class DocsLinksTest {
             return Optional.empty();
         }
         Path resolved = link.page().getParent().resolve(path).toAbsolutePath().normalize();
-        if (!resolved.startsWith(ROOT) || resolved.startsWith(ROOT.resolve(".git")) || !Files.exists(resolved)) {
+        if (!resolved.startsWith(ROOT)
+                || resolved.startsWith(ROOT.resolve(".git"))
+                || !Files.exists(resolved)) {
             return Optional.empty();
         }
         return Optional.of(resolved);
@@ -258,14 +288,18 @@ class DocsLinksTest {
         try {
             URI uri = new URI(target);
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            return (scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null
+            return (scheme.equals("http") || scheme.equals("https"))
+                    && uri.getHost() != null
                     && ALLOWED_HOSTS.contains(uri.getHost().toLowerCase(Locale.ROOT));
         } catch (URISyntaxException e) {
             return false;
         }
     }
 
-    /** Heading anchors as GitHub makes them: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+    /**
+     * Heading anchors as GitHub makes them: lower case, punctuation dropped, spaces as hyphens,
+     * repeats numbered.
+     */
     static Set<String> anchors(String markdown) {
         Set<String> anchors = new LinkedHashSet<>();
         Map<String, Integer> seen = new HashMap<>();
@@ -293,15 +327,18 @@ class DocsLinksTest {
     }
 
     private static String slug(String heading) {
-        String text = heading.replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1").toLowerCase(Locale.ROOT);
+        String text =
+                heading.replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1").toLowerCase(Locale.ROOT);
         StringBuilder slug = new StringBuilder();
-        text.codePoints().forEach(cp -> {
-            if (Character.isLetterOrDigit(cp) || cp == '-' || cp == '_') {
-                slug.appendCodePoint(cp);
-            } else if (cp == ' ') {
-                slug.append('-');
-            }
-        });
+        text.codePoints()
+                .forEach(
+                        cp -> {
+                            if (Character.isLetterOrDigit(cp) || cp == '-' || cp == '_') {
+                                slug.appendCodePoint(cp);
+                            } else if (cp == ' ') {
+                                slug.append('-');
+                            }
+                        });
         return slug.toString();
     }
 

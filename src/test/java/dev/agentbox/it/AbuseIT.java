@@ -28,33 +28,45 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * One tenant (B) abuses the server through the public API — reads {@code /dev/zero}, runs
- * {@code yes}, opens event streams until its quota stops it — and the server stays whole:
- * every abusive request gets a bounded answer, the server is live afterwards with its heap
- * back under a bound, nothing the requests started still runs in B's sandbox, and the other
- * tenant (A) keeps getting its exec answered within a bound the whole time.
+ * One tenant (B) abuses the server through the public API — reads {@code /dev/zero}, runs {@code
+ * yes}, opens event streams until its quota stops it — and the server stays whole: every abusive
+ * request gets a bounded answer, the server is live afterwards with its heap back under a bound,
+ * nothing the requests started still runs in B's sandbox, and the other tenant (A) keeps getting
+ * its exec answered within a bound the whole time.
  *
- * <p>The steps are ordered test methods so that each attack is reported by name; the later
- * checks (liveness, heap, processes, A's latency) hold whatever the earlier answers were.
+ * <p>The steps are ordered test methods so that each attack is reported by name; the later checks
+ * (liveness, heap, processes, A's latency) hold whatever the earlier answers were.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AbuseIT {
 
     /** Used heap the idle server must settle below after the abuse (its -Xmx is 384 MiB). */
     static final long HEAP_BOUND_BYTES = 256L * 1024 * 1024;
+
     /** The longest tenant A's {@code echo ok} may take while B abuses the server. */
     static final Duration TENANT_A_EXEC_BOUND = Duration.ofSeconds(10);
-    /** At most this many streams are opened looking for the quota (the default is not fixed by the contract). */
+
+    /**
+     * At most this many streams are opened looking for the quota (the default is not fixed by the
+     * contract).
+     */
     static final int MAX_STREAMS_TRIED = 64;
+
     /** Opening streams up to the quota (and the refusal) must fit in this time. */
     static final Duration STREAMS_STEP_BOUND = Duration.ofSeconds(120);
+
     /** Each stream's response head (200 or 429) must arrive within this time. */
     static final Duration STREAM_OPEN_BOUND = Duration.ofSeconds(15);
 
-    /** Tenant B: a tenant of its own with a small stream quota (pom.xml), the others as every IT tenant's. */
+    /**
+     * Tenant B: a tenant of its own with a small stream quota (pom.xml), the others as every IT
+     * tenant's.
+     */
     static final String TENANT_B = "token-abuse";
+
     private static final Api API = Api.itServer();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static Sandboxes sandboxesA;
     private static Sandboxes sandboxesB;
     private static String keyA;
@@ -87,7 +99,8 @@ class AbuseIT {
         if (sandboxesA != null) {
             sandboxesA.close();
         }
-        // A server the abuse starved may not have destroyed them: never leave the containers behind.
+        // A server the abuse starved may not have destroyed them: never leave the containers
+        // behind.
         for (String id : containers) {
             DockerCli.run("rm", "-f", id);
         }
@@ -96,8 +109,12 @@ class AbuseIT {
     @Test
     @Order(1)
     void readingDevZeroThroughTheFilesApiIsRefusedAsFileTooLarge() {
-        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/files?path=/dev/zero", TENANT_B)
-                .timeout(Duration.ofSeconds(60)).GET(), "GET files?path=/dev/zero");
+        HttpResponse<InputStream> r =
+                sendStreaming(
+                        API.request("/api/v1/sandboxes/" + keyB + "/files?path=/dev/zero", TENANT_B)
+                                .timeout(Duration.ofSeconds(60))
+                                .GET(),
+                        "GET files?path=/dev/zero");
         assertProblem(asString(r, 1 << 20), 413, "file-too-large");
     }
 
@@ -105,9 +122,13 @@ class AbuseIT {
     @Order(2)
     void execOfYesIsCutAtTheOutputCapAndSaysTruncated() {
         long t0 = System.nanoTime();
-        HttpResponse<InputStream> r = sendStreaming(API.request("/api/v1/sandboxes/" + keyB + "/exec", TENANT_B)
-                .timeout(Duration.ofSeconds(90)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"yes\"}")), "exec yes");
+        HttpResponse<InputStream> r =
+                sendStreaming(
+                        API.request("/api/v1/sandboxes/" + keyB + "/exec", TENANT_B)
+                                .timeout(Duration.ofSeconds(90))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"yes\"}")),
+                        "exec yes");
         // Bounded read: a server without a cap would stream until the client gives up.
         HttpResponse<String> body = asString(r, 256 << 20);
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
@@ -120,21 +141,27 @@ class AbuseIT {
 
     @Test
     @Order(3)
-    void streamsBeyondTheTenantsQuotaAreRefusedWithTheLimitWhileTheOtherTenantStillStreams() throws Exception {
+    void streamsBeyondTheTenantsQuotaAreRefusedWithTheLimitWhileTheOtherTenantStillStreams()
+            throws Exception {
         List<HttpResponse<InputStream>> open = new ArrayList<>();
         try {
             HttpResponse<String> refused = null;
             long deadline = System.nanoTime() + STREAMS_STEP_BOUND.toNanos();
             for (int i = 0; i < MAX_STREAMS_TRIED && refused == null; i++) {
                 if (System.nanoTime() > deadline) {
-                    fail("tenant B had opened " + open.size() + " event streams after " + STREAMS_STEP_BOUND.toSeconds()
-                            + " s, none refused: opening streams is not bounded by a quota");
+                    fail(
+                            "tenant B had opened "
+                                    + open.size()
+                                    + " event streams after "
+                                    + STREAMS_STEP_BOUND.toSeconds()
+                                    + " s, none refused: opening streams is not bounded by a quota");
                 }
                 HttpResponse<InputStream> r;
                 try {
                     r = openFileEvents(keyB, TENANT_B);
                 } catch (AssertionError e) {
-                    throw new AssertionError("stream " + (open.size() + 1) + " of tenant B: " + e.getMessage(), e);
+                    throw new AssertionError(
+                            "stream " + (open.size() + 1) + " of tenant B: " + e.getMessage(), e);
                 }
                 if (r.statusCode() == 200) {
                     open.add(r);
@@ -143,14 +170,22 @@ class AbuseIT {
                 }
             }
             if (refused == null) {
-                fail("tenant B opened " + open.size() + " event streams and none was refused with 429 quota-exceeded");
+                fail(
+                        "tenant B opened "
+                                + open.size()
+                                + " event streams and none was refused with 429 quota-exceeded");
             }
             JsonObject problem = assertProblem(refused, 429, "quota-exceeded");
-            assertThat(problem.getInt("limit")).as("limit in the 429 body").isPositive().isEqualTo(open.size());
+            assertThat(problem.getInt("limit"))
+                    .as("limit in the 429 body")
+                    .isPositive()
+                    .isEqualTo(open.size());
 
             HttpResponse<InputStream> other = openFileEvents(keyA, Api.TENANT_A);
             try {
-                assertThat(other.statusCode()).as("tenant A's stream while B is at its quota").isEqualTo(200);
+                assertThat(other.statusCode())
+                        .as("tenant A's stream while B is at its quota")
+                        .isEqualTo(200);
             } finally {
                 other.body().close();
             }
@@ -164,7 +199,9 @@ class AbuseIT {
     @Test
     @Order(4)
     void afterTheAbuseTheServerIsLiveAndItsHeapSettlesBelowTheBound() throws Exception {
-        assertThat(API.send(API.request("/health/live").GET()).statusCode()).as("/health/live").isEqualTo(200);
+        assertThat(API.send(API.request("/health/live").GET()).statusCode())
+                .as("/health/live")
+                .isEqualTo(200);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
         long used;
         do {
@@ -174,7 +211,12 @@ class AbuseIT {
             }
             Thread.sleep(1000);
         } while (System.nanoTime() < deadline);
-        fail("used heap still " + (used >> 20) + " MiB after 45 s (bound " + (HEAP_BOUND_BYTES >> 20) + " MiB)");
+        fail(
+                "used heap still "
+                        + (used >> 20)
+                        + " MiB after 45 s (bound "
+                        + (HEAP_BOUND_BYTES >> 20)
+                        + " MiB)");
     }
 
     @Test
@@ -202,7 +244,8 @@ class AbuseIT {
         assertThat(pinger.samples).as("tenant A exec samples").isNotEmpty();
         assertThat(pinger.failures).as("tenant A exec failures").isEmpty();
         long max = pinger.samples.stream().mapToLong(Long::longValue).max().orElse(0);
-        assertThat(Duration.ofNanos(max)).as("slowest of %d tenant A execs", pinger.samples.size())
+        assertThat(Duration.ofNanos(max))
+                .as("slowest of %d tenant A execs", pinger.samples.size())
                 .isLessThanOrEqualTo(TENANT_A_EXEC_BOUND);
     }
 
@@ -214,23 +257,41 @@ class AbuseIT {
         private Thread thread;
 
         void start() {
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    long t0 = System.nanoTime();
-                    try {
-                        HttpResponse<String> r = API.send(API.request("/api/v1/sandboxes/" + keyA + "/exec", Api.TENANT_A)
-                                .timeout(TENANT_A_EXEC_BOUND.multipliedBy(3)).header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"echo ok\"}")));
-                        if (r.statusCode() != 200 || !r.body().contains("ok")) {
-                            failures.add(r.statusCode() + " " + abbreviate(r.body()));
-                        }
-                    } catch (RuntimeException e) {
-                        failures.add(e.toString());
-                    }
-                    samples.add(System.nanoTime() - t0);
-                    sleepQuietly(250);
-                }
-            }, "tenant-a-pinger");
+            thread =
+                    new Thread(
+                            () -> {
+                                while (!stopped) {
+                                    long t0 = System.nanoTime();
+                                    try {
+                                        HttpResponse<String> r =
+                                                API.send(
+                                                        API.request(
+                                                                        "/api/v1/sandboxes/"
+                                                                                + keyA
+                                                                                + "/exec",
+                                                                        Api.TENANT_A)
+                                                                .timeout(
+                                                                        TENANT_A_EXEC_BOUND
+                                                                                .multipliedBy(3))
+                                                                .header(
+                                                                        "Content-Type",
+                                                                        "application/json")
+                                                                .POST(
+                                                                        HttpRequest.BodyPublishers
+                                                                                .ofString(
+                                                                                        "{\"command\":\"echo ok\"}")));
+                                        if (r.statusCode() != 200 || !r.body().contains("ok")) {
+                                            failures.add(
+                                                    r.statusCode() + " " + abbreviate(r.body()));
+                                        }
+                                    } catch (RuntimeException e) {
+                                        failures.add(e.toString());
+                                    }
+                                    samples.add(System.nanoTime() - t0);
+                                    sleepQuietly(250);
+                                }
+                            },
+                            "tenant-a-pinger");
             thread.setDaemon(true);
             thread.start();
         }
@@ -243,30 +304,43 @@ class AbuseIT {
         }
     }
 
-    /** Used heap of the server from /metrics (MicroProfile Metrics 5: {@code memory_usedHeap_bytes}). */
+    /**
+     * Used heap of the server from /metrics (MicroProfile Metrics 5: {@code
+     * memory_usedHeap_bytes}).
+     */
     static long usedHeapBytes() {
         String metrics = API.send(API.request("/metrics?scope=base").GET()).body();
-        Matcher m = Pattern.compile("(?m)^memory_usedHeap_bytes(?:\\{[^}]*})?\\s+([0-9.eE+]+)").matcher(metrics);
+        Matcher m =
+                Pattern.compile("(?m)^memory_usedHeap_bytes(?:\\{[^}]*})?\\s+([0-9.eE+]+)")
+                        .matcher(metrics);
         if (m.find()) {
             return (long) Double.parseDouble(m.group(1));
         }
-        throw new AssertionError("no memory_usedHeap_bytes in /metrics?scope=base: " + abbreviate(metrics));
+        throw new AssertionError(
+                "no memory_usedHeap_bytes in /metrics?scope=base: " + abbreviate(metrics));
     }
 
     private static HttpResponse<InputStream> openFileEvents(String key, String token) {
-        return sendStreaming(API.request("/api/v1/sandboxes/" + key + "/file-events", token).timeout(STREAM_OPEN_BOUND)
-                .header("Accept", "text/event-stream").GET(), "file-events");
+        return sendStreaming(
+                API.request("/api/v1/sandboxes/" + key + "/file-events", token)
+                        .timeout(STREAM_OPEN_BOUND)
+                        .header("Accept", "text/event-stream")
+                        .GET(),
+                "file-events");
     }
 
-    private static HttpResponse<InputStream> sendStreaming(HttpRequest.Builder request, String what) {
+    private static HttpResponse<InputStream> sendStreaming(
+            HttpRequest.Builder request, String what) {
         try {
-            CompletableFuture<HttpResponse<InputStream>> f = HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            CompletableFuture<HttpResponse<InputStream>> f =
+                    HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream());
             return f.get(120, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new AssertionError(what + ": no answer within 120 s");
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof HttpTimeoutException) {
-                throw new AssertionError(what + ": no answer within the request timeout", e.getCause());
+                throw new AssertionError(
+                        what + ": no answer within the request timeout", e.getCause());
             }
             throw new AssertionError(what + ": " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
@@ -275,12 +349,16 @@ class AbuseIT {
         }
     }
 
-    /** The body as a string, reading at most {@code max} bytes (more fails: the answer was not bounded). */
+    /**
+     * The body as a string, reading at most {@code max} bytes (more fails: the answer was not
+     * bounded).
+     */
     private static HttpResponse<String> asString(HttpResponse<InputStream> r, int max) {
         try (InputStream in = r.body()) {
             byte[] bytes = in.readNBytes(max + 1);
             if (bytes.length > max) {
-                throw new AssertionError("response body over " + max + " bytes (status " + r.statusCode() + ")");
+                throw new AssertionError(
+                        "response body over " + max + " bytes (status " + r.statusCode() + ")");
             }
             String text = new String(bytes, StandardCharsets.UTF_8);
             return new StringResponse(r, text);
@@ -290,7 +368,11 @@ class AbuseIT {
     }
 
     private static String busybox(String prefix) {
-        return "{\"definitionId\":\"" + prefix + "-" + UUID.randomUUID() + "\",\"image\":\"agentbox/sandbox:busybox\"}";
+        return "{\"definitionId\":\""
+                + prefix
+                + "-"
+                + UUID.randomUUID()
+                + "\",\"image\":\"agentbox/sandbox:busybox\"}";
     }
 
     private static String abbreviate(String s) {
@@ -306,7 +388,8 @@ class AbuseIT {
     }
 
     /** An {@link HttpResponse} of the text read from a streaming one. */
-    private record StringResponse(HttpResponse<InputStream> raw, String body) implements HttpResponse<String> {
+    private record StringResponse(HttpResponse<InputStream> raw, String body)
+            implements HttpResponse<String> {
         public int statusCode() {
             return raw.statusCode();
         }

@@ -17,7 +17,8 @@ public final class Api {
     public static final String TENANT_B = "token-b";
     public static final String ADMIN = "token-ops";
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final String baseUrl;
 

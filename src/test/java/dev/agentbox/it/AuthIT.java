@@ -15,7 +15,10 @@ class AuthIT {
     void missingTokenIsUnauthorizedWithBearerChallenge() {
         HttpResponse<String> response = api.send(api.request("/api/v1/providers").GET());
         assertProblem(response, 401, "unauthorized");
-        assertThat(response.headers().firstValue("WWW-Authenticate")).get().asString().startsWith("Bearer");
+        assertThat(response.headers().firstValue("WWW-Authenticate"))
+                .get()
+                .asString()
+                .startsWith("Bearer");
     }
 
     @Test

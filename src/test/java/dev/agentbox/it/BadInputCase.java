@@ -5,10 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One row of {@link BadInputCorpusIT}'s table: a request the API must refuse with a
- * problem+json 4xx. The path may hold placeholders ({@code {key}} the class's sandbox,
- * {@code {run}} its finished run, {@code {thread}} that run's thread) filled in when sent.
- * {@code status} 0 means "any 4xx" (where the contract leaves the exact status open).
+ * One row of {@link BadInputCorpusIT}'s table: a request the API must refuse with a problem+json
+ * 4xx. The path may hold placeholders ({@code {key}} the class's sandbox, {@code {run}} its
+ * finished run, {@code {thread}} that run's thread) filled in when sent. {@code status} 0 means
+ * "any 4xx" (where the contract leaves the exact status open).
  */
 public final class BadInputCase {
 
@@ -74,11 +74,10 @@ public final class BadInputCase {
     }
 
     /**
-     * A request target the web container refuses (400, CWWWC0005I) before it routes the request
-     * to the application — an encoded NUL, CR or LF, or a raw control character in the path —
-     * so its body is the container's, not a problem document. Servlet 6 canonicalises the path
-     * first; no application code runs for such a request. Still asserted: 400, no internals,
-     * no secrets.
+     * A request target the web container refuses (400, CWWWC0005I) before it routes the request to
+     * the application — an encoded NUL, CR or LF, or a raw control character in the path — so its
+     * body is the container's, not a problem document. Servlet 6 canonicalises the path first; no
+     * application code runs for such a request. Still asserted: 400, no internals, no secrets.
      */
     BadInputCase refusedBeforeTheApplication() {
         this.status = 400;

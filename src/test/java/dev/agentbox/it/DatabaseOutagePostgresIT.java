@@ -12,13 +12,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs only in the PostgreSQL pass (see the postgres profile). The server's database role
- * is made unable to log in and its sessions are ended: readiness must turn DOWN (503) and
- * come back UP once the role may log in again.
+ * Runs only in the PostgreSQL pass (see the postgres profile). The server's database role is made
+ * unable to log in and its sessions are ended: readiness must turn DOWN (503) and come back UP once
+ * the role may log in again.
  */
 class DatabaseOutagePostgresIT {
 
-    private static final String ADMIN_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
+    private static final String ADMIN_URL =
+            "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
 
     private final Api api = Api.itServer();
     private final String role = System.getProperty("agentbox.it.db.user", "agentbox");
@@ -33,17 +34,24 @@ class DatabaseOutagePostgresIT {
         assertThat(ready().statusCode()).isEqualTo(200);
 
         sql("ALTER ROLE " + role + " NOLOGIN");
-        sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
+        sql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"
+                        + role
+                        + "'");
 
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
-                .untilAsserted(() -> {
-                    HttpResponse<String> down = ready();
-                    assertThat(down.statusCode()).isEqualTo(503);
-                    assertThat(down.body()).contains("\"name\":\"database\",\"status\":\"DOWN\"");
-                });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            HttpResponse<String> down = ready();
+                            assertThat(down.statusCode()).isEqualTo(503);
+                            assertThat(down.body())
+                                    .contains("\"name\":\"database\",\"status\":\"DOWN\"");
+                        });
 
         sql("ALTER ROLE " + role + " LOGIN");
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(() -> assertThat(ready().statusCode()).isEqualTo(200));
     }
 
@@ -52,7 +60,8 @@ class DatabaseOutagePostgresIT {
     }
 
     private static void sql(String statement) throws Exception {
-        try (Connection c = DriverManager.getConnection(ADMIN_URL); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(ADMIN_URL);
+                Statement s = c.createStatement()) {
             s.execute(statement);
         }
     }

@@ -7,14 +7,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The docker CLI, for tests that look at the engine from outside agentbox. Fails loudly without an engine. */
+/**
+ * The docker CLI, for tests that look at the engine from outside agentbox. Fails loudly without an
+ * engine.
+ */
 public final class DockerCli {
 
-    private DockerCli() {
-    }
+    private DockerCli() {}
 
-    public record Result(int exitCode, String out) {
-    }
+    public record Result(int exitCode, String out) {}
 
     public static Result run(String... args) {
         List<String> cmd = new ArrayList<>();
@@ -40,7 +41,13 @@ public final class DockerCli {
     public static String ok(String... args) {
         Result r = run(args);
         if (r.exitCode() != 0) {
-            throw new IllegalStateException("docker " + String.join(" ", args) + " failed (" + r.exitCode() + "): " + r.out());
+            throw new IllegalStateException(
+                    "docker "
+                            + String.join(" ", args)
+                            + " failed ("
+                            + r.exitCode()
+                            + "): "
+                            + r.out());
         }
         return r.out().trim();
     }

@@ -25,7 +25,8 @@ class ErrorResponsesIT {
 
     @Test
     void wrongMethodIsProblemMethodNotAllowedWithAllowHeader() {
-        HttpResponse<String> response = api.send(api.request("/api/v1/providers", Api.TENANT_A).DELETE());
+        HttpResponse<String> response =
+                api.send(api.request("/api/v1/providers", Api.TENANT_A).DELETE());
         assertProblem(response, 405, "method-not-allowed");
         assertThat(response.headers().firstValue("Allow")).get().asString().contains("GET");
     }
@@ -33,9 +34,11 @@ class ErrorResponsesIT {
     @Test
     void bodyOverTheConfiguredLimitIsProblemPayloadTooLarge() {
         byte[] body = new byte[16 * 1024 * 1024 + 1];
-        HttpResponse<String> response = api.send(api.request("/api/v1/providers", Api.TENANT_A)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+        HttpResponse<String> response =
+                api.send(
+                        api.request("/api/v1/providers", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
         assertProblem(response, 413, "payload-too-large");
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import jakarta.json.JsonObject;
 import java.io.InputStream;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
@@ -18,15 +17,16 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * File reads are admitted, then streamed with a bound: {@code /dev/zero}, FIFOs and files over
- * {@code agentbox.files.max-read-bytes} (8 MiB on the IT server) are {@code 413 file-too-large}
- * at once, and nothing a read started keeps running in the sandbox — not after a refusal, not
- * after a client that went away, not after a read the sandbox stalled.
+ * {@code agentbox.files.max-read-bytes} (8 MiB on the IT server) are {@code 413 file-too-large} at
+ * once, and nothing a read started keeps running in the sandbox — not after a refusal, not after a
+ * client that went away, not after a read the sandbox stalled.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileReadLimitsIT {
 
     static final long CAP = 8L << 20;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final Api api = Api.itServer();
     private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
@@ -35,7 +35,10 @@ class FileReadLimitsIT {
 
     @BeforeAll
     void ensure() {
-        key = sandboxes.ensure("{\"definitionId\":\"readlimits-" + UUID.randomUUID() + "\"}").getString("key");
+        key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"readlimits-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         base = "/api/v1/sandboxes/" + key;
     }
 
@@ -50,14 +53,20 @@ class FileReadLimitsIT {
 
     /** Command lines of every process in the sandbox but the listing itself. */
     private String processes() {
-        return sandboxes.stdout(key, "for f in /proc/[0-9]*/cmdline; do tr '\\000' ' ' < \"$f\" 2>/dev/null; echo; done");
+        return sandboxes.stdout(
+                key,
+                "for f in /proc/[0-9]*/cmdline; do tr '\\000' ' ' < \"$f\" 2>/dev/null; echo; done");
     }
 
     private void nothingOfTheReadRuns(String path) {
-        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(processes())
-                .as("no command of the read is left in the sandbox")
-                .doesNotContain("head -c " + (CAP + 1) + " -- " + path)
-                .doesNotContain("cat -- " + path));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(processes())
+                                        .as("no command of the read is left in the sandbox")
+                                        .doesNotContain("head -c " + (CAP + 1) + " -- " + path)
+                                        .doesNotContain("cat -- " + path));
     }
 
     @Test
@@ -83,17 +92,30 @@ class FileReadLimitsIT {
 
     @Test
     void aFileOverTheCapIsRefusedAndOneUnderItIsStreamedExactly() throws Exception {
-        sandboxes.exec(key, "head -c " + (CAP + 1) + " /dev/zero > /workspace/over.bin && head -c " + (CAP - 1)
-                + " /dev/urandom > /workspace/under.bin && sha256sum /workspace/under.bin > /workspace/under.sum");
+        sandboxes.exec(
+                key,
+                "head -c "
+                        + (CAP + 1)
+                        + " /dev/zero > /workspace/over.bin && head -c "
+                        + (CAP - 1)
+                        + " /dev/urandom > /workspace/under.bin && sha256sum /workspace/under.bin > /workspace/under.sum");
         JsonObject p = assertProblem(read("over.bin"), 413, "file-too-large");
-        assertThat(p.getString("detail")).contains(String.valueOf(CAP + 1)).contains(String.valueOf(CAP));
+        assertThat(p.getString("detail"))
+                .contains(String.valueOf(CAP + 1))
+                .contains(String.valueOf(CAP));
 
-        HttpResponse<byte[]> ok = HTTP.send(api.request(base + "/files?path=under.bin", Api.TENANT_A).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> ok =
+                HTTP.send(
+                        api.request(base + "/files?path=under.bin", Api.TENANT_A).GET().build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
         assertThat(ok.statusCode()).isEqualTo(200);
         assertThat(ok.body()).hasSize((int) (CAP - 1));
         String expected = sandboxes.stdout(key, "cut -d' ' -f1 /workspace/under.sum").strip();
-        assertThat(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(ok.body())))
+        assertThat(
+                        java.util.HexFormat.of()
+                                .formatHex(
+                                        java.security.MessageDigest.getInstance("SHA-256")
+                                                .digest(ok.body())))
                 .isEqualTo(expected);
         nothingOfTheReadRuns("/workspace/under.bin");
     }
@@ -101,8 +123,10 @@ class FileReadLimitsIT {
     @Test
     void aClientThatGoesAwayMidReadStopsTheReadingCommand() throws Exception {
         sandboxes.exec(key, "head -c " + (CAP - 1) + " /dev/urandom > /workspace/slow.bin");
-        HttpResponse<InputStream> r = HTTP.send(api.request(base + "/files?path=slow.bin", Api.TENANT_A).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r =
+                HTTP.send(
+                        api.request(base + "/files?path=slow.bin", Api.TENANT_A).GET().build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);
         try (InputStream in = r.body()) {
             assertThat(in.readNBytes(1024)).hasSize(1024);
@@ -113,23 +137,37 @@ class FileReadLimitsIT {
     @Test
     void aReadTheSandboxStallsIsEndedAndItsCommandKilled() throws Exception {
         // The tenant replaces head with a script that blocks forever on a FIFO nobody writes.
-        sandboxes.exec(key, "echo data > /workspace/stalled.txt && mkfifo /tmp/never && cp \"$(command -v head)\" /tmp/head.real "
-                + "&& printf '#!/bin/sh\\nread x < /tmp/never\\n' > \"$(command -v head)\"");
+        sandboxes.exec(
+                key,
+                "echo data > /workspace/stalled.txt && mkfifo /tmp/never && cp \"$(command -v head)\" /tmp/head.real "
+                        + "&& printf '#!/bin/sh\\nread x < /tmp/never\\n' > \"$(command -v head)\"");
         try {
             long start = System.nanoTime();
             HttpResponse<byte[]> r;
             try {
-                r = HTTP.send(api.request(base + "/files?path=stalled.txt", Api.TENANT_A).timeout(Duration.ofSeconds(90))
-                        .GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+                r =
+                        HTTP.send(
+                                api.request(base + "/files?path=stalled.txt", Api.TENANT_A)
+                                        .timeout(Duration.ofSeconds(90))
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofByteArray());
                 assertThat(r.statusCode() == 200 && new String(r.body()).equals("data\n"))
-                        .as("a stalled read never passes for a complete one").isFalse();
+                        .as("a stalled read never passes for a complete one")
+                        .isFalse();
             } catch (java.io.IOException expectedAbort) {
                 // the response was aborted after its headers: also an ended read
             }
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("ended by the internal deadline (10 s here)")
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("ended by the internal deadline (10 s here)")
                     .isLessThan(Duration.ofSeconds(40));
-            Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-                    assertThat(processes()).as("the stalled reader was killed").doesNotContain("/workspace/stalled.txt"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(15))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(processes())
+                                            .as("the stalled reader was killed")
+                                            .doesNotContain("/workspace/stalled.txt"));
         } finally {
             sandboxes.exec(key, "cat /tmp/head.real > \"$(command -v head)\"");
         }

@@ -8,13 +8,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Finds a value in the bytes of files on disk (the server's logs, its database): where a secret must never be. */
+/**
+ * Finds a value in the bytes of files on disk (the server's logs, its database): where a secret
+ * must never be.
+ */
 final class FilesContaining {
 
-    private FilesContaining() {
-    }
+    private FilesContaining() {}
 
-    /** Every regular file below {@code dir} whose bytes contain {@code needle} (UTF-8); none when {@code dir} is missing. */
+    /**
+     * Every regular file below {@code dir} whose bytes contain {@code needle} (UTF-8); none when
+     * {@code dir} is missing.
+     */
     static List<Path> find(Path dir, String needle) throws IOException {
         if (!Files.exists(dir)) {
             return List.of();

@@ -11,17 +11,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The agent of the cross-server tests: six text deltas with a gate (a file the test creates)
- * after the third, so a test can kill or pause its server mid-run; and the exact log it must
- * leave, as fingerprints. Deltas, not plain lines, so the transcript is all TEXT chunks.
+ * The agent of the cross-server tests: six text deltas with a gate (a file the test creates) after
+ * the third, so a test can kill or pause its server mid-run; and the exact log it must leave, as
+ * fingerprints. Deltas, not plain lines, so the transcript is all TEXT chunks.
  */
 final class GatedAgent {
 
-    /** Stored chunks once the first three lines are in: accepted, started, message start, three contents. */
+    /**
+     * Stored chunks once the first three lines are in: accepted, started, message start, three
+     * contents.
+     */
     static final int AFTER_THREE = 6;
 
-    private GatedAgent() {
-    }
+    private GatedAgent() {}
 
     static String agent(String gate) {
         StringBuilder sb = new StringBuilder();
@@ -42,11 +44,16 @@ final class GatedAgent {
         return "/tmp/gate-" + runId;
     }
 
-    /** Fingerprints of the whole log of a run of {@link #agent} in thread {@code t-runs} that exited 0. */
+    /**
+     * Fingerprints of the whole log of a run of {@link #agent} in thread {@code t-runs} that exited
+     * 0.
+     */
     static List<String> expected(String runId) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
-        chunks.add(new ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        chunks.add(
+                new ChunkFactory(runId, "t-runs", () -> 0L)
+                        .custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
         chunks.addAll(t.onStart());
         for (int i = 1; i <= 6; i++) {
             chunks.addAll(t.onLine(line(i)));
@@ -58,6 +65,8 @@ final class GatedAgent {
     /** Fingerprints of the run's stored log, as {@code /runs/{id}/log} returns it. */
     static List<String> storedFingerprints(Api api, String runId) {
         JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
-        return log.stream().map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk"))).toList();
+        return log.stream()
+                .map(v -> Chunks.fingerprint(v.asJsonObject().getJsonObject("chunk")))
+                .toList();
     }
 }

@@ -18,11 +18,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The claude-code and codex harnesses end to end: the sandbox gets a stand-in CLI (a script
- * named like the real one) that prints a recorded transcript of that CLI's JSON output and
- * records the arguments it was called with and what it read on stdin. The service must hand
- * it the prompt on stdin, never as an argument, and turn its output into the same chunks as
- * the translator does offline.
+ * The claude-code and codex harnesses end to end: the sandbox gets a stand-in CLI (a script named
+ * like the real one) that prints a recorded transcript of that CLI's JSON output and records the
+ * arguments it was called with and what it read on stdin. The service must hand it the prompt on
+ * stdin, never as an argument, and turn its output into the same chunks as the translator does
+ * offline.
  */
 class HarnessRunsIT {
 
@@ -37,7 +37,11 @@ class HarnessRunsIT {
 
     @Test
     void claudeCodeRunsTheCliWithThePromptOnStdinAndTranslatesItsStream() throws Exception {
-        check(Harness.CLAUDE_CODE, "claude", "harness/claude-code-success.ndjson", "-p\n--output-format\nstream-json\n--verbose\n");
+        check(
+                Harness.CLAUDE_CODE,
+                "claude",
+                "harness/claude-code-success.ndjson",
+                "-p\n--output-format\nstream-json\n--verbose\n");
     }
 
     @Test
@@ -45,24 +49,41 @@ class HarnessRunsIT {
         check(Harness.CODEX, "codex", "harness/codex-success.jsonl", "exec\n--json\n-\n");
     }
 
-    private void check(Harness harness, String cli, String fixture, String expectedArgs) throws Exception {
+    private void check(Harness harness, String cli, String fixture, String expectedArgs)
+            throws Exception {
         String transcript = Files.readString(Path.of("src/test/resources", fixture));
-        String key = sandboxes.ensure("{\"definitionId\":\"harness-" + UUID.randomUUID() + "\"}").getString("key");
+        String key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"harness-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         put(key, "/workspace/transcript.ndjson", transcript);
-        put(key, "/usr/local/bin/" + cli, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > /workspace/args\n"
-                + "cat > /workspace/stdin\ncat /workspace/transcript.ndjson\n");
+        put(
+                key,
+                "/usr/local/bin/" + cli,
+                "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > /workspace/args\n"
+                        + "cat > /workspace/stdin\ncat /workspace/transcript.ndjson\n");
         sandboxes.exec(key, "chmod +x /usr/local/bin/" + cli);
 
         String prompt = "fix 'the' \"test\"; $(touch /tmp/pwned)";
         String runId = "r-" + UUID.randomUUID();
-        runs.start("{\"runId\":\"" + runId + "\",\"threadId\":\"t-h\",\"sandbox\":{\"key\":\"" + key + "\"},"
-                + "\"harness\":\"" + harness.wireName() + "\",\"prompt\":" + Runs.jsonString(prompt) + "}");
+        runs.start(
+                "{\"runId\":\""
+                        + runId
+                        + "\",\"threadId\":\"t-h\",\"sandbox\":{\"key\":\""
+                        + key
+                        + "\"},"
+                        + "\"harness\":\""
+                        + harness.wireName()
+                        + "\",\"prompt\":"
+                        + Runs.jsonString(prompt)
+                        + "}");
         List<SseClient.Event> events = runs.transcript(runId, null);
 
         HarnessTranslator t = harness.translator(runId, "t-h", () -> 0L);
         List<JsonObject> expected = new ArrayList<>();
-        expected.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-h", () -> 0L)
-                .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
+        expected.add(
+                new dev.agentbox.run.harness.ChunkFactory(runId, "t-h", () -> 0L)
+                        .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
         expected.addAll(t.onStart());
         transcript.lines().forEach(l -> expected.addAll(t.onLine(l)));
         expected.addAll(t.onExit(0, ""));
@@ -71,18 +92,41 @@ class HarnessRunsIT {
 
         assertThat(sandboxes.stdout(key, "cat /workspace/args")).isEqualTo(expectedArgs);
         assertThat(sandboxes.stdout(key, "cat /workspace/stdin")).isEqualTo(prompt);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(sandboxes.stdout(key,
-                "ls -A /tmp/agentbox-runs 2>/dev/null || true")).as("the prompt file goes with the journal").doesNotContain(".prompt"));
-        assertThat(sandboxes.exec(key, "test -e /tmp/pwned").getInt("exitCode")).as("prompt never ran as shell").isNotZero();
-        assertThat(runs.get(runId).getString("status")).isEqualTo(
-                expected.get(expected.size() - 1).getString("type").equals("RUN_FINISHED") ? "completed" : "failed");
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                sandboxes.stdout(
+                                                        key,
+                                                        "ls -A /tmp/agentbox-runs 2>/dev/null || true"))
+                                        .as("the prompt file goes with the journal")
+                                        .doesNotContain(".prompt"));
+        assertThat(sandboxes.exec(key, "test -e /tmp/pwned").getInt("exitCode"))
+                .as("prompt never ran as shell")
+                .isNotZero();
+        assertThat(runs.get(runId).getString("status"))
+                .isEqualTo(
+                        expected.get(expected.size() - 1).getString("type").equals("RUN_FINISHED")
+                                ? "completed"
+                                : "failed");
         if (harness == Harness.CLAUDE_CODE) {
-            assertThat(runs.get(runId).containsKey("usage")).as("result usage recorded on the run").isTrue();
+            assertThat(runs.get(runId).containsKey("usage"))
+                    .as("result usage recorded on the run")
+                    .isTrue();
         }
     }
 
     private void put(String key, String path, String content) {
-        assertThat(api.send(api.request("/api/v1/sandboxes/" + key + "/files?path=" + path, Api.TENANT_A)
-                .PUT(HttpRequest.BodyPublishers.ofString(content))).statusCode()).isEqualTo(204);
+        assertThat(
+                        api.send(
+                                        api.request(
+                                                        "/api/v1/sandboxes/"
+                                                                + key
+                                                                + "/files?path="
+                                                                + path,
+                                                        Api.TENANT_A)
+                                                .PUT(HttpRequest.BodyPublishers.ofString(content)))
+                                .statusCode())
+                .isEqualTo(204);
     }
 }

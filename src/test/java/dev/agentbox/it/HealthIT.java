@@ -17,10 +17,14 @@ class HealthIT {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         JsonObject database = check(Api.object(response), "database");
         assertThat(database.getString("status")).isEqualTo("UP");
-        String expected = "postgresql".equals(System.getProperty("agentbox.it.db.kind")) ? "PostgreSQL" : "Apache Derby";
+        String expected =
+                "postgresql".equals(System.getProperty("agentbox.it.db.kind"))
+                        ? "PostgreSQL"
+                        : "Apache Derby";
         assertThat(database.getJsonObject("data").getString("product")).isEqualTo(expected);
         JsonObject service = check(Api.object(response), "agentbox");
-        assertThat(service.getJsonObject("data").getString("installationId")).matches("[0-9a-f]{32}");
+        assertThat(service.getJsonObject("data").getString("installationId"))
+                .matches("[0-9a-f]{32}");
     }
 
     @Test

@@ -13,10 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code image} names only images on the allowlist, verbatim. The attack: tenant-b names
- * tenant-a's snapshot image — by name, by full id, by a 4-char id prefix — to start a sandbox
- * holding tenant-a's workspace and read it. Every spelling is {@code 400 image-not-allowed}
- * and nothing is created for tenant-b.
+ * {@code image} names only images on the allowlist, verbatim. The attack: tenant-b names tenant-a's
+ * snapshot image — by name, by full id, by a 4-char id prefix — to start a sandbox holding
+ * tenant-a's workspace and read it. Every spelling is {@code 400 image-not-allowed} and nothing is
+ * created for tenant-b.
  */
 class ImageAllowlistIT {
 
@@ -31,7 +31,11 @@ class ImageAllowlistIT {
     }
 
     private static String bodyWithImage(String image) {
-        return "{\"definitionId\":\"img-" + UUID.randomUUID() + "\",\"image\":" + Json.createValue(image) + "}";
+        return "{\"definitionId\":\"img-"
+                + UUID.randomUUID()
+                + "\",\"image\":"
+                + Json.createValue(image)
+                + "}";
     }
 
     private List<String> betaContainers() {
@@ -41,30 +45,61 @@ class ImageAllowlistIT {
     @Test
     void anotherTenantsSnapshotImageCannotBeNamedByNameIdOrIdPrefix() {
         String secretLine = "alpha-private-" + UUID.randomUUID();
-        JsonObject a = alpha.ensure("{\"definitionId\":\"img-alpha-" + UUID.randomUUID() + "\",\"workspace\":{\"setup\":"
-                + "[\"echo " + secretLine + " > private.txt\"]},\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
+        JsonObject a =
+                alpha.ensure(
+                        "{\"definitionId\":\"img-alpha-"
+                                + UUID.randomUUID()
+                                + "\",\"workspace\":{\"setup\":"
+                                + "[\"echo "
+                                + secretLine
+                                + " > private.txt\"]},\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
         String snapshot = a.getString("snapshotId");
         assertThat(snapshot).startsWith("agentbox/snapshot:");
         String id = DockerCli.ok("image", "inspect", "-f", "{{.Id}}", snapshot);
         String hex = id.replaceFirst("^sha256:", "");
         // the image really holds the file: what the attack was after
-        assertThat(DockerCli.ok("run", "--rm", "--network", "none", "--label", "agentbox.test=image-allowlist",
-                snapshot, "cat", "/workspace/private.txt")).contains(secretLine);
+        assertThat(
+                        DockerCli.ok(
+                                "run",
+                                "--rm",
+                                "--network",
+                                "none",
+                                "--label",
+                                "agentbox.test=image-allowlist",
+                                snapshot,
+                                "cat",
+                                "/workspace/private.txt"))
+                .contains(secretLine);
 
         List<String> before = betaContainers();
-        for (String spelling : List.of(snapshot, id, hex, hex.substring(0, 12), hex.substring(0, 4),
-                "agentbox/snapshot", snapshot.replace("agentbox/snapshot:", "docker.io/agentbox/snapshot:"))) {
+        for (String spelling :
+                List.of(
+                        snapshot,
+                        id,
+                        hex,
+                        hex.substring(0, 12),
+                        hex.substring(0, 4),
+                        "agentbox/snapshot",
+                        snapshot.replace("agentbox/snapshot:", "docker.io/agentbox/snapshot:"))) {
             HttpResponse<String> r = beta.ensureRaw(bodyWithImage(spelling));
             JsonObject problem = assertProblem(r, 400, "image-not-allowed");
             assertThat(problem.getString("field")).isEqualTo("image");
             assertThat(r.body()).doesNotContain(secretLine);
         }
         // the same through a run's inline sandbox
-        HttpResponse<String> run = api.send(api.request("/api/v1/runs", Api.TENANT_B)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"runId\":\"img-" + UUID.randomUUID() + "\",\"threadId\":\"t\","
-                        + "\"harness\":\"command\",\"command\":\"cat /workspace/private.txt\","
-                        + "\"sandbox\":" + bodyWithImage(hex.substring(0, 4)) + "}")));
+        HttpResponse<String> run =
+                api.send(
+                        api.request("/api/v1/runs", Api.TENANT_B)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"runId\":\"img-"
+                                                        + UUID.randomUUID()
+                                                        + "\",\"threadId\":\"t\","
+                                                        + "\"harness\":\"command\",\"command\":\"cat /workspace/private.txt\","
+                                                        + "\"sandbox\":"
+                                                        + bodyWithImage(hex.substring(0, 4))
+                                                        + "}")));
         assertProblem(run, 400, "image-not-allowed");
         assertThat(run.body()).doesNotContain(secretLine);
         assertThat(betaContainers()).isEqualTo(before);
@@ -73,9 +108,16 @@ class ImageAllowlistIT {
 
     @Test
     void theOwnerAlsoCannotNameItsSnapshotAsImageOnlyRestoreReachesIt() {
-        JsonObject a = alpha.ensure("{\"definitionId\":\"img-own-" + UUID.randomUUID() + "\","
-                + "\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
-        assertProblem(alpha.ensureRaw(bodyWithImage(a.getString("snapshotId"))), 400, "image-not-allowed");
+        JsonObject a =
+                alpha.ensure(
+                        "{\"definitionId\":\"img-own-"
+                                + UUID.randomUUID()
+                                + "\","
+                                + "\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
+        assertProblem(
+                alpha.ensureRaw(bodyWithImage(a.getString("snapshotId"))),
+                400,
+                "image-not-allowed");
     }
 
     @Test
@@ -85,12 +127,22 @@ class ImageAllowlistIT {
         JsonObject bookworm = beta.ensure(bodyWithImage("agentbox/sandbox:bookworm"));
         assertThat(beta.stdout(bookworm.getString("key"), "cat /etc/debian_version")).isNotBlank();
 
-        JsonObject notLowercase = assertProblem(beta.ensureRaw(bodyWithImage("NotLowercase")), 400, "image-not-allowed");
+        JsonObject notLowercase =
+                assertProblem(
+                        beta.ensureRaw(bodyWithImage("NotLowercase")), 400, "image-not-allowed");
         assertThat(notLowercase.getString("field")).isEqualTo("image");
-        for (String other : List.of("agentbox/sandbox:latest", "agentbox/sandbox", "agentbox/debian-base:bookworm",
-                "agentbox/sandbox@sha256:" + "0".repeat(64), "busybox:latest")) {
+        for (String other :
+                List.of(
+                        "agentbox/sandbox:latest",
+                        "agentbox/sandbox",
+                        "agentbox/debian-base:bookworm",
+                        "agentbox/sandbox@sha256:" + "0".repeat(64),
+                        "busybox:latest")) {
             assertProblem(beta.ensureRaw(bodyWithImage(other)), 400, "image-not-allowed");
         }
-        assertProblem(beta.ensureRaw(bodyWithImage("agentbox/sandbox:bookworm\n")), 400, "invalid-request");
+        assertProblem(
+                beta.ensureRaw(bodyWithImage("agentbox/sandbox:bookworm\n")),
+                400,
+                "invalid-request");
     }
 }

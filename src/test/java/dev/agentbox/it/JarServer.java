@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An extra agentbox server for a test, started from the packaged runnable jar
- * ({@code java -jar target/agentbox.jar}) on its own port, with its output directory and log
- * under the test's folder. Stopped with SIGTERM (or {@link #kill()} for a crash).
+ * An extra agentbox server for a test, started from the packaged runnable jar ({@code java -jar
+ * target/agentbox.jar}) on its own port, with its output directory and log under the test's folder.
+ * Stopped with SIGTERM (or {@link #kill()} for a crash).
  */
 public final class JarServer implements AutoCloseable {
 
@@ -27,13 +27,17 @@ public final class JarServer implements AutoCloseable {
         this.api = new Api("http://localhost:" + port);
     }
 
-    /** Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it fails at once). */
+    /**
+     * Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it
+     * fails at once).
+     */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
         Path log = work.resolve("server-" + port + ".log");
-        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-jar", jar)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        ProcessBuilder pb =
+                new ProcessBuilder(javaBin(), "-jar", jar)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
         pb.environment().remove("AGENTBOX_DB_URL");
         pb.environment().put("HTTP_PORT", String.valueOf(port));
@@ -47,16 +51,26 @@ public final class JarServer implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         JarServer server = new JarServer(process, log, port);
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the server exited with " + process.exitValue() + ":\n" + Files.readString(log));
-            }
-            try {
-                return server.api.send(server.api.request(readyPath).GET()).statusCode() == 200;
-            } catch (IllegalStateException notListeningYet) {
-                return false;
-            }
-        });
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> {
+                            if (!process.isAlive()) {
+                                throw new IllegalStateException(
+                                        "the server exited with "
+                                                + process.exitValue()
+                                                + ":\n"
+                                                + Files.readString(log));
+                            }
+                            try {
+                                return server.api
+                                                .send(server.api.request(readyPath).GET())
+                                                .statusCode()
+                                        == 200;
+                            } catch (IllegalStateException notListeningYet) {
+                                return false;
+                            }
+                        });
         return server;
     }
 
@@ -73,8 +87,8 @@ public final class JarServer implements AutoCloseable {
     }
 
     /**
-     * SIGKILL: the server dies without any shutdown work. The runnable jar's launcher forks
-     * the server JVM, so the whole process tree is killed, server first.
+     * SIGKILL: the server dies without any shutdown work. The runnable jar's launcher forks the
+     * server JVM, so the whole process tree is killed, server first.
      */
     public void kill() throws InterruptedException {
         for (ProcessHandle child : process.descendants().toList()) {

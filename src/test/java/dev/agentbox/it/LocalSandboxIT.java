@@ -12,7 +12,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The local (host process) provider over HTTP; the IT server enables it with its root under target/. */
+/**
+ * The local (host process) provider over HTTP; the IT server enables it with its root under
+ * target/.
+ */
 class LocalSandboxIT {
 
     private final Api api = Api.itServer();
@@ -25,15 +28,20 @@ class LocalSandboxIT {
 
     @Test
     void aLocalSandboxThatIsGoneIsCreatedAgainUnderTheSameKeyAndSetupReruns() throws Exception {
-        String body = "{\"provider\":\"local\",\"definitionId\":\"local-" + UUID.randomUUID() + "\","
-                + "\"workspace\":{\"setup\":[\"echo ran >> .setup-runs\"]}}";
+        String body =
+                "{\"provider\":\"local\",\"definitionId\":\"local-"
+                        + UUID.randomUUID()
+                        + "\","
+                        + "\"workspace\":{\"setup\":[\"echo ran >> .setup-runs\"]}}";
         JsonObject first = sandboxes.ensure(body);
         assertThat(first.getString("outcome")).isEqualTo("created");
         assertThat(first.getJsonObject("capabilities").getBoolean("snapshots")).isFalse();
         assertThat(sandboxes.stdout(first.getString("key"), "cat .setup-runs")).isEqualTo("ran\n");
         assertThat(sandboxes.ensure(body).getString("outcome")).isEqualTo("resumed");
 
-        Path folder = Path.of(System.getProperty("agentbox.it.local-root")).resolve(first.getString("providerSandboxId"));
+        Path folder =
+                Path.of(System.getProperty("agentbox.it.local-root"))
+                        .resolve(first.getString("providerSandboxId"));
         assertThat(folder).isDirectory();
         try (Stream<Path> files = Files.walk(folder)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -47,10 +55,26 @@ class LocalSandboxIT {
 
     @Test
     void aPathOutsideTheLocalSandboxIsRefused() {
-        JsonObject s = sandboxes.ensure("{\"provider\":\"local\",\"definitionId\":\"local-" + UUID.randomUUID() + "\"}");
-        assertProblem(api.get("/api/v1/sandboxes/" + s.getString("key") + "/files?path=../../../etc/hosts", Api.TENANT_A),
-                400, "path-outside-sandbox");
-        assertProblem(api.send(api.request("/api/v1/sandboxes/" + s.getString("key") + "/snapshots", Api.TENANT_A)
-                .POST(java.net.http.HttpRequest.BodyPublishers.noBody())), 422, "unsupported-capability");
+        JsonObject s =
+                sandboxes.ensure(
+                        "{\"provider\":\"local\",\"definitionId\":\"local-"
+                                + UUID.randomUUID()
+                                + "\"}");
+        assertProblem(
+                api.get(
+                        "/api/v1/sandboxes/"
+                                + s.getString("key")
+                                + "/files?path=../../../etc/hosts",
+                        Api.TENANT_A),
+                400,
+                "path-outside-sandbox");
+        assertProblem(
+                api.send(
+                        api.request(
+                                        "/api/v1/sandboxes/" + s.getString("key") + "/snapshots",
+                                        Api.TENANT_A)
+                                .POST(java.net.http.HttpRequest.BodyPublishers.noBody())),
+                422,
+                "unsupported-capability");
     }
 }

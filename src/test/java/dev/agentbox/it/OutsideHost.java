@@ -8,14 +8,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A stand-in for "somewhere on the internet" that never leaves this machine: a container with
- * no Docker network at all, wired to the host by a veth pair on a 198.18.x.y/30 (a benchmarking
- * range, routed nowhere). A bridge sandbox reaches it the way it reaches the outside world —
- * routed by the host, out of its bridge, not to the host itself and not into another Docker
- * bridge — so egress can be proven without sending a packet to any outside address.
+ * A stand-in for "somewhere on the internet" that never leaves this machine: a container with no
+ * Docker network at all, wired to the host by a veth pair on a 198.18.x.y/30 (a benchmarking range,
+ * routed nowhere). A bridge sandbox reaches it the way it reaches the outside world — routed by the
+ * host, out of its bridge, not to the host itself and not into another Docker bridge — so egress
+ * can be proven without sending a packet to any outside address.
  *
- * <p>Needs root on the engine host (the ITs run there). Closing removes the container (and with
- * its network namespace, the veth pair).
+ * <p>Needs root on the engine host (the ITs run there). Closing removes the container (and with its
+ * network namespace, the veth pair).
  */
 public final class OutsideHost implements AutoCloseable {
 
@@ -29,11 +29,24 @@ public final class OutsideHost implements AutoCloseable {
         this.address = address;
     }
 
-    /** Starts {@code command} (a shell command) in a fresh network-less container and routes to it. */
+    /**
+     * Starts {@code command} (a shell command) in a fresh network-less container and routes to it.
+     */
     public static OutsideHost start(String image, String command) {
-        String container = DockerCli.ok("run", "-d", "--network", "none", "--label", "agentbox.test=outside-host",
-                image, "sh", "-c", command);
-        String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
+        String container =
+                DockerCli.ok(
+                        "run",
+                        "-d",
+                        "--network",
+                        "none",
+                        "--label",
+                        "agentbox.test=outside-host",
+                        image,
+                        "sh",
+                        "-c",
+                        command);
+        String suffix =
+                Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
         String hostIf = "vzo" + suffix + "h";
         String peerIf = "vzo" + suffix + "c";
         int third = ThreadLocalRandom.current().nextInt(256);
@@ -46,7 +59,17 @@ public final class OutsideHost implements AutoCloseable {
             sh("ip", "link", "set", peerIf, "netns", pid);
             sh("ip", "addr", "add", net + (fourth + 1) + "/30", "dev", hostIf);
             sh("ip", "link", "set", hostIf, "up");
-            sh("nsenter", "-t", pid, "-n", "ip", "addr", "add", net + (fourth + 2) + "/30", "dev", peerIf);
+            sh(
+                    "nsenter",
+                    "-t",
+                    pid,
+                    "-n",
+                    "ip",
+                    "addr",
+                    "add",
+                    net + (fourth + 2) + "/30",
+                    "dev",
+                    peerIf);
             sh("nsenter", "-t", pid, "-n", "ip", "link", "set", peerIf, "up");
             return h;
         } catch (RuntimeException e) {
@@ -68,7 +91,10 @@ public final class OutsideHost implements AutoCloseable {
     public void close() {
         DockerCli.run("rm", "-f", container);
         try {
-            new ProcessBuilder("ip", "link", "del", hostIf).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+            new ProcessBuilder("ip", "link", "del", hostIf)
+                    .redirectErrorStream(true)
+                    .start()
+                    .waitFor(10, TimeUnit.SECONDS);
         } catch (IOException e) {
             // gone with the container's namespace
         } catch (InterruptedException e) {
@@ -78,10 +104,16 @@ public final class OutsideHost implements AutoCloseable {
 
     private static void sh(String... cmd) {
         try {
-            Process p = new ProcessBuilder(new ArrayList<>(List.of(cmd))).redirectErrorStream(true).start();
+            Process p =
+                    new ProcessBuilder(new ArrayList<>(List.of(cmd)))
+                            .redirectErrorStream(true)
+                            .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", cmd) + " failed (root on the engine host is needed): " + out);
+                throw new IllegalStateException(
+                        String.join(" ", cmd)
+                                + " failed (root on the engine host is needed): "
+                                + out);
             }
         } catch (IOException e) {
             throw new IllegalStateException(String.join(" ", cmd) + " not runnable: " + e, e);

@@ -8,12 +8,14 @@ import java.net.http.HttpResponse;
 /** Asserts that a response is an agentbox problem document. */
 public final class ProblemAssert {
 
-    private ProblemAssert() {
-    }
+    private ProblemAssert() {}
 
     public static JsonObject assertProblem(HttpResponse<String> response, int status, String code) {
         assertThat(response.statusCode()).as("status of %s", response.body()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+        assertThat(response.headers().firstValue("Content-Type"))
+                .get()
+                .asString()
+                .startsWith("application/problem+json");
         JsonObject problem = Api.object(response);
         assertThat(problem.getInt("status")).isEqualTo(status);
         assertThat(problem.getString("code")).isEqualTo(code);

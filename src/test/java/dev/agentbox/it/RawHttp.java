@@ -15,11 +15,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * HTTP/1.1 over a plain socket, for requests that {@link java.net.http.HttpClient} refuses to
- * send: request targets with raw control characters, {@code ..} or matrix parameters left
- * as written, header values with control characters, chunked bodies of any size. One request
- * per connection ({@code Connection: close}); the response is read to the end of the stream,
- * and a response that does not end within the timeout is a failure, never a hang.
+ * HTTP/1.1 over a plain socket, for requests that {@link java.net.http.HttpClient} refuses to send:
+ * request targets with raw control characters, {@code ..} or matrix parameters left as written,
+ * header values with control characters, chunked bodies of any size. One request per connection
+ * ({@code Connection: close}); the response is read to the end of the stream, and a response that
+ * does not end within the timeout is a failure, never a hang.
  */
 public final class RawHttp {
 
@@ -43,7 +43,10 @@ public final class RawHttp {
         this.port = uri.getPort();
     }
 
-    /** Sends {@code method target} exactly as given, without a body, with the bearer token unless null. */
+    /**
+     * Sends {@code method target} exactly as given, without a body, with the bearer token unless
+     * null.
+     */
     public Response send(String method, String target, String token) {
         Map<String, String> head = new LinkedHashMap<>();
         head.put("Accept", "application/json");
@@ -55,12 +58,17 @@ public final class RawHttp {
     }
 
     /**
-     * Sends one request. {@code headLines} are complete header lines (name: value) written
-     * as given; a non-null body is sent with Content-Length, or chunked when {@code chunked}.
-     * The body is written on its own thread, so a server that answers (413) before reading it
-     * all is still heard.
+     * Sends one request. {@code headLines} are complete header lines (name: value) written as
+     * given; a non-null body is sent with Content-Length, or chunked when {@code chunked}. The body
+     * is written on its own thread, so a server that answers (413) before reading it all is still
+     * heard.
      */
-    public Response send(String method, String target, Map<String, String> headLines, byte[] body, boolean chunked,
+    public Response send(
+            String method,
+            String target,
+            Map<String, String> headLines,
+            byte[] body,
+            boolean chunked,
             Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try (Socket socket = new Socket()) {
@@ -72,7 +80,10 @@ public final class RawHttp {
             head.append("Connection: close\r\n");
             headLines.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
             if (body != null) {
-                head.append(chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + body.length + "\r\n");
+                head.append(
+                        chunked
+                                ? "Transfer-Encoding: chunked\r\n"
+                                : "Content-Length: " + body.length + "\r\n");
             }
             head.append("\r\n");
             OutputStream out = socket.getOutputStream();
@@ -90,9 +101,11 @@ public final class RawHttp {
             byte[] raw = readAll(socket.getInputStream(), deadline);
             return parse(raw);
         } catch (SocketTimeoutException e) {
-            throw new AssertionError(method + " " + abbreviate(target) + ": no complete response within " + timeout);
+            throw new AssertionError(
+                    method + " " + abbreviate(target) + ": no complete response within " + timeout);
         } catch (IOException e) {
-            throw new AssertionError(method + " " + abbreviate(target) + ": connection failed: " + e);
+            throw new AssertionError(
+                    method + " " + abbreviate(target) + ": connection failed: " + e);
         }
     }
 
@@ -102,7 +115,9 @@ public final class RawHttp {
             for (int off = 0; off < body.length; off += step) {
                 int n = Math.min(step, body.length - off);
                 if (chunked) {
-                    out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    out.write(
+                            (Integer.toHexString(n) + "\r\n")
+                                    .getBytes(StandardCharsets.ISO_8859_1));
                 }
                 out.write(body, off, n);
                 if (chunked) {
@@ -139,7 +154,8 @@ public final class RawHttp {
                 }
             }
         } catch (java.net.SocketException reset) {
-            // A reset after the response was read (the server closed with body bytes unread) is fine.
+            // A reset after the response was read (the server closed with body bytes unread) is
+            // fine.
             if (buf.size() == 0) {
                 throw reset;
             }
@@ -156,8 +172,11 @@ public final class RawHttp {
                 return null;
             }
             String head = all.substring(0, end).toLowerCase(Locale.ROOT);
-            java.util.regex.Matcher length = java.util.regex.Pattern.compile("\r\ncontent-length:\\s*(\\d+)").matcher(head);
-            return new Framing(end + 4, length.find() ? Long.parseLong(length.group(1)) : -1,
+            java.util.regex.Matcher length =
+                    java.util.regex.Pattern.compile("\r\ncontent-length:\\s*(\\d+)").matcher(head);
+            return new Framing(
+                    end + 4,
+                    length.find() ? Long.parseLong(length.group(1)) : -1,
                     head.contains("\r\ntransfer-encoding: chunked"));
         }
 
@@ -188,7 +207,9 @@ public final class RawHttp {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.putIfAbsent(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+                headers.putIfAbsent(
+                        lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                        lines[i].substring(colon + 1).trim());
             }
         }
         byte[] body = java.util.Arrays.copyOfRange(raw, end + 4, raw.length);
@@ -206,7 +227,9 @@ public final class RawHttp {
             if (lineEnd < 0) {
                 break;
             }
-            String sizeField = new String(body, i, lineEnd - i, StandardCharsets.ISO_8859_1).split(";")[0].trim();
+            String sizeField =
+                    new String(body, i, lineEnd - i, StandardCharsets.ISO_8859_1)
+                            .split(";")[0].trim();
             int size = sizeField.isEmpty() ? 0 : Integer.parseInt(sizeField, 16);
             if (size == 0) {
                 break;

@@ -15,10 +15,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL pass only: a detached run whose server died is finished by the reaper of
- * another server. Server A (a runnable jar on the shared database) starts the run, its viewer
- * leaves, A is killed with SIGKILL; the agent then exits and the IT server's timer (every
- * 2 s) finds the sentinel, replays the journal into the log and reclaims the sandbox.
+ * PostgreSQL pass only: a detached run whose server died is finished by the reaper of another
+ * server. Server A (a runnable jar on the shared database) starts the run, its viewer leaves, A is
+ * killed with SIGKILL; the agent then exits and the IT server's timer (every 2 s) finds the
+ * sentinel, replays the journal into the log and reclaims the sandbox.
  */
 class ReaperPostgresIT {
 
@@ -34,27 +34,57 @@ class ReaperPostgresIT {
         String gate = "/tmp/gate-" + runId;
         String key;
         try (JarServer a = JarServer.start(work, 19380, env, "/health/ready")) {
-            key = new Sandboxes(a.api(), Api.TENANT_A).ensure("{\"definitionId\":\"reaper-" + UUID.randomUUID() + "\"}").getString("key");
-            String agent = "echo '{\"delta\":\"before\"}'; while [ ! -f " + gate + " ]; do sleep 0.1; done; echo '{\"delta\":\"after\"}'";
-            try (SseClient sse = SseClient.open(a.api().request("/api/v1/runs", Api.TENANT_A).header("Content-Type", "application/json")
-                    .method("POST", HttpRequest.BodyPublishers.ofString(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", agent, ""))))) {
+            key =
+                    new Sandboxes(a.api(), Api.TENANT_A)
+                            .ensure("{\"definitionId\":\"reaper-" + UUID.randomUUID() + "\"}")
+                            .getString("key");
+            String agent =
+                    "echo '{\"delta\":\"before\"}'; while [ ! -f "
+                            + gate
+                            + " ]; do sleep 0.1; done; echo '{\"delta\":\"after\"}'";
+            try (SseClient sse =
+                    SseClient.open(
+                            a.api()
+                                    .request("/api/v1/runs", Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .method(
+                                            "POST",
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    Runs.runBody(
+                                                            runId,
+                                                            "{\"key\":\"" + key + "\"}",
+                                                            agent,
+                                                            ""))))) {
                 assertThat(sse.status()).isEqualTo(200);
                 assertThat(sse.next(Duration.ofSeconds(30))).isNotNull();
             }
-            await().atMost(Duration.ofSeconds(15)).until(() -> runs.get(runId).containsKey("detachedSince"));
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> runs.get(runId).containsKey("detachedSince"));
             a.kill();
         }
         new Sandboxes(it, Api.TENANT_A).exec(key, "touch " + gate);
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(runs.get(runId).getString("status")).isEqualTo("completed"));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () ->
+                                assertThat(runs.get(runId).getString("status"))
+                                        .isEqualTo("completed"));
         JsonObject record = runs.get(runId);
-        assertThat(record.containsKey("detachedSince")).as("only an attach clears detachedSince").isTrue();
+        assertThat(record.containsKey("detachedSince"))
+                .as("only an attach clears detachedSince")
+                .isTrue();
         List<SseClient.Event> transcript = runs.transcript(runId, null);
         assertThat(transcript.stream().filter(e -> e.data().contains("\"before\""))).hasSize(1);
         assertThat(transcript.stream().filter(e -> e.data().contains("\"after\""))).hasSize(1);
         assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).as("sandbox reclaimed").isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                DockerCli.containersWithLabels(
+                                                        "dev.agentbox.key=" + key))
+                                        .as("sandbox reclaimed")
+                                        .isEmpty());
         assertThat(it.get("/api/v1/sandboxes/" + key, Api.TENANT_A).statusCode()).isEqualTo(404);
     }
 }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A run is (tenant, runId): the same runId in two tenants is two independent runs. Ids are
- * bounded and printable, and {@code maxDurationMs} bounds a run.
+ * A run is (tenant, runId): the same runId in two tenants is two independent runs. Ids are bounded
+ * and printable, and {@code maxDurationMs} bounds a run.
  */
 class RunIdentityIT {
 
@@ -32,7 +32,11 @@ class RunIdentityIT {
     private static String agent(String who) {
         StringBuilder sb = new StringBuilder();
         for (int i = 1; i <= 20; i++) {
-            sb.append("echo '{\"delta\":\"").append(who).append('-').append(i).append("\"}'; sleep 0.05; ");
+            sb.append("echo '{\"delta\":\"")
+                    .append(who)
+                    .append('-')
+                    .append(i)
+                    .append("\"}'; sleep 0.05; ");
         }
         return sb.append("true").toString();
     }
@@ -50,15 +54,23 @@ class RunIdentityIT {
     @Test
     void theSameRunIdInTwoTenantsAtOnceIsTwoIndependentRunsWithExactTranscripts() throws Exception {
         String runId = "shared-" + UUID.randomUUID();
-        String keyA = sandboxesA.ensure("{\"definitionId\":\"ident-a-" + UUID.randomUUID() + "\"}").getString("key");
-        String keyB = sandboxesB.ensure("{\"definitionId\":\"ident-b-" + UUID.randomUUID() + "\"}").getString("key");
+        String keyA =
+                sandboxesA
+                        .ensure("{\"definitionId\":\"ident-a-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
+        String keyB =
+                sandboxesB
+                        .ensure("{\"definitionId\":\"ident-b-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         Runs runsA = new Runs(api, Api.TENANT_A);
         Runs runsB = new Runs(api, Api.TENANT_B);
 
         runsA.start(Runs.runBody(runId, "{\"key\":\"" + keyA + "\"}", agent("alpha"), ""));
         runsB.start(Runs.runBody(runId, "{\"key\":\"" + keyB + "\"}", agent("beta"), ""));
-        CompletableFuture<List<SseClient.Event>> a = CompletableFuture.supplyAsync(() -> runsA.transcript(runId, null));
-        CompletableFuture<List<SseClient.Event>> b = CompletableFuture.supplyAsync(() -> runsB.transcript(runId, null));
+        CompletableFuture<List<SseClient.Event>> a =
+                CompletableFuture.supplyAsync(() -> runsA.transcript(runId, null));
+        CompletableFuture<List<SseClient.Event>> b =
+                CompletableFuture.supplyAsync(() -> runsB.transcript(runId, null));
 
         List<String> expectedA = new ArrayList<>();
         List<String> expectedB = new ArrayList<>();
@@ -74,41 +86,81 @@ class RunIdentityIT {
 
     @Test
     void overlongOrUnprintableIdsAreRejectedUpFront() {
-        String key = sandboxesA.ensure("{\"definitionId\":\"ident-ids-" + UUID.randomUUID() + "\"}").getString("key");
+        String key =
+                sandboxesA
+                        .ensure("{\"definitionId\":\"ident-ids-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         Runs runs = new Runs(api, Api.TENANT_A);
         String sandbox = "{\"key\":\"" + key + "\"}";
-        for (String runId : List.of("r".repeat(250), "r".repeat(10_000), "line\nbreak", "cr\rforged", "nul\u0000", "tab\tid")) {
+        for (String runId :
+                List.of(
+                        "r".repeat(250),
+                        "r".repeat(10_000),
+                        "line\nbreak",
+                        "cr\rforged",
+                        "nul\u0000",
+                        "tab\tid")) {
             HttpResponse<String> r = runs.startRaw(Runs.runBody(runId, sandbox, "true", ""));
             ProblemAssert.assertProblem(r, 400, "invalid-request");
             assertThat(Api.object(r).getString("field")).isEqualTo("runId");
         }
-        HttpResponse<String> r = runs.startRaw("{\"runId\":\"ok-" + UUID.randomUUID() + "\",\"threadId\":" + Runs.jsonString("t".repeat(201))
-                + ",\"sandbox\":" + sandbox + ",\"command\":\"true\"}");
+        HttpResponse<String> r =
+                runs.startRaw(
+                        "{\"runId\":\"ok-"
+                                + UUID.randomUUID()
+                                + "\",\"threadId\":"
+                                + Runs.jsonString("t".repeat(201))
+                                + ",\"sandbox\":"
+                                + sandbox
+                                + ",\"command\":\"true\"}");
         ProblemAssert.assertProblem(r, 400, "invalid-request");
         assertThat(Api.object(r).getString("field")).isEqualTo("threadId");
         for (String bad : List.of("-1", "\"3000\"", "1.5", "99999999999999999999999")) {
-            HttpResponse<String> m = runs.startRaw(Runs.runBody("md-" + UUID.randomUUID(), sandbox, "true", ",\"maxDurationMs\":" + bad));
+            HttpResponse<String> m =
+                    runs.startRaw(
+                            Runs.runBody(
+                                    "md-" + UUID.randomUUID(),
+                                    sandbox,
+                                    "true",
+                                    ",\"maxDurationMs\":" + bad));
             ProblemAssert.assertProblem(m, 400, "invalid-request");
         }
     }
 
     @Test
     void aTwoHundredCharacterRunIdRunsToItsEnd() {
-        String key = sandboxesA.ensure("{\"definitionId\":\"ident-200-" + UUID.randomUUID() + "\"}").getString("key");
+        String key =
+                sandboxesA
+                        .ensure("{\"definitionId\":\"ident-200-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         Runs runs = new Runs(api, Api.TENANT_A);
         String runId = "x".repeat(163) + UUID.randomUUID() + "!";
         assertThat(runId).hasSize(200);
-        runs.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", "echo '{\"delta\":\"long\"}'", ""));
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(runs.get(runId).getString("status")).isEqualTo("completed"));
+        runs.start(
+                Runs.runBody(
+                        runId, "{\"key\":\"" + key + "\"}", "echo '{\"delta\":\"long\"}'", ""));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(runs.get(runId).getString("status"))
+                                        .isEqualTo("completed"));
         assertThat(deltas(runs.transcript(runId, null))).containsExactly("long");
     }
 
     @Test
     void aRunPastItsMaxDurationIsAbortedAndItsSandboxDestroyed() {
-        String key = sandboxesA.ensure("{\"definitionId\":\"ident-md-" + UUID.randomUUID() + "\"}").getString("key");
+        String key =
+                sandboxesA
+                        .ensure("{\"definitionId\":\"ident-md-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         Runs runs = new Runs(api, Api.TENANT_A);
         String runId = "md-" + UUID.randomUUID();
-        runs.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", "echo '{\"delta\":\"started\"}'; sleep 600", ",\"maxDurationMs\":3000"));
+        runs.start(
+                Runs.runBody(
+                        runId,
+                        "{\"key\":\"" + key + "\"}",
+                        "echo '{\"delta\":\"started\"}'; sleep 600",
+                        ",\"maxDurationMs\":3000"));
 
         List<SseClient.Event> transcript = runs.transcript(runId, null);
 
@@ -118,8 +170,13 @@ class RunIdentityIT {
         JsonObject record = runs.get(runId);
         assertThat(record.getString("status")).isEqualTo("aborted");
         assertThat(record.getJsonObject("error").getString("code")).isEqualTo("max-duration");
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).isEmpty());
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                DockerCli.containersWithLabels(
+                                                        "dev.agentbox.key=" + key))
+                                        .isEmpty());
         sandboxesA.forget(key);
     }
 }

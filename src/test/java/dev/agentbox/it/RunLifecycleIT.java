@@ -11,7 +11,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Faults, cancel and detach: every way a run ends is a clear terminal state, and a disconnect is never a cancel. */
+/**
+ * Faults, cancel and detach: every way a run ends is a clear terminal state, and a disconnect is
+ * never a cancel.
+ */
 class RunLifecycleIT {
 
     private final Api api = Api.itServer();
@@ -60,7 +63,9 @@ class RunLifecycleIT {
     void cancelAbortsTheRunAndAlwaysDestroysTheSandbox() {
         JsonObject s = sandbox();
         String runId = newRunId();
-        runs.start(Runs.runBody(runId, ref(s), "echo started; sleep 120", ",\"destroyOnComplete\":false"));
+        runs.start(
+                Runs.runBody(
+                        runId, ref(s), "echo started; sleep 120", ",\"destroyOnComplete\":false"));
         try (SseClient sse = runs.events(runId, null)) {
             SseClient.Event e;
             do {
@@ -73,8 +78,10 @@ class RunLifecycleIT {
         JsonObject record = runs.get(runId);
         assertThat(record.getString("status")).isEqualTo("aborted");
         assertThat(record.getBoolean("cancelRequested")).isTrue();
-        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key"))).isEmpty();
-        assertThat(api.get("/api/v1/sandboxes/" + s.getString("key"), Api.TENANT_A).statusCode()).isEqualTo(404);
+        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key")))
+                .isEmpty();
+        assertThat(api.get("/api/v1/sandboxes/" + s.getString("key"), Api.TENANT_A).statusCode())
+                .isEqualTo(404);
         sandboxes.forget(s.getString("key"));
         List<SseClient.Event> replay = runs.transcript(runId, null);
         assertThat(replay.get(0).name()).isEqualTo("CUSTOM");
@@ -86,26 +93,44 @@ class RunLifecycleIT {
         JsonObject s = sandbox();
         String runId = newRunId();
         Instant before = Instant.now();
-        try (SseClient sse = SseClient.open(api.request("/api/v1/runs", Api.TENANT_A).header("Content-Type", "application/json")
-                .method("POST", java.net.http.HttpRequest.BodyPublishers.ofString(
-                        Runs.runBody(runId, ref(s), "for i in 1 2 3 4 5 6; do echo line$i; sleep 1; done", ""))))) {
+        try (SseClient sse =
+                SseClient.open(
+                        api.request("/api/v1/runs", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .method(
+                                        "POST",
+                                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                                                Runs.runBody(
+                                                        runId,
+                                                        ref(s),
+                                                        "for i in 1 2 3 4 5 6; do echo line$i; sleep 1; done",
+                                                        ""))))) {
             assertThat(sse.status()).isEqualTo(200);
             assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
         }
-        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-            JsonObject record = runs.get(runId);
-            assertThat(record.getString("status")).isEqualTo("running");
-            assertThat(record.containsKey("detachedSince")).isTrue();
-            assertThat(Instant.parse(record.getString("detachedSince"))).isAfter(before.minusSeconds(1));
-            assertThat(record.getString("sandboxKey")).isEqualTo(s.getString("key"));
-        });
-        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key"))).hasSize(1);
+        await().atMost(Duration.ofSeconds(15))
+                .untilAsserted(
+                        () -> {
+                            JsonObject record = runs.get(runId);
+                            assertThat(record.getString("status")).isEqualTo("running");
+                            assertThat(record.containsKey("detachedSince")).isTrue();
+                            assertThat(Instant.parse(record.getString("detachedSince")))
+                                    .isAfter(before.minusSeconds(1));
+                            assertThat(record.getString("sandboxKey"))
+                                    .isEqualTo(s.getString("key"));
+                        });
+        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key")))
+                .hasSize(1);
 
         try (SseClient sse = runs.events(runId, null)) {
             SseClient.Event first = sse.next(Duration.ofSeconds(30));
             assertThat(first.name()).isEqualTo("CUSTOM");
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(runs.get(runId).containsKey("detachedSince")).as("attach clears detachedSince").isFalse());
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(runs.get(runId).containsKey("detachedSince"))
+                                            .as("attach clears detachedSince")
+                                            .isFalse());
             List<SseClient.Event> rest = Runs.drain(sse, Duration.ofSeconds(60));
             assertThat(rest.get(rest.size() - 1).name()).isEqualTo("RUN_FINISHED");
             assertThat(rest.stream().filter(e -> e.data().contains("line")).count()).isEqualTo(6);
@@ -116,34 +141,62 @@ class RunLifecycleIT {
     @Test
     void aDisconnectWhileTheSandboxIsStillBootstrappingDetachesAndTheAgentStillStarts() {
         String runId = newRunId();
-        String sandbox = "{\"definitionId\":\"bootstrapping-" + UUID.randomUUID() + "\",\"workspace\":{\"setup\":[\"sleep 3\"]}}";
-        try (SseClient sse = SseClient.open(api.request("/api/v1/runs", Api.TENANT_A).header("Content-Type", "application/json")
-                .method("POST", java.net.http.HttpRequest.BodyPublishers.ofString(
-                        Runs.runBody(runId, sandbox, "echo agent-ran", ",\"destroyOnComplete\":true"))))) {
+        String sandbox =
+                "{\"definitionId\":\"bootstrapping-"
+                        + UUID.randomUUID()
+                        + "\",\"workspace\":{\"setup\":[\"sleep 3\"]}}";
+        try (SseClient sse =
+                SseClient.open(
+                        api.request("/api/v1/runs", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .method(
+                                        "POST",
+                                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                                                Runs.runBody(
+                                                        runId,
+                                                        sandbox,
+                                                        "echo agent-ran",
+                                                        ",\"destroyOnComplete\":true"))))) {
             assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
         }
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            JsonObject record = runs.get(runId);
-            assertThat(record.getString("status")).isEqualTo("running");
-            assertThat(record.containsKey("detachedSince")).isTrue();
-        });
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                assertThat(runs.get(runId).getString("status")).isEqualTo("completed"));
-        assertThat(runs.transcript(runId, null)).anySatisfy(e -> assertThat(e.data()).contains("agent-ran"));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () -> {
+                            JsonObject record = runs.get(runId);
+                            assertThat(record.getString("status")).isEqualTo("running");
+                            assertThat(record.containsKey("detachedSince")).isTrue();
+                        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () ->
+                                assertThat(runs.get(runId).getString("status"))
+                                        .isEqualTo("completed"));
+        assertThat(runs.transcript(runId, null))
+                .anySatisfy(e -> assertThat(e.data()).contains("agent-ran"));
         assertThat(runs.get(runId).getString("sandboxKey")).matches("[0-9a-f]{64}");
     }
 
     @Test
     void aRunningAgentKeepsItsSandboxAlivePastItsKeepAlive() {
         // The IT server looks for idle sandboxes every 2 s; this one's keep-alive is 1 s.
-        JsonObject s = sandboxes.ensure("{\"definitionId\":\"busy-" + UUID.randomUUID() + "\",\"lifecycle\":{\"keepAliveMs\":1000}}");
+        JsonObject s =
+                sandboxes.ensure(
+                        "{\"definitionId\":\"busy-"
+                                + UUID.randomUUID()
+                                + "\",\"lifecycle\":{\"keepAliveMs\":1000}}");
         String runId = newRunId();
         runs.start(Runs.runBody(runId, ref(s), "echo start; sleep 7; echo end", ""));
         List<SseClient.Event> events = runs.transcript(runId, null);
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
         assertThat(events).anySatisfy(e -> assertThat(e.data()).contains("end"));
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + s.getString("key"))).as("idle once the run is over").isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                DockerCli.containersWithLabels(
+                                                        "dev.agentbox.key=" + s.getString("key")))
+                                        .as("idle once the run is over")
+                                        .isEmpty());
         sandboxes.forget(s.getString("key"));
     }
 
@@ -151,13 +204,23 @@ class RunLifecycleIT {
     void aDisconnectCancelsANonDurableRun() {
         JsonObject s = sandbox();
         String runId = newRunId();
-        try (SseClient sse = SseClient.open(api.request("/api/v1/runs", Api.TENANT_A).header("Content-Type", "application/json")
-                .method("POST", java.net.http.HttpRequest.BodyPublishers.ofString(
-                        Runs.runBody(runId, ref(s), "sleep 120", ",\"durable\":false"))))) {
+        try (SseClient sse =
+                SseClient.open(
+                        api.request("/api/v1/runs", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .method(
+                                        "POST",
+                                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                                                Runs.runBody(
+                                                        runId,
+                                                        ref(s),
+                                                        "sleep 120",
+                                                        ",\"durable\":false"))))) {
             assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
         }
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(runs.get(runId).getString("status")).isEqualTo("aborted"));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(runs.get(runId).getString("status")).isEqualTo("aborted"));
         sandboxes.forget(s.getString("key"));
     }
 
@@ -167,14 +230,21 @@ class RunLifecycleIT {
         String keptRun = newRunId();
         runs.start(Runs.runBody(keptRun, ref(kept), "echo done", ",\"destroyOnComplete\":false"));
         runs.transcript(keptRun, null);
-        assertThat(sandboxes.stdout(kept.getString("key"), "echo still-here")).isEqualTo("still-here\n");
+        assertThat(sandboxes.stdout(kept.getString("key"), "echo still-here"))
+                .isEqualTo("still-here\n");
 
         JsonObject gone = sandbox();
         String goneRun = newRunId();
         runs.start(Runs.runBody(goneRun, ref(gone), "echo done", ",\"destroyOnComplete\":true"));
         runs.transcript(goneRun, null);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + gone.getString("key"))).isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                DockerCli.containersWithLabels(
+                                                        "dev.agentbox.key="
+                                                                + gone.getString("key")))
+                                        .isEmpty());
         sandboxes.forget(gone.getString("key"));
     }
 
@@ -182,8 +252,14 @@ class RunLifecycleIT {
     void aRunCanBringItsOwnSandboxByEnsureBody() {
         String runId = newRunId();
         String definition = "run-ensure-" + UUID.randomUUID();
-        runs.start(Runs.runBody(runId, "{\"definitionId\":\"" + definition + "\",\"workspace\":{\"setup\":[\"echo prepared > /workspace/p\"]}}",
-                "cat /workspace/p", ",\"destroyOnComplete\":true"));
+        runs.start(
+                Runs.runBody(
+                        runId,
+                        "{\"definitionId\":\""
+                                + definition
+                                + "\",\"workspace\":{\"setup\":[\"echo prepared > /workspace/p\"]}}",
+                        "cat /workspace/p",
+                        ",\"destroyOnComplete\":true"));
         List<SseClient.Event> events = runs.transcript(runId, null);
         assertThat(events).anySatisfy(e -> assertThat(e.data()).contains("prepared"));
         assertThat(runs.get(runId).getString("sandboxKey")).matches("[0-9a-f]{64}");

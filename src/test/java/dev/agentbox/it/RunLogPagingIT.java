@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * {@code GET /runs/{id}/log?after=&limit=}: a log is read in bounded pages, {@code after}
- * exclusive like {@code Last-Event-ID}; no request can ask for an unbounded page.
+ * {@code GET /runs/{id}/log?after=&limit=}: a log is read in bounded pages, {@code after} exclusive
+ * like {@code Last-Event-ID}; no request can ask for an unbounded page.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunLogPagingIT {
@@ -27,10 +27,17 @@ class RunLogPagingIT {
 
     @BeforeAll
     void aFinishedRunWithSomeFortyChunks() {
-        String key = sandboxes.ensure("{\"definitionId\":\"logpage-" + UUID.randomUUID() + "\"}").getString("key");
+        String key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"logpage-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         runId = "logpage-" + UUID.randomUUID();
-        runs.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}",
-                "for i in $(seq 1 30); do printf '{\"delta\":\"%s\"}\\n' $i; done", ""));
+        runs.start(
+                Runs.runBody(
+                        runId,
+                        "{\"key\":\"" + key + "\"}",
+                        "for i in $(seq 1 30); do printf '{\"delta\":\"%s\"}\\n' $i; done",
+                        ""));
         runs.transcript(runId, null);
     }
 
@@ -58,10 +65,14 @@ class RunLogPagingIT {
             p.forEach(v -> paged.add(v.asJsonObject().getString("offset")));
             after = p.getJsonObject(p.size() - 1).getString("offset");
         }
-        assertThat(paged).containsExactlyElementsOf(whole.stream().map(v -> v.asJsonObject().getString("offset")).toList());
+        assertThat(paged)
+                .containsExactlyElementsOf(
+                        whole.stream().map(v -> v.asJsonObject().getString("offset")).toList());
         JsonObject last = whole.getJsonObject(whole.size() - 1);
         assertThat(last.getJsonObject("chunk").getString("type")).isEqualTo("RUN_FINISHED");
-        assertThat(page("?after=" + last.getString("offset"))).as("after the last offset: nothing").isEmpty();
+        assertThat(page("?after=" + last.getString("offset")))
+                .as("after the last offset: nothing")
+                .isEmpty();
     }
 
     @Test
@@ -70,17 +81,27 @@ class RunLogPagingIT {
         String third = whole.getJsonObject(2).getString("offset");
         JsonArray rest = page("?after=" + third + "&limit=2");
         assertThat(rest).hasSize(2);
-        assertThat(rest.getJsonObject(0).getString("offset")).isEqualTo(whole.getJsonObject(3).getString("offset"));
-        assertThat(rest.getJsonObject(0).getJsonObject("chunk")).isEqualTo(whole.getJsonObject(3).getJsonObject("chunk"));
+        assertThat(rest.getJsonObject(0).getString("offset"))
+                .isEqualTo(whole.getJsonObject(3).getString("offset"));
+        assertThat(rest.getJsonObject(0).getJsonObject("chunk"))
+                .isEqualTo(whole.getJsonObject(3).getJsonObject("chunk"));
     }
 
     @Test
     void aLimitOutOfRangeOrNotANumberIsABadRequestNamingIt() {
         for (String limit : List.of("0", "-1", "1001", "many", "1e3")) {
-            JsonObject p = assertProblem(api.get(Runs.path(runId) + "/log?limit=" + limit, Api.TENANT_A), 400, "invalid-request");
+            JsonObject p =
+                    assertProblem(
+                            api.get(Runs.path(runId) + "/log?limit=" + limit, Api.TENANT_A),
+                            400,
+                            "invalid-request");
             assertThat(p.getString("field")).isEqualTo("limit");
         }
-        JsonObject p = assertProblem(api.get(Runs.path(runId) + "/log?after=x", Api.TENANT_A), 400, "invalid-request");
+        JsonObject p =
+                assertProblem(
+                        api.get(Runs.path(runId) + "/log?after=x", Api.TENANT_A),
+                        400,
+                        "invalid-request");
         assertThat(p.getString("field")).isEqualTo("after");
     }
 

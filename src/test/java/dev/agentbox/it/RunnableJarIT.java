@@ -13,38 +13,46 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packaged runnable jar ({@code java -jar target/agentbox.jar}) without any token
- * configured: single-tenant dev mode on embedded Derby. The jar unpacks its server into a
- * fresh folder on every start, so the server's output directory (and with it the Derby
- * database) is placed with {@code WLP_OUTPUT_DIR}; started twice, the second start must
- * reuse the database the first one created.
+ * The packaged runnable jar ({@code java -jar target/agentbox.jar}) without any token configured:
+ * single-tenant dev mode on embedded Derby. The jar unpacks its server into a fresh folder on every
+ * start, so the server's output directory (and with it the Derby database) is placed with {@code
+ * WLP_OUTPUT_DIR}; started twice, the second start must reuse the database the first one created.
  */
 class RunnableJarIT {
 
     private static final int PORT = 19180;
 
-    @TempDir
-    Path work;
+    @TempDir Path work;
 
     @Test
     void runnableJarStartsInDevModeAndReusesItsDerbyDatabaseOnRestart() throws Exception {
         String installation;
         try (JarServer server = JarServer.start(work, PORT, Map.of(), "/health/ready")) {
             Api api = server.api();
-            assertThat(api.send(api.request("/api/v1/providers").GET()).statusCode()).as("no token needed in dev mode").isEqualTo(200);
-            JsonObject service = HealthIT.check(Api.object(api.send(api.request("/health/ready").GET())), "agentbox").getJsonObject("data");
+            assertThat(api.send(api.request("/api/v1/providers").GET()).statusCode())
+                    .as("no token needed in dev mode")
+                    .isEqualTo(200);
+            JsonObject service =
+                    HealthIT.check(
+                                    Api.object(api.send(api.request("/health/ready").GET())),
+                                    "agentbox")
+                            .getJsonObject("data");
             assertThat(service.getString("auth")).isEqualTo("disabled");
             installation = service.getString("installationId");
             assertThat(server.log()).contains("dev mode");
         }
         try (var dbs = Files.walk(work)) {
             assertThat(dbs.filter(p -> p.getFileName().toString().equals("agentbox-db")).findAny())
-                    .as("Derby database folder under the server's output dir").isPresent();
+                    .as("Derby database folder under the server's output dir")
+                    .isPresent();
         }
         try (JarServer server = JarServer.start(work, PORT, Map.of(), "/health/ready")) {
             Api api = server.api();
             JsonObject again = Api.object(api.send(api.request("/health/ready").GET()));
-            assertThat(HealthIT.check(again, "agentbox").getJsonObject("data").getString("installationId"))
+            assertThat(
+                            HealthIT.check(again, "agentbox")
+                                    .getJsonObject("data")
+                                    .getString("installationId"))
                     .as("the second start finds the database of the first")
                     .isEqualTo(installation);
         }
@@ -52,18 +60,25 @@ class RunnableJarIT {
 
     @Test
     void anUnreachableDockerEngineIsProviderUnavailableAndReadinessDown() throws Exception {
-        Map<String, String> env = Map.of("AGENTBOX_DOCKER_HOST", "unix://" + work.resolve("no-engine.sock"));
+        Map<String, String> env =
+                Map.of("AGENTBOX_DOCKER_HOST", "unix://" + work.resolve("no-engine.sock"));
         try (JarServer server = JarServer.start(work, PORT, env, "/health/live")) {
             Api api = server.api();
-            HttpResponse<String> ensure = api.send(api.request("/api/v1/sandboxes")
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")));
+            HttpResponse<String> ensure =
+                    api.send(
+                            api.request("/api/v1/sandboxes")
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString("{}")));
             ProblemAssert.assertProblem(ensure, 503, "provider-unavailable");
 
             HttpResponse<String> ready = api.send(api.request("/health/ready").GET());
             assertThat(ready.statusCode()).isEqualTo(503);
-            assertThat(HealthIT.check(Api.object(ready), "provider-docker").getString("status")).isEqualTo("DOWN");
+            assertThat(HealthIT.check(Api.object(ready), "provider-docker").getString("status"))
+                    .isEqualTo("DOWN");
 
-            JsonObject docker = ((JsonArray) Api.json(api.send(api.request("/api/v1/providers").GET()))).getJsonObject(0);
+            JsonObject docker =
+                    ((JsonArray) Api.json(api.send(api.request("/api/v1/providers").GET())))
+                            .getJsonObject(0);
             assertThat(docker.getString("name")).isEqualTo("docker");
             assertThat(docker.getBoolean("available")).isFalse();
         }

@@ -21,12 +21,15 @@ public final class Runs {
     }
 
     public static String path(String runId) {
-        return "/api/v1/runs/" + URLEncoder.encode(runId, StandardCharsets.UTF_8).replace("+", "%20");
+        return "/api/v1/runs/"
+                + URLEncoder.encode(runId, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     public HttpResponse<String> startRaw(String body) {
-        return api.send(api.request("/api/v1/runs", token).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        return api.send(
+                api.request("/api/v1/runs", token)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     public JsonObject start(String body) {
@@ -42,7 +45,9 @@ public final class Runs {
     }
 
     public HttpResponse<String> cancel(String runId) {
-        return api.send(api.request(path(runId) + "/cancel", token).POST(HttpRequest.BodyPublishers.noBody()));
+        return api.send(
+                api.request(path(runId) + "/cancel", token)
+                        .POST(HttpRequest.BodyPublishers.noBody()));
     }
 
     public SseClient events(String runId, String lastEventId) {
@@ -70,8 +75,14 @@ public final class Runs {
     }
 
     public static String runBody(String runId, String sandbox, String command, String extra) {
-        return "{\"runId\":" + jsonString(runId) + ",\"threadId\":\"t-runs\",\"sandbox\":" + sandbox
-                + ",\"harness\":\"command\",\"command\":" + jsonString(command) + extra + "}";
+        return "{\"runId\":"
+                + jsonString(runId)
+                + ",\"threadId\":\"t-runs\",\"sandbox\":"
+                + sandbox
+                + ",\"harness\":\"command\",\"command\":"
+                + jsonString(command)
+                + extra
+                + "}";
     }
 
     public static String jsonString(String s) {

@@ -19,20 +19,28 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** Durable runs end to end: a scripted agent in a real container, transcripts compared chunk by chunk. */
+/**
+ * Durable runs end to end: a scripted agent in a real container, transcripts compared chunk by
+ * chunk.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunsIT {
 
-    /** A scripted agent: deltas, a non-JSON line, a tool call, another JSON object, a pause, a closing delta. */
-    static final List<String> AGENT_LINES = List.of(
-            "{\"delta\":\"Hel\"}",
-            "{\"delta\":\"lo\"}",
-            "plain text",
-            "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"ls\"}",
-            "{\"type\":\"TOOL_CALL_ARGS\",\"delta\":\"{}\"}",
-            "{\"type\":\"TOOL_CALL_END\"}",
-            "{\"foo\":1}",
-            "{\"delta\":\"bye\"}");
+    /**
+     * A scripted agent: deltas, a non-JSON line, a tool call, another JSON object, a pause, a
+     * closing delta.
+     */
+    static final List<String> AGENT_LINES =
+            List.of(
+                    "{\"delta\":\"Hel\"}",
+                    "{\"delta\":\"lo\"}",
+                    "plain text",
+                    "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"ls\"}",
+                    "{\"type\":\"TOOL_CALL_ARGS\",\"delta\":\"{}\"}",
+                    "{\"type\":\"TOOL_CALL_END\"}",
+                    "{\"foo\":1}",
+                    "{\"delta\":\"bye\"}");
+
     static final String AGENT;
 
     static {
@@ -53,7 +61,10 @@ class RunsIT {
 
     @BeforeAll
     void sandbox() {
-        key = sandboxes.ensure("{\"definitionId\":\"runs-" + UUID.randomUUID() + "\"}").getString("key");
+        key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"runs-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
     }
 
     @AfterAll
@@ -69,11 +80,15 @@ class RunsIT {
         return "r-" + UUID.randomUUID();
     }
 
-    /** The chunks the command harness must produce for AGENT_LINES, by fingerprint (no timestamps). */
+    /**
+     * The chunks the command harness must produce for AGENT_LINES, by fingerprint (no timestamps).
+     */
     private static List<String> expectedFingerprints(String runId) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
-        chunks.add(new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L).custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
+        chunks.add(
+                new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L)
+                        .custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
         chunks.addAll(t.onStart());
         AGENT_LINES.forEach(l -> chunks.addAll(t.onLine(l)));
         chunks.addAll(t.onExit(0, ""));
@@ -92,21 +107,35 @@ class RunsIT {
         assertThat(accepted.getString("events")).isEqualTo("/api/v1/runs/" + runId + "/events");
 
         List<SseClient.Event> events = runs.transcript(runId, null);
-        assertThat(events).extracting(SseClient.Event::name).containsExactly(
-                "CUSTOM", "RUN_STARTED",
-                "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
-                "CUSTOM", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "CUSTOM",
-                "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED");
+        assertThat(events)
+                .extracting(SseClient.Event::name)
+                .containsExactly(
+                        "CUSTOM",
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START",
+                        "TEXT_MESSAGE_CONTENT",
+                        "TEXT_MESSAGE_CONTENT",
+                        "TEXT_MESSAGE_END",
+                        "CUSTOM",
+                        "TOOL_CALL_START",
+                        "TOOL_CALL_ARGS",
+                        "TOOL_CALL_END",
+                        "CUSTOM",
+                        "TEXT_MESSAGE_START",
+                        "TEXT_MESSAGE_CONTENT",
+                        "TEXT_MESSAGE_END",
+                        "RUN_FINISHED");
         assertThat(fingerprints(events)).containsExactlyElementsOf(expectedFingerprints(runId));
         assertThat(Api.parse(events.get(0).data()).getString("name")).isEqualTo("run.accepted");
         List<Long> ids = events.stream().map(e -> Long.parseLong(e.id())).toList();
         assertThat(ids).isSorted().doesNotHaveDuplicates();
-        events.forEach(e -> {
-            JsonObject c = Api.parse(e.data());
-            assertThat(c.getString("runId")).isEqualTo(runId);
-            assertThat(c.getString("threadId")).isEqualTo("t-runs");
-            assertThat(c.getJsonNumber("timestamp").longValue()).isPositive();
-        });
+        events.forEach(
+                e -> {
+                    JsonObject c = Api.parse(e.data());
+                    assertThat(c.getString("runId")).isEqualTo(runId);
+                    assertThat(c.getString("threadId")).isEqualTo("t-runs");
+                    assertThat(c.getJsonNumber("timestamp").longValue()).isPositive();
+                });
 
         JsonObject record = runs.get(runId);
         assertThat(record.getString("status")).isEqualTo("completed");
@@ -116,14 +145,27 @@ class RunsIT {
         assertThat(record.containsKey("error")).isFalse();
         assertThat(record.containsKey("detachedSince")).isFalse();
         assertThat(record.containsKey("cancelRequested")).isFalse();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(sandboxes.stdout(key, "ls -A /tmp/agentbox-runs 2>/dev/null | grep -c . || true").trim())
-                        .as("journal files deleted after completion").isEqualTo("0"));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                sandboxes
+                                                        .stdout(
+                                                                key,
+                                                                "ls -A /tmp/agentbox-runs 2>/dev/null | grep -c . || true")
+                                                        .trim())
+                                        .as("journal files deleted after completion")
+                                        .isEqualTo("0"));
 
         List<SseClient.Event> tail = runs.transcript(runId, events.get(4).id());
-        assertThat(tail).extracting(SseClient.Event::id).containsExactlyElementsOf(
-                events.subList(5, events.size()).stream().map(SseClient.Event::id).toList());
-        assertThat(Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray()).hasSize(events.size());
+        assertThat(tail)
+                .extracting(SseClient.Event::id)
+                .containsExactlyElementsOf(
+                        events.subList(5, events.size()).stream()
+                                .map(SseClient.Event::id)
+                                .toList());
+        assertThat(Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray())
+                .hasSize(events.size());
     }
 
     @Test
@@ -131,13 +173,17 @@ class RunsIT {
         String runId = newRunId();
         runs.start(Runs.runBody(runId, keyRef(), "sleep 2; " + AGENT, ""));
         List<CompletableFuture<List<String>>> readers = new ArrayList<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(20);
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(20);
         for (int i = 0; i < 20; i++) {
-            readers.add(CompletableFuture.supplyAsync(() -> fingerprints(runs.transcript(runId, null)), pool));
+            readers.add(
+                    CompletableFuture.supplyAsync(
+                            () -> fingerprints(runs.transcript(runId, null)), pool));
         }
         pool.shutdown();
         List<List<String>> transcripts = readers.stream().map(CompletableFuture::join).toList();
-        transcripts.forEach(t -> assertThat(t).containsExactlyElementsOf(expectedFingerprints(runId)));
+        transcripts.forEach(
+                t -> assertThat(t).containsExactlyElementsOf(expectedFingerprints(runId)));
     }
 
     @Test
@@ -147,11 +193,13 @@ class RunsIT {
         List<SseClient.Event> events = runs.transcript(runId, null);
         SseClient.Event last = events.get(events.size() - 1);
         assertThat(last.name()).isEqualTo("RUN_ERROR");
-        assertThat(Api.parse(last.data()).getString("message")).isEqualTo("Agent process exited with code 7: boom");
+        assertThat(Api.parse(last.data()).getString("message"))
+                .isEqualTo("Agent process exited with code 7: boom");
         assertThat(Api.parse(last.data()).getString("code")).isEqualTo("agent-exit");
         JsonObject record = runs.get(runId);
         assertThat(record.getString("status")).isEqualTo("failed");
-        assertThat(record.getJsonObject("error").getString("message")).isEqualTo("Agent process exited with code 7: boom");
+        assertThat(record.getJsonObject("error").getString("message"))
+                .isEqualTo("Agent process exited with code 7: boom");
         assertThat(record.getJsonObject("error").getString("code")).isEqualTo("agent-exit");
     }
 
@@ -161,23 +209,60 @@ class RunsIT {
         runs.start(Runs.runBody(runId, keyRef(), "ls /tmp/agentbox-runs; sleep 1", ""));
         List<SseClient.Event> events = runs.transcript(runId, null);
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
-        List<String> listed = events.stream().filter(e -> e.name().equals("CUSTOM"))
-                .map(e -> Api.parse(e.data())).filter(c -> c.getString("name").equals("agent.text"))
-                .map(c -> c.getString("value")).toList();
-        assertThat(listed).anySatisfy(name -> assertThat(name).matches("^[A-Za-z0-9._-]+\\.ndjson$"));
-        assertThat(sandboxes.stdout(key, "ls /tmp | grep '^x' || true")).as("no canary file").isEmpty();
+        List<String> listed =
+                events.stream()
+                        .filter(e -> e.name().equals("CUSTOM"))
+                        .map(e -> Api.parse(e.data()))
+                        .filter(c -> c.getString("name").equals("agent.text"))
+                        .map(c -> c.getString("value"))
+                        .toList();
+        assertThat(listed)
+                .anySatisfy(name -> assertThat(name).matches("^[A-Za-z0-9._-]+\\.ndjson$"));
+        assertThat(sandboxes.stdout(key, "ls /tmp | grep '^x' || true"))
+                .as("no canary file")
+                .isEmpty();
         assertThat(runs.get(runId).getString("runId")).isEqualTo(runId);
     }
 
     @Test
     void invalidRunsAreRefusedWithTheFieldNamed() {
-        assertProblem(runs.startRaw("{\"threadId\":\"t\",\"sandbox\":" + keyRef() + ",\"command\":\"true\"}"), 400, "run-id-required");
-        assertThat(assertProblem(runs.startRaw("{\"runId\":\"x\",\"sandbox\":" + keyRef() + ",\"command\":\"true\"}"), 400, "invalid-request")
-                .getString("field")).isEqualTo("threadId");
-        assertThat(assertProblem(runs.startRaw("{\"runId\":\"x\",\"threadId\":\"t\",\"harness\":\"gpt\",\"sandbox\":" + keyRef() + "}"), 400, "invalid-request")
-                .getString("field")).isEqualTo("harness");
-        assertThat(assertProblem(runs.startRaw(Runs.runBody(newRunId(), "{\"key\":\"nope\"}", "true", "")), 404, "not-found")
-                .getString("detail")).contains("sandbox.key");
+        assertProblem(
+                runs.startRaw(
+                        "{\"threadId\":\"t\",\"sandbox\":" + keyRef() + ",\"command\":\"true\"}"),
+                400,
+                "run-id-required");
+        assertThat(
+                        assertProblem(
+                                        runs.startRaw(
+                                                "{\"runId\":\"x\",\"sandbox\":"
+                                                        + keyRef()
+                                                        + ",\"command\":\"true\"}"),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("threadId");
+        assertThat(
+                        assertProblem(
+                                        runs.startRaw(
+                                                "{\"runId\":\"x\",\"threadId\":\"t\",\"harness\":\"gpt\",\"sandbox\":"
+                                                        + keyRef()
+                                                        + "}"),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("harness");
+        assertThat(
+                        assertProblem(
+                                        runs.startRaw(
+                                                Runs.runBody(
+                                                        newRunId(),
+                                                        "{\"key\":\"nope\"}",
+                                                        "true",
+                                                        "")),
+                                        404,
+                                        "not-found")
+                                .getString("detail"))
+                .contains("sandbox.key");
         String runId = newRunId();
         runs.start(Runs.runBody(runId, keyRef(), "true", ""));
         assertProblem(runs.startRaw(Runs.runBody(runId, keyRef(), "true", "")), 409, "run-exists");
@@ -189,13 +274,31 @@ class RunsIT {
     @Test
     void threadsShowTheirActiveRunAndRunsListNewestFirst() {
         String runId = newRunId();
-        String body = "{\"runId\":\"" + runId + "\",\"threadId\":\"t-active-" + runId + "\",\"sandbox\":" + keyRef()
-                + ",\"command\":\"sleep 3\"}";
+        String body =
+                "{\"runId\":\""
+                        + runId
+                        + "\",\"threadId\":\"t-active-"
+                        + runId
+                        + "\",\"sandbox\":"
+                        + keyRef()
+                        + ",\"command\":\"sleep 3\"}";
         runs.start(body);
-        JsonObject active = Api.object(api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A));
+        JsonObject active =
+                Api.object(
+                        api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A));
         assertThat(active.getString("runId")).isEqualTo(runId);
         runs.transcript(runId, null);
-        assertProblem(api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A), 404, "not-found");
-        assertThat(api.get("/api/v1/runs?threadId=t-active-" + runId + "&status=completed", Api.TENANT_A).body()).contains(runId);
+        assertProblem(
+                api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A),
+                404,
+                "not-found");
+        assertThat(
+                        api.get(
+                                        "/api/v1/runs?threadId=t-active-"
+                                                + runId
+                                                + "&status=completed",
+                                        Api.TENANT_A)
+                                .body())
+                .contains(runId);
     }
 }

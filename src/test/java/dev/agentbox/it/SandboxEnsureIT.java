@@ -25,7 +25,13 @@ class SandboxEnsureIT {
     }
 
     private String body(String setup, String extra) {
-        return "{\"definitionId\":\"" + definition + "\",\"threadId\":\"t-1\",\"workspace\":{\"setup\":" + setup + "}" + extra + "}";
+        return "{\"definitionId\":\""
+                + definition
+                + "\",\"threadId\":\"t-1\",\"workspace\":{\"setup\":"
+                + setup
+                + "}"
+                + extra
+                + "}";
     }
 
     @Test
@@ -44,11 +50,18 @@ class SandboxEnsureIT {
         JsonObject resumed = Api.object(second);
         assertThat(resumed.getString("outcome")).isEqualTo("resumed");
         assertThat(resumed.getString("key")).isEqualTo(created.getString("key"));
-        assertThat(resumed.getString("providerSandboxId")).isEqualTo(created.getString("providerSandboxId"));
-        assertThat(sandboxes.stdout(created.getString("key"), "wc -l < /workspace/.setup-runs").trim()).isEqualTo("1");
+        assertThat(resumed.getString("providerSandboxId"))
+                .isEqualTo(created.getString("providerSandboxId"));
+        assertThat(
+                        sandboxes
+                                .stdout(created.getString("key"), "wc -l < /workspace/.setup-runs")
+                                .trim())
+                .isEqualTo("1");
 
-        HttpResponse<String> got = api.get("/api/v1/sandboxes/" + created.getString("key"), Api.TENANT_A);
-        assertThat(Api.object(got).getString("providerSandboxId")).isEqualTo(created.getString("providerSandboxId"));
+        HttpResponse<String> got =
+                api.get("/api/v1/sandboxes/" + created.getString("key"), Api.TENANT_A);
+        assertThat(Api.object(got).getString("providerSandboxId"))
+                .isEqualTo(created.getString("providerSandboxId"));
     }
 
     @Test
@@ -57,26 +70,42 @@ class SandboxEnsureIT {
         JsonObject b = sandboxes.ensure(body("[\"echo b\"]", ""));
         assertThat(b.getString("key")).isNotEqualTo(a.getString("key"));
         assertThat(b.getString("providerSandboxId")).isNotEqualTo(a.getString("providerSandboxId"));
-        assertThat(api.get("/api/v1/sandboxes/" + a.getString("key"), Api.TENANT_A).statusCode()).isEqualTo(200);
+        assertThat(api.get("/api/v1/sandboxes/" + a.getString("key"), Api.TENANT_A).statusCode())
+                .isEqualTo(200);
     }
 
     @Test
     void cdAndExportCarryOverAndAParallelGroupStartsFromTheShellsStateAndIsAwaited() {
-        JsonObject s = sandboxes.ensure(body("[\"mkdir -p d; cd d; export FOO=bar\", \"echo \\\"$FOO $(pwd)\\\" > out\","
-                + " [\"sleep 1; echo \\\"$FOO\\\" > p1\", \"pwd > p2\"], \"cat p1 p2 > joined\"]", ""));
+        JsonObject s =
+                sandboxes.ensure(
+                        body(
+                                "[\"mkdir -p d; cd d; export FOO=bar\", \"echo \\\"$FOO $(pwd)\\\" > out\","
+                                        + " [\"sleep 1; echo \\\"$FOO\\\" > p1\", \"pwd > p2\"], \"cat p1 p2 > joined\"]",
+                                ""));
         String key = s.getString("key");
         assertThat(sandboxes.stdout(key, "cat /workspace/d/out")).isEqualTo("bar /workspace/d\n");
-        assertThat(sandboxes.stdout(key, "cat /workspace/d/joined")).isEqualTo("bar\n/workspace/d\n");
+        assertThat(sandboxes.stdout(key, "cat /workspace/d/joined"))
+                .isEqualTo("bar\n/workspace/d\n");
     }
 
     @Test
     void aFailingStepIsSetupFailedWithItsTailAndLeavesNothingBehind() {
-        List<String> before = DockerCli.containersWithLabels("dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a");
-        HttpResponse<String> r = sandboxes.ensureRaw(body("[\"echo start\", \"echo boom >&2; exit 7\", \"touch /workspace/never\"]", ""));
+        List<String> before =
+                DockerCli.containersWithLabels(
+                        "dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a");
+        HttpResponse<String> r =
+                sandboxes.ensureRaw(
+                        body(
+                                "[\"echo start\", \"echo boom >&2; exit 7\", \"touch /workspace/never\"]",
+                                ""));
         JsonObject problem = assertProblem(r, 422, "setup-failed");
-        assertThat(problem.getString("detail")).startsWith("setup failed: echo boom >&2; exit 7 (exit 7)").contains("boom");
+        assertThat(problem.getString("detail"))
+                .startsWith("setup failed: echo boom >&2; exit 7 (exit 7)")
+                .contains("boom");
         assertThat(problem.getInt("exitCode")).isEqualTo(7);
-        assertThat(DockerCli.containersWithLabels("dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a"))
+        assertThat(
+                        DockerCli.containersWithLabels(
+                                "dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a"))
                 .containsExactlyInAnyOrderElementsOf(before);
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).doesNotContain(definition);
     }
@@ -105,15 +134,25 @@ class SandboxEnsureIT {
         for (int i = 0; i < 2; i++) {
             calls.add(CompletableFuture.supplyAsync(() -> sandboxes.ensureRaw(body)));
         }
-        List<JsonObject> results = calls.stream().map(CompletableFuture::join).map(Api::object).toList();
-        assertThat(results).extracting(o -> o.getString("outcome")).containsExactlyInAnyOrder("created", "resumed");
-        assertThat(results.get(0).getString("providerSandboxId")).isEqualTo(results.get(1).getString("providerSandboxId"));
-        assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + results.get(0).getString("key"))).hasSize(1);
+        List<JsonObject> results =
+                calls.stream().map(CompletableFuture::join).map(Api::object).toList();
+        assertThat(results)
+                .extracting(o -> o.getString("outcome"))
+                .containsExactlyInAnyOrder("created", "resumed");
+        assertThat(results.get(0).getString("providerSandboxId"))
+                .isEqualTo(results.get(1).getString("providerSandboxId"));
+        assertThat(
+                        DockerCli.containersWithLabels(
+                                "dev.agentbox.key=" + results.get(0).getString("key")))
+                .hasSize(1);
     }
 
     @Test
     void afterTheContainerIsRemovedByHandTheSnapshotIsRestoredWithoutRerunningSetup() {
-        String body = body("[\"echo ran >> /workspace/.setup-runs\"]", ",\"lifecycle\":{\"snapshot\":\"after-setup\"}");
+        String body =
+                body(
+                        "[\"echo ran >> /workspace/.setup-runs\"]",
+                        ",\"lifecycle\":{\"snapshot\":\"after-setup\"}");
         JsonObject created = sandboxes.ensure(body);
         String snapshot = created.getString("snapshotId");
         assertThat(DockerCli.run("image", "inspect", snapshot).exitCode()).isZero();
@@ -124,11 +163,18 @@ class SandboxEnsureIT {
         assertThat(again.statusCode()).isEqualTo(200);
         JsonObject restored = Api.object(again);
         assertThat(restored.getString("outcome")).isEqualTo("restored");
-        assertThat(restored.getString("providerSandboxId")).isNotEqualTo(created.getString("providerSandboxId"));
-        assertThat(sandboxes.stdout(restored.getString("key"), "wc -l < /workspace/.setup-runs").trim()).isEqualTo("1");
+        assertThat(restored.getString("providerSandboxId"))
+                .isNotEqualTo(created.getString("providerSandboxId"));
+        assertThat(
+                        sandboxes
+                                .stdout(restored.getString("key"), "wc -l < /workspace/.setup-runs")
+                                .trim())
+                .isEqualTo("1");
 
         sandboxes.close();
-        assertThat(DockerCli.run("image", "inspect", snapshot).exitCode()).as("snapshot deleted with the sandbox").isNotZero();
+        assertThat(DockerCli.run("image", "inspect", snapshot).exitCode())
+                .as("snapshot deleted with the sandbox")
+                .isNotZero();
     }
 
     @Test
@@ -141,23 +187,43 @@ class SandboxEnsureIT {
         JsonObject again = sandboxes.ensure(body);
         assertThat(again.getString("outcome")).isEqualTo("created");
         assertThat(again.getString("key")).isEqualTo(created.getString("key"));
-        assertThat(sandboxes.stdout(again.getString("key"), "wc -l < /workspace/.setup-runs").trim()).isEqualTo("1");
+        assertThat(
+                        sandboxes
+                                .stdout(again.getString("key"), "wc -l < /workspace/.setup-runs")
+                                .trim())
+                .isEqualTo("1");
     }
 
     @Test
     void reuseNoneMakesDistinctSandboxes() {
         String body = body("[]", ",\"lifecycle\":{\"reuse\":\"none\"}");
-        assertThat(sandboxes.ensure(body).getString("key")).isNotEqualTo(sandboxes.ensure(body).getString("key"));
+        assertThat(sandboxes.ensure(body).getString("key"))
+                .isNotEqualTo(sandboxes.ensure(body).getString("key"));
     }
 
     @Test
     void invalidBodiesAreBadRequestsNamingTheField() {
-        assertThat(assertProblem(sandboxes.ensureRaw("{\"policy\":{\"network\":\"host\"}}"), 400, "invalid-request")
-                .getString("field")).isEqualTo("policy.network");
-        assertThat(assertProblem(sandboxes.ensureRaw("{\"workspace\":{\"setup\":[1]}}"), 400, "invalid-request")
-                .getString("field")).isEqualTo("workspace.setup[0]");
-        assertThat(assertProblem(sandboxes.ensureRaw("{\"provider\":\"nope\"}"), 400, "invalid-request")
-                .getString("field")).isEqualTo("provider");
+        assertThat(
+                        assertProblem(
+                                        sandboxes.ensureRaw("{\"policy\":{\"network\":\"host\"}}"),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("policy.network");
+        assertThat(
+                        assertProblem(
+                                        sandboxes.ensureRaw("{\"workspace\":{\"setup\":[1]}}"),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("workspace.setup[0]");
+        assertThat(
+                        assertProblem(
+                                        sandboxes.ensureRaw("{\"provider\":\"nope\"}"),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("provider");
         assertProblem(sandboxes.ensureRaw("{\"workspace\": "), 400, "invalid-request");
     }
 
@@ -167,7 +233,10 @@ class SandboxEnsureIT {
         String key = s.getString("key");
         assertProblem(api.get("/api/v1/sandboxes/" + key, Api.TENANT_B), 404, "not-found");
         assertProblem(new Sandboxes(api, Api.TENANT_B).execRaw(key, "true"), 404, "not-found");
-        assertProblem(api.send(api.request("/api/v1/sandboxes/" + key, Api.TENANT_B).DELETE()), 404, "not-found");
+        assertProblem(
+                api.send(api.request("/api/v1/sandboxes/" + key, Api.TENANT_B).DELETE()),
+                404,
+                "not-found");
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_B).body()).doesNotContain(key);
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).contains(key);
     }
@@ -188,7 +257,8 @@ class SandboxEnsureIT {
         // The IT server checks for idle sandboxes every 2 s.
         JsonObject s = sandboxes.ensure(body("[]", ",\"lifecycle\":{\"keepAliveMs\":1000}"));
         String key = s.getString("key");
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(30))
                 .until(() -> api.get("/api/v1/sandboxes/" + key, Api.TENANT_A).statusCode() == 404);
         assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).isEmpty();
         sandboxes.forget(key);

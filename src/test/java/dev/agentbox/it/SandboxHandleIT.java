@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** The handle endpoints of one shared sandbox: exec, files, processes, file events, snapshot, fork. */
+/**
+ * The handle endpoints of one shared sandbox: exec, files, processes, file events, snapshot, fork.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxHandleIT {
 
@@ -28,8 +27,13 @@ class SandboxHandleIT {
 
     @BeforeAll
     void ensure() {
-        key = sandboxes.ensure("{\"definitionId\":\"handle-" + UUID.randomUUID() + "\",\"workspace\":{\"env\":{\"GREETING\":\"hi\"}}}")
-                .getString("key");
+        key =
+                sandboxes
+                        .ensure(
+                                "{\"definitionId\":\"handle-"
+                                        + UUID.randomUUID()
+                                        + "\",\"workspace\":{\"env\":{\"GREETING\":\"hi\"}}}")
+                        .getString("key");
         base = "/api/v1/sandboxes/" + key;
     }
 
@@ -39,8 +43,10 @@ class SandboxHandleIT {
     }
 
     private HttpResponse<String> post(String path, String json) {
-        return api.send(api.request(base + path, Api.TENANT_A).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        return api.send(
+                api.request(base + path, Api.TENANT_A)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
     @Test
@@ -50,7 +56,11 @@ class SandboxHandleIT {
         assertThat(r.getString("stdout")).isEqualTo("o\n");
         assertThat(r.getString("stderr")).isEqualTo("e\n");
         post("/files/mkdir", "{\"path\":\"sub\"}");
-        JsonObject withOptions = Api.object(post("/exec", "{\"command\":\"echo $GREETING $EXTRA $(pwd)\",\"cwd\":\"sub\",\"env\":{\"EXTRA\":\"there\"}}"));
+        JsonObject withOptions =
+                Api.object(
+                        post(
+                                "/exec",
+                                "{\"command\":\"echo $GREETING $EXTRA $(pwd)\",\"cwd\":\"sub\",\"env\":{\"EXTRA\":\"there\"}}"));
         assertThat(withOptions.getString("stdout")).isEqualTo("hi there /workspace/sub\n");
         assertProblem(post("/exec", "{}"), 400, "invalid-request");
     }
@@ -58,10 +68,14 @@ class SandboxHandleIT {
     @Test
     void filesRoundTripExactBytesAndListStatMoveDelete() {
         byte[] bytes = {0, 1, 2, (byte) 250};
-        HttpResponse<String> put = api.send(api.request(base + "/files?path=a/b/c.bin", Api.TENANT_A)
-                .header("Content-Type", "application/octet-stream").PUT(HttpRequest.BodyPublishers.ofByteArray(bytes)));
+        HttpResponse<String> put =
+                api.send(
+                        api.request(base + "/files?path=a/b/c.bin", Api.TENANT_A)
+                                .header("Content-Type", "application/octet-stream")
+                                .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes)));
         assertThat(put.statusCode()).isEqualTo(204);
-        HttpResponse<byte[]> got = sendBytes(api.request(base + "/files?path=a/b/c.bin", Api.TENANT_A).GET());
+        HttpResponse<byte[]> got =
+                sendBytes(api.request(base + "/files?path=a/b/c.bin", Api.TENANT_A).GET());
         assertThat(got.statusCode()).isEqualTo(200);
         assertThat(got.body()).containsExactly(bytes);
 
@@ -74,23 +88,40 @@ class SandboxHandleIT {
         JsonObject stat = Api.object(api.get(base + "/files/stat?path=a/b/c.bin", Api.TENANT_A));
         assertThat(stat.getString("type")).isEqualTo("file");
         assertThat(stat.getInt("size")).isEqualTo(4);
-        assertThat(Api.object(api.get(base + "/files/stat?path=a", Api.TENANT_A)).containsKey("size")).isFalse();
+        assertThat(
+                        Api.object(api.get(base + "/files/stat?path=a", Api.TENANT_A))
+                                .containsKey("size"))
+                .isFalse();
         assertProblem(api.get(base + "/files/stat?path=nope", Api.TENANT_A), 404, "not-found");
         assertProblem(api.get(base + "/files?path=nope", Api.TENANT_A), 404, "not-found");
 
-        assertThat(post("/files/move", "{\"from\":\"a/b/c.bin\",\"to\":\"moved.bin\"}").statusCode()).isEqualTo(204);
-        assertProblem(post("/files/move", "{\"from\":\"a/b/c.bin\",\"to\":\"x\"}"), 404, "not-found");
-        assertThat(api.send(api.request(base + "/files?path=a", Api.TENANT_A).DELETE()).statusCode()).isEqualTo(204);
-        assertThat(api.send(api.request(base + "/files?path=a", Api.TENANT_A).DELETE()).statusCode()).isEqualTo(204);
-        assertThat(sandboxes.stdout(key, "ls /workspace")).contains("moved.bin").doesNotContain("a\n");
+        assertThat(
+                        post("/files/move", "{\"from\":\"a/b/c.bin\",\"to\":\"moved.bin\"}")
+                                .statusCode())
+                .isEqualTo(204);
+        assertProblem(
+                post("/files/move", "{\"from\":\"a/b/c.bin\",\"to\":\"x\"}"), 404, "not-found");
+        assertThat(
+                        api.send(api.request(base + "/files?path=a", Api.TENANT_A).DELETE())
+                                .statusCode())
+                .isEqualTo(204);
+        assertThat(
+                        api.send(api.request(base + "/files?path=a", Api.TENANT_A).DELETE())
+                                .statusCode())
+                .isEqualTo(204);
+        assertThat(sandboxes.stdout(key, "ls /workspace"))
+                .contains("moved.bin")
+                .doesNotContain("a\n");
     }
 
     @Test
     void aBackgroundProcessStreamsItsOutputThenItsExitAndCanBeKilled() {
-        HttpResponse<String> spawned = post("/processes", "{\"command\":\"echo one; echo two >&2; exit 3\"}");
+        HttpResponse<String> spawned =
+                post("/processes", "{\"command\":\"echo one; echo two >&2; exit 3\"}");
         assertThat(spawned.statusCode()).isEqualTo(201);
         String pid = Api.object(spawned).getString("pid");
-        try (SseClient sse = SseClient.open(api.request(base + "/processes/" + pid + "/output", Api.TENANT_A))) {
+        try (SseClient sse =
+                SseClient.open(api.request(base + "/processes/" + pid + "/output", Api.TENANT_A))) {
             StringBuilder out = new StringBuilder();
             StringBuilder err = new StringBuilder();
             SseClient.Event e;
@@ -103,8 +134,12 @@ class SandboxHandleIT {
             assertThat(err.toString()).contains("two");
         }
 
-        String sleeper = Api.object(post("/processes", "{\"command\":\"sleep 600\"}")).getString("pid");
-        assertThat(api.send(api.request(base + "/processes/" + sleeper, Api.TENANT_A).DELETE()).statusCode()).isEqualTo(204);
+        String sleeper =
+                Api.object(post("/processes", "{\"command\":\"sleep 600\"}")).getString("pid");
+        assertThat(
+                        api.send(api.request(base + "/processes/" + sleeper, Api.TENANT_A).DELETE())
+                                .statusCode())
+                .isEqualTo(204);
         assertProblem(post("/processes/" + sleeper + "/stdin", "x"), 422, "unsupported-capability");
         assertProblem(api.get(base + "/processes/nope/output", Api.TENANT_A), 404, "not-found");
     }
@@ -114,10 +149,14 @@ class SandboxHandleIT {
         try (SseClient sse = SseClient.open(api.request(base + "/file-events", Api.TENANT_A))) {
             assertThat(sse.status()).isEqualTo(200);
             String name = "watched-" + UUID.randomUUID() + ".txt";
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                sandboxes.exec(key, "echo x > /workspace/" + name);
-                return true;
-            });
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(
+                            () -> {
+                                sandboxes.exec(key, "echo x > /workspace/" + name);
+                                return true;
+                            });
             SseClient.Event e;
             do {
                 e = sse.next(Duration.ofSeconds(20));
@@ -150,7 +189,8 @@ class SandboxHandleIT {
 
     private HttpResponse<byte[]> sendBytes(HttpRequest.Builder request) {
         try {
-            return java.net.http.HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            return java.net.http.HttpClient.newHttpClient()
+                    .send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -19,7 +19,9 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Secrets, resource policy, network policy, git sources and ports, checked from outside agentbox. */
+/**
+ * Secrets, resource policy, network policy, git sources and ports, checked from outside agentbox.
+ */
 class SandboxIsolationIT {
 
     private final Api api = Api.itServer();
@@ -39,17 +41,34 @@ class SandboxIsolationIT {
     @Test
     void secretsReachCommandsButNoDatabaseRowLogLineContainerConfigOrSnapshot() throws Exception {
         String secret = "S3CRET-" + UUID.randomUUID();
-        JsonObject s = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"workspace\":{\"setup\":[\"test -n \\\"$API_KEY\\\"\"],"
-                + "\"secrets\":{\"API_KEY\":\"" + secret + "\"}},\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
+        JsonObject s =
+                sandboxes.ensure(
+                        "{\"definitionId\":\""
+                                + definition()
+                                + "\",\"workspace\":{\"setup\":[\"test -n \\\"$API_KEY\\\"\"],"
+                                + "\"secrets\":{\"API_KEY\":\""
+                                + secret
+                                + "\"}},\"lifecycle\":{\"snapshot\":\"after-setup\"}}");
         String key = s.getString("key");
         assertThat(s.toString()).doesNotContain(secret);
         assertThat(sandboxes.stdout(key, "echo \"$API_KEY\"")).isEqualTo(secret + "\n");
 
-        assertThat(DockerCli.ok("inspect", s.getString("providerSandboxId"))).doesNotContain(secret);
+        assertThat(DockerCli.ok("inspect", s.getString("providerSandboxId")))
+                .doesNotContain(secret);
         String snapshot = s.getString("snapshotId");
         assertThat(DockerCli.ok("image", "inspect", snapshot)).doesNotContain(secret);
-        DockerCli.Result inImage = DockerCli.run("run", "--rm", "--network", "none", snapshot, "sh", "-c",
-                "grep -rl '" + secret + "' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; true");
+        DockerCli.Result inImage =
+                DockerCli.run(
+                        "run",
+                        "--rm",
+                        "--network",
+                        "none",
+                        snapshot,
+                        "sh",
+                        "-c",
+                        "grep -rl '"
+                                + secret
+                                + "' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; true");
         assertThat(inImage.out()).doesNotContain("/");
 
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).doesNotContain(secret);
@@ -64,10 +83,17 @@ class SandboxIsolationIT {
 
     @Test
     void policyLimitsAreAppliedToTheContainer() {
-        JsonObject s = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"memoryMb\":256,\"cpus\":0.5,\"pids\":100}}");
-        String inspect = DockerCli.ok("inspect", "-f",
-                "{{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} {{.HostConfig.PidsLimit}} {{.HostConfig.NetworkMode}} {{.HostConfig.Privileged}}",
-                s.getString("providerSandboxId"));
+        JsonObject s =
+                sandboxes.ensure(
+                        "{\"definitionId\":\""
+                                + definition()
+                                + "\",\"policy\":{\"memoryMb\":256,\"cpus\":0.5,\"pids\":100}}");
+        String inspect =
+                DockerCli.ok(
+                        "inspect",
+                        "-f",
+                        "{{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} {{.HostConfig.PidsLimit}} {{.HostConfig.NetworkMode}} {{.HostConfig.Privileged}}",
+                        s.getString("providerSandboxId"));
         assertThat(inspect).isEqualTo("268435456 500000000 100 none false");
     }
 
@@ -75,15 +101,29 @@ class SandboxIsolationIT {
     void aNoneSandboxCannotReachAListenerThatABridgeSandboxCanReach() {
         // Not a container on the default bridge: bridge sandboxes are isolated from other
         // Docker networks now. A routed stand-in for the outside world (see OutsideHost).
-        try (OutsideHost outside = OutsideHost.start("agentbox/sandbox:busybox",
-                "while true; do echo hello | nc -l -p 7000; done")) {
+        try (OutsideHost outside =
+                OutsideHost.start(
+                        "agentbox/sandbox:busybox",
+                        "while true; do echo hello | nc -l -p 7000; done")) {
             String probe = "timeout 5 bash -c 'cat < /dev/tcp/" + outside.address() + "/7000'";
 
-            JsonObject bridge = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"}}");
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-                    assertThat(sandboxes.stdout(bridge.getString("key"), probe)).contains("hello"));
+            JsonObject bridge =
+                    sandboxes.ensure(
+                            "{\"definitionId\":\""
+                                    + definition()
+                                    + "\",\"policy\":{\"network\":\"bridge\"}}");
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(15))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(sandboxes.stdout(bridge.getString("key"), probe))
+                                            .contains("hello"));
 
-            JsonObject none = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"none\"}}");
+            JsonObject none =
+                    sandboxes.ensure(
+                            "{\"definitionId\":\""
+                                    + definition()
+                                    + "\",\"policy\":{\"network\":\"none\"}}");
             JsonObject blocked = sandboxes.exec(none.getString("key"), probe);
             assertThat(blocked.getInt("exitCode")).isNotZero();
             assertThat(blocked.getString("stdout")).doesNotContain("hello");
@@ -92,48 +132,84 @@ class SandboxIsolationIT {
 
     @Test
     void aGitSourceIsClonedAtTheRequestedRefAndDepth() {
-        try (OutsideHost daemon = OutsideHost.start("agentbox/sandbox:bookworm",
-                "git init -q -b main /srv/repo && cd /srv/repo && git config user.email t@example.invalid && git config user.name t"
-                        + " && echo hello > README && git add README && git commit -qm one"
-                        + " && echo two > second && git add second && git commit -qm two"
-                        + " && exec git daemon --export-all --base-path=/srv --reuseaddr /srv")) {
-            String body = "{\"definitionId\":\"" + definition() + "\",\"policy\":{\"network\":\"bridge\"},\"workspace\":{"
-                    + "\"source\":{\"type\":\"git\",\"url\":\"git://" + daemon.address() + "/repo\",\"ref\":\"main\",\"depth\":1},"
-                    + "\"setup\":[\"test -f README\"]}}";
-            JsonObject s = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1))
-                    .until(() -> sandboxes.ensureRaw(body), r -> r.statusCode() == 201 || r.statusCode() == 200)
-                    .body().transform(Api::parse);
+        try (OutsideHost daemon =
+                OutsideHost.start(
+                        "agentbox/sandbox:bookworm",
+                        "git init -q -b main /srv/repo && cd /srv/repo && git config user.email t@example.invalid && git config user.name t"
+                                + " && echo hello > README && git add README && git commit -qm one"
+                                + " && echo two > second && git add second && git commit -qm two"
+                                + " && exec git daemon --export-all --base-path=/srv --reuseaddr /srv")) {
+            String body =
+                    "{\"definitionId\":\""
+                            + definition()
+                            + "\",\"policy\":{\"network\":\"bridge\"},\"workspace\":{"
+                            + "\"source\":{\"type\":\"git\",\"url\":\"git://"
+                            + daemon.address()
+                            + "/repo\",\"ref\":\"main\",\"depth\":1},"
+                            + "\"setup\":[\"test -f README\"]}}";
+            JsonObject s =
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofSeconds(1))
+                            .until(
+                                    () -> sandboxes.ensureRaw(body),
+                                    r -> r.statusCode() == 201 || r.statusCode() == 200)
+                            .body()
+                            .transform(Api::parse);
             String key = s.getString("key");
             assertThat(sandboxes.stdout(key, "cat README second")).isEqualTo("hello\ntwo\n");
             assertThat(sandboxes.stdout(key, "git log --oneline | wc -l").trim()).isEqualTo("1");
-            assertThat(sandboxes.stdout(key, "git rev-parse --abbrev-ref HEAD").trim()).isEqualTo("main");
+            assertThat(sandboxes.stdout(key, "git rev-parse --abbrev-ref HEAD").trim())
+                    .isEqualTo("main");
         }
     }
 
     @Test
     void aPublishedPortResolvesToAUrlTheHostCanReach() throws Exception {
-        JsonObject s = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"image\":\"agentbox/sandbox:busybox\","
-                + "\"policy\":{\"network\":\"bridge\",\"ports\":[8080]}}");
+        JsonObject s =
+                sandboxes.ensure(
+                        "{\"definitionId\":\""
+                                + definition()
+                                + "\",\"image\":\"agentbox/sandbox:busybox\","
+                                + "\"policy\":{\"network\":\"bridge\",\"ports\":[8080]}}");
         String key = s.getString("key");
-        api.send(api.request("/api/v1/sandboxes/" + key + "/files?path=index.html", Api.TENANT_A)
-                .PUT(HttpRequest.BodyPublishers.ofString("served from the sandbox")));
-        api.send(api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"httpd -f -p 8080 -h /workspace\"}")));
-        JsonObject channel = Api.object(api.get("/api/v1/sandboxes/" + key + "/ports/8080", Api.TENANT_A));
+        api.send(
+                api.request("/api/v1/sandboxes/" + key + "/files?path=index.html", Api.TENANT_A)
+                        .PUT(HttpRequest.BodyPublishers.ofString("served from the sandbox")));
+        api.send(
+                api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
+                        .header("Content-Type", "application/json")
+                        .POST(
+                                HttpRequest.BodyPublishers.ofString(
+                                        "{\"command\":\"httpd -f -p 8080 -h /workspace\"}")));
+        JsonObject channel =
+                Api.object(api.get("/api/v1/sandboxes/" + key + "/ports/8080", Api.TENANT_A));
         URI url = URI.create(channel.getString("url") + "/index.html");
         assertThat(url.getHost()).isEqualTo("127.0.0.1");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().untilAsserted(() -> {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(r.body()).isEqualTo("served from the sandbox");
-        });
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(15))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            HttpResponse<String> r =
+                                    HttpClient.newHttpClient()
+                                            .send(
+                                                    HttpRequest.newBuilder(url).build(),
+                                                    HttpResponse.BodyHandlers.ofString());
+                            assertThat(r.body()).isEqualTo("served from the sandbox");
+                        });
     }
 
     private static List<String> postgresRowsContaining(String needle) throws Exception {
         List<String> hits = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/agentbox_it?user=postgres");
+        try (Connection c =
+                        DriverManager.getConnection(
+                                "jdbc:postgresql://127.0.0.1:5432/agentbox_it?user=postgres");
                 Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")) {
+            try (ResultSet rs =
+                    s.executeQuery(
+                            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")) {
                 while (rs.next()) {
                     tables.add(rs.getString(1));
                 }

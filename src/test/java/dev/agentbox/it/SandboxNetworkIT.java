@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code policy.network: bridge} puts a sandbox on its tenant's own network: no traffic to the
  * host's listeners, none between sandboxes (same tenant or not), and still a way out. Every
- * listener here is one the test started (in this JVM or in a sandbox); every "cannot" is
- * preceded by a "can" from where the listener must be reachable, so a blocked probe means the
- * network, not a dead listener.
+ * listener here is one the test started (in this JVM or in a sandbox); every "cannot" is preceded
+ * by a "can" from where the listener must be reachable, so a blocked probe means the network, not a
+ * dead listener.
  */
 class SandboxNetworkIT {
 
@@ -46,7 +46,11 @@ class SandboxNetworkIT {
     }
 
     private static String bridgeBody(String image) {
-        return "{\"definitionId\":\"net-" + UUID.randomUUID() + "\",\"image\":\"" + image + "\",\"policy\":{\"network\":\"bridge\"}}";
+        return "{\"definitionId\":\"net-"
+                + UUID.randomUUID()
+                + "\",\"image\":\""
+                + image
+                + "\",\"policy\":{\"network\":\"bridge\"}}";
     }
 
     private static String inspect(String container, String format) {
@@ -54,20 +58,42 @@ class SandboxNetworkIT {
     }
 
     private static String ipOf(JsonObject sandbox) {
-        return inspect(sandbox.getString("providerSandboxId"), "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}");
+        return inspect(
+                sandbox.getString("providerSandboxId"),
+                "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}");
     }
 
-    /** A busybox sandbox of {@code sandboxes}' tenant serving "hello-…" on port 7000, one connection at a time. */
+    /**
+     * A busybox sandbox of {@code sandboxes}' tenant serving "hello-…" on port 7000, one connection
+     * at a time.
+     */
     private JsonObject listeningSandbox(Sandboxes sandboxes, String token, String greeting) {
         JsonObject s = sandboxes.ensure(bridgeBody(BUSYBOX));
-        HttpResponse<String> started = api.send(api.request("/api/v1/sandboxes/" + s.getString("key") + "/processes", token)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder()
-                        .add("command", "while true; do echo " + greeting + " | nc -l -p 7000; done").build().toString())));
+        HttpResponse<String> started =
+                api.send(
+                        api.request("/api/v1/sandboxes/" + s.getString("key") + "/processes", token)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                Json.createObjectBuilder()
+                                                        .add(
+                                                                "command",
+                                                                "while true; do echo "
+                                                                        + greeting
+                                                                        + " | nc -l -p 7000; done")
+                                                        .build()
+                                                        .toString())));
         assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
         // reachable where it must be: inside the sandbox itself ...
-        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(sandboxes.stdout(s.getString("key"), "nc -w 2 127.0.0.1 7000 </dev/null")).contains(greeting));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                sandboxes.stdout(
+                                                        s.getString("key"),
+                                                        "nc -w 2 127.0.0.1 7000 </dev/null"))
+                                        .contains(greeting));
         // ... and on its network address, from the host
         assertThat(readFrom(ipOf(s), 7000)).contains(greeting);
         return s;
@@ -84,54 +110,78 @@ class SandboxNetworkIT {
     }
 
     @Test
-    void bridgeSandboxesJoinTheirTenantsOwnNetworkWithInterContainerTrafficOffNotTheDefaultBridge() {
+    void
+            bridgeSandboxesJoinTheirTenantsOwnNetworkWithInterContainerTrafficOffNotTheDefaultBridge() {
         JsonObject a = tenantA.ensure(bridgeBody(BUSYBOX));
         JsonObject a2 = tenantA.ensure(bridgeBody(BUSYBOX));
         JsonObject b = tenantB.ensure(bridgeBody(BUSYBOX));
         String netA = inspect(a.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}");
         String netB = inspect(b.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}");
         assertThat(netA).isNotIn("bridge", "default", "host", "none").isNotEqualTo(netB);
-        assertThat(inspect(a2.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}")).isEqualTo(netA);
+        assertThat(inspect(a2.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}"))
+                .isEqualTo(netA);
         String options = DockerCli.ok("network", "inspect", "-f", "{{json .Options}}", netA);
-        assertThat(options).contains("\"com.docker.network.bridge.enable_icc\":\"false\"")
+        assertThat(options)
+                .contains("\"com.docker.network.bridge.enable_icc\":\"false\"")
                 .containsPattern("\"com.docker.network.bridge.name\":\"abr-[0-9a-f]{11}\"");
-        assertThat(DockerCli.ok("network", "inspect", "-f", "{{.Name}}", netA)).startsWith("agentbox-tn-");
+        assertThat(DockerCli.ok("network", "inspect", "-f", "{{.Name}}", netA))
+                .startsWith("agentbox-tn-");
     }
 
     @Test
     void aBridgeSandboxCannotOpenAConnectionToAnyOfTheHostsOwnAddresses() throws Exception {
         JsonObject s = tenantA.ensure(bridgeBody(BUSYBOX));
-        String gateway = inspect(s.getString("providerSandboxId"), "{{range .NetworkSettings.Networks}}{{.Gateway}}{{end}}");
+        String gateway =
+                inspect(
+                        s.getString("providerSandboxId"),
+                        "{{range .NetworkSettings.Networks}}{{.Gateway}}{{end}}");
         Set<String> seen = ConcurrentHashMap.newKeySet();
         try (ServerSocket listener = new ServerSocket()) {
             listener.bind(new InetSocketAddress("0.0.0.0", 0));
             int port = listener.getLocalPort();
-            Thread acceptor = new Thread(() -> {
-                while (!listener.isClosed()) {
-                    try (Socket c = listener.accept(); OutputStream out = c.getOutputStream()) {
-                        seen.add(c.getInetAddress().getHostAddress());
-                        out.write("host-hello\n".getBytes(StandardCharsets.UTF_8));
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "network-it-listener");
+            Thread acceptor =
+                    new Thread(
+                            () -> {
+                                while (!listener.isClosed()) {
+                                    try (Socket c = listener.accept();
+                                            OutputStream out = c.getOutputStream()) {
+                                        seen.add(c.getInetAddress().getHostAddress());
+                                        out.write("host-hello\n".getBytes(StandardCharsets.UTF_8));
+                                    } catch (IOException e) {
+                                        return;
+                                    }
+                                }
+                            },
+                            "network-it-listener");
             acceptor.setDaemon(true);
             acceptor.start();
 
-            List<String> hostAddresses = NetworkInterface.networkInterfaces()
-                    .flatMap(NetworkInterface::inetAddresses)
-                    .filter(addr -> addr instanceof Inet4Address && !addr.isLoopbackAddress())
-                    .map(InetAddress::getHostAddress)
-                    .collect(Collectors.toList());
+            List<String> hostAddresses =
+                    NetworkInterface.networkInterfaces()
+                            .flatMap(NetworkInterface::inetAddresses)
+                            .filter(
+                                    addr ->
+                                            addr instanceof Inet4Address
+                                                    && !addr.isLoopbackAddress())
+                            .map(InetAddress::getHostAddress)
+                            .collect(Collectors.toList());
             assertThat(hostAddresses).contains(gateway);
             for (String address : hostAddresses) {
                 // the listener answers on this address (from the host) ...
-                assertThat(readFrom(address, port)).as("from the host via %s", address).contains("host-hello");
+                assertThat(readFrom(address, port))
+                        .as("from the host via %s", address)
+                        .contains("host-hello");
                 // ... but not to the sandbox
-                JsonObject probe = tenantA.exec(s.getString("key"), "nc -w 3 " + address + " " + port + " </dev/null");
-                assertThat(probe.getString("stdout")).as("sandbox -> host %s:%d (is the host rule of scripts/docker-engine"
-                        + " installed?)", address, port).doesNotContain("host-hello");
+                JsonObject probe =
+                        tenantA.exec(
+                                s.getString("key"),
+                                "nc -w 3 " + address + " " + port + " </dev/null");
+                assertThat(probe.getString("stdout"))
+                        .as(
+                                "sandbox -> host %s:%d (is the host rule of scripts/docker-engine"
+                                        + " installed?)",
+                                address, port)
+                        .doesNotContain("host-hello");
                 assertThat(probe.getInt("exitCode")).isNotZero();
             }
             assertThat(seen).doesNotContain(ipOf(s));
@@ -142,7 +192,9 @@ class SandboxNetworkIT {
     void twoBridgeSandboxesOfTheSameTenantCannotReachEachOther() {
         JsonObject listener = listeningSandbox(tenantA, Api.TENANT_A, "hello-same-tenant");
         JsonObject prober = tenantA.ensure(bridgeBody(BUSYBOX));
-        JsonObject probe = tenantA.exec(prober.getString("key"), "nc -w 3 " + ipOf(listener) + " 7000 </dev/null");
+        JsonObject probe =
+                tenantA.exec(
+                        prober.getString("key"), "nc -w 3 " + ipOf(listener) + " 7000 </dev/null");
         assertThat(probe.getString("stdout")).doesNotContain("hello-same-tenant");
         assertThat(probe.getInt("exitCode")).isNotZero();
     }
@@ -151,27 +203,45 @@ class SandboxNetworkIT {
     void aBridgeSandboxOfOneTenantCannotReachAnotherTenantsBridgeSandbox() {
         JsonObject listener = listeningSandbox(tenantB, Api.TENANT_B, "hello-tenant-b");
         JsonObject prober = tenantA.ensure(bridgeBody(BUSYBOX));
-        JsonObject probe = tenantA.exec(prober.getString("key"), "nc -w 3 " + ipOf(listener) + " 7000 </dev/null");
+        JsonObject probe =
+                tenantA.exec(
+                        prober.getString("key"), "nc -w 3 " + ipOf(listener) + " 7000 </dev/null");
         assertThat(probe.getString("stdout")).doesNotContain("hello-tenant-b");
         assertThat(probe.getInt("exitCode")).isNotZero();
     }
 
     @Test
     void aBridgeSandboxStillReachesTheOutsideAndItsForkStaysOnTheTenantNetwork() {
-        try (OutsideHost outside = OutsideHost.start(BUSYBOX, "while true; do echo hello-outside | nc -l -p 7000; done")) {
+        try (OutsideHost outside =
+                OutsideHost.start(
+                        BUSYBOX, "while true; do echo hello-outside | nc -l -p 7000; done")) {
             JsonObject s = tenantA.ensure(bridgeBody(BUSYBOX));
             String probe = "nc -w 3 " + outside.address() + " 7000 </dev/null";
-            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(tenantA.stdout(s.getString("key"), probe)).contains("hello-outside"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(tenantA.stdout(s.getString("key"), probe))
+                                            .contains("hello-outside"));
 
-            HttpResponse<String> forked = api.send(api.request("/api/v1/sandboxes/" + s.getString("key") + "/fork", Api.TENANT_A)
-                    .POST(HttpRequest.BodyPublishers.noBody()));
+            HttpResponse<String> forked =
+                    api.send(
+                            api.request(
+                                            "/api/v1/sandboxes/" + s.getString("key") + "/fork",
+                                            Api.TENANT_A)
+                                    .POST(HttpRequest.BodyPublishers.noBody()));
             assertThat(forked.statusCode()).as(forked.body()).isEqualTo(201);
             JsonObject fork = Api.object(forked);
             tenantA.forget(fork.getString("key"));
             try {
-                assertThat(inspect(fork.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}"))
-                        .isEqualTo(inspect(s.getString("providerSandboxId"), "{{.HostConfig.NetworkMode}}"));
+                assertThat(
+                                inspect(
+                                        fork.getString("providerSandboxId"),
+                                        "{{.HostConfig.NetworkMode}}"))
+                        .isEqualTo(
+                                inspect(
+                                        s.getString("providerSandboxId"),
+                                        "{{.HostConfig.NetworkMode}}"));
                 assertThat(tenantA.stdout(fork.getString("key"), probe)).contains("hello-outside");
             } finally {
                 tenantA.delete(fork.getString("key"));

@@ -20,9 +20,11 @@ public final class Sandboxes implements AutoCloseable {
     }
 
     public HttpResponse<String> ensureRaw(String body) {
-        HttpResponse<String> r = api.send(api.request("/api/v1/sandboxes", token)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        HttpResponse<String> r =
+                api.send(
+                        api.request("/api/v1/sandboxes", token)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)));
         if (r.statusCode() == 200 || r.statusCode() == 201) {
             String key = Api.object(r).getString("key");
             if (!made.contains(key)) {
@@ -41,10 +43,15 @@ public final class Sandboxes implements AutoCloseable {
     }
 
     public HttpResponse<String> execRaw(String key, String command) {
-        return api.send(api.request("/api/v1/sandboxes/" + key + "/exec", token)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        Json.createObjectBuilder().add("command", command).build().toString())));
+        return api.send(
+                api.request("/api/v1/sandboxes/" + key + "/exec", token)
+                        .header("Content-Type", "application/json")
+                        .POST(
+                                HttpRequest.BodyPublishers.ofString(
+                                        Json.createObjectBuilder()
+                                                .add("command", command)
+                                                .build()
+                                                .toString())));
     }
 
     public JsonObject exec(String key, String command) {

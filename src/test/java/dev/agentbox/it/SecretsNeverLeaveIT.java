@@ -16,13 +16,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12, item 7: a tenant's secret values never leave the sandbox through the service —
- * not in a problem detail, a run's error or stored log, nor in the server's log files; and
- * a clone URL with credentials is refused before it is logged.
+ * Issue 12, item 7: a tenant's secret values never leave the sandbox through the service — not in a
+ * problem detail, a run's error or stored log, nor in the server's log files; and a clone URL with
+ * credentials is refused before it is logged.
  *
- * <p>Attacks: an agent or a setup step that prints {@code $API_KEY} (also base64-encoded)
- * on stderr and fails, so that the service copies its stderr tail into what it returns and
- * stores; a caller that puts a git token into the clone URL.
+ * <p>Attacks: an agent or a setup step that prints {@code $API_KEY} (also base64-encoded) on stderr
+ * and fails, so that the service copies its stderr tail into what it returns and stores; a caller
+ * that puts a git token into the clone URL.
  */
 class SecretsNeverLeaveIT {
 
@@ -30,8 +30,12 @@ class SecretsNeverLeaveIT {
     private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
     private final Runs runs = new Runs(api, Api.TENANT_A);
     private final String secret = "s3cr3t-" + UUID.randomUUID();
-    /** What {@code echo "$API_KEY" | base64} prints (GNU base64 wraps at 76; the value is shorter). */
-    private final String secretBase64 = Base64.getEncoder().encodeToString((secret + "\n").getBytes(StandardCharsets.UTF_8));
+
+    /**
+     * What {@code echo "$API_KEY" | base64} prints (GNU base64 wraps at 76; the value is shorter).
+     */
+    private final String secretBase64 =
+            Base64.getEncoder().encodeToString((secret + "\n").getBytes(StandardCharsets.UTF_8));
 
     @AfterEach
     void cleanUp() {
@@ -48,8 +52,16 @@ class SecretsNeverLeaveIT {
 
     @Test
     void aSetupStepThatPrintsTheSecretFailsWithAProblemThatMasksIt() throws Exception {
-        String body = "{\"definitionId\":\"" + definition() + "\",\"workspace\":{" + secretsJson() + ","
-                + "\"setup\":[" + Runs.jsonString("echo \"$API_KEY\" >&2; echo \"$API_KEY\" | base64 >&2; exit 3") + "]}}";
+        String body =
+                "{\"definitionId\":\""
+                        + definition()
+                        + "\",\"workspace\":{"
+                        + secretsJson()
+                        + ","
+                        + "\"setup\":["
+                        + Runs.jsonString(
+                                "echo \"$API_KEY\" >&2; echo \"$API_KEY\" | base64 >&2; exit 3")
+                        + "]}}";
 
         HttpResponse<String> r = sandboxes.ensureRaw(body);
 
@@ -62,7 +74,15 @@ class SecretsNeverLeaveIT {
 
     @Test
     void anAgentThatPrintsTheSecretOnStderrFailsWithAnErrorAndLogThatMaskIt() throws Exception {
-        String key = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"workspace\":{" + secretsJson() + "}}").getString("key");
+        String key =
+                sandboxes
+                        .ensure(
+                                "{\"definitionId\":\""
+                                        + definition()
+                                        + "\",\"workspace\":{"
+                                        + secretsJson()
+                                        + "}}")
+                        .getString("key");
         String runId = "secret-run-" + UUID.randomUUID();
 
         runs.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", leakingAgent(), ""));
@@ -73,7 +93,8 @@ class SecretsNeverLeaveIT {
     @Test
     void aRunThatEnsuresItsOwnSandboxMasksTheSecretItWasGiven() throws Exception {
         String runId = "secret-run-" + UUID.randomUUID();
-        String sandbox = "{\"definitionId\":\"" + definition() + "\",\"workspace\":{" + secretsJson() + "}}";
+        String sandbox =
+                "{\"definitionId\":\"" + definition() + "\",\"workspace\":{" + secretsJson() + "}}";
 
         runs.start(Runs.runBody(runId, sandbox, leakingAgent(), ",\"destroyOnComplete\":true"));
 
@@ -81,11 +102,25 @@ class SecretsNeverLeaveIT {
     }
 
     @Test
-    void anAgentThatPrintsTheSecretOnStdoutHasItMaskedInTheStreamAndTheStoredLog() throws Exception {
-        String key = sandboxes.ensure("{\"definitionId\":\"" + definition() + "\",\"workspace\":{" + secretsJson() + "}}").getString("key");
+    void anAgentThatPrintsTheSecretOnStdoutHasItMaskedInTheStreamAndTheStoredLog()
+            throws Exception {
+        String key =
+                sandboxes
+                        .ensure(
+                                "{\"definitionId\":\""
+                                        + definition()
+                                        + "\",\"workspace\":{"
+                                        + secretsJson()
+                                        + "}}")
+                        .getString("key");
         String runId = "secret-stdout-" + UUID.randomUUID();
 
-        runs.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", "echo \"the key is $API_KEY\"; echo \"$API_KEY\" | base64", ""));
+        runs.start(
+                Runs.runBody(
+                        runId,
+                        "{\"key\":\"" + key + "\"}",
+                        "echo \"the key is $API_KEY\"; echo \"$API_KEY\" | base64",
+                        ""));
 
         List<SseClient.Event> events = runs.transcript(runId, null);
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
@@ -102,17 +137,26 @@ class SecretsNeverLeaveIT {
     @Test
     void aCloneUrlWithCredentialsIsRefusedBeforeItIsLoggedOrStored() throws Exception {
         String password = "ghp-" + UUID.randomUUID();
-        for (String url : List.of("https://user:" + password + "@git.invalid/org/repo.git", "https://" + password + "@git.invalid/org/repo.git")) {
-            String body = "{\"definitionId\":\"" + definition() + "\",\"workspace\":{\"source\":{\"type\":\"git\",\"url\":"
-                    + Runs.jsonString(url) + "}}}";
+        for (String url :
+                List.of(
+                        "https://user:" + password + "@git.invalid/org/repo.git",
+                        "https://" + password + "@git.invalid/org/repo.git")) {
+            String body =
+                    "{\"definitionId\":\""
+                            + definition()
+                            + "\",\"workspace\":{\"source\":{\"type\":\"git\",\"url\":"
+                            + Runs.jsonString(url)
+                            + "}}}";
 
             HttpResponse<String> r = sandboxes.ensureRaw(body);
 
             JsonObject problem = assertProblem(r, 400, "invalid-request");
             assertThat(problem.getString("field")).isEqualTo("workspace.source.url");
             assertThat(r.body()).doesNotContain(password);
-            HttpResponse<String> asRun = runs.startRaw(Runs.runBody("clone-" + UUID.randomUUID(), body, "true", ""));
-            assertThat(assertProblem(asRun, 400, "invalid-request").getString("field")).isEqualTo("sandbox.workspace.source.url");
+            HttpResponse<String> asRun =
+                    runs.startRaw(Runs.runBody("clone-" + UUID.randomUUID(), body, "true", ""));
+            assertThat(assertProblem(asRun, 400, "invalid-request").getString("field"))
+                    .isEqualTo("sandbox.workspace.source.url");
             assertThat(asRun.body()).doesNotContain(password);
         }
         assertThat(FilesContaining.find(serverDir().resolve("logs"), password)).isEmpty();
@@ -128,7 +172,9 @@ class SecretsNeverLeaveIT {
         assertThat(last.name()).isEqualTo("RUN_ERROR");
         JsonObject error = Api.parse(last.data());
         assertThat(error.getString("code")).isEqualTo("agent-exit");
-        assertThat(error.getString("message")).startsWith("Agent process exited with code 3").contains("***");
+        assertThat(error.getString("message"))
+                .startsWith("Agent process exited with code 3")
+                .contains("***");
         for (SseClient.Event e : events) {
             assertNoSecretIn(e.data());
         }
@@ -144,9 +190,13 @@ class SecretsNeverLeaveIT {
     }
 
     private void assertNoSecretIn(String text) {
-        assertThat(text).doesNotContain(secret)
+        assertThat(text)
+                .doesNotContain(secret)
                 .doesNotContain(secretBase64.substring(0, secretBase64.length() - 4))
-                .doesNotContain(Base64.getEncoder().withoutPadding().encodeToString(secret.getBytes(StandardCharsets.UTF_8)));
+                .doesNotContain(
+                        Base64.getEncoder()
+                                .withoutPadding()
+                                .encodeToString(secret.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The server's log files and, on the embedded database, its data files. */
@@ -157,8 +207,12 @@ class SecretsNeverLeaveIT {
             places.add(dir.resolve("data"));
         }
         for (Path place : places) {
-            assertThat(FilesContaining.find(place, secret)).as("files under %s holding the secret", place).isEmpty();
-            assertThat(FilesContaining.find(place, secretBase64.substring(0, 40))).as("files under %s holding its base64", place).isEmpty();
+            assertThat(FilesContaining.find(place, secret))
+                    .as("files under %s holding the secret", place)
+                    .isEmpty();
+            assertThat(FilesContaining.find(place, secretBase64.substring(0, 40)))
+                    .as("files under %s holding its base64", place)
+                    .isEmpty();
         }
         assertThat(Files.exists(dir.resolve("logs").resolve("messages.log"))).isTrue();
     }

@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
 /** Reads an SSE stream on a background thread into a queue of events. Close to disconnect. */
 public final class SseClient implements AutoCloseable {
 
-    public record Event(String id, String name, String data) {
-    }
+    public record Event(String id, String name, String data) {}
 
     private static final Event END = new Event(null, "__end__", "");
 
@@ -34,8 +33,13 @@ public final class SseClient implements AutoCloseable {
 
     public static SseClient open(HttpRequest.Builder request) {
         try {
-            HttpResponse<InputStream> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
-                    .send(request.header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> r =
+                    HttpClient.newBuilder()
+                            .connectTimeout(Duration.ofSeconds(5))
+                            .build()
+                            .send(
+                                    request.header("Accept", "text/event-stream").build(),
+                                    HttpResponse.BodyHandlers.ofInputStream());
             return new SseClient(r);
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -47,7 +51,8 @@ public final class SseClient implements AutoCloseable {
     }
 
     private void read() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
             String id = null;
             String name = "message";
             StringBuilder data = null;

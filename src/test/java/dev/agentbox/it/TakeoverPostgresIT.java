@@ -1,20 +1,16 @@
 package dev.agentbox.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static dev.agentbox.it.GatedAgent.AFTER_THREE;
 import static dev.agentbox.it.GatedAgent.agent;
 import static dev.agentbox.it.GatedAgent.expected;
 import static dev.agentbox.it.GatedAgent.gate;
 import static dev.agentbox.it.GatedAgent.storedFingerprints;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
-import dev.agentbox.run.harness.Harness;
-import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.JournalNames;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,23 +27,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * PostgreSQL pass only: runs taken over across servers. Server A (a runnable jar) drives a
- * run and dies or stalls; server B (another runnable jar) and the IT server share the
- * database. Short takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s,
- * quiet window 1.5 s.
+ * PostgreSQL pass only: runs taken over across servers. Server A (a runnable jar) drives a run and
+ * dies or stalls; server B (another runnable jar) and the IT server share the database. Short
+ * takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s, quiet window 1.5 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TakeoverPostgresIT {
 
-    static final Map<String, String> ENV = Map.of(
-            "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
-            "AGENTBOX_DB_USER", "agentbox",
-            "AGENTBOX_DB_PASSWORD", "agentbox",
-            "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
-            "AGENTBOX_TAKEOVER_LEASE_TTL_MS", "3000",
-            "AGENTBOX_TAKEOVER_LEASE_RENEW_MS", "1000",
-            "AGENTBOX_TAKEOVER_FENCE_QUIET_MS", "1500",
-            "AGENTBOX_TAKEOVER_JOURNAL_WAIT_MS", "5000");
+    static final Map<String, String> ENV =
+            Map.of(
+                    "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
+                    "AGENTBOX_DB_USER", "agentbox",
+                    "AGENTBOX_DB_PASSWORD", "agentbox",
+                    "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
+                    "AGENTBOX_TAKEOVER_LEASE_TTL_MS", "3000",
+                    "AGENTBOX_TAKEOVER_LEASE_RENEW_MS", "1000",
+                    "AGENTBOX_TAKEOVER_FENCE_QUIET_MS", "1500",
+                    "AGENTBOX_TAKEOVER_JOURNAL_WAIT_MS", "5000");
 
     private Path work;
 
@@ -58,10 +54,15 @@ class TakeoverPostgresIT {
 
     @BeforeAll
     void startB() throws Exception {
-        work = java.nio.file.Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "agentbox-takeover");
+        work =
+                java.nio.file.Files.createTempDirectory(
+                        Path.of(System.getProperty("java.io.tmpdir")), "agentbox-takeover");
         serverB = JarServer.start(work, 19580, withNode("B"), "/health/ready");
         sandboxes = new Sandboxes(serverB.api(), Api.TENANT_A);
-        key = sandboxes.ensure("{\"definitionId\":\"takeover-" + UUID.randomUUID() + "\"}").getString("key");
+        key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"takeover-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
     }
 
     @AfterEach
@@ -91,7 +92,8 @@ class TakeoverPostgresIT {
     }
 
     private void startRunOnA(String runId, String command) {
-        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", command, ""));
+        new Runs(serverA.api(), Api.TENANT_A)
+                .start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", command, ""));
     }
 
     /** Starts A and a gated run on it, and waits until the first three lines are stored. */
@@ -109,7 +111,8 @@ class TakeoverPostgresIT {
     }
 
     private static void awaitStored(Api api, String runId, int chunks) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> storedFingerprints(api, runId).size() >= chunks);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> storedFingerprints(api, runId).size() >= chunks);
     }
 
     @Test
@@ -123,7 +126,8 @@ class TakeoverPostgresIT {
         assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
         assertThat(transcript.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
                 .containsExactlyElementsOf(expected(runId));
-        assertThat(storedFingerprints(serverB.api(), runId)).containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .containsExactlyElementsOf(expected(runId));
         JsonObject record = onB.get(runId);
         assertThat(record.getString("status")).isEqualTo("completed");
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
@@ -159,7 +163,9 @@ class TakeoverPostgresIT {
 
         resume(serverA);
         Thread.sleep(5000);
-        assertThat(storedFingerprints(serverB.api(), runId)).as("the woken driver wrote nothing").containsExactlyElementsOf(settled);
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .as("the woken driver wrote nothing")
+                .containsExactlyElementsOf(settled);
         JsonObject record = onB.get(runId);
         assertThat(record.getString("status")).isEqualTo("completed");
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
@@ -176,30 +182,53 @@ class TakeoverPostgresIT {
         List<CompletableFuture<List<String>>> clients = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             Api api = servers.get(i % 2);
-            clients.add(CompletableFuture.supplyAsync(() -> new Runs(api, Api.TENANT_A).transcript(runId, null).stream()
-                    .map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList(), pool));
+            clients.add(
+                    CompletableFuture.supplyAsync(
+                            () ->
+                                    new Runs(api, Api.TENANT_A)
+                                            .transcript(runId, null).stream()
+                                                    .map(
+                                                            e ->
+                                                                    Chunks.fingerprint(
+                                                                            Api.parse(e.data())))
+                                                    .toList(),
+                            pool));
         }
         for (CompletableFuture<List<String>> c : clients) {
             assertThat(c.get()).containsExactlyElementsOf(expected(runId));
         }
         pool.shutdown();
-        assertThat(new Runs(serverB.api(), Api.TENANT_A).get(runId).getInt("driverEpoch")).isEqualTo(2);
+        assertThat(new Runs(serverB.api(), Api.TENANT_A).get(runId).getInt("driverEpoch"))
+                .isEqualTo(2);
     }
 
     @Test
     void aCancelOnTheOtherServerStopsTheDriverAndDestroysTheSandbox() {
         startA();
         Sandboxes own = new Sandboxes(serverB.api(), Api.TENANT_A);
-        String ownKey = own.ensure("{\"definitionId\":\"takeover-cancel-" + UUID.randomUUID() + "\"}").getString("key");
+        String ownKey =
+                own.ensure("{\"definitionId\":\"takeover-cancel-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
         String runId = "tk-cancel-" + UUID.randomUUID();
-        new Runs(serverA.api(), Api.TENANT_A).start(Runs.runBody(runId, "{\"key\":\"" + ownKey + "\"}", "echo started; sleep 120", ""));
+        new Runs(serverA.api(), Api.TENANT_A)
+                .start(
+                        Runs.runBody(
+                                runId,
+                                "{\"key\":\"" + ownKey + "\"}",
+                                "echo started; sleep 120",
+                                ""));
         awaitStored(serverB.api(), runId, 3);
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         assertThat(onB.cancel(runId).statusCode()).isEqualTo(202);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(onB.get(runId).getString("status")).isEqualTo("aborted"));
-        assertThat(onB.get(runId).getInt("driverEpoch")).as("the healthy driver was never fenced out").isEqualTo(1);
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(onB.get(runId).getString("status")).isEqualTo("aborted"));
+        assertThat(onB.get(runId).getInt("driverEpoch"))
+                .as("the healthy driver was never fenced out")
+                .isEqualTo(1);
         assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + ownKey)).isEmpty();
-        List<String> types = onB.transcript(runId, null).stream().map(SseClient.Event::name).toList();
+        List<String> types =
+                onB.transcript(runId, null).stream().map(SseClient.Event::name).toList();
         assertThat(types.get(types.size() - 1)).isEqualTo("RUN_ERROR");
     }
 
@@ -208,7 +237,8 @@ class TakeoverPostgresIT {
         String runId = runOnAPastThreeLines("tk-diverge-");
         killA();
         String journal = "/tmp/agentbox-runs/" + JournalNames.encode(runId) + ".ndjson";
-        sandboxes.exec(key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate(runId));
+        sandboxes.exec(
+                key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<SseClient.Event> transcript = onB.transcript(runId, null);
@@ -234,7 +264,8 @@ class TakeoverPostgresIT {
     private static void signal(JarServer server, String sig) throws Exception {
         List<Long> pids = new ArrayList<>();
         pids.add(server.pid());
-        ProcessHandle.of(server.pid()).ifPresent(p -> p.descendants().forEach(d -> pids.add(d.pid())));
+        ProcessHandle.of(server.pid())
+                .ifPresent(p -> p.descendants().forEach(d -> pids.add(d.pid())));
         for (long pid : pids) {
             new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start().waitFor();
         }

@@ -15,41 +15,56 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * PostgreSQL pass only: a second server (the runnable jar) shares the IT server's database.
- * Concurrent first ensures of one key, one on each server, make exactly one container, and
- * the sandbox one server made is resumed through the other.
+ * Concurrent first ensures of one key, one on each server, make exactly one container, and the
+ * sandbox one server made is resumed through the other.
  */
 class TwoServersPostgresIT {
 
     private static final int PORT = 19280;
 
-    @TempDir
-    Path work;
+    @TempDir Path work;
 
     @Test
     void concurrentEnsuresOnTwoServersMakeExactlyOneContainer() throws Exception {
         Api first = Api.itServer();
-        Map<String, String> env = Map.of(
-                "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
-                "AGENTBOX_DB_USER", "agentbox",
-                "AGENTBOX_DB_PASSWORD", "agentbox",
-                "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
-                "AGENTBOX_NODE_ID", "second");
+        Map<String, String> env =
+                Map.of(
+                        "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
+                        "AGENTBOX_DB_USER", "agentbox",
+                        "AGENTBOX_DB_PASSWORD", "agentbox",
+                        "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
+                        "AGENTBOX_NODE_ID", "second");
         try (JarServer secondServer = JarServer.start(work, PORT, env, "/health/ready")) {
             Api second = secondServer.api();
-            String body = "{\"definitionId\":\"two-servers-" + UUID.randomUUID() + "\",\"workspace\":{\"setup\":[\"sleep 2\",\"echo ran >> /workspace/.runs\"]}}";
-            List<CompletableFuture<HttpResponse<String>>> calls = List.of(
-                    CompletableFuture.supplyAsync(() -> ensure(first, body)),
-                    CompletableFuture.supplyAsync(() -> ensure(second, body)));
-            List<JsonObject> results = calls.stream().map(CompletableFuture::join).map(r -> {
-                assertThat(r.statusCode()).as(r.body()).isIn(200, 201);
-                return Api.object(r);
-            }).toList();
+            String body =
+                    "{\"definitionId\":\"two-servers-"
+                            + UUID.randomUUID()
+                            + "\",\"workspace\":{\"setup\":[\"sleep 2\",\"echo ran >> /workspace/.runs\"]}}";
+            List<CompletableFuture<HttpResponse<String>>> calls =
+                    List.of(
+                            CompletableFuture.supplyAsync(() -> ensure(first, body)),
+                            CompletableFuture.supplyAsync(() -> ensure(second, body)));
+            List<JsonObject> results =
+                    calls.stream()
+                            .map(CompletableFuture::join)
+                            .map(
+                                    r -> {
+                                        assertThat(r.statusCode()).as(r.body()).isIn(200, 201);
+                                        return Api.object(r);
+                                    })
+                            .toList();
             String key = results.get(0).getString("key");
             try {
-                assertThat(results).extracting(o -> o.getString("outcome")).containsExactlyInAnyOrder("created", "resumed");
+                assertThat(results)
+                        .extracting(o -> o.getString("outcome"))
+                        .containsExactlyInAnyOrder("created", "resumed");
                 assertThat(results.get(1).getString("key")).isEqualTo(key);
                 assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).hasSize(1);
-                assertThat(new Sandboxes(second, Api.TENANT_A).stdout(key, "wc -l < /workspace/.runs").trim()).isEqualTo("1");
+                assertThat(
+                                new Sandboxes(second, Api.TENANT_A)
+                                        .stdout(key, "wc -l < /workspace/.runs")
+                                        .trim())
+                        .isEqualTo("1");
             } finally {
                 new Sandboxes(first, Api.TENANT_A).delete(key);
             }
@@ -57,7 +72,9 @@ class TwoServersPostgresIT {
     }
 
     private static HttpResponse<String> ensure(Api api, String body) {
-        return api.send(api.request("/api/v1/sandboxes", Api.TENANT_A).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        return api.send(
+                api.request("/api/v1/sandboxes", Api.TENANT_A)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 }

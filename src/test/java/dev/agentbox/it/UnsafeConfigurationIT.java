@@ -15,49 +15,57 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Attack: a deployment whose token list went wrong ({@code AGENTBOX_AUTH_TOKENS=","}) used to
- * start in dev mode, serving every API without authentication; the local provider could run
- * next to several tenants that then share the host's directories.
+ * Attack: a deployment whose token list went wrong ({@code AGENTBOX_AUTH_TOKENS=","}) used to start
+ * in dev mode, serving every API without authentication; the local provider could run next to
+ * several tenants that then share the host's directories.
  *
- * <p>The packaged runnable jar is started with each unsafe configuration on a port of its
- * own; the application must not serve {@code /api/v1} at all (not even after the server is
- * up) and the log must name the key to fix. The process tree is killed in every path.
+ * <p>The packaged runnable jar is started with each unsafe configuration on a port of its own; the
+ * application must not serve {@code /api/v1} at all (not even after the server is up) and the log
+ * must name the key to fix. The process tree is killed in every path.
  */
 class UnsafeConfigurationIT {
 
     private static final int PORT = 19187;
 
-    @TempDir
-    Path work;
+    @TempDir Path work;
 
     @Test
     void aTokenListOfOnlyACommaStopsTheApplicationInsteadOfFallingBackToDevMode() throws Exception {
         String log = startAndWaitForStartupOutcome(Map.of("AGENTBOX_AUTH_TOKENS", ","));
-        assertThat(log).contains("Unsafe configuration: agentbox.auth.tokens")
-                .as("never the dev-mode fallback").doesNotContain("running in single-tenant dev mode");
+        assertThat(log)
+                .contains("Unsafe configuration: agentbox.auth.tokens")
+                .as("never the dev-mode fallback")
+                .doesNotContain("running in single-tenant dev mode");
     }
 
     @Test
     void theLocalProviderNextToSeveralTenantsStopsTheApplicationUnlessAllowed() throws Exception {
-        String log = startAndWaitForStartupOutcome(Map.of(
-                "AGENTBOX_AUTH_TOKENS", "alpha=token-alpha,beta=token-beta",
-                "AGENTBOX_PROVIDERS_LOCAL_ENABLED", "true"));
-        assertThat(log).contains("Unsafe configuration: agentbox.providers.local.enabled")
+        String log =
+                startAndWaitForStartupOutcome(
+                        Map.of(
+                                "AGENTBOX_AUTH_TOKENS", "alpha=token-alpha,beta=token-beta",
+                                "AGENTBOX_PROVIDERS_LOCAL_ENABLED", "true"));
+        assertThat(log)
+                .contains("Unsafe configuration: agentbox.providers.local.enabled")
                 .contains("agentbox.providers.local.allow-multi-tenant")
                 .doesNotContain("token-alpha");
     }
 
     /**
      * Starts the jar, waits until the application's start has ended (or the server has exited),
-     * checks that the application was not started and that {@code /api/v1/providers} is not
-     * served without a token, and returns the log.
+     * checks that the application was not started and that {@code /api/v1/providers} is not served
+     * without a token, and returns the log.
      */
     private String startAndWaitForStartupOutcome(Map<String, String> env) throws Exception {
         Path log = work.resolve("server.log");
-        ProcessBuilder pb = new ProcessBuilder(javaBin(), "-jar",
-                System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar"))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                                javaBin(),
+                                "-jar",
+                                System.getProperty(
+                                        "agentbox.it.runnable-jar", "target/agentbox.jar"))
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
         pb.environment().remove("AGENTBOX_AUTH_ADMIN_TENANT");
         pb.environment().remove("AGENTBOX_PROVIDERS_LOCAL_ENABLED");
@@ -65,7 +73,8 @@ class UnsafeConfigurationIT {
         pb.environment().put("HTTP_PORT", String.valueOf(PORT));
         pb.environment().put("HTTPS_PORT", String.valueOf(PORT + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out").toString());
-        // The jar unpacks its server here instead of under ~/wlpExtract, so a killed server leaves nothing behind.
+        // The jar unpacks its server here instead of under ~/wlpExtract, so a killed server leaves
+        // nothing behind.
         pb.environment().put("WLP_JAR_EXTRACT_DIR", work.resolve("extract").toString());
         pb.environment().put("AGENTBOX_PROVIDERS_LOCAL_ROOT", work.resolve("local").toString());
         pb.environment().putAll(env);
@@ -74,21 +83,37 @@ class UnsafeConfigurationIT {
             // Wait for the application's own outcome, not the server's "ready" (CWWKF0011I), which
             // a slow application start does not hold up: started (CWWKZ0001I) or not started
             // (CWWKZ0012I, after the failed start). The launcher may also exit.
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                String text = Files.readString(log);
-                return !process.isAlive() || text.contains("CWWKZ0001I") || text.contains("CWWKZ0012I");
-            });
+            await().atMost(Duration.ofMinutes(5))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(
+                            () -> {
+                                String text = Files.readString(log);
+                                return !process.isAlive()
+                                        || text.contains("CWWKZ0001I")
+                                        || text.contains("CWWKZ0012I");
+                            });
             Api api = new Api("http://localhost:" + PORT);
             if (process.isAlive()) {
-                // The server itself listens (so the answer below is the server's, not a refused connection).
+                // The server itself listens (so the answer below is the server's, not a refused
+                // connection).
                 AtomicReference<HttpResponse<String>> providers = new AtomicReference<>();
-                await().atMost(Duration.ofMinutes(2)).ignoreExceptions()
-                        .until(() -> providers.compareAndSet(null, api.send(api.request("/api/v1/providers").GET())));
-                assertThat(providers.get().statusCode()).as("the API is not served: %s", providers.get().body()).isNotEqualTo(200);
+                await().atMost(Duration.ofMinutes(2))
+                        .ignoreExceptions()
+                        .until(
+                                () ->
+                                        providers.compareAndSet(
+                                                null,
+                                                api.send(api.request("/api/v1/providers").GET())));
+                assertThat(providers.get().statusCode())
+                        .as("the API is not served: %s", providers.get().body())
+                        .isNotEqualTo(200);
                 assertThat(providers.get().body()).doesNotContain("capabilities");
             }
             String text = Files.readString(log);
-            assertThat(text).as("the application did not start").contains("CWWKZ0012I").doesNotContain("CWWKZ0001I");
+            assertThat(text)
+                    .as("the application did not start")
+                    .contains("CWWKZ0012I")
+                    .doesNotContain("CWWKZ0001I");
             return text;
         } finally {
             kill(process);

@@ -49,7 +49,8 @@ class CanonicalJsonTest {
     void numericallyEqualNumbersHaveOneForm() {
         assertThat(canon("[1, 1.0, 1e0, 10e-1, 1.000]")).isEqualTo("[1,1,1,1,1]");
         assertThat(canon("[-0, 0.0, 0e10]")).isEqualTo("[0,0,0]");
-        assertThat(canon("[100, 1e2, 1.5, 1.50, 0.001, -42]")).isEqualTo("[100,100,1.5,1.5,0.001,-42]");
+        assertThat(canon("[100, 1e2, 1.5, 1.50, 0.001, -42]"))
+                .isEqualTo("[100,100,1.5,1.5,0.001,-42]");
     }
 
     @Test
@@ -89,7 +90,9 @@ class CanonicalJsonTest {
                 .isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assertThat(CanonicalJson.sha256Hex("abc"))
                 .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assertThat(CanonicalJson.sha256Hex("€")).hasSize(64).matches("[0-9a-f]{64}")
+        assertThat(CanonicalJson.sha256Hex("€"))
+                .hasSize(64)
+                .matches("[0-9a-f]{64}")
                 .isNotEqualTo(CanonicalJson.sha256Hex("?"));
     }
 

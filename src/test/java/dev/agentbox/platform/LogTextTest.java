@@ -8,9 +8,12 @@ class LogTextTest {
 
     @Test
     void crAndLfCannotStartAForgedLogLine() {
-        String forged = "run-1\r\n2026-01-01 INFO [agentbox] admin: reaper sweep requested by tenant \"ops\"";
+        String forged =
+                "run-1\r\n2026-01-01 INFO [agentbox] admin: reaper sweep requested by tenant \"ops\"";
         String quoted = LogText.quote(forged);
-        assertThat(quoted).doesNotContain("\r").doesNotContain("\n")
+        assertThat(quoted)
+                .doesNotContain("\r")
+                .doesNotContain("\n")
                 .startsWith("\"run-1\\r\\n2026-01-01 INFO")
                 .endsWith("by tenant \\\"ops\\\"\"");
     }
@@ -18,7 +21,8 @@ class LogTextTest {
     @Test
     void everyControlCharacterLineSeparatorAndBidiOverrideIsEscaped() {
         String quoted = LogText.quote("a\u0000b\u001bc\u007fd\u0085e\u2028f\u2029g\u202eh\ti");
-        assertThat(quoted).isEqualTo("\"a\\u0000b\\u001bc\\u007fd\\u0085e\\u2028f\\u2029g\\u202eh\\ti\"");
+        assertThat(quoted)
+                .isEqualTo("\"a\\u0000b\\u001bc\\u007fd\\u0085e\\u2028f\\u2029g\\u202eh\\ti\"");
         assertThat(quoted.chars()).allMatch(c -> c >= 0x20 && c < 0x7f);
     }
 
@@ -31,7 +35,8 @@ class LogTextTest {
     @Test
     void longValuesAreCutAndTheRestCounted() {
         String quoted = LogText.quote("x".repeat(1_000_000));
-        assertThat(quoted).hasSize(LogText.MAX_CHARS + 2 + "...(999800 more chars)".length())
+        assertThat(quoted)
+                .hasSize(LogText.MAX_CHARS + 2 + "...(999800 more chars)".length())
                 .endsWith("\"...(999800 more chars)");
     }
 
@@ -44,7 +49,8 @@ class LogTextTest {
 
     @Test
     void ordinaryValuesAreKeptAsTheyAreAndNullStaysNull() {
-        assertThat(LogText.quote("tenant-a/run:42 ünïcode")).isEqualTo("\"tenant-a/run:42 ünïcode\"");
+        assertThat(LogText.quote("tenant-a/run:42 ünïcode"))
+                .isEqualTo("\"tenant-a/run:42 ünïcode\"");
         assertThat(LogText.quote((String) null)).isEqualTo("null");
         assertThat(LogText.quote((Object) null)).isEqualTo("null");
         assertThat(LogText.quote(42)).isEqualTo("\"42\"");

@@ -31,8 +31,12 @@ class RedactorTest {
     void base64OfTheValueInEveryAlphabetWithAndWithoutPaddingIsMasked() {
         Redactor r = Redactor.of(List.of(SECRET));
         byte[] bytes = SECRET.getBytes(StandardCharsets.UTF_8);
-        for (Base64.Encoder enc : List.of(Base64.getEncoder(), Base64.getUrlEncoder(),
-                Base64.getEncoder().withoutPadding(), Base64.getUrlEncoder().withoutPadding())) {
+        for (Base64.Encoder enc :
+                List.of(
+                        Base64.getEncoder(),
+                        Base64.getUrlEncoder(),
+                        Base64.getEncoder().withoutPadding(),
+                        Base64.getUrlEncoder().withoutPadding())) {
             String encoded = enc.encodeToString(bytes);
             assertThat(r.redact("out: " + encoded + " end")).as(encoded).isEqualTo("out: *** end");
         }
@@ -43,11 +47,19 @@ class RedactorTest {
         Redactor r = Redactor.of(List.of(SECRET));
         for (String prefix : List.of("", "a", "ab", "abc", "abcd")) {
             for (String suffix : List.of("", "\n", "xy\n")) {
-                String stream = Base64.getEncoder().encodeToString((prefix + SECRET + suffix).getBytes(StandardCharsets.UTF_8));
+                String stream =
+                        Base64.getEncoder()
+                                .encodeToString(
+                                        (prefix + SECRET + suffix)
+                                                .getBytes(StandardCharsets.UTF_8));
                 String redacted = r.redact(stream);
-                assertThat(redacted).as("prefix %s suffix %s", prefix.length(), suffix.length()).contains("***");
+                assertThat(redacted)
+                        .as("prefix %s suffix %s", prefix.length(), suffix.length())
+                        .contains("***");
                 // What is left cannot be decoded back into the value.
-                assertThat(decodedLeftovers(redacted)).doesNotContain(SECRET).doesNotContain(SECRET.substring(0, SECRET.length() - 2));
+                assertThat(decodedLeftovers(redacted))
+                        .doesNotContain(SECRET)
+                        .doesNotContain(SECRET.substring(0, SECRET.length() - 2));
             }
         }
     }
@@ -56,16 +68,25 @@ class RedactorTest {
     void echoPipedToBase64IsMasked() {
         // `echo "$API_KEY" | base64` encodes the value plus a newline.
         String secret = "s3cr3t-4f9c2e7a";
-        String printed = Base64.getMimeEncoder().encodeToString((secret + "\n").getBytes(StandardCharsets.UTF_8));
-        assertThat(Redactor.of(List.of(secret)).redact(printed)).contains("***").doesNotContain(printed);
+        String printed =
+                Base64.getMimeEncoder()
+                        .encodeToString((secret + "\n").getBytes(StandardCharsets.UTF_8));
+        assertThat(Redactor.of(List.of(secret)).redact(printed))
+                .contains("***")
+                .doesNotContain(printed);
     }
 
     @Test
     void urlEncodedFormsAreMasked() {
         Redactor r = Redactor.of(List.of("p@ss word/with:colon"));
-        assertThat(r.redact("https://host/?t=" + URLEncoder.encode("p@ss word/with:colon", StandardCharsets.UTF_8)))
+        assertThat(
+                        r.redact(
+                                "https://host/?t="
+                                        + URLEncoder.encode(
+                                                "p@ss word/with:colon", StandardCharsets.UTF_8)))
                 .isEqualTo("https://host/?t=***");
-        assertThat(r.redact("https://host/?t=p%40ss%20word%2Fwith%3Acolon")).isEqualTo("https://host/?t=***");
+        assertThat(r.redact("https://host/?t=p%40ss%20word%2Fwith%3Acolon"))
+                .isEqualTo("https://host/?t=***");
     }
 
     @Test
@@ -92,20 +113,27 @@ class RedactorTest {
     void aTailThatBeginsInsideAValueHasThatRemnantMasked() {
         Redactor r = Redactor.of(List.of("abcdefghij"));
         assertThat(r.redactTail("efghij\nerror: bad key")).isEqualTo("***\nerror: bad key");
-        assertThat(r.redactTail("hij then abcdefghij")).as("remnants under 4 characters stay").isEqualTo("hij then ***");
+        assertThat(r.redactTail("hij then abcdefghij"))
+                .as("remnants under 4 characters stay")
+                .isEqualTo("hij then ***");
         assertThat(r.redactTail("plain output")).isEqualTo("plain output");
     }
 
     @Test
-    void atMostTheHundredLongestValuesAreTakenWhateverTheirOrderSoAGrownSecretsFileCannotMakeRedactionUnbounded() {
-        List<String> many = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, 150)
-                .mapToObj(i -> "v".repeat(4 + i / 10) + "-" + (1000 + i)).toList());
+    void
+            atMostTheHundredLongestValuesAreTakenWhateverTheirOrderSoAGrownSecretsFileCannotMakeRedactionUnbounded() {
+        List<String> many =
+                new java.util.ArrayList<>(
+                        java.util.stream.IntStream.range(0, 150)
+                                .mapToObj(i -> "v".repeat(4 + i / 10) + "-" + (1000 + i))
+                                .toList());
         java.util.Collections.shuffle(many, new java.util.Random(7));
         Redactor r = Redactor.of(many);
         assertThat(r.redact("v".repeat(18) + "-1149")).as("among the longest").isEqualTo("***");
         assertThat(r.redact("vvvv-1000")).as("among the shortest").isEqualTo("vvvv-1000");
         java.util.Collections.reverse(many);
-        assertThat(Redactor.of(many).redact("vvvvvvvvv-1050")).isEqualTo(r.redact("vvvvvvvvv-1050"));
+        assertThat(Redactor.of(many).redact("vvvvvvvvv-1050"))
+                .isEqualTo(r.redact("vvvvvvvvv-1050"));
     }
 
     @Test
@@ -114,7 +142,9 @@ class RedactorTest {
         assertThat(Redactor.none().redact(SECRET)).isEqualTo(SECRET);
     }
 
-    /** Decodes each maximal base64 run of {@code text} that survived redaction, at every alignment. */
+    /**
+     * Decodes each maximal base64 run of {@code text} that survived redaction, at every alignment.
+     */
     private static String decodedLeftovers(String text) {
         StringBuilder out = new StringBuilder();
         for (String part : text.split("\\*\\*\\*")) {
@@ -122,7 +152,11 @@ class RedactorTest {
                 String s = part.substring(skip);
                 s = s.substring(0, s.length() - s.length() % 4);
                 try {
-                    out.append(new String(Base64.getDecoder().decode(s), StandardCharsets.ISO_8859_1)).append('|');
+                    out.append(
+                                    new String(
+                                            Base64.getDecoder().decode(s),
+                                            StandardCharsets.ISO_8859_1))
+                            .append('|');
                 } catch (IllegalArgumentException notBase64) {
                     // padding in the middle: not a decodable leftover
                 }

@@ -13,13 +13,16 @@ import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * A real database for store contract tests: embedded Derby in a fresh folder, or the
- * PostgreSQL test database ({@code agentbox.test.pg.url}, prepared by scripts/postgres).
- * PostgreSQL being unreachable fails the tests; it never skips them.
+ * A real database for store contract tests: embedded Derby in a fresh folder, or the PostgreSQL
+ * test database ({@code agentbox.test.pg.url}, prepared by scripts/postgres). PostgreSQL being
+ * unreachable fails the tests; it never skips them.
  */
 public final class TestDatabase implements AutoCloseable {
 
-    public enum Kind { DERBY, POSTGRESQL }
+    public enum Kind {
+        DERBY,
+        POSTGRESQL
+    }
 
     private final EntityManagerFactory emf;
 
@@ -39,12 +42,19 @@ public final class TestDatabase implements AutoCloseable {
         Map<String, String> props = new HashMap<>();
         if (kind == Kind.DERBY) {
             Path dir = Path.of("target", "test-derby", UUID.randomUUID().toString());
-            props.put("jakarta.persistence.jdbc.driver", "org.apache.derby.iapi.jdbc.AutoloadedDriver");
-            props.put("jakarta.persistence.jdbc.url", "jdbc:derby:" + dir.toAbsolutePath() + ";create=true");
+            props.put(
+                    "jakarta.persistence.jdbc.driver",
+                    "org.apache.derby.iapi.jdbc.AutoloadedDriver");
+            props.put(
+                    "jakarta.persistence.jdbc.url",
+                    "jdbc:derby:" + dir.toAbsolutePath() + ";create=true");
         } else {
             props.put("jakarta.persistence.jdbc.driver", "org.postgresql.Driver");
-            props.put("jakarta.persistence.jdbc.url", System.getProperty("agentbox.test.pg.url",
-                    "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox"));
+            props.put(
+                    "jakarta.persistence.jdbc.url",
+                    System.getProperty(
+                            "agentbox.test.pg.url",
+                            "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox"));
         }
         props.putAll(extra);
         EntityManagerFactory emf = Persistence.createEntityManagerFactory("agentbox-test", props);
@@ -54,12 +64,13 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Deletes every row of the given entity types, for a clean start per test. */
     public void clear(Class<?>... entities) {
-        inTransaction(em -> {
-            for (Class<?> entity : entities) {
-                em.createQuery("DELETE FROM " + entity.getSimpleName()).executeUpdate();
-            }
-            return null;
-        });
+        inTransaction(
+                em -> {
+                    for (Class<?> entity : entities) {
+                        em.createQuery("DELETE FROM " + entity.getSimpleName()).executeUpdate();
+                    }
+                    return null;
+                });
     }
 
     public <T> T inTransaction(Function<EntityManager, T> work) {
@@ -81,25 +92,32 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     /**
-     * A store whose every call runs in its own transaction on its own entity manager, as
-     * the container's {@code @Transactional} store beans do.
+     * A store whose every call runs in its own transaction on its own entity manager, as the
+     * container's {@code @Transactional} store beans do.
      */
     @SuppressWarnings("unchecked")
     public <S> S transactional(Class<S> contract, Function<EntityManager, ? extends S> factory) {
-        return (S) Proxy.newProxyInstance(contract.getClassLoader(), new Class<?>[] {contract}, (proxy, method, args) -> {
-            if (method.getDeclaringClass() == Object.class) {
-                return method.invoke(this, args);
-            }
-            return inTransaction(em -> {
-                try {
-                    return method.invoke(factory.apply(em), args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-        });
+        return (S)
+                Proxy.newProxyInstance(
+                        contract.getClassLoader(),
+                        new Class<?>[] {contract},
+                        (proxy, method, args) -> {
+                            if (method.getDeclaringClass() == Object.class) {
+                                return method.invoke(this, args);
+                            }
+                            return inTransaction(
+                                    em -> {
+                                        try {
+                                            return method.invoke(factory.apply(em), args);
+                                        } catch (InvocationTargetException e) {
+                                            throw e.getCause() instanceof RuntimeException re
+                                                    ? re
+                                                    : new IllegalStateException(e.getCause());
+                                        } catch (IllegalAccessException e) {
+                                            throw new IllegalStateException(e);
+                                        }
+                                    });
+                        });
     }
 
     @Override

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cluster-wide quotas (sandboxes, concurrent runs) over a real database: two "servers"
- * (two {@link Leases} with their own node ids) share one Derby lease table, and the
- * tenant's records are a set the test stores into, as the sandbox and run stores would.
+ * The cluster-wide quotas (sandboxes, concurrent runs) over a real database: two "servers" (two
+ * {@link Leases} with their own node ids) share one Derby lease table, and the tenant's records are
+ * a set the test stores into, as the sandbox and run stores would.
  */
 class RecordedQuotasTest {
 
@@ -58,8 +58,12 @@ class RecordedQuotasTest {
         db.clear(LeaseRow.class);
         LeaseStore store = db.transactional(LeaseStore.class, JpaLeaseStore::new);
         QuotaLimits limits = QuotaLimits.of(Map.of(Quota.SANDBOXES, 3, Quota.CONCURRENT_RUNS, 2));
-        serverA = new TenantQuotas(limits, new Leases(store, Clock.systemUTC(), "server-a", scheduler));
-        serverB = new TenantQuotas(limits, new Leases(store, Clock.systemUTC(), "server-b", scheduler));
+        serverA =
+                new TenantQuotas(
+                        limits, new Leases(store, Clock.systemUTC(), "server-a", scheduler));
+        serverB =
+                new TenantQuotas(
+                        limits, new Leases(store, Clock.systemUTC(), "server-b", scheduler));
     }
 
     @AfterEach
@@ -81,24 +85,32 @@ class RecordedQuotasTest {
         for (int i = 0; i < 12; i++) {
             TenantQuotas server = i % 2 == 0 ? serverA : serverB;
             String key = "key-" + i;
-            all.add(pool.submit(() -> {
-                start.await();
-                try {
-                    granted.add(reserve(server, "alpha", key));
-                } catch (QuotaExceededException e) {
-                    refused.add(e);
-                }
-                return null;
-            }));
+            all.add(
+                    pool.submit(
+                            () -> {
+                                start.await();
+                                try {
+                                    granted.add(reserve(server, "alpha", key));
+                                } catch (QuotaExceededException e) {
+                                    refused.add(e);
+                                }
+                                return null;
+                            }));
         }
         for (Future<?> f : all) {
             f.get(60, TimeUnit.SECONDS);
         }
         assertThat(granted).hasSize(2);
-        assertThat(refused).hasSize(10).allSatisfy(e -> {
-            assertThat(e.extensions()).containsEntry("quota", "sandboxes").containsEntry("limit", 3).containsEntry("scope", "cluster");
-            assertThat(e.retryAfterSeconds()).isEmpty();
-        });
+        assertThat(refused)
+                .hasSize(10)
+                .allSatisfy(
+                        e -> {
+                            assertThat(e.extensions())
+                                    .containsEntry("quota", "sandboxes")
+                                    .containsEntry("limit", 3)
+                                    .containsEntry("scope", "cluster");
+                            assertThat(e.retryAfterSeconds()).isEmpty();
+                        });
         granted.forEach(Slot::close);
     }
 
@@ -107,7 +119,8 @@ class RecordedQuotasTest {
         records.add("r1");
         Slot inFlight = reserve(serverA, "alpha", "k2");
         Slot another = reserve(serverB, "alpha", "k3");
-        assertThatThrownBy(() -> reserve(serverB, "alpha", "k4")).isInstanceOf(QuotaExceededException.class);
+        assertThatThrownBy(() -> reserve(serverB, "alpha", "k4"))
+                .isInstanceOf(QuotaExceededException.class);
         another.close(); // that creation failed: its slot is free again
         Slot retried = reserve(serverB, "alpha", "k4");
         inFlight.close();
@@ -123,14 +136,17 @@ class RecordedQuotasTest {
         try (Slot again = reserve(serverA, "alpha", "k2")) {
             assertThat(again).isSameAs(Slot.NONE);
         }
-        assertThatThrownBy(() -> reserve(serverA, "alpha", "k4")).isInstanceOf(QuotaExceededException.class);
+        assertThatThrownBy(() -> reserve(serverA, "alpha", "k4"))
+                .isInstanceOf(QuotaExceededException.class);
         records.remove("k3"); // a sandbox deleted
         Slot creating = reserve(serverB, "alpha", "k4");
         records.add("k4"); // its record is stored before the slot is released: still one, not two
         assertThat(records).hasSize(3);
-        assertThatThrownBy(() -> reserve(serverA, "alpha", "k5")).isInstanceOf(QuotaExceededException.class);
+        assertThatThrownBy(() -> reserve(serverA, "alpha", "k5"))
+                .isInstanceOf(QuotaExceededException.class);
         creating.close();
-        assertThatThrownBy(() -> reserve(serverA, "alpha", "k5")).isInstanceOf(QuotaExceededException.class);
+        assertThatThrownBy(() -> reserve(serverA, "alpha", "k5"))
+                .isInstanceOf(QuotaExceededException.class);
     }
 
     @Test
@@ -139,7 +155,8 @@ class RecordedQuotasTest {
         try (Slot beta = serverA.reserve("beta", Quota.SANDBOXES, "b1", max -> Set.of())) {
             assertThat(beta).isNotSameAs(Slot.NONE);
         }
-        assertThatThrownBy(() -> reserve(serverA, "alpha", "k4")).isInstanceOf(QuotaExceededException.class);
+        assertThatThrownBy(() -> reserve(serverA, "alpha", "k4"))
+                .isInstanceOf(QuotaExceededException.class);
     }
 
     @Test
@@ -147,11 +164,18 @@ class RecordedQuotasTest {
         try (Slot run1 = serverA.reserve("alpha", Quota.CONCURRENT_RUNS, "r1", max -> Set.of());
                 Slot run2 = serverB.reserve("alpha", Quota.CONCURRENT_RUNS, "r2", max -> Set.of());
                 Slot sandbox = reserve(serverA, "alpha", "k1")) {
-            assertThatThrownBy(() -> serverA.reserve("alpha", Quota.CONCURRENT_RUNS, "r3", max -> Set.of()))
-                    .isInstanceOfSatisfying(QuotaExceededException.class, e -> {
-                        assertThat(e.extensions()).containsEntry("quota", "concurrent-runs").containsEntry("limit", 2);
-                        assertThat(e.retryAfterSeconds()).hasValue(10);
-                    });
+            assertThatThrownBy(
+                            () ->
+                                    serverA.reserve(
+                                            "alpha", Quota.CONCURRENT_RUNS, "r3", max -> Set.of()))
+                    .isInstanceOfSatisfying(
+                            QuotaExceededException.class,
+                            e -> {
+                                assertThat(e.extensions())
+                                        .containsEntry("quota", "concurrent-runs")
+                                        .containsEntry("limit", 2);
+                                assertThat(e.retryAfterSeconds()).hasValue(10);
+                            });
         }
     }
 }

@@ -8,7 +8,10 @@ import dev.agentbox.sandbox.spi.SandboxProvider;
 import java.util.List;
 import java.util.Optional;
 
-/** The real provider, except that {@code destroy} throws as an engine refusing to remove a container does. */
+/**
+ * The real provider, except that {@code destroy} throws as an engine refusing to remove a container
+ * does.
+ */
 final class FailingDestroyProvider implements SandboxProvider {
 
     private final SandboxProvider real;

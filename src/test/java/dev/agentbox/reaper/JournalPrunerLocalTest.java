@@ -12,12 +12,12 @@ import dev.agentbox.reaper.PruneResult.Kept;
 import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
+import dev.agentbox.sandbox.local.LocalSandboxProvider;
+import dev.agentbox.sandbox.local.LocalSettings;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.store.SandboxInstance;
-import dev.agentbox.sandbox.local.LocalSandboxProvider;
-import dev.agentbox.sandbox.local.LocalSettings;
 import dev.agentbox.testing.Slow;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,8 +45,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Journal pruning (docs/behavior.md PJ-01..PJ-06) on local-provider sandboxes and the Derby stores.
- * Local sandboxes share the host and keep journals per tenant, so every test has a tenant, and
- * thus a journal directory, of its own (under this class's temporary root).
+ * Local sandboxes share the host and keep journals per tenant, so every test has a tenant, and thus
+ * a journal directory, of its own (under this class's temporary root).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
@@ -66,7 +66,11 @@ class JournalPrunerLocalTest {
     @BeforeAll
     void start() throws IOException {
         root = Files.createTempDirectory("agentbox-prune-test").toAbsolutePath();
-        provider = new LocalSandboxProvider(new LocalSettings(true, root), new DaemonThreads("test-prune"), Clock.systemUTC());
+        provider =
+                new LocalSandboxProvider(
+                        new LocalSettings(true, root),
+                        new DaemonThreads("test-prune"),
+                        Clock.systemUTC());
         fx = PruneFixture.open();
     }
 
@@ -96,22 +100,35 @@ class JournalPrunerLocalTest {
     }
 
     private SandboxHandle newSandbox(String ofTenant) {
-        SandboxHandle h = provider.create(SandboxCreateInput.defaults().withKey("prune-key", ofTenant));
+        SandboxHandle h =
+                provider.create(SandboxCreateInput.defaults().withKey("prune-key", ofTenant));
         sandboxes.add(h);
         return h;
     }
 
     private JournalPruner pruner(RunStore runs) {
-        return pruner(runs, i -> provider.resume(i.providerSandboxId()), JournalPruner.DEFAULT_MAX_DELETES);
+        return pruner(
+                runs,
+                i -> provider.resume(i.providerSandboxId()),
+                JournalPruner.DEFAULT_MAX_DELETES);
     }
 
-    private JournalPruner pruner(RunStore runs, Function<SandboxInstance, Optional<SandboxHandle>> open, int maxDeletes) {
-        return new JournalPruner(runs, fx.instances, open, Clock.fixed(NOW, ZoneOffset.UTC), JournalPruner.DEFAULT_ORPHAN_TTL,
+    private JournalPruner pruner(
+            RunStore runs,
+            Function<SandboxInstance, Optional<SandboxHandle>> open,
+            int maxDeletes) {
+        return new JournalPruner(
+                runs,
+                fx.instances,
+                open,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                JournalPruner.DEFAULT_ORPHAN_TTL,
                 maxDeletes);
     }
 
     @Test
-    @DisplayName("PJ-01 journals of completed, failed and aborted runs are deleted (journal, err and prompt files); running and interrupted runs keep theirs")
+    @DisplayName(
+            "PJ-01 journals of completed, failed and aborted runs are deleted (journal, err and prompt files); running and interrupted runs keep theirs")
     void terminalRunsLoseTheirJournalsLiveRunsKeepThem() {
         String weird = "weird id/ü'$(x)";
         fx.finished(tenant, "done", RunStatus.COMPLETED);
@@ -132,11 +149,19 @@ class JournalPrunerLocalTest {
 
         PruneResult result = pruner(fx.runs).prune();
 
-        assertThat(result.deleted()).containsExactlyInAnyOrder("done", "broke", weird, "lone-err", "lone-prompt");
-        assertThat(result.kept()).containsExactlyInAnyOrder(
-                new Kept("live", PruneResult.NON_TERMINAL), new Kept("paused", PruneResult.NON_TERMINAL));
-        assertThat(files(sb, dir)).containsExactlyInAnyOrder(ndjson("live"), err("live"), prompt("live"), ndjson("paused"),
-                err("paused"));
+        assertThat(result.deleted())
+                .containsExactlyInAnyOrder("done", "broke", weird, "lone-err", "lone-prompt");
+        assertThat(result.kept())
+                .containsExactlyInAnyOrder(
+                        new Kept("live", PruneResult.NON_TERMINAL),
+                        new Kept("paused", PruneResult.NON_TERMINAL));
+        assertThat(files(sb, dir))
+                .containsExactlyInAnyOrder(
+                        ndjson("live"),
+                        err("live"),
+                        prompt("live"),
+                        ndjson("paused"),
+                        err("paused"));
     }
 
     @Test
@@ -166,7 +191,8 @@ class JournalPrunerLocalTest {
     }
 
     @Test
-    @DisplayName("a sandbox that is gone and one whose opening fails are skipped; the others are pruned")
+    @DisplayName(
+            "a sandbox that is gone and one whose opening fails are skipped; the others are pruned")
     void unreachableSandboxesAreSkipped() {
         SandboxHandle gone = newSandbox(tenant);
         fx.register(gone, tenant);
@@ -176,12 +202,17 @@ class JournalPrunerLocalTest {
         fx.finished(tenant, "done", RunStatus.COMPLETED);
         seed(sb, dir, journals(NOW, "done"));
 
-        PruneResult result = pruner(fx.runs, i -> {
-            if (i.key().equals(brokenRecord.key())) {
-                throw new IllegalStateException("provider unreachable");
-            }
-            return provider.resume(i.providerSandboxId());
-        }, JournalPruner.DEFAULT_MAX_DELETES).prune();
+        PruneResult result =
+                pruner(
+                                fx.runs,
+                                i -> {
+                                    if (i.key().equals(brokenRecord.key())) {
+                                        throw new IllegalStateException("provider unreachable");
+                                    }
+                                    return provider.resume(i.providerSandboxId());
+                                },
+                                JournalPruner.DEFAULT_MAX_DELETES)
+                        .prune();
 
         assertThat(result.deleted()).containsExactly("done");
         assertThat(result.kept()).isEmpty();
@@ -199,10 +230,12 @@ class JournalPrunerLocalTest {
     }
 
     @Test
-    @DisplayName("PJ-03 names that stand for no runId are kept under their file name, without a store lookup")
+    @DisplayName(
+            "PJ-03 names that stand for no runId are kept under their file name, without a store lookup")
     void undecodableNamesAreKeptWithoutLookup() {
         String hashed = JournalNames.encode("x".repeat(300)) + JournalNames.JOURNAL_SUFFIX;
-        List<String> foreign = List.of("notes.txt", "UPPER_ZZ.ndjson", "_41.err", "a b.ndjson", hashed);
+        List<String> foreign =
+                List.of("notes.txt", "UPPER_ZZ.ndjson", "_41.err", "a b.ndjson", hashed);
         Map<String, Instant> seeded = new LinkedHashMap<>();
         foreign.forEach(name -> seeded.put(name, NOW.minusSeconds(86_400)));
         seeded.putAll(journals(NOW, "known"));
@@ -212,15 +245,20 @@ class JournalPrunerLocalTest {
 
         PruneResult result = pruner(PruneFixture.counting(fx.runs, finds)).prune();
 
-        assertThat(result.kept()).extracting(Kept::runId).containsExactlyInAnyOrderElementsOf(foreign);
-        assertThat(result.kept()).extracting(Kept::reason).containsOnly(PruneResult.UNDECODABLE_NAME);
+        assertThat(result.kept())
+                .extracting(Kept::runId)
+                .containsExactlyInAnyOrderElementsOf(foreign);
+        assertThat(result.kept())
+                .extracting(Kept::reason)
+                .containsOnly(PruneResult.UNDECODABLE_NAME);
         assertThat(result.deleted()).containsExactly("known");
         assertThat(finds).as("one lookup: the decodable run's").hasValue(1);
         assertThat(files(sb, dir)).containsExactlyInAnyOrderElementsOf(foreign);
     }
 
     @Test
-    @DisplayName("PJ-04 orphans (no record) are deleted once their newest file is older than the TTL; at the cutoff or younger they wait")
+    @DisplayName(
+            "PJ-04 orphans (no record) are deleted once their newest file is older than the TTL; at the cutoff or younger they wait")
     void orphansWaitForTheTtl() {
         Map<String, Instant> seeded = new LinkedHashMap<>();
         seeded.putAll(journals(CUTOFF.minusSeconds(1), "old"));
@@ -233,13 +271,17 @@ class JournalPrunerLocalTest {
         PruneResult result = pruner(fx.runs).prune();
 
         assertThat(result.deleted()).containsExactly("old");
-        assertThat(result.kept()).containsExactlyInAnyOrder(new Kept("at-cutoff", PruneResult.ORPHAN_TOO_RECENT),
-                new Kept("fresh", PruneResult.ORPHAN_TOO_RECENT), new Kept("half", PruneResult.ORPHAN_TOO_RECENT));
+        assertThat(result.kept())
+                .containsExactlyInAnyOrder(
+                        new Kept("at-cutoff", PruneResult.ORPHAN_TOO_RECENT),
+                        new Kept("fresh", PruneResult.ORPHAN_TOO_RECENT),
+                        new Kept("half", PruneResult.ORPHAN_TOO_RECENT));
         assertThat(files(sb, dir)).doesNotContain(ndjson("old"), err("old")).hasSize(6);
     }
 
     @Test
-    @DisplayName("PJ-06 a failing store lookup keeps that run's journal as store-error; other runs are still pruned")
+    @DisplayName(
+            "PJ-06 a failing store lookup keeps that run's journal as store-error; other runs are still pruned")
     void storeErrorKeepsTheJournal() {
         fx.finished(tenant, "unlucky", RunStatus.COMPLETED);
         fx.finished(tenant, "lucky", RunStatus.COMPLETED);
@@ -253,14 +295,16 @@ class JournalPrunerLocalTest {
     }
 
     @Test
-    @DisplayName("PJ-06 an rm that fails keeps the run as delete-failed; the other runs of the same batch are deleted")
+    @DisplayName(
+            "PJ-06 an rm that fails keeps the run as delete-failed; the other runs of the same batch are deleted")
     void failedRmIsReported() {
         fx.finished(tenant, "stuck", RunStatus.COMPLETED);
         fx.finished(tenant, "fine", RunStatus.COMPLETED);
         Map<String, Instant> seeded = journals(NOW, "fine");
         seeded.put(err("stuck"), NOW);
         seed(sb, dir, seeded);
-        // a directory where the journal should be: rm -f refuses it, whoever runs it (root included)
+        // a directory where the journal should be: rm -f refuses it, whoever runs it (root
+        // included)
         PruneFixture.exec(sb, "mkdir -p '" + dir + "/" + ndjson("stuck") + "/inside'");
 
         PruneResult result = pruner(fx.runs).prune();
@@ -271,7 +315,8 @@ class JournalPrunerLocalTest {
     }
 
     @Test
-    @DisplayName("PJ-06 of 205 terminal runs one call deletes 200, oldest first, and keeps the 5 youngest as max-deletes")
+    @DisplayName(
+            "PJ-06 of 205 terminal runs one call deletes 200, oldest first, and keeps the 5 youngest as max-deletes")
     @Slow
     void deletionsPerCallAreBounded() {
         Map<String, Instant> seeded = new LinkedHashMap<>();
@@ -286,16 +331,23 @@ class JournalPrunerLocalTest {
 
         PruneResult result = pruner(fx.runs).prune();
 
-        assertThat(result.deleted()).hasSize(200).containsExactlyInAnyOrderElementsOf(all.subList(0, 200));
-        assertThat(result.kept()).containsExactlyElementsOf(all.subList(200, 205).stream()
-                .map(r -> new Kept(r, PruneResult.MAX_DELETES)).toList());
+        assertThat(result.deleted())
+                .hasSize(200)
+                .containsExactlyInAnyOrderElementsOf(all.subList(0, 200));
+        assertThat(result.kept())
+                .containsExactlyElementsOf(
+                        all.subList(200, 205).stream()
+                                .map(r -> new Kept(r, PruneResult.MAX_DELETES))
+                                .toList());
         assertThat(files(sb, dir)).hasSize(10);
-        assertThat(pruner(fx.runs).prune().deleted()).containsExactlyInAnyOrderElementsOf(all.subList(200, 205));
+        assertThat(pruner(fx.runs).prune().deleted())
+                .containsExactlyInAnyOrderElementsOf(all.subList(200, 205));
         assertThat(files(sb, dir)).isEmpty();
     }
 
     @Test
-    @DisplayName("a walk of one tenant's local sandbox lists only that tenant's journal directory: another tenant's journal of the same runId, long unwritten, is never looked up nor deleted")
+    @DisplayName(
+            "a walk of one tenant's local sandbox lists only that tenant's journal directory: another tenant's journal of the same runId, long unwritten, is never looked up nor deleted")
     void anotherTenantsJournalIsNeverSeenByThisTenantsWalk() {
         String other = PruneFixture.newTenant();
         SandboxHandle othersSandbox = newSandbox(other);
@@ -305,19 +357,29 @@ class JournalPrunerLocalTest {
         fx.running(other, "shared");
         seed(sb, dir, journals(NOW, "shared"));
         // old enough to be an orphan for any tenant that has no record of these runs
-        seed(othersSandbox, othersDir, journals(CUTOFF.minusSeconds(3600), "shared", "others-only"));
+        seed(
+                othersSandbox,
+                othersDir,
+                journals(CUTOFF.minusSeconds(3600), "shared", "others-only"));
         AtomicInteger finds = new AtomicInteger();
 
-        PruneResult result = pruner(PruneFixture.counting(fx.runs, finds),
-                i -> i.key().equals(othersRecord.key()) ? Optional.empty() : provider.resume(i.providerSandboxId()),
-                JournalPruner.DEFAULT_MAX_DELETES).prune();
+        PruneResult result =
+                pruner(
+                                PruneFixture.counting(fx.runs, finds),
+                                i ->
+                                        i.key().equals(othersRecord.key())
+                                                ? Optional.empty()
+                                                : provider.resume(i.providerSandboxId()),
+                                JournalPruner.DEFAULT_MAX_DELETES)
+                        .prune();
 
         assertThat(othersDir).isNotEqualTo(dir);
         assertThat(result.deleted()).containsExactly("shared");
         assertThat(result.kept()).isEmpty();
         assertThat(finds).as("one lookup: this tenant's own run").hasValue(1);
         assertThat(files(sb, dir)).isEmpty();
-        assertThat(files(othersSandbox, othersDir)).containsExactlyInAnyOrder(ndjson("shared"), err("shared"),
-                ndjson("others-only"), err("others-only"));
+        assertThat(files(othersSandbox, othersDir))
+                .containsExactlyInAnyOrder(
+                        ndjson("shared"), err("shared"), ndjson("others-only"), err("others-only"));
     }
 }

@@ -17,8 +17,8 @@ import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.spi.ExecResult;
-import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.lang.reflect.InvocationTargetException;
@@ -33,8 +33,8 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Real stores on embedded Derby, and helpers that put journal files with known mtimes into a
- * real sandbox through its own exec (so that the files are exactly what a sandbox holds).
+ * Real stores on embedded Derby, and helpers that put journal files with known mtimes into a real
+ * sandbox through its own exec (so that the files are exactly what a sandbox holds).
  */
 final class PruneFixture implements AutoCloseable {
 
@@ -61,7 +61,13 @@ final class PruneFixture implements AutoCloseable {
     }
 
     RunRecordView running(String tenant, String runId) {
-        return runs.create(NewRun.durable(tenant, runId, "thread-" + runId, Harness.COMMAND, Instant.parse("2030-01-01T00:00:00Z")))
+        return runs.create(
+                        NewRun.durable(
+                                tenant,
+                                runId,
+                                "thread-" + runId,
+                                Harness.COMMAND,
+                                Instant.parse("2030-01-01T00:00:00Z")))
                 .orElseThrow();
     }
 
@@ -69,23 +75,43 @@ final class PruneFixture implements AutoCloseable {
     void finished(String tenant, String runId, RunStatus status) {
         RunRecordView run = running(tenant, runId);
         long epoch = claims.claim(run.ref(), "test-node").orElseThrow();
-        assertThat(log.finishRun(run.ref(), epoch, status, Instant.parse("2030-01-01T00:01:00Z"), Optional.empty()))
+        assertThat(
+                        log.finishRun(
+                                run.ref(),
+                                epoch,
+                                status,
+                                Instant.parse("2030-01-01T00:01:00Z"),
+                                Optional.empty()))
                 .isEqualTo(FinishResult.FINISHED);
     }
 
     /** No store operation makes a run interrupted, so the row is set directly. */
     void interrupted(String tenant, String runId) {
         RunRecordView run = running(tenant, runId);
-        int updated = db.inTransaction(em -> em.createQuery("UPDATE RunRecord r SET r.status = :s WHERE r.runPk = :pk")
-                .setParameter("s", RunStatus.INTERRUPTED).setParameter("pk", run.ref().id()).executeUpdate());
+        int updated =
+                db.inTransaction(
+                        em ->
+                                em.createQuery(
+                                                "UPDATE RunRecord r SET r.status = :s WHERE r.runPk = :pk")
+                                        .setParameter("s", RunStatus.INTERRUPTED)
+                                        .setParameter("pk", run.ref().id())
+                                        .executeUpdate());
         assertThat(updated).isEqualTo(1);
-        assertThat(runs.find(tenant, runId).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(runs.find(tenant, runId).orElseThrow().status())
+                .isEqualTo(RunStatus.INTERRUPTED);
     }
 
     SandboxInstance register(SandboxHandle handle, String tenant) {
         String key = UUID.randomUUID().toString().replace("-", "");
-        return instances.upsert(new SandboxInstance(key, tenant, handle.provider(), handle.id(), null,
-                Instant.parse("2030-01-01T00:00:00Z"), 3_600_000));
+        return instances.upsert(
+                new SandboxInstance(
+                        key,
+                        tenant,
+                        handle.provider(),
+                        handle.id(),
+                        null,
+                        Instant.parse("2030-01-01T00:00:00Z"),
+                        3_600_000));
     }
 
     void deleteAllInstances() {
@@ -116,17 +142,27 @@ final class PruneFixture implements AutoCloseable {
         return files;
     }
 
-    /** Creates (empty) files named as given in {@code dir}, each with its mtime in epoch seconds. */
+    /**
+     * Creates (empty) files named as given in {@code dir}, each with its mtime in epoch seconds.
+     */
     static void seed(SandboxHandle handle, String dir, Map<String, Instant> files) {
-        StringBuilder script = new StringBuilder("mkdir -p " + ShellQuote.single(dir) + " && cd " + ShellQuote.single(dir));
-        files.forEach((name, mtime) -> script.append(" && touch -d @").append(mtime.getEpochSecond()).append(' ')
-                .append(ShellQuote.single(name)));
+        StringBuilder script =
+                new StringBuilder(
+                        "mkdir -p " + ShellQuote.single(dir) + " && cd " + ShellQuote.single(dir));
+        files.forEach(
+                (name, mtime) ->
+                        script.append(" && touch -d @")
+                                .append(mtime.getEpochSecond())
+                                .append(' ')
+                                .append(ShellQuote.single(name)));
         exec(handle, script.toString());
     }
 
     /** The names in {@code dir} (dot files too), sorted; empty when the directory is missing. */
     static List<String> files(SandboxHandle handle, String dir) {
-        String out = exec(handle, "cd " + ShellQuote.single(dir) + " 2>/dev/null || exit 0; ls -A").stdout();
+        String out =
+                exec(handle, "cd " + ShellQuote.single(dir) + " 2>/dev/null || exit 0; ls -A")
+                        .stdout();
         return Arrays.stream(out.split("\n")).filter(s -> !s.isEmpty()).sorted().toList();
     }
 
@@ -138,20 +174,26 @@ final class PruneFixture implements AutoCloseable {
 
     /** The real store, counting {@code find} calls. */
     static RunStore counting(RunStore real, AtomicInteger finds) {
-        return wrap(real, (method, args) -> {
-            if (method.equals("find")) {
-                finds.incrementAndGet();
-            }
-        });
+        return wrap(
+                real,
+                (method, args) -> {
+                    if (method.equals("find")) {
+                        finds.incrementAndGet();
+                    }
+                });
     }
 
-    /** The real store, except that {@code find} of {@code runId} fails as a broken database would. */
+    /**
+     * The real store, except that {@code find} of {@code runId} fails as a broken database would.
+     */
     static RunStore failingFor(RunStore real, String runId) {
-        return wrap(real, (method, args) -> {
-            if (method.equals("find") && runId.equals(args[1])) {
-                throw new IllegalStateException("database is down");
-            }
-        });
+        return wrap(
+                real,
+                (method, args) -> {
+                    if (method.equals("find") && runId.equals(args[1])) {
+                        throw new IllegalStateException("database is down");
+                    }
+                });
     }
 
     private interface Before {
@@ -159,15 +201,18 @@ final class PruneFixture implements AutoCloseable {
     }
 
     private static RunStore wrap(RunStore real, Before before) {
-        return (RunStore) Proxy.newProxyInstance(RunStore.class.getClassLoader(), new Class<?>[] {RunStore.class},
-                (proxy, method, args) -> {
-                    before.call(method.getName(), args);
-                    try {
-                        return method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return (RunStore)
+                Proxy.newProxyInstance(
+                        RunStore.class.getClassLoader(),
+                        new Class<?>[] {RunStore.class},
+                        (proxy, method, args) -> {
+                            before.call(method.getName(), args);
+                            try {
+                                return method.invoke(real, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
     }
 
     @Override

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sweeps that overlap — two servers on one database, or two ticks of one server — and the
- * per-sweep limit, on each database backend. The run table is emptied first: a sweep lists
- * the detached runs of every tenant.
+ * Sweeps that overlap — two servers on one database, or two ticks of one server — and the per-sweep
+ * limit, on each database backend. The run table is emptied first: a sweep lists the detached runs
+ * of every tenant.
  */
 @NeedsDocker
 abstract class ReaperConcurrencyContract {
@@ -54,7 +54,8 @@ abstract class ReaperConcurrencyContract {
     }
 
     @Test
-    @DisplayName("RP-10 30 finished detached runs → 25 finalized by the first sweep, the other 5 by the next")
+    @DisplayName(
+            "RP-10 30 finished detached runs → 25 finalized by the first sweep, the other 5 by the next")
     void aSweepTakesAtMostMaxRunsLongestDetachedFirst() {
         Box box = a.sandbox();
         List<RunRecordView> runs = finishedDetachedRuns(box, 30);
@@ -64,13 +65,21 @@ abstract class ReaperConcurrencyContract {
 
         assertThat(first.considered()).isEqualTo(25);
         assertThat(first.count(SweepOutcome.FINALIZED)).isEqualTo(25);
-        assertThat(first.runs()).extracting(RunEntry::runId).containsExactlyElementsOf(runs.subList(0, 25).stream().map(RunRecordView::runId).toList());
+        assertThat(first.runs())
+                .extracting(RunEntry::runId)
+                .containsExactlyElementsOf(
+                        runs.subList(0, 25).stream().map(RunRecordView::runId).toList());
         assertThat(second.considered()).isEqualTo(5);
         assertThat(second.count(SweepOutcome.FINALIZED)).isEqualTo(5);
-        // The sandbox is shared: it is kept while another run still uses it, and goes with the last one.
-        assertThat(first.runs()).allSatisfy(e -> assertThat(e.reclaim()).contains(ReclaimOutcome.IN_USE));
-        assertThat(second.runs()).filteredOn(e -> e.reclaim().equals(java.util.Optional.of(ReclaimOutcome.DESTROYED)))
-                .as("the last of the sandbox's runs to end destroys it").hasSize(1);
+        // The sandbox is shared: it is kept while another run still uses it, and goes with the last
+        // one.
+        assertThat(first.runs())
+                .allSatisfy(e -> assertThat(e.reclaim()).contains(ReclaimOutcome.IN_USE));
+        assertThat(second.runs())
+                .filteredOn(
+                        e -> e.reclaim().equals(java.util.Optional.of(ReclaimOutcome.DESTROYED)))
+                .as("the last of the sandbox's runs to end destroys it")
+                .hasSize(1);
         assertThat(a.containerExists(box.handle().id())).isFalse();
         assertThat(a.reaper(a.settings()).sweep().considered()).isZero();
     }
@@ -103,8 +112,14 @@ abstract class ReaperConcurrencyContract {
         SweepResult s2 = r2.get(120, TimeUnit.SECONDS);
 
         for (RunRecordView run : runs) {
-            long finalized = List.of(s1, s2).stream().flatMap(s -> s.runs().stream())
-                    .filter(e -> e.runId().equals(run.runId()) && e.outcome() == SweepOutcome.FINALIZED).count();
+            long finalized =
+                    List.of(s1, s2).stream()
+                            .flatMap(s -> s.runs().stream())
+                            .filter(
+                                    e ->
+                                            e.runId().equals(run.runId())
+                                                    && e.outcome() == SweepOutcome.FINALIZED)
+                            .count();
             assertThat(finalized).as(run.runId()).isEqualTo(1);
             List<String> types = a.chunkTypes(run);
             assertThat(types.stream().filter("RUN_FINISHED"::equals)).as(run.runId()).hasSize(1);
@@ -112,7 +127,8 @@ abstract class ReaperConcurrencyContract {
             assertThat(a.fresh(run).status().wireName()).isEqualTo("completed");
             assertThat(a.fresh(run).driverEpoch().getAsLong()).as("claimed once").isEqualTo(1);
         }
-        assertThat(s1.count(SweepOutcome.FINALIZED) + s2.count(SweepOutcome.FINALIZED)).isEqualTo(runs.size());
+        assertThat(s1.count(SweepOutcome.FINALIZED) + s2.count(SweepOutcome.FINALIZED))
+                .isEqualTo(runs.size());
         assertThat(s1.count(SweepOutcome.FAILED) + s2.count(SweepOutcome.FAILED)).isZero();
         for (Box box : boxes) {
             assertThat(a.containerExists(box.handle().id())).isFalse();

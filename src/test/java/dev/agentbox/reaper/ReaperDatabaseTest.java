@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * A fresh Derby database per test class and a {@link ReaperFixture} per test on emptied
- * tables: a sweep lists the detached runs of every tenant, so each test sees only its own.
+ * A fresh Derby database per test class and a {@link ReaperFixture} per test on emptied tables: a
+ * sweep lists the detached runs of every tenant, so each test sees only its own.
  */
 @NeedsDocker
 abstract class ReaperDatabaseTest {
@@ -44,6 +44,11 @@ abstract class ReaperDatabaseTest {
     }
 
     static void clear(TestDatabase db) {
-        db.clear(RunEvent.class, DriverClaim.class, RunRecord.class, SandboxInstance.class, LeaseRow.class);
+        db.clear(
+                RunEvent.class,
+                DriverClaim.class,
+                RunRecord.class,
+                SandboxInstance.class,
+                LeaseRow.class);
     }
 }

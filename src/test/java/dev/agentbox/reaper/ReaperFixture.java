@@ -9,11 +9,11 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.ReaderFactory;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunEventHub;
+import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
-import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.store.JpaClaimStore;
 import dev.agentbox.run.store.JpaEventLog;
 import dev.agentbox.run.store.JpaRunStore;
@@ -21,17 +21,17 @@ import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
-import dev.agentbox.sandbox.spi.DaemonThreads;
-import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
-import dev.agentbox.sandbox.spi.SandboxCreateInput;
-import dev.agentbox.sandbox.spi.SandboxHandle;
-import dev.agentbox.sandbox.store.SandboxInstance;
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
-import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,10 +44,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Everything a sweep works with, for real: the JPA stores on a test database, database
- * leases, the Docker provider on the BusyBox image, the journal launcher and readers — one
- * "server" per instance ({@link #node}). Time that the reaper judges by (detached TTL, orphan
- * grace) comes from a {@link SettableClock}; leases keep the system clock.
+ * Everything a sweep works with, for real: the JPA stores on a test database, database leases, the
+ * Docker provider on the BusyBox image, the journal launcher and readers — one "server" per
+ * instance ({@link #node}). Time that the reaper judges by (detached TTL, orphan grace) comes from
+ * a {@link SettableClock}; leases keep the system clock.
  */
 final class ReaperFixture implements AutoCloseable {
 
@@ -67,8 +67,13 @@ final class ReaperFixture implements AutoCloseable {
     final RunContext ctx;
     final String tenant = "tenant-" + UUID.randomUUID();
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
-    /** Where a reaper's parallel probes and finalizations run, as the server's managed executor does. */
+
+    /**
+     * Where a reaper's parallel probes and finalizations run, as the server's managed executor
+     * does.
+     */
     final java.util.concurrent.ExecutorService workers = Executors.newCachedThreadPool();
+
     private final List<String> containers = new ArrayList<>();
 
     ReaperFixture(TestDatabase db, String node) {
@@ -82,24 +87,55 @@ final class ReaperFixture implements AutoCloseable {
         claims = db.transactional(ClaimStore.class, JpaClaimStore::new);
         log = db.transactional(EventLog.class, JpaEventLog::new);
         instances = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
-        leases = new Leases(db.transactional(LeaseStore.class, JpaLeaseStore::new), Clock.systemUTC(), node, scheduler);
-        docker = sharedDocker != null ? sharedDocker
-                : new DockerSandboxProvider(DockerSettings.defaults().withImage(IMAGE), new DaemonThreads("test-reaper"), Clock.systemUTC());
-        sandboxes = new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, clock);
-        ReaderFactory readers = (handle, journal, from) -> JournalReader.open(handle, journal, from);
-        ctx = new RunContext(runs, claims, log, new RunEventHub(), sandboxes, new JournalLauncher(), readers, clock, node, leases,
-                new RunContext.Takeover(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(5)));
+        leases =
+                new Leases(
+                        db.transactional(LeaseStore.class, JpaLeaseStore::new),
+                        Clock.systemUTC(),
+                        node,
+                        scheduler);
+        docker =
+                sharedDocker != null
+                        ? sharedDocker
+                        : new DockerSandboxProvider(
+                                DockerSettings.defaults().withImage(IMAGE),
+                                new DaemonThreads("test-reaper"),
+                                Clock.systemUTC());
+        sandboxes =
+                new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, clock);
+        ReaderFactory readers =
+                (handle, journal, from) -> JournalReader.open(handle, journal, from);
+        ctx =
+                new RunContext(
+                        runs,
+                        claims,
+                        log,
+                        new RunEventHub(),
+                        sandboxes,
+                        new JournalLauncher(),
+                        readers,
+                        clock,
+                        node,
+                        leases,
+                        new RunContext.Takeover(
+                                Duration.ofSeconds(10),
+                                Duration.ofSeconds(2),
+                                Duration.ofMillis(200),
+                                Duration.ofSeconds(5)));
     }
 
     ReaperSettings settings() {
-        return new ReaperSettings(25, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10));
+        return new ReaperSettings(
+                25, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10));
     }
 
     Reaper reaper(ReaperSettings settings) {
         return reaper(settings, docker);
     }
 
-    /** A reaper whose reclaims and orphan listing go through {@code provider} (e.g. one whose destroy fails). */
+    /**
+     * A reaper whose reclaims and orphan listing go through {@code provider} (e.g. one whose
+     * destroy fails).
+     */
     Reaper reaper(ReaperSettings settings, SandboxProvider provider) {
         return reaper(runs, settings, provider);
     }
@@ -110,33 +146,70 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     private Reaper reaper(RunStore runs, ReaperSettings settings, SandboxProvider provider) {
-        RunContext c = new RunContext(runs, ctx.claims(), ctx.log(), ctx.hub(), ctx.sandboxes(), ctx.launcher(), ctx.readers(),
-                ctx.clock(), ctx.nodeId(), ctx.leases(), ctx.takeover());
-        Reclaimer reclaimer = new Reclaimer(instances, name -> name.equals(provider.name()) ? Optional.of(provider) : Optional.empty(),
-                runs, leases);
-        RunExitProbe probe = new RunExitProbe(instances, name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
-                workers, settings.parallelism());
-        OrphanCollector orphans = new OrphanCollector(instances, () -> List.of(provider), leases, clock, settings.orphanGrace(),
-                () -> Optional.of(INSTALLATION));
+        RunContext c =
+                new RunContext(
+                        runs,
+                        ctx.claims(),
+                        ctx.log(),
+                        ctx.hub(),
+                        ctx.sandboxes(),
+                        ctx.launcher(),
+                        ctx.readers(),
+                        ctx.clock(),
+                        ctx.nodeId(),
+                        ctx.leases(),
+                        ctx.takeover());
+        Reclaimer reclaimer =
+                new Reclaimer(
+                        instances,
+                        name ->
+                                name.equals(provider.name())
+                                        ? Optional.of(provider)
+                                        : Optional.empty(),
+                        runs,
+                        leases);
+        RunExitProbe probe =
+                new RunExitProbe(
+                        instances,
+                        name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
+                        workers,
+                        settings.parallelism());
+        OrphanCollector orphans =
+                new OrphanCollector(
+                        instances,
+                        () -> List.of(provider),
+                        leases,
+                        clock,
+                        settings.orphanGrace(),
+                        () -> Optional.of(INSTALLATION));
         return new Reaper(c, probe, reclaimer, orphans, settings, workers);
     }
 
-    /** A recorded sandbox of this fixture's tenant: a BusyBox container plus its instance record. */
+    /**
+     * A recorded sandbox of this fixture's tenant: a BusyBox container plus its instance record.
+     */
     Box sandbox() {
         return sandbox(INSTALLATION);
     }
 
     /** Like {@link #sandbox()}, with the container labelled as {@code installation}'s. */
     Box sandbox(String installation) {
-        String key = UUID.randomUUID().toString().replace("-", "") + UUID.randomUUID().toString().replace("-", "");
-        SandboxHandle handle = docker.create(SandboxCreateInput.defaults().withKey(key, tenant).withInstallation(installation));
+        String key =
+                UUID.randomUUID().toString().replace("-", "")
+                        + UUID.randomUUID().toString().replace("-", "");
+        SandboxHandle handle =
+                docker.create(
+                        SandboxCreateInput.defaults()
+                                .withKey(key, tenant)
+                                .withInstallation(installation));
         containers.add(handle.id());
-        instances.upsert(new SandboxInstance(key, tenant, docker.name(), handle.id(), null, clock.instant(), 3_600_000));
+        instances.upsert(
+                new SandboxInstance(
+                        key, tenant, docker.name(), handle.id(), null, clock.instant(), 3_600_000));
         return new Box(key, handle);
     }
 
-    record Box(String key, SandboxHandle handle) {
-    }
+    record Box(String key, SandboxHandle handle) {}
 
     /** A run bound to {@code box} whose agent runs {@code command} journaled; not detached yet. */
     RunRecordView run(Box box, String command) {
@@ -145,13 +218,29 @@ final class ReaperFixture implements AutoCloseable {
 
     /** Like {@link #run(Box, String)}, with a runId chosen by the caller. */
     RunRecordView run(Box box, String runId, String command) {
-        RunRecordView run = runs.create(new NewRun(tenant, runId, "thread-" + runId, Harness.COMMAND, clock.instant(), true, true,
-                false, Optional.of(command), Optional.empty(), Optional.of(box.key()))).orElseThrow();
+        RunRecordView run =
+                runs.create(
+                                new NewRun(
+                                        tenant,
+                                        runId,
+                                        "thread-" + runId,
+                                        Harness.COMMAND,
+                                        clock.instant(),
+                                        true,
+                                        true,
+                                        false,
+                                        Optional.of(command),
+                                        Optional.empty(),
+                                        Optional.of(box.key())))
+                        .orElseThrow();
         ctx.launcher().start(box.handle(), run.journal(), command);
         return run;
     }
 
-    /** Like {@link #run(Box, String)}, for a run started {@code age} ago with a {@code maxDuration} bound. */
+    /**
+     * Like {@link #run(Box, String)}, for a run started {@code age} ago with a {@code maxDuration}
+     * bound.
+     */
     RunRecordView runStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
         RunRecordView run = recordStartedAgo(box, command, age, maxDuration);
         ctx.launcher().start(box.handle(), run.journal(), command);
@@ -161,9 +250,22 @@ final class ReaperFixture implements AutoCloseable {
     /** The record of such a run only: no agent started yet. */
     RunRecordView recordStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
         String runId = "reap-" + UUID.randomUUID();
-        return runs.create(new NewRun(tenant, runId, "thread-" + runId, Harness.COMMAND, clock.instant().minus(age),
-                true, true, false, Optional.of(command), Optional.empty(), Optional.of(box.key()), NewRun.randomNonce(),
-                Optional.of(maxDuration.toMillis()))).orElseThrow();
+        return runs.create(
+                        new NewRun(
+                                tenant,
+                                runId,
+                                "thread-" + runId,
+                                Harness.COMMAND,
+                                clock.instant().minus(age),
+                                true,
+                                true,
+                                false,
+                                Optional.of(command),
+                                Optional.empty(),
+                                Optional.of(box.key()),
+                                NewRun.randomNonce(),
+                                Optional.of(maxDuration.toMillis())))
+                .orElseThrow();
     }
 
     /** Marks the run detached at {@code since} and returns the fresh record. */
@@ -179,8 +281,12 @@ final class ReaperFixture implements AutoCloseable {
     /** Waits until the agent's exit sentinel is in its journal. */
     void awaitExit(Box box, RunRecordView run) {
         RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker));
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> probe.probe(List.of(fresh(run))).get(run.ref()) instanceof RunExitProbe.Finished);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () ->
+                                probe.probe(List.of(fresh(run))).get(run.ref())
+                                        instanceof RunExitProbe.Finished);
     }
 
     List<String> chunkJson(RunRecordView run) {
@@ -197,8 +303,10 @@ final class ReaperFixture implements AutoCloseable {
 
     /** Makes a container labelled like agentbox's, without any record. */
     String unrecordedContainer(String installation) {
-        SandboxCreateInput input = SandboxCreateInput.defaults().withKey("orphan-" + UUID.randomUUID(), tenant);
-        SandboxHandle h = docker.create(installation == null ? input : input.withInstallation(installation));
+        SandboxCreateInput input =
+                SandboxCreateInput.defaults().withKey("orphan-" + UUID.randomUUID(), tenant);
+        SandboxHandle h =
+                docker.create(installation == null ? input : input.withInstallation(installation));
         containers.add(h.id());
         return h.id();
     }
@@ -208,7 +316,11 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     Map<String, String> labelsOf(String id) {
-        return docker.listManaged().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow().labels();
+        return docker.listManaged().stream()
+                .filter(s -> s.id().equals(id))
+                .findFirst()
+                .orElseThrow()
+                .labels();
     }
 
     @Override

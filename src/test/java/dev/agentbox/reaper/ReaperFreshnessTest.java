@@ -13,14 +13,23 @@ class ReaperFreshnessTest {
 
     @Test
     void beforeTheFirstSweepTheStartCountsForThreeIntervals() {
-        assertThat(ReaperService.fresh(Optional.empty(), START, 60_000, START.plusSeconds(180))).isTrue();
-        assertThat(ReaperService.fresh(Optional.empty(), START, 60_000, START.plusSeconds(180).plusMillis(1))).isFalse();
+        assertThat(ReaperService.fresh(Optional.empty(), START, 60_000, START.plusSeconds(180)))
+                .isTrue();
+        assertThat(
+                        ReaperService.fresh(
+                                Optional.empty(),
+                                START,
+                                60_000,
+                                START.plusSeconds(180).plusMillis(1)))
+                .isFalse();
     }
 
     @Test
     void aCompletedSweepKeepsItFreshForThreeIntervalsFromItsEnd() {
         Instant swept = START.plusSeconds(600);
-        assertThat(ReaperService.fresh(Optional.of(swept), START, 60_000, swept.plusSeconds(180))).isTrue();
-        assertThat(ReaperService.fresh(Optional.of(swept), START, 60_000, swept.plusSeconds(181))).isFalse();
+        assertThat(ReaperService.fresh(Optional.of(swept), START, 60_000, swept.plusSeconds(180)))
+                .isTrue();
+        assertThat(ReaperService.fresh(Optional.of(swept), START, 60_000, swept.plusSeconds(181)))
+                .isFalse();
     }
 }

@@ -26,14 +26,17 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * One sweep against real parts: runs on Derby, agents journaling in BusyBox containers, a
- * settable clock for the detached TTL. Every test starts from an empty run table, so a
- * sweep sees only the runs the test made.
+ * One sweep against real parts: runs on Derby, agents journaling in BusyBox containers, a settable
+ * clock for the detached TTL. Every test starts from an empty run table, so a sweep sees only the
+ * runs the test made.
  */
 class ReaperSweepTest extends ReaperDatabaseTest {
 
     private static RunEntry entry(SweepResult result, RunRecordView run) {
-        return result.runs().stream().filter(e -> e.runId().equals(run.runId())).findFirst().orElseThrow();
+        return result.runs().stream()
+                .filter(e -> e.runId().equals(run.runId()))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static long count(List<String> chunks, String text) {
@@ -41,15 +44,37 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-01 finished + detached → finalized: transcript once, detachedSince unchanged, container destroyed, record deleted")
+    @DisplayName(
+            "RP-01 finished + detached → finalized: transcript once, detachedSince unchanged, container destroyed, record deleted")
     void aFinishedDetachedRunIsFinalizedOnceAndItsSandboxReclaimed() throws Exception {
         Box box = f.sandbox();
         String gate = "/tmp/gate-" + UUID.randomUUID();
-        RunRecordView run = f.runs.create(new NewRun(f.tenant, "rp01-" + UUID.randomUUID(), "t-rp01", Harness.COMMAND, f.clock.instant(),
-                true, true, false, Optional.empty(), Optional.empty(), Optional.of(box.key()))).orElseThrow();
-        // A first driver forwards two lines, then its server goes away (it leaves without a terminal write).
-        RunDriver first = new RunDriver(f.ctx, run, Optional.empty(), AgentInvocation.of(
-                "echo line-1; echo line-2; while [ ! -f " + gate + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
+        RunRecordView run =
+                f.runs.create(
+                                new NewRun(
+                                        f.tenant,
+                                        "rp01-" + UUID.randomUUID(),
+                                        "t-rp01",
+                                        Harness.COMMAND,
+                                        f.clock.instant(),
+                                        true,
+                                        true,
+                                        false,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.of(box.key())))
+                        .orElseThrow();
+        // A first driver forwards two lines, then its server goes away (it leaves without a
+        // terminal write).
+        RunDriver first =
+                new RunDriver(
+                        f.ctx,
+                        run,
+                        Optional.empty(),
+                        AgentInvocation.of(
+                                "echo line-1; echo line-2; while [ ! -f "
+                                        + gate
+                                        + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
         Thread driving = new Thread(first);
         driving.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> count(f.chunkJson(run), "line-2") == 1);
@@ -85,7 +110,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-02 detached + producing → untouched: no append, no record write, no epoch change")
+    @DisplayName(
+            "RP-02 detached + producing → untouched: no append, no record write, no epoch change")
     void aProducingRunIsLeftUntouched() {
         Box box = f.sandbox();
         RunRecordView run = f.detach(f.run(box, "echo started; sleep 60"), f.clock.instant());
@@ -104,7 +130,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-03 no sandbox key, no instance record, container removed by hand → unknown; a forged sentinel (even with the nonce computed from the runId) → producing")
+    @DisplayName(
+            "RP-03 no sandbox key, no instance record, container removed by hand → unknown; a forged sentinel (even with the nonce computed from the runId) → producing")
     void whatTheProbeCannotTellIsUnknownAndAForgedSentinelIsProducing() {
         Box gone = f.sandbox();
         RunRecordView containerGone = f.detach(f.run(gone, "sleep 60"), f.clock.instant());
@@ -112,16 +139,40 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         Box unrecorded = f.sandbox();
         RunRecordView noRecord = f.detach(f.run(unrecorded, "sleep 60"), f.clock.instant());
         f.instances.delete(f.tenant, unrecorded.key());
-        RunRecordView noKey = f.detach(f.runs.create(NewRun.durable(f.tenant, "nokey-" + UUID.randomUUID(), "t", Harness.COMMAND,
-                f.clock.instant())).orElseThrow(), f.clock.instant());
+        RunRecordView noKey =
+                f.detach(
+                        f.runs.create(
+                                        NewRun.durable(
+                                                f.tenant,
+                                                "nokey-" + UUID.randomUUID(),
+                                                "t",
+                                                Harness.COMMAND,
+                                                f.clock.instant()))
+                                .orElseThrow(),
+                        f.clock.instant());
         Box forgedBox = f.sandbox();
         // The agent knows its runId: it prints the nonce an older version derived from it, too.
         String forgedRunId = "forged-" + UUID.randomUUID();
         String derived = ExitSentinel.of(JournalId.derived(forgedRunId)).line(0);
-        RunRecordView forged = f.detach(f.run(forgedBox, forgedRunId, "echo '{\"__exit\":0,\"__nonce\":\"00000000000000000000000000000000\"}'; "
-                + "echo " + ShellQuote.single(derived) + "; sleep 60"), f.clock.instant());
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                forgedBox.handle().process().exec("cat /tmp/agentbox-runs/*.ndjson").stdout().contains(derived));
+        RunRecordView forged =
+                f.detach(
+                        f.run(
+                                forgedBox,
+                                forgedRunId,
+                                "echo '{\"__exit\":0,\"__nonce\":\"00000000000000000000000000000000\"}'; "
+                                        + "echo "
+                                        + ShellQuote.single(derived)
+                                        + "; sleep 60"),
+                        f.clock.instant());
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                forgedBox
+                                        .handle()
+                                        .process()
+                                        .exec("cat /tmp/agentbox-runs/*.ndjson")
+                                        .stdout()
+                                        .contains(derived));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 
@@ -137,14 +188,22 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-04 TTL boundary: detached exactly now−ttl → eligible (probed, producing, left running); one ms younger → not yet")
+    @DisplayName(
+            "RP-04 TTL boundary: detached exactly now−ttl → eligible (probed, producing, left running); one ms younger → not yet")
     void theDetachedTtlIsInclusiveAndNeverKillsAProducingRun() {
-        ReaperSettings settings = new ReaperSettings(25, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10));
+        ReaperSettings settings =
+                new ReaperSettings(
+                        25, Duration.ofSeconds(30), Duration.ofMinutes(30), Duration.ofMinutes(10));
         Instant now = f.clock.instant();
         Box oldBox = f.sandbox();
         Box youngBox = f.sandbox();
-        RunRecordView old = f.detach(f.run(oldBox, "echo working; sleep 60"), now.minus(settings.detachedTtl()));
-        RunRecordView young = f.detach(f.run(youngBox, "echo working; sleep 60"), now.minus(settings.detachedTtl()).plusMillis(1));
+        RunRecordView old =
+                f.detach(
+                        f.run(oldBox, "echo working; sleep 60"), now.minus(settings.detachedTtl()));
+        RunRecordView young =
+                f.detach(
+                        f.run(youngBox, "echo working; sleep 60"),
+                        now.minus(settings.detachedTtl()).plusMillis(1));
 
         SweepResult result = f.reaper(settings).sweep();
 
@@ -160,11 +219,18 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-05 past maxDurationMs → cancelRequested, aborted max-duration with a terminal chunk, container destroyed")
+    @DisplayName(
+            "RP-05 past maxDurationMs → cancelRequested, aborted max-duration with a terminal chunk, container destroyed")
     void aRunawayRunIsCancelledAbortedAndReclaimed() {
         Box box = f.sandbox();
-        RunRecordView run = f.detach(f.runStartedAgo(box, "echo working; sleep 60", Duration.ofHours(2), Duration.ofHours(1)),
-                f.clock.instant().minus(Duration.ofMinutes(1)));
+        RunRecordView run =
+                f.detach(
+                        f.runStartedAgo(
+                                box,
+                                "echo working; sleep 60",
+                                Duration.ofHours(2),
+                                Duration.ofHours(1)),
+                        f.clock.instant().minus(Duration.ofMinutes(1)));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 
@@ -182,10 +248,12 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-05 a run past maxDurationMs whose agent had just exited → completed (not aborted), outcome expired")
+    @DisplayName(
+            "RP-05 a run past maxDurationMs whose agent had just exited → completed (not aborted), outcome expired")
     void aRunawayRunThatHadJustFinishedIsCompleted() {
         Box box = f.sandbox();
-        RunRecordView run = f.runStartedAgo(box, "echo all-done", Duration.ofHours(2), Duration.ofHours(1));
+        RunRecordView run =
+                f.runStartedAgo(box, "echo all-done", Duration.ofHours(2), Duration.ofHours(1));
         f.awaitExit(box, run);
         run = f.detach(run, f.clock.instant().minus(Duration.ofMinutes(1)));
 
@@ -204,7 +272,10 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     @DisplayName("a detached run long past the TTL but within its maxDurationMs keeps running")
     void aLongDetachedProducingRunIsNotKilled() {
         Box box = f.sandbox();
-        RunRecordView run = f.detach(f.run(box, "echo working; sleep 60"), f.clock.instant().minus(Duration.ofDays(2)));
+        RunRecordView run =
+                f.detach(
+                        f.run(box, "echo working; sleep 60"),
+                        f.clock.instant().minus(Duration.ofDays(2)));
 
         SweepResult result = f.reaper(f.settings()).sweep();
 
@@ -222,7 +293,13 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         f.awaitExit(box, run);
         RunRecordView detached = f.detach(run, f.clock.instant());
         try (ReaperFixture other = new ReaperFixture(db, "node-b", f.docker);
-                var held = other.leases.acquire(LeaseNames.runDriver(run.ref().id()), Duration.ofSeconds(60), Duration.ZERO).orElseThrow()) {
+                var held =
+                        other.leases
+                                .acquire(
+                                        LeaseNames.runDriver(run.ref().id()),
+                                        Duration.ofSeconds(60),
+                                        Duration.ZERO)
+                                .orElseThrow()) {
             SweepResult result = f.reaper(f.settings()).sweep();
 
             assertThat(entry(result, run).outcome()).isEqualTo(SweepOutcome.NOT_CLAIMED);
@@ -233,17 +310,25 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-06 a viewer re-attaches between the listing and the claim → not-claimed, detachedSince stays cleared")
+    @DisplayName(
+            "RP-06 a viewer re-attaches between the listing and the claim → not-claimed, detachedSince stays cleared")
     void aRunAViewerReattachedToIsNotClaimed() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo finished");
         f.awaitExit(box, run);
         f.detach(run, f.clock.instant());
-        RunStore reattaching = wrap(f.runs, NOTHING, (method, args) -> {
-            if (method.equals("listReclaimable")) {
-                f.runs.setDetachedSince(run.ref(), Optional.empty()); // the attach lands right after the listing
-            }
-        });
+        RunStore reattaching =
+                wrap(
+                        f.runs,
+                        NOTHING,
+                        (method, args) -> {
+                            if (method.equals("listReclaimable")) {
+                                f.runs.setDetachedSince(
+                                        run.ref(),
+                                        Optional.empty()); // the attach lands right after the
+                                // listing
+                            }
+                        });
 
         SweepResult result = f.reaperOver(reattaching, f.settings()).sweep();
 
@@ -254,13 +339,16 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-07 a finished run whose replay outruns the budget → budget-exceeded, record terminal, log closed, reclaimed")
+    @DisplayName(
+            "RP-07 a finished run whose replay outruns the budget → budget-exceeded, record terminal, log closed, reclaimed")
     void aReplayOverBudgetIsTerminalizedAnyway() {
         Box box = f.sandbox();
-        RunRecordView run = f.run(box, "i=0; while [ $i -lt 200 ]; do echo line-$i; i=$((i+1)); done");
+        RunRecordView run =
+                f.run(box, "i=0; while [ $i -lt 200 ]; do echo line-$i; i=$((i+1)); done");
         f.awaitExit(box, run);
         f.detach(run, f.clock.instant());
-        ReaperSettings noTime = new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
+        ReaperSettings noTime =
+                new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
 
         SweepResult result = f.reaper(noTime).sweep();
 
@@ -275,24 +363,33 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("producing runs at the head of the list do not hide a finished run behind them: the next sweep goes on after them")
+    @DisplayName(
+            "producing runs at the head of the list do not hide a finished run behind them: the next sweep goes on after them")
     void sweepsWalkTheDetachedRunsSoNoneIsStarved() {
         Box box = f.sandbox();
         List<RunRecordView> producing = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            producing.add(f.detach(f.run(box, "echo working; sleep 60"), f.clock.instant().minusSeconds(60 - i)));
+            producing.add(
+                    f.detach(
+                            f.run(box, "echo working; sleep 60"),
+                            f.clock.instant().minusSeconds(60 - i)));
         }
         Box doneBox = f.sandbox();
         RunRecordView finished = f.run(doneBox, "echo finished");
         f.awaitExit(doneBox, finished);
         f.detach(finished, f.clock.instant());
-        Reaper reaper = f.reaper(new ReaperSettings(3, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10)));
+        Reaper reaper =
+                f.reaper(
+                        new ReaperSettings(
+                                3, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10)));
 
         SweepResult first = reaper.sweep();
         SweepResult second = reaper.sweep();
         SweepResult third = reaper.sweep();
 
-        assertThat(first.runs()).extracting(RunEntry::runId).containsExactlyElementsOf(producing.stream().map(RunRecordView::runId).toList());
+        assertThat(first.runs())
+                .extracting(RunEntry::runId)
+                .containsExactlyElementsOf(producing.stream().map(RunRecordView::runId).toList());
         assertThat(first.count(SweepOutcome.PRODUCING)).isEqualTo(3);
         assertThat(second.runs()).extracting(RunEntry::runId).containsExactly(finished.runId());
         assertThat(second.count(SweepOutcome.FINALIZED)).isEqualTo(1);
@@ -300,58 +397,80 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("RP-11 a listing failure → considered 0 and all 8 outcome keys; the sweep does not throw")
+    @DisplayName(
+            "RP-11 a listing failure → considered 0 and all 8 outcome keys; the sweep does not throw")
     void aListingFailureIsAnEmptyResultNotAnException() {
-        RunStore broken = wrap(f.runs, (method, args) -> {
-            if (method.equals("listReclaimable")) {
-                throw new IllegalStateException("database unreachable");
-            }
-        }, NOTHING);
+        RunStore broken =
+                wrap(
+                        f.runs,
+                        (method, args) -> {
+                            if (method.equals("listReclaimable")) {
+                                throw new IllegalStateException("database unreachable");
+                            }
+                        },
+                        NOTHING);
 
         SweepResult result = f.reaperOver(broken, f.settings()).sweep();
 
         assertThat(result.considered()).isZero();
         assertThat(result.outcomes()).hasSize(8).containsOnlyKeys(SweepOutcome.values());
-        assertThat(result.error()).hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
+        assertThat(result.error())
+                .hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
     }
 
     @Test
     @DisplayName("RP-11 one run's failure is failed for it; the other runs are still reaped")
     void oneRunsFailureDoesNotStopTheOthers() {
         Box brokenBox = f.sandbox();
-        RunRecordView broken = f.detach(f.runStartedAgo(brokenBox, "sleep 60", Duration.ofHours(2), Duration.ofHours(1)),
-                f.clock.instant().minus(Duration.ofHours(2)));
+        RunRecordView broken =
+                f.detach(
+                        f.runStartedAgo(
+                                brokenBox, "sleep 60", Duration.ofHours(2), Duration.ofHours(1)),
+                        f.clock.instant().minus(Duration.ofHours(2)));
         Box box = f.sandbox();
         RunRecordView fine = f.run(box, "echo fine");
         f.awaitExit(box, fine);
         f.detach(fine, f.clock.instant());
-        RunStore failing = wrap(f.runs, (method, args) -> {
-            if (method.equals("setCancelRequested") && broken.ref().equals(args[0])) {
-                throw new IllegalStateException("write failed");
-            }
-        }, NOTHING);
+        RunStore failing =
+                wrap(
+                        f.runs,
+                        (method, args) -> {
+                            if (method.equals("setCancelRequested")
+                                    && broken.ref().equals(args[0])) {
+                                throw new IllegalStateException("write failed");
+                            }
+                        },
+                        NOTHING);
 
         SweepResult result = f.reaperOver(failing, f.settings()).sweep();
 
         assertThat(entry(result, broken).outcome()).isEqualTo(SweepOutcome.FAILED);
-        assertThat(entry(result, broken).error()).hasValueSatisfying(m -> assertThat(m).contains("write failed"));
+        assertThat(entry(result, broken).error())
+                .hasValueSatisfying(m -> assertThat(m).contains("write failed"));
         assertThat(entry(result, fine).outcome()).isEqualTo(SweepOutcome.FINALIZED);
         assertThat(result.count(SweepOutcome.FAILED)).isEqualTo(1);
         assertThat(result.count(SweepOutcome.FINALIZED)).isEqualTo(1);
     }
 
     @Test
-    @DisplayName("RP-11 a reclaim that throws after the run was finalized → failed, with the run's status and exit code")
+    @DisplayName(
+            "RP-11 a reclaim that throws after the run was finalized → failed, with the run's status and exit code")
     void aReclaimThatThrowsAfterTheRunFinishedStillReportsItsStatusAndExitCode() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo done; exit 3");
         f.awaitExit(box, run);
         f.detach(run, f.clock.instant());
-        RunStore failing = wrap(f.runs, (method, args) -> {
-            if (method.equals("liveRunsUsing")) { // the reclaim's first store call, after the finalizer's terminal write
-                throw new IllegalStateException("database unreachable");
-            }
-        }, NOTHING);
+        RunStore failing =
+                wrap(
+                        f.runs,
+                        (method, args) -> {
+                            if (method.equals(
+                                    "liveRunsUsing")) { // the reclaim's first store call, after the
+                                // finalizer's terminal write
+                                throw new IllegalStateException("database unreachable");
+                            }
+                        },
+                        NOTHING);
 
         SweepResult result = f.reaperOver(failing, f.settings()).sweep();
 
@@ -359,28 +478,38 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
         assertThat(e.status()).contains("failed");
         assertThat(e.exitCode()).contains(3);
-        assertThat(e.error()).hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
+        assertThat(e.error())
+                .hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
         assertThat(f.fresh(run).status().wireName()).isEqualTo("failed");
     }
 
-    /** A look at one store call: its method name and arguments (and, after the call, its result). */
+    /**
+     * A look at one store call: its method name and arguments (and, after the call, its result).
+     */
     interface Hook {
         void on(String method, Object[] args);
     }
 
-    /** The real store; {@code before} may throw instead of the call, {@code after} runs once it returned. */
+    /**
+     * The real store; {@code before} may throw instead of the call, {@code after} runs once it
+     * returned.
+     */
     static RunStore wrap(RunStore real, Hook before, Hook after) {
-        return (RunStore) Proxy.newProxyInstance(RunStore.class.getClassLoader(), new Class<?>[] {RunStore.class}, (p, m, args) -> {
-            before.on(m.getName(), args);
-            try {
-                Object result = m.invoke(real, args);
-                after.on(m.getName(), args);
-                return result;
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        });
+        return (RunStore)
+                Proxy.newProxyInstance(
+                        RunStore.class.getClassLoader(),
+                        new Class<?>[] {RunStore.class},
+                        (p, m, args) -> {
+                            before.on(m.getName(), args);
+                            try {
+                                Object result = m.invoke(real, args);
+                                after.on(m.getName(), args);
+                                return result;
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
     }
 
-    private static final Hook NOTHING = (m, a) -> { };
+    private static final Hook NOTHING = (m, a) -> {};
 }

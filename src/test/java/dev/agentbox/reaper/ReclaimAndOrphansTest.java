@@ -6,25 +6,33 @@ import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.store.RunRecordView;
-import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.store.SandboxInstance;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Reclaiming a run's sandbox (the orderings that matter) and collecting orphaned containers, on Derby and Docker. */
+/**
+ * Reclaiming a run's sandbox (the orderings that matter) and collecting orphaned containers, on
+ * Derby and Docker.
+ */
 class ReclaimAndOrphansTest extends ReaperDatabaseTest {
 
     private Reclaimer reclaimer(dev.agentbox.sandbox.spi.SandboxProvider... enabled) {
         List<dev.agentbox.sandbox.spi.SandboxProvider> list = List.of(enabled);
-        return new Reclaimer(f.instances, name -> list.stream().filter(p -> p.name().equals(name)).findFirst(), f.runs, f.leases);
+        return new Reclaimer(
+                f.instances,
+                name -> list.stream().filter(p -> p.name().equals(name)).findFirst(),
+                f.runs,
+                f.leases);
     }
 
     @Test
-    @DisplayName("RP-08 the provider's destroy fails → reclaim-failed naming the sandbox key, with the run's status and exit code;"
-            + " record deleted anyway")
+    @DisplayName(
+            "RP-08 the provider's destroy fails → reclaim-failed naming the sandbox key, with the run's status and exit code;"
+                    + " record deleted anyway")
     void aFailedDestroyIsReclaimFailedKeepsTheRunsStatusAndExitCodeAndTheRecordIsDeletedAnyway() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo done");
@@ -38,46 +46,63 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         assertThat(e.status()).contains("completed");
         assertThat(e.exitCode()).contains(0);
         assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROY_FAILED);
-        assertThat(e.error()).hasValueSatisfying(m -> assertThat(m).contains(box.key()).contains("may still be running"));
+        assertThat(e.error())
+                .hasValueSatisfying(
+                        m -> assertThat(m).contains(box.key()).contains("may still be running"));
         assertThat(result.count(SweepOutcome.RECLAIM_FAILED)).isEqualTo(1);
         assertThat(result.count(SweepOutcome.FINALIZED)).isZero();
         assertThat(f.instances.find(f.tenant, box.key())).isEmpty();
-        assertThat(f.containerExists(box.handle().id())).as("the leak is real, and reported").isTrue();
+        assertThat(f.containerExists(box.handle().id()))
+                .as("the leak is real, and reported")
+                .isTrue();
         assertThat(f.fresh(run).status().wireName()).isEqualTo("completed");
     }
 
     @Test
-    @DisplayName("RP-09 a record of a provider this server does not run → provider-mismatch, record and container untouched")
+    @DisplayName(
+            "RP-09 a record of a provider this server does not run → provider-mismatch, record and container untouched")
     void aRecordOfAnotherProviderIsRefused() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo done");
         f.awaitExit(box, run);
         SandboxInstance record = f.instances.find(f.tenant, box.key()).orElseThrow();
         f.instances.delete(f.tenant, box.key());
-        f.instances.upsert(new SandboxInstance(box.key(), f.tenant, "other-cloud", record.providerSandboxId(), null,
-                record.createdAt(), record.keepAliveMs()));
+        f.instances.upsert(
+                new SandboxInstance(
+                        box.key(),
+                        f.tenant,
+                        "other-cloud",
+                        record.providerSandboxId(),
+                        null,
+                        record.createdAt(),
+                        record.keepAliveMs()));
 
         Reclaimer.Reclaim reclaim = reclaimer(f.docker).reclaim(f.fresh(run));
 
         assertThat(reclaim.outcome()).isEqualTo(ReclaimOutcome.PROVIDER_MISMATCH);
-        assertThat(f.instances.find(f.tenant, box.key())).hasValueSatisfying(i -> assertThat(i.provider()).isEqualTo("other-cloud"));
+        assertThat(f.instances.find(f.tenant, box.key()))
+                .hasValueSatisfying(i -> assertThat(i.provider()).isEqualTo("other-cloud"));
         assertThat(f.containerExists(box.handle().id())).isTrue();
     }
 
     @Test
-    @DisplayName("reclaim: no sandbox key, no record, and a sandbox another live run uses are each left alone and told apart")
+    @DisplayName(
+            "reclaim: no sandbox key, no record, and a sandbox another live run uses are each left alone and told apart")
     void reclaimTellsWhyItDidNothing() {
         Box box = f.sandbox();
         RunRecordView first = f.run(box, "echo one");
         RunRecordView second = f.run(box, "sleep 30");
         f.runs.setSandboxKey(second.ref(), Optional.of(box.key()));
 
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome()).isEqualTo(ReclaimOutcome.IN_USE);
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome())
+                .isEqualTo(ReclaimOutcome.IN_USE);
         assertThat(f.containerExists(box.handle().id())).isTrue();
         f.runs.setSandboxKey(first.ref(), Optional.empty());
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome()).isEqualTo(ReclaimOutcome.NO_SANDBOX_KEY);
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome())
+                .isEqualTo(ReclaimOutcome.NO_SANDBOX_KEY);
         f.instances.delete(f.tenant, box.key());
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(second)).outcome()).isEqualTo(ReclaimOutcome.NOT_FOUND);
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(second)).outcome())
+                .isEqualTo(ReclaimOutcome.NOT_FOUND);
     }
 
     @Test
@@ -85,22 +110,32 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
     void aSandboxBeingEnsuredIsKept() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo one");
-        try (var ensuring = f.leases.acquire(LeaseNames.sandbox(box.key()), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
-            assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome()).isEqualTo(ReclaimOutcome.IN_USE);
+        try (var ensuring =
+                f.leases
+                        .acquire(
+                                LeaseNames.sandbox(box.key()),
+                                Duration.ofSeconds(30),
+                                Duration.ZERO)
+                        .orElseThrow()) {
+            assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome())
+                    .isEqualTo(ReclaimOutcome.IN_USE);
         }
         assertThat(f.containerExists(box.handle().id())).isTrue();
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome()).isEqualTo(ReclaimOutcome.DESTROYED);
+        assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome())
+                .isEqualTo(ReclaimOutcome.DESTROYED);
         assertThat(f.containerExists(box.handle().id())).isFalse();
     }
 
     @Test
-    @DisplayName("orphans: an unrecorded container of this installation older than the grace is destroyed; young, foreign, recorded ones stay")
+    @DisplayName(
+            "orphans: an unrecorded container of this installation older than the grace is destroyed; young, foreign, recorded ones stay")
     void orphanedContainersAreFoundByLabelAndDestroyed() {
         String orphan = f.unrecordedContainer(ReaperFixture.INSTALLATION);
         String foreign = f.unrecordedContainer("another-installation");
         String unlabelled = f.unrecordedContainer(null);
         Box recorded = f.sandbox();
-        assertThat(f.labelsOf(orphan)).containsEntry(SandboxLabels.INSTALLATION, ReaperFixture.INSTALLATION)
+        assertThat(f.labelsOf(orphan))
+                .containsEntry(SandboxLabels.INSTALLATION, ReaperFixture.INSTALLATION)
                 .containsEntry(SandboxLabels.MANAGED, "true");
         ReaperSettings settings = f.settings();
 
@@ -119,15 +154,20 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
     }
 
     @Test
-    @DisplayName("orphans: a container whose ensure is still running (its key's lease is held) is not an orphan")
+    @DisplayName(
+            "orphans: a container whose ensure is still running (its key's lease is held) is not an orphan")
     void aContainerWhoseEnsureIsRunningIsNotAnOrphan() {
         String orphan = f.unrecordedContainer(ReaperFixture.INSTALLATION);
         String key = f.labelsOf(orphan).get(SandboxLabels.KEY);
         f.clock.advance(Duration.ofHours(1));
-        try (var ensuring = f.leases.acquire(LeaseNames.sandbox(key), Duration.ofSeconds(30), Duration.ZERO).orElseThrow()) {
+        try (var ensuring =
+                f.leases
+                        .acquire(LeaseNames.sandbox(key), Duration.ofSeconds(30), Duration.ZERO)
+                        .orElseThrow()) {
             assertThat(f.reaper(f.settings()).sweep().orphans().destroyed()).isEmpty();
             assertThat(f.containerExists(orphan)).isTrue();
         }
-        assertThat(f.reaper(f.settings()).sweep().orphans().destroyed()).containsExactly("docker:" + orphan);
+        assertThat(f.reaper(f.settings()).sweep().orphans().destroyed())
+                .containsExactly("docker:" + orphan);
     }
 }

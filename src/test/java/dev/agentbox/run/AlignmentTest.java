@@ -28,15 +28,19 @@ class AlignmentTest {
     private static final String THREAD = "thread-a";
 
     /** The scripted agent of AL-01: its journal translates to 6 chunks. */
-    private static final List<String> JOURNAL = List.of(
-            "{\"delta\":\"one\"}", "plain", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
+    private static final List<String> JOURNAL =
+            List.of(
+                    "{\"delta\":\"one\"}",
+                    "plain",
+                    "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
 
     /** Translates the journal as a driver would, with its own clock. */
     private static List<JsonObject> translate(List<String> lines, long clockStart) {
         return translate(Harness.COMMAND, lines, clockStart);
     }
 
-    private static List<JsonObject> translate(Harness harness, List<String> lines, long clockStart) {
+    private static List<JsonObject> translate(
+            Harness harness, List<String> lines, long clockStart) {
         AtomicLong clock = new AtomicLong(clockStart);
         HarnessTranslator t = harness.translator(RUN, THREAD, clock::incrementAndGet);
         List<JsonObject> chunks = new ArrayList<>(t.onStart());
@@ -55,9 +59,16 @@ class AlignmentTest {
 
     @Test
     void journalTranslatesToSixChunks() {
-        assertThat(translate(JOURNAL, 0)).extracting(c -> c.getString("type")).containsExactly("RUN_STARTED",
-                "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "CUSTOM", "TOOL_CALL_START",
-                "RUN_FINISHED");
+        assertThat(translate(JOURNAL, 0))
+                .extracting(c -> c.getString("type"))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START",
+                        "TEXT_MESSAGE_CONTENT",
+                        "TEXT_MESSAGE_END",
+                        "CUSTOM",
+                        "TOOL_CALL_START",
+                        "RUN_FINISHED");
     }
 
     @Test
@@ -65,7 +76,8 @@ class AlignmentTest {
         List<JsonObject> original = translate(JOURNAL, 1_000).subList(0, 6);
         List<JsonObject> stored = original.subList(0, 3); // server killed after 3 of 6
         List<JsonObject> replay = translate(JOURNAL, 9_000_000).subList(0, 6);
-        assertThat(replay.get(0).getJsonNumber("timestamp")).isNotEqualTo(stored.get(0).getJsonNumber("timestamp"));
+        assertThat(replay.get(0).getJsonNumber("timestamp"))
+                .isNotEqualTo(stored.get(0).getJsonNumber("timestamp"));
 
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         List<JsonObject> remainder = alignment.offerAll(replay);
@@ -94,7 +106,8 @@ class AlignmentTest {
     @Test
     void replayOfACompletelyStoredPrefixForwardsNothingUntilNewChunksArrive() {
         List<JsonObject> replay = translate(JOURNAL, 5);
-        Alignment alignment = Alignment.ofStoredChunks(translate(JOURNAL, 1).subList(0, 4), RUN, THREAD);
+        Alignment alignment =
+                Alignment.ofStoredChunks(translate(JOURNAL, 1).subList(0, 4), RUN, THREAD);
         for (int i = 0; i < 4; i++) {
             assertThat(alignment.offer(replay.get(i))).isEmpty();
         }
@@ -113,13 +126,19 @@ class AlignmentTest {
     @Test
     void rewrittenJournalLineDivergesWithIndexAndBothFingerprints_AL02() {
         List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 4);
-        List<String> rewritten = List.of("{\"delta\":\"ONE\"}", "plain", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
+        List<String> rewritten =
+                List.of(
+                        "{\"delta\":\"ONE\"}",
+                        "plain",
+                        "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"t\"}");
         List<JsonObject> replay = translate(rewritten, 2);
 
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         List<JsonObject> forwarded = new ArrayList<>();
-        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
-                () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class,
+                        () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
 
         assertThat(e.index()).isEqualTo(2);
         assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(2)));
@@ -127,7 +146,8 @@ class AlignmentTest {
         assertThat(e.code()).isEqualTo("replay-diverged");
         assertThat(e.getMessage()).contains("index 2", e.stored(), e.replayed().get());
         assertThat(forwarded).as("nothing forwarded").isEmpty();
-        assertThatThrownBy(() -> alignment.offer(replay.get(3))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> alignment.offer(replay.get(3)))
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -136,7 +156,8 @@ class AlignmentTest {
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(translate(JOURNAL, 2).subList(0, 3))).isEmpty();
 
-        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, alignment::finish);
+        ReplayDivergedException e =
+                catchThrowableOfType(ReplayDivergedException.class, alignment::finish);
         assertThat(e.getMessage()).contains("replay is shorter than the stored log");
         assertThat(e.index()).isEqualTo(3);
         assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(3)));
@@ -167,7 +188,9 @@ class AlignmentTest {
         stored.add(translate(JOURNAL, 1).get(1));
 
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
-        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class, () -> alignment.offerAll(replay));
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class, () -> alignment.offerAll(replay));
         assertThat(e.index()).isEqualTo(65); // stored index of the 65th service-inserted chunk
         assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
         assertThat(e.replayed()).contains(Chunks.fingerprint(replay.get(1)));
@@ -193,7 +216,8 @@ class AlignmentTest {
     @Test
     void rewrittenPlainTextLineDivergesInsteadOfBeingAppendedAgain_AL02() {
         List<JsonObject> stored = new ArrayList<>(runAccepted());
-        stored.addAll(translate(List.of("a"), 1).subList(0, 2)); // RUN_STARTED, CUSTOM agent.text "a"
+        stored.addAll(
+                translate(List.of("a"), 1).subList(0, 2)); // RUN_STARTED, CUSTOM agent.text "a"
         List<JsonObject> replay = translate(List.of("b"), 2);
         assertThat(replay.get(1).getString("name")).isEqualTo(CommandTranslator.AGENT_TEXT);
 
@@ -203,7 +227,9 @@ class AlignmentTest {
     @Test
     void rewrittenJsonLineWithoutAChunkTypeDivergesInsteadOfBeingAppendedAgain_AL02() {
         List<JsonObject> stored = new ArrayList<>(runAccepted());
-        stored.addAll(translate(List.of("{\"k\":1}"), 1).subList(0, 2)); // RUN_STARTED, CUSTOM agent.output
+        stored.addAll(
+                translate(List.of("{\"k\":1}"), 1)
+                        .subList(0, 2)); // RUN_STARTED, CUSTOM agent.output
         List<JsonObject> replay = translate(List.of("{\"k\":2}"), 2);
         assertThat(replay.get(1).getString("name")).isEqualTo(CommandTranslator.AGENT_OUTPUT);
 
@@ -226,7 +252,11 @@ class AlignmentTest {
     @Test
     void storedCustomChunkTheServiceDidNotInsertIsNeverSkipped() {
         List<JsonObject> original = translate(JOURNAL, 1);
-        List<JsonObject> stored = List.of(original.get(0), service(3).custom("tool.bridge", Json.createValue(1)), original.get(1));
+        List<JsonObject> stored =
+                List.of(
+                        original.get(0),
+                        service(3).custom("tool.bridge", Json.createValue(1)),
+                        original.get(1));
 
         assertDivergesAt(1, stored, translate(JOURNAL, 2), 1);
     }
@@ -234,11 +264,14 @@ class AlignmentTest {
     @Test
     void storedNonCustomChunkIsNeverSkipped() {
         List<JsonObject> original = translate(JOURNAL, 1);
-        List<JsonObject> stored = List.of(original.get(0), service(3).toolCallEnd("x"), original.get(1));
+        List<JsonObject> stored =
+                List.of(original.get(0), service(3).toolCallEnd("x"), original.get(1));
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         alignment.offer(translate(JOURNAL, 2).get(0));
-        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
-                () -> alignment.offer(translate(JOURNAL, 2).get(1)));
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class,
+                        () -> alignment.offer(translate(JOURNAL, 2).get(1)));
         assertThat(e.index()).isEqualTo(1);
     }
 
@@ -246,15 +279,20 @@ class AlignmentTest {
     void replayWithAnotherThreadIdIsItsOwnError_AL05() {
         List<JsonObject> stored = translate(JOURNAL, 1).subList(0, 2);
         AtomicLong clock = new AtomicLong();
-        HarnessTranslator wrong = new CommandTranslator(RUN, "some-other-thread", clock::incrementAndGet);
+        HarnessTranslator wrong =
+                new CommandTranslator(RUN, "some-other-thread", clock::incrementAndGet);
 
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
-        ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
-                () -> alignment.offerAll(wrong.onStart()));
+        ReplayThreadIdMismatchException e =
+                catchThrowableOfType(
+                        ReplayThreadIdMismatchException.class,
+                        () -> alignment.offerAll(wrong.onStart()));
         assertThat(e).isNotInstanceOf(ReplayDivergedException.class);
         assertThat(e.expected()).isEqualTo(THREAD);
         assertThat(e.actual()).contains("some-other-thread");
-        assertThat(e.code()).isEqualTo("replay-thread-mismatch").isNotEqualTo(ReplayDivergedException.CODE);
+        assertThat(e.code())
+                .isEqualTo("replay-thread-mismatch")
+                .isNotEqualTo(ReplayDivergedException.CODE);
         assertThat(e.getMessage()).contains("some-other-thread", THREAD);
     }
 
@@ -263,8 +301,9 @@ class AlignmentTest {
         Alignment alignment = Alignment.ofStoredChunks(List.of(), RUN, THREAD);
         JsonObject noThread = Chunks.withoutTimestamp(service(1).runStarted());
         JsonObject stripped = Json.createObjectBuilder(noThread).remove("threadId").build();
-        ReplayThreadIdMismatchException e = catchThrowableOfType(ReplayThreadIdMismatchException.class,
-                () -> alignment.offer(stripped));
+        ReplayThreadIdMismatchException e =
+                catchThrowableOfType(
+                        ReplayThreadIdMismatchException.class, () -> alignment.offer(stripped));
         assertThat(e.actual()).isEqualTo(Optional.empty());
     }
 
@@ -272,7 +311,8 @@ class AlignmentTest {
     void finishedAlignmentRefusesMoreChunks() {
         Alignment alignment = Alignment.ofStoredChunks(List.of(), RUN, THREAD);
         alignment.finish();
-        assertThatThrownBy(() -> alignment.offer(service(1).runStarted())).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> alignment.offer(service(1).runStarted()))
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -280,20 +320,32 @@ class AlignmentTest {
     void hundredThousandChunkReplayAlignsQuickly() {
         ChunkFactory a = service(1);
         ChunkFactory b = service(2);
-        List<JsonObject> stored = IntStream.range(0, 100_000).mapToObj(i -> a.textMessageContent("m", "line " + i)).toList();
-        List<JsonObject> replay = IntStream.range(0, 100_001).mapToObj(i -> b.textMessageContent("m", "line " + i)).toList();
+        List<JsonObject> stored =
+                IntStream.range(0, 100_000)
+                        .mapToObj(i -> a.textMessageContent("m", "line " + i))
+                        .toList();
+        List<JsonObject> replay =
+                IntStream.range(0, 100_001)
+                        .mapToObj(i -> b.textMessageContent("m", "line " + i))
+                        .toList();
         long start = System.nanoTime();
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(replay)).containsExactly(replay.get(100_000));
         assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
     }
 
-    /** Feeds {@code replay} and expects a divergence at stored index {@code index} against replayed chunk {@code replayed}, with nothing forwarded. */
-    private static void assertDivergesAt(int index, List<JsonObject> stored, List<JsonObject> replay, int replayed) {
+    /**
+     * Feeds {@code replay} and expects a divergence at stored index {@code index} against replayed
+     * chunk {@code replayed}, with nothing forwarded.
+     */
+    private static void assertDivergesAt(
+            int index, List<JsonObject> stored, List<JsonObject> replay, int replayed) {
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         List<JsonObject> forwarded = new ArrayList<>();
-        ReplayDivergedException e = catchThrowableOfType(ReplayDivergedException.class,
-                () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class,
+                        () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
 
         assertThat(e).as("diverged").isNotNull();
         assertThat(e.code()).isEqualTo("replay-diverged");
@@ -305,8 +357,12 @@ class AlignmentTest {
 
     private static int indexOfCustom(List<JsonObject> chunks, String name) {
         return IntStream.range(0, chunks.size())
-                .filter(i -> "CUSTOM".equals(chunks.get(i).getString("type")) && name.equals(chunks.get(i).getString("name")))
-                .findFirst().orElseThrow();
+                .filter(
+                        i ->
+                                "CUSTOM".equals(chunks.get(i).getString("type"))
+                                        && name.equals(chunks.get(i).getString("name")))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<JsonObject> serviceInserted(int n) {

@@ -14,10 +14,16 @@ class RedactedChunksTest {
 
     @Test
     void everyStringValueIsMaskedAlsoNestedAndAlsoWhenTheValueNeedsJsonEscaping() {
-        JsonObject chunk = Json.createObjectBuilder()
-                .add("type", "TOOL_CALL_RESULT").add("content", "the key is " + SECRET)
-                .add("nested", Json.createObjectBuilder().add("args", Json.createArrayBuilder().add(SECRET).add(7)))
-                .add("count", 3).build();
+        JsonObject chunk =
+                Json.createObjectBuilder()
+                        .add("type", "TOOL_CALL_RESULT")
+                        .add("content", "the key is " + SECRET)
+                        .add(
+                                "nested",
+                                Json.createObjectBuilder()
+                                        .add("args", Json.createArrayBuilder().add(SECRET).add(7)))
+                        .add("count", 3)
+                        .build();
 
         JsonObject out = RedactedChunks.of(Redactor.of(List.of(SECRET)), List.of(chunk)).get(0);
 
@@ -25,17 +31,28 @@ class RedactedChunksTest {
         assertThat(out.getString("content")).isEqualTo("the key is ***");
         assertThat(out.getJsonObject("nested").getJsonArray("args").getString(0)).isEqualTo("***");
         assertThat(out.getInt("count")).isEqualTo(3);
-        assertThat(List.copyOf(out.keySet())).as("field order kept (replay fingerprints)").containsExactly("type", "content", "nested", "count");
+        assertThat(List.copyOf(out.keySet()))
+                .as("field order kept (replay fingerprints)")
+                .containsExactly("type", "content", "nested", "count");
     }
 
     @Test
     void aChunkWithoutSecretsIsTheSameInstanceAndTheSameRedactionTwiceGivesEqualChunks() {
-        JsonObject plain = Json.createObjectBuilder().add("type", "TEXT_MESSAGE_CONTENT").add("delta", "hello").build();
-        JsonObject leaky = Json.createObjectBuilder().add("type", "TEXT_MESSAGE_CONTENT").add("delta", SECRET).build();
+        JsonObject plain =
+                Json.createObjectBuilder()
+                        .add("type", "TEXT_MESSAGE_CONTENT")
+                        .add("delta", "hello")
+                        .build();
+        JsonObject leaky =
+                Json.createObjectBuilder()
+                        .add("type", "TEXT_MESSAGE_CONTENT")
+                        .add("delta", SECRET)
+                        .build();
         Redactor r = Redactor.of(List.of(SECRET));
 
         List<JsonObject> first = RedactedChunks.of(r, List.of(plain, leaky));
-        List<JsonObject> again = RedactedChunks.of(Redactor.of(List.of(SECRET)), List.of(plain, leaky));
+        List<JsonObject> again =
+                RedactedChunks.of(Redactor.of(List.of(SECRET)), List.of(plain, leaky));
 
         assertThat(first.get(0)).isSameAs(plain);
         assertThat(first).isEqualTo(again);

@@ -37,17 +37,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Replay → tail under load, on a real database: writers append runs' chunks exactly as a
- * driver does (fenced by the epoch, then published to this server's hub), while 800 readers
- * attach at random moments — from the start or, as a Last-Event-ID resume, after a random
- * offset, a quarter of them dropping midway and resuming where they stopped (about a
- * thousand attachments in all) — on this server (the hub that gets the publishes) or on a
- * second one (a hub that never does, so it polls the table). Every reader's chunks must be
- * exactly the stored log after its offset: no gap, no duplicate, same content.
+ * Replay → tail under load, on a real database: writers append runs' chunks exactly as a driver
+ * does (fenced by the epoch, then published to this server's hub), while 800 readers attach at
+ * random moments — from the start or, as a Last-Event-ID resume, after a random offset, a quarter
+ * of them dropping midway and resuming where they stopped (about a thousand attachments in all) —
+ * on this server (the hub that gets the publishes) or on a second one (a hub that never does, so it
+ * polls the table). Every reader's chunks must be exactly the stored log after its offset: no gap,
+ * no duplicate, same content.
  *
- * <p>On embedded Derby this reproduces the skipped chunks readers saw: a table read
- * overlapping an append's commit can return that append's later rows without its first
- * ones, and a stream that takes such a page as it came skips them for good.
+ * <p>On embedded Derby this reproduces the skipped chunks readers saw: a table read overlapping an
+ * append's commit can return that append's later rows without its first ones, and a stream that
+ * takes such a page as it came skips them for good.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RunEventStreamStressContract {
@@ -74,21 +74,33 @@ abstract class RunEventStreamStressContract {
 
     @AfterAll
     void close() {
-        db.inTransaction(em -> {
-            List<String> refs = em.createQuery("SELECT r.runPk FROM RunRecord r WHERE r.tenant = :t", String.class)
-                    .setParameter("t", tenant).getResultList();
-            for (String ref : refs) {
-                em.createQuery("DELETE FROM RunEvent e WHERE e.runPk = :pk").setParameter("pk", ref).executeUpdate();
-                em.createQuery("DELETE FROM DriverClaim c WHERE c.runPk = :pk").setParameter("pk", ref).executeUpdate();
-            }
-            em.createQuery("DELETE FROM RunRecord r WHERE r.tenant = :t").setParameter("t", tenant).executeUpdate();
-            return null;
-        });
+        db.inTransaction(
+                em -> {
+                    List<String> refs =
+                            em.createQuery(
+                                            "SELECT r.runPk FROM RunRecord r WHERE r.tenant = :t",
+                                            String.class)
+                                    .setParameter("t", tenant)
+                                    .getResultList();
+                    for (String ref : refs) {
+                        em.createQuery("DELETE FROM RunEvent e WHERE e.runPk = :pk")
+                                .setParameter("pk", ref)
+                                .executeUpdate();
+                        em.createQuery("DELETE FROM DriverClaim c WHERE c.runPk = :pk")
+                                .setParameter("pk", ref)
+                                .executeUpdate();
+                    }
+                    em.createQuery("DELETE FROM RunRecord r WHERE r.tenant = :t")
+                            .setParameter("t", tenant)
+                            .executeUpdate();
+                    return null;
+                });
         db.close();
     }
 
     @Test
-    void everyReaderOnEitherServerGetsExactlyTheStoredLogAfterItsOffsetWhileChunksAreAppended() throws Exception {
+    void everyReaderOnEitherServerGetsExactlyTheStoredLogAfterItsOffsetWhileChunksAreAppended()
+            throws Exception {
         CountingHub local = new CountingHub();
         CountingHub remote = new CountingHub(); // a second server: never published to, it polls
         RunEventStream onLocal = new RunEventStream(log, runs, local);
@@ -98,8 +110,13 @@ abstract class RunEventStreamStressContract {
         AtomicInteger attached = new AtomicInteger();
         List<Writer> writers = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
-            // Each writer keeps pace with the attaching readers, so that they attach all along the run.
-            writers.add(new Writer(claimedRun(), local, progress -> attached.get() >= total * progress * 0.9));
+            // Each writer keeps pace with the attaching readers, so that they attach all along the
+            // run.
+            writers.add(
+                    new Writer(
+                            claimedRun(),
+                            local,
+                            progress -> attached.get() >= total * progress * 0.9));
         }
         ExecutorService pool = Executors.newCachedThreadPool();
         List<Future<?>> writing = new ArrayList<>();
@@ -141,7 +158,9 @@ abstract class RunEventStreamStressContract {
             live += r.attachedLive ? 1 : 0;
             resumed += r.resumes;
         }
-        assertThat(wrong).as("readers whose chunks differ from the stored log after their offset").isEmpty();
+        assertThat(wrong)
+                .as("readers whose chunks differ from the stored log after their offset")
+                .isEmpty();
         logs.values().forEach(stored -> assertThat(stored).hasSize(CHUNKS_PER_RUN));
         // The test only means something if the race was run: readers attached to live runs,
         // resumed midway, and both memory (this server) and the table (the other) served them.
@@ -153,13 +172,24 @@ abstract class RunEventStreamStressContract {
     }
 
     private RunRef claimedRun() {
-        RunRef run = runs.create(NewRun.durable(tenant, "run-" + UUID.randomUUID(), "thread-1", Harness.COMMAND,
-                Instant.now())).orElseThrow().ref();
+        RunRef run =
+                runs.create(
+                                NewRun.durable(
+                                        tenant,
+                                        "run-" + UUID.randomUUID(),
+                                        "thread-1",
+                                        Harness.COMMAND,
+                                        Instant.now()))
+                        .orElseThrow()
+                        .ref();
         claims.claim(run, "node-a").orElseThrow();
         return run;
     }
 
-    /** Appends a run's chunks in small batches and publishes each, as {@link RunWriter.Claim#append} does. */
+    /**
+     * Appends a run's chunks in small batches and publishes each, as {@link RunWriter.Claim#append}
+     * does.
+     */
     private final class Writer implements Runnable {
         final RunRef run;
         final RunEventHub hub;
@@ -191,7 +221,14 @@ abstract class RunEventStreamStressContract {
                     List<JsonObject> batch = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
                         seq++;
-                        batch.add(chunk(seq == 1 ? "CUSTOM" : seq == CHUNKS_PER_RUN ? "RUN_FINISHED" : "TEXT_MESSAGE_CONTENT", seq));
+                        batch.add(
+                                chunk(
+                                        seq == 1
+                                                ? "CUSTOM"
+                                                : seq == CHUNKS_PER_RUN
+                                                        ? "RUN_FINISHED"
+                                                        : "TEXT_MESSAGE_CONTENT",
+                                        seq));
                     }
                     List<LoggedChunk> appended = log.append(run, epoch, batch);
                     published.set(appended.get(appended.size() - 1).seq());
@@ -207,12 +244,20 @@ abstract class RunEventStreamStressContract {
         }
 
         private JsonObject chunk(String type, int n) {
-            return Json.createObjectBuilder().add("type", type).add("threadId", "thread-1").add("runId", run.id())
-                    .add("timestamp", n).add("delta", "d" + n).build();
+            return Json.createObjectBuilder()
+                    .add("type", type)
+                    .add("threadId", "thread-1")
+                    .add("runId", run.id())
+                    .add("timestamp", n)
+                    .add("delta", "d" + n)
+                    .build();
         }
     }
 
-    /** One client: reads from {@code after}, and when it drops midway resumes with Last-Event-ID, on either server. */
+    /**
+     * One client: reads from {@code after}, and when it drops midway resumes with Last-Event-ID, on
+     * either server.
+     */
     private static final class Reader {
         final RunRef run;
         final long after;
@@ -232,23 +277,29 @@ abstract class RunEventStreamStressContract {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             long lastEventId = after;
             for (int attempt = 0; attempt < 100; attempt++) {
-                AtomicInteger budget = new AtomicInteger(attempt == 0 ? stopAfter : Integer.MAX_VALUE);
+                AtomicInteger budget =
+                        new AtomicInteger(attempt == 0 ? stopAfter : Integer.MAX_VALUE);
                 RunEventStream server = random.nextInt(4) == 0 ? b : a;
-                RunEventStream.End end = server.pump(run, lastEventId, new RunEventStream.Sink() {
-                    @Override
-                    public boolean send(LoggedChunk chunk) {
-                        if (budget.getAndDecrement() <= 0) {
-                            return false; // the client went away before this one arrived
-                        }
-                        received.add(chunk);
-                        return true;
-                    }
+                RunEventStream.End end =
+                        server.pump(
+                                run,
+                                lastEventId,
+                                new RunEventStream.Sink() {
+                                    @Override
+                                    public boolean send(LoggedChunk chunk) {
+                                        if (budget.getAndDecrement() <= 0) {
+                                            return false; // the client went away before this one
+                                            // arrived
+                                        }
+                                        received.add(chunk);
+                                        return true;
+                                    }
 
-                    @Override
-                    public boolean heartbeat() {
-                        return true;
-                    }
-                });
+                                    @Override
+                                    public boolean heartbeat() {
+                                        return true;
+                                    }
+                                });
                 if (end != RunEventStream.End.CLIENT_GONE) {
                     return;
                 }
@@ -258,8 +309,16 @@ abstract class RunEventStreamStressContract {
         }
 
         String describe(List<LoggedChunk> stored) {
-            return "run " + run.id() + " after " + after + " (" + resumes + " resumes): got "
-                    + received.stream().map(LoggedChunk::seq).toList() + ", stored " + stored.stream().map(LoggedChunk::seq).toList();
+            return "run "
+                    + run.id()
+                    + " after "
+                    + after
+                    + " ("
+                    + resumes
+                    + " resumes): got "
+                    + received.stream().map(LoggedChunk::seq).toList()
+                    + ", stored "
+                    + stored.stream().map(LoggedChunk::seq).toList();
         }
     }
 

@@ -12,10 +12,20 @@ class RunFailureTest {
 
     @Test
     void codesAreTheWireSpellingsOfDocsApi() {
-        assertThat(Arrays.stream(RunFailure.values()).map(RunFailure::code)).containsExactly(
-                "agent-exit", "agent-error", "agent-lost", "journal-stalled", "journal-timeout", "setup-failed",
-                "aborted", "max-duration", "replay-diverged", "replay-thread-mismatch", "budget-exceeded",
-                "internal-error");
+        assertThat(Arrays.stream(RunFailure.values()).map(RunFailure::code))
+                .containsExactly(
+                        "agent-exit",
+                        "agent-error",
+                        "agent-lost",
+                        "journal-stalled",
+                        "journal-timeout",
+                        "setup-failed",
+                        "aborted",
+                        "max-duration",
+                        "replay-diverged",
+                        "replay-thread-mismatch",
+                        "budget-exceeded",
+                        "internal-error");
     }
 
     @Test

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The run-write protocol against the in-memory stores: who may write a run (the lease, the
- * claim), that a stale writer writes nothing, that a terminal record is final, and what an
- * abort (a landed cancel, the reaper's expiry) does through it.
+ * The run-write protocol against the in-memory stores: who may write a run (the lease, the claim),
+ * that a stale writer writes nothing, that a terminal record is final, and what an abort (a landed
+ * cancel, the reaper's expiry) does through it.
  */
 class RunWriterTest {
 
@@ -56,16 +56,40 @@ class RunWriterTest {
     }
 
     private RunWriter writer(String node, InMemoryLeaseStore store) {
-        return new RunWriter(new Leases(store, clock, node, scheduler), runs, runs, hub, clock, node, TTL, RENEW);
+        return new RunWriter(
+                new Leases(store, clock, node, scheduler),
+                runs,
+                runs,
+                hub,
+                clock,
+                node,
+                TTL,
+                RENEW);
     }
 
     private RunContext context(String node) {
-        return new RunContext(runs, runs, runs, hub, null, null, null, clock, node, new Leases(leaseStore, clock, node, scheduler),
+        return new RunContext(
+                runs,
+                runs,
+                runs,
+                hub,
+                null,
+                null,
+                null,
+                clock,
+                node,
+                new Leases(leaseStore, clock, node, scheduler),
                 new RunContext.Takeover(TTL, RENEW, Duration.ZERO, Duration.ZERO));
     }
 
     private RunRecordView newRun() {
-        return runs.create(NewRun.durable("tenant", "run-" + UUID.randomUUID(), "thread-1", Harness.COMMAND, clock.instant()))
+        return runs.create(
+                        NewRun.durable(
+                                "tenant",
+                                "run-" + UUID.randomUUID(),
+                                "thread-1",
+                                Harness.COMMAND,
+                                clock.instant()))
                 .orElseThrow();
     }
 
@@ -87,7 +111,8 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("lease, claim, append, finish: the chunks land in order and the record ends with the writer's status")
+    @DisplayName(
+            "lease, claim, append, finish: the chunks land in order and the record ends with the writer's status")
     void aWriterThatHoldsTheLeaseAndTheClaimWritesTheRun() {
         RunRecordView run = newRun();
         try (RunWriter.Lease lease = nodeA.lease(run.ref()).orElseThrow()) {
@@ -95,15 +120,22 @@ class RunWriterTest {
             claim.append(chunks(run, 2));
             ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
 
-            assertThat(claim.finish(List.of(f.runFinished()), RunStatus.COMPLETED, Optional.empty())).isEqualTo(FinishResult.FINISHED);
+            assertThat(
+                            claim.finish(
+                                    List.of(f.runFinished()),
+                                    RunStatus.COMPLETED,
+                                    Optional.empty()))
+                    .isEqualTo(FinishResult.FINISHED);
         }
-        assertThat(types(run.ref())).containsExactly("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED");
+        assertThat(types(run.ref()))
+                .containsExactly("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED");
         assertThat(fresh(run).status()).isEqualTo(RunStatus.COMPLETED);
         assertThat(fresh(run).driverEpoch()).hasValue(1);
     }
 
     @Test
-    @DisplayName("while one server holds a run's driver lease, another gets no lease; once released, it does")
+    @DisplayName(
+            "while one server holds a run's driver lease, another gets no lease; once released, it does")
     void aHeldDriverLeaseKeepsEveryOtherWriterOut() {
         RunRecordView run = newRun();
         try (RunWriter.Lease held = nodeA.lease(run.ref()).orElseThrow()) {
@@ -115,7 +147,8 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("a writer paused across a successor's claim can neither append nor finish: nothing of it lands")
+    @DisplayName(
+            "a writer paused across a successor's claim can neither append nor finish: nothing of it lands")
     void aStaleEpochCanNeitherAppendNorFinish() {
         RunRecordView run = newRun();
         try (RunWriter.Lease lease = nodeA.lease(run.ref()).orElseThrow()) {
@@ -124,10 +157,17 @@ class RunWriterTest {
             // A successor whose server saw the lease expire claims the run meanwhile.
             assertThat(runs.claim(run.ref(), "node-b")).hasValue(2);
 
-            assertThatThrownBy(() -> stale.append(chunks(run, 1))).isInstanceOf(StaleEpochException.class);
-            assertThat(stale.finish(List.of(), RunStatus.COMPLETED, Optional.empty())).isEqualTo(FinishResult.STALE_EPOCH);
+            assertThatThrownBy(() -> stale.append(chunks(run, 1)))
+                    .isInstanceOf(StaleEpochException.class);
+            assertThat(stale.finish(List.of(), RunStatus.COMPLETED, Optional.empty()))
+                    .isEqualTo(FinishResult.STALE_EPOCH);
             ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
-            assertThatThrownBy(() -> stale.finish(List.of(f.runFinished()), RunStatus.COMPLETED, Optional.empty()))
+            assertThatThrownBy(
+                            () ->
+                                    stale.finish(
+                                            List.of(f.runFinished()),
+                                            RunStatus.COMPLETED,
+                                            Optional.empty()))
                     .isInstanceOf(StaleEpochException.class);
         }
         assertThat(types(run.ref())).hasSize(1);
@@ -135,15 +175,21 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("a terminal record is final: a second finish writes nothing, and the run cannot be claimed again")
+    @DisplayName(
+            "a terminal record is final: a second finish writes nothing, and the run cannot be claimed again")
     void finishIsIdempotentAndATerminalRunIsNeverReclaimed() {
         RunRecordView run = newRun();
         try (RunWriter.Lease lease = nodeA.lease(run.ref()).orElseThrow()) {
             RunWriter.Claim claim = lease.claim().orElseThrow();
-            assertThat(claim.finish(List.of(), RunStatus.COMPLETED, Optional.empty())).isEqualTo(FinishResult.FINISHED);
+            assertThat(claim.finish(List.of(), RunStatus.COMPLETED, Optional.empty()))
+                    .isEqualTo(FinishResult.FINISHED);
             Instant finishedAt = fresh(run).finishedAt().orElseThrow();
 
-            assertThat(claim.finish(List.of(), RunStatus.FAILED, Optional.of(RunError.of("late", "late"))))
+            assertThat(
+                            claim.finish(
+                                    List.of(),
+                                    RunStatus.FAILED,
+                                    Optional.of(RunError.of("late", "late"))))
                     .isEqualTo(FinishResult.ALREADY_TERMINAL);
             assertThat(fresh(run).status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(fresh(run).finishedAt()).hasValue(finishedAt);
@@ -156,43 +202,62 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("a writer whose lease could not be renewed stops at once: its next append is refused before it reaches the log")
+    @DisplayName(
+            "a writer whose lease could not be renewed stops at once: its next append is refused before it reaches the log")
     void aLostLeaseRefusesTheNextAppend() {
-        InMemoryLeaseStore forgetful = new InMemoryLeaseStore() {
-            @Override
-            public boolean renew(String name, String holder, Instant now, Duration ttl) {
-                return false;
-            }
-        };
-        RunWriter writer = new RunWriter(new Leases(forgetful, clock, "node-a", scheduler), runs, runs, hub, clock, "node-a", TTL,
-                Duration.ofMillis(50));
+        InMemoryLeaseStore forgetful =
+                new InMemoryLeaseStore() {
+                    @Override
+                    public boolean renew(String name, String holder, Instant now, Duration ttl) {
+                        return false;
+                    }
+                };
+        RunWriter writer =
+                new RunWriter(
+                        new Leases(forgetful, clock, "node-a", scheduler),
+                        runs,
+                        runs,
+                        hub,
+                        clock,
+                        "node-a",
+                        TTL,
+                        Duration.ofMillis(50));
         RunRecordView run = newRun();
         try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
             RunWriter.Claim claim = lease.claim().orElseThrow();
             await().atMost(Duration.ofSeconds(5)).until(lease::lost);
 
-            assertThatThrownBy(() -> claim.append(chunks(run, 1))).isInstanceOf(RunWriter.LeaseLostException.class);
+            assertThatThrownBy(() -> claim.append(chunks(run, 1)))
+                    .isInstanceOf(RunWriter.LeaseLostException.class);
         }
         assertThat(types(run.ref())).isEmpty();
     }
 
     @Test
-    @DisplayName("a cancel landed for a run nobody drives: teardown, then one RUN_ERROR and an aborted record under a new epoch")
+    @DisplayName(
+            "a cancel landed for a run nobody drives: teardown, then one RUN_ERROR and an aborted record under a new epoch")
     void aCancelWithNoLiveDriverEndsTheRunAbortedThroughTheProtocol() {
         RunRecordView run = newRun();
         runs.claim(run.ref(), "node-gone");
         List<RunRecordView> tornDown = new ArrayList<>();
 
-        RunAbort.Aborted<String> a = RunAbort.abort(context("node-b"), run, r -> true, r -> {
-            tornDown.add(r);
-            return "destroyed";
-        }, RunAbort.CANCELLED);
+        RunAbort.Aborted<String> a =
+                RunAbort.abort(
+                        context("node-b"),
+                        run,
+                        r -> true,
+                        r -> {
+                            tornDown.add(r);
+                            return "destroyed";
+                        },
+                        RunAbort.CANCELLED);
 
         assertThat(a.ended()).isTrue();
         assertThat(a.teardown()).hasValue("destroyed");
         assertThat(tornDown).extracting(RunRecordView::runId).containsExactly(run.runId());
         assertThat(types(run.ref())).containsExactly("RUN_ERROR");
-        assertThat(runs.read(run.ref(), 0, 1).get(0).chunk().getString("code")).isEqualTo("aborted");
+        assertThat(runs.read(run.ref(), 0, 1).get(0).chunk().getString("code"))
+                .isEqualTo("aborted");
         RunRecordView after = fresh(run);
         assertThat(after.status()).isEqualTo(RunStatus.ABORTED);
         assertThat(after.error()).hasValue(RunAbort.CANCELLED);
@@ -201,13 +266,20 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("an abort finds the driver lease held (a live driver ends the run itself): no teardown, no claim, nothing written")
+    @DisplayName(
+            "an abort finds the driver lease held (a live driver ends the run itself): no teardown, no claim, nothing written")
     void anAbortLeavesARunALiveDriverHolds() {
         RunRecordView run = newRun();
         try (RunWriter.Lease driving = nodeA.lease(run.ref()).orElseThrow()) {
             driving.claim().orElseThrow();
 
-            RunAbort.Aborted<String> a = RunAbort.abort(context("node-b"), run, r -> true, r -> "destroyed", RunAbort.CANCELLED);
+            RunAbort.Aborted<String> a =
+                    RunAbort.abort(
+                            context("node-b"),
+                            run,
+                            r -> true,
+                            r -> "destroyed",
+                            RunAbort.CANCELLED);
 
             assertThat(a.ended()).isFalse();
             assertThat(a.teardown()).isEmpty();
@@ -217,35 +289,67 @@ class RunWriterTest {
     }
 
     @Test
-    @DisplayName("expiry of a runaway run: aborted max-duration; a run no longer eligible (a viewer re-attached) is not claimed")
+    @DisplayName(
+            "expiry of a runaway run: aborted max-duration; a run no longer eligible (a viewer re-attached) is not claimed")
     void expiryAbortsOnlyAStillEligibleRun() {
-        RunRecordView runaway = runs.create(new NewRun("tenant", "run-" + UUID.randomUUID(), "thread-1", Harness.COMMAND,
-                clock.instant().minusSeconds(60), true, true, false, Optional.empty(), Optional.empty(), Optional.empty(),
-                NewRun.randomNonce(), Optional.of(1_000L))).orElseThrow();
+        RunRecordView runaway =
+                runs.create(
+                                new NewRun(
+                                        "tenant",
+                                        "run-" + UUID.randomUUID(),
+                                        "thread-1",
+                                        Harness.COMMAND,
+                                        clock.instant().minusSeconds(60),
+                                        true,
+                                        true,
+                                        false,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        NewRun.randomNonce(),
+                                        Optional.of(1_000L)))
+                        .orElseThrow();
         runs.setDetachedSince(runaway.ref(), Optional.of(clock.instant()));
         assertThat(RunAbort.pastMaxDuration(runaway, clock.instant())).isTrue();
 
-        RunAbort.Aborted<String> reattached = RunAbort.abort(context("node-b"), runaway, r -> r.detachedSince().isEmpty(),
-                r -> "destroyed", RunAbort.maxDuration(runaway));
+        RunAbort.Aborted<String> reattached =
+                RunAbort.abort(
+                        context("node-b"),
+                        runaway,
+                        r -> r.detachedSince().isEmpty(),
+                        r -> "destroyed",
+                        RunAbort.maxDuration(runaway));
         assertThat(reattached.ended()).isFalse();
         assertThat(reattached.teardown()).isEmpty();
         assertThat(fresh(runaway).driverEpoch()).as("not claimed").isEmpty();
 
-        RunAbort.Aborted<String> expired = RunAbort.abort(context("node-b"), runaway, r -> r.detachedSince().isPresent(),
-                r -> "destroyed", RunAbort.maxDuration(runaway));
+        RunAbort.Aborted<String> expired =
+                RunAbort.abort(
+                        context("node-b"),
+                        runaway,
+                        r -> r.detachedSince().isPresent(),
+                        r -> "destroyed",
+                        RunAbort.maxDuration(runaway));
         assertThat(expired.ended()).isTrue();
         assertThat(fresh(runaway).status()).isEqualTo(RunStatus.ABORTED);
         assertThat(fresh(runaway).error().flatMap(RunError::code)).hasValue("max-duration");
-        assertThat(runs.read(runaway.ref(), 0, 1).get(0).chunk().getString("code")).isEqualTo("max-duration");
+        assertThat(runs.read(runaway.ref(), 0, 1).get(0).chunk().getString("code"))
+                .isEqualTo("max-duration");
 
-        RunAbort.Aborted<String> again = RunAbort.abort(context("node-b"), runaway, r -> true, r -> "destroyed",
-                RunAbort.maxDuration(runaway));
+        RunAbort.Aborted<String> again =
+                RunAbort.abort(
+                        context("node-b"),
+                        runaway,
+                        r -> true,
+                        r -> "destroyed",
+                        RunAbort.maxDuration(runaway));
         assertThat(again.ended()).as("terminal: nothing more to abort").isFalse();
         assertThat(types(runaway.ref())).containsExactly("RUN_ERROR");
     }
 
     @Test
-    @DisplayName("a run's driver lease is named after its stored record, not after the client's runId")
+    @DisplayName(
+            "a run's driver lease is named after its stored record, not after the client's runId")
     void theDriverLeaseIsNamedAfterTheRunRecord() {
         RunRecordView run = newRun();
         try (RunWriter.Lease held = nodeA.lease(run.ref()).orElseThrow()) {

@@ -1,10 +1,8 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
-
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
-
 import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -1,11 +1,9 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
-
-import dev.agentbox.sandbox.store.SandboxInstance;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -76,7 +74,9 @@ public abstract class SandboxInstanceStoreContract {
         store().upsert(instance(key, "c1"));
         assertThat(store().find("someone-else", key)).isEmpty();
         assertThat(store().delete("someone-else", key)).isFalse();
-        assertThat(store().list("someone-else")).extracting(SandboxInstance::key).doesNotContain(key);
+        assertThat(store().list("someone-else"))
+                .extracting(SandboxInstance::key)
+                .doesNotContain(key);
         assertThat(store().find(tenant, key)).isPresent();
     }
 
@@ -93,17 +93,25 @@ public abstract class SandboxInstanceStoreContract {
     void listShowsOnlyTheTenantsRecordsOldestFirst() {
         String older = key();
         String newer = key();
-        store().upsert(new SandboxInstance(newer, tenant, "docker", "c2", null, T0.plusSeconds(1), 1000));
+        store().upsert(
+                        new SandboxInstance(
+                                newer, tenant, "docker", "c2", null, T0.plusSeconds(1), 1000));
         store().upsert(instance(older, "c1"));
-        assertThat(store().list(tenant)).extracting(SandboxInstance::key).containsExactly(older, newer);
+        assertThat(store().list(tenant))
+                .extracting(SandboxInstance::key)
+                .containsExactly(older, newer);
     }
 
     @Test
     void idleMeansLastUsePlusKeepAliveBeforeNow() {
         String key = key();
         store().upsert(instance(key, "c-idle")); // keep-alive 60 s from T0
-        assertThat(store().listIdle(T0.plusSeconds(60), 100)).extracting(SandboxInstance::key).doesNotContain(key);
-        assertThat(store().listIdle(T0.plusSeconds(60).plusMillis(1), 100)).extracting(SandboxInstance::key).contains(key);
+        assertThat(store().listIdle(T0.plusSeconds(60), 100))
+                .extracting(SandboxInstance::key)
+                .doesNotContain(key);
+        assertThat(store().listIdle(T0.plusSeconds(60).plusMillis(1), 100))
+                .extracting(SandboxInstance::key)
+                .contains(key);
     }
 
     @Test
@@ -120,10 +128,28 @@ public abstract class SandboxInstanceStoreContract {
     void listAllSpansTenantsOldestFirstUpToTheLimit() {
         String mine = key();
         String theirs = key();
-        store().upsert(new SandboxInstance(theirs, "other-" + tenant, "docker", "c-t", null, T0.minusSeconds(3600 * 24 * 365L), 1000));
-        store().upsert(new SandboxInstance(mine, tenant, "docker", "c-m", null, T0.minusSeconds(3600 * 24 * 364L), 1000));
+        store().upsert(
+                        new SandboxInstance(
+                                theirs,
+                                "other-" + tenant,
+                                "docker",
+                                "c-t",
+                                null,
+                                T0.minusSeconds(3600 * 24 * 365L),
+                                1000));
+        store().upsert(
+                        new SandboxInstance(
+                                mine,
+                                tenant,
+                                "docker",
+                                "c-m",
+                                null,
+                                T0.minusSeconds(3600 * 24 * 364L),
+                                1000));
         try {
-            assertThat(store().listAll(10_000)).extracting(SandboxInstance::key).containsSubsequence(theirs, mine);
+            assertThat(store().listAll(10_000))
+                    .extracting(SandboxInstance::key)
+                    .containsSubsequence(theirs, mine);
             assertThat(store().listAll(1)).hasSize(1);
         } finally {
             store().delete("other-" + tenant, theirs);

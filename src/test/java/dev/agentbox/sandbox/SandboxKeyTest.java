@@ -12,7 +12,8 @@ class SandboxKeyTest {
     private static final String IMAGE = "agentbox/sandbox:bookworm";
     private final SandboxSpecParser parser = new SandboxSpecParser(1_800_000, false);
 
-    private static final String BASE = """
+    private static final String BASE =
+            """
             {"definitionId":"repo-agent","provider":"docker","threadId":"t-1",
              "workspace":{"source":{"type":"git","url":"git://host/repo.git","ref":"main","depth":1},
                           "setup":["npm ci",["npm run build","npm run lint"],"echo done"],
@@ -30,21 +31,27 @@ class SandboxKeyTest {
 
     @Test
     void sameInputsGiveTheSameKeyWhateverTheMemberOrder() {
-        String reordered = """
+        String reordered =
+                """
                 {"lifecycle":{"keepAliveMs":1800000,"snapshot":"after-setup","reuse":"thread"},
                  "policy":{"pids":512,"cpus":1,"memoryMb":2048,"network":"none"},
                  "workspace":{"secrets":{"API_KEY":"s3cret"},"env":{"A":"2","CI":"1"},
                               "setup":["npm ci",["npm run build","npm run lint"],"echo done"],
                               "source":{"depth":1,"ref":"main","url":"git://host/repo.git","type":"git"}},
                  "threadId":"t-1","provider":"docker","definitionId":"repo-agent"}""";
-        assertThat(key("tenant-a", BASE)).isEqualTo(key("tenant-a", reordered)).matches("[0-9a-f]{64}");
+        assertThat(key("tenant-a", BASE))
+                .isEqualTo(key("tenant-a", reordered))
+                .matches("[0-9a-f]{64}");
     }
 
     @Test
     void secretsAndKeepAliveDoNotChangeTheKey() {
         assertThat(key("tenant-a", BASE.replace("s3cret", "other")))
                 .isEqualTo(key("tenant-a", BASE.replace("\"API_KEY\":\"s3cret\"", "")))
-                .isEqualTo(key("tenant-a", BASE.replace("\"keepAliveMs\":1800000", "\"keepAliveMs\":5000")))
+                .isEqualTo(
+                        key(
+                                "tenant-a",
+                                BASE.replace("\"keepAliveMs\":1800000", "\"keepAliveMs\":5000")))
                 .isEqualTo(key("tenant-a", BASE));
     }
 
@@ -54,19 +61,29 @@ class SandboxKeyTest {
         assertThat(key("tenant-b", BASE)).isNotEqualTo(base);
         assertThat(key("tenant-a", BASE.replace("\"t-1\"", "\"t-2\""))).isNotEqualTo(base);
         assertThat(key("tenant-a", BASE.replace("repo-agent", "other-agent"))).isNotEqualTo(base);
-        assertThat(key("tenant-a", BASE.replace("\"provider\":\"docker\"", "\"provider\":\"local\""))).isNotEqualTo(base);
-        assertThat(key("tenant-a", BASE.replace("\"ref\":\"main\"", "\"ref\":\"dev\""))).isNotEqualTo(base);
+        assertThat(
+                        key(
+                                "tenant-a",
+                                BASE.replace("\"provider\":\"docker\"", "\"provider\":\"local\"")))
+                .isNotEqualTo(base);
+        assertThat(key("tenant-a", BASE.replace("\"ref\":\"main\"", "\"ref\":\"dev\"")))
+                .isNotEqualTo(base);
         assertThat(key("tenant-a", BASE.replace("echo done", "echo fin"))).isNotEqualTo(base);
-        assertThat(key("tenant-a", BASE.replace("\"CI\":\"1\"", "\"CI\":\"0\""))).isNotEqualTo(base);
-        assertThat(key("tenant-a", BASE.replace("\"pids\":512", "\"pids\":256"))).isNotEqualTo(base);
-        assertThat(key("tenant-a", BASE.replace("\"network\":\"none\"", "\"network\":\"bridge\""))).isNotEqualTo(base);
-        assertThat(SandboxKey.of("tenant-a", parser.parse(read(BASE)), "agentbox/sandbox:busybox")).isNotEqualTo(base);
+        assertThat(key("tenant-a", BASE.replace("\"CI\":\"1\"", "\"CI\":\"0\"")))
+                .isNotEqualTo(base);
+        assertThat(key("tenant-a", BASE.replace("\"pids\":512", "\"pids\":256")))
+                .isNotEqualTo(base);
+        assertThat(key("tenant-a", BASE.replace("\"network\":\"none\"", "\"network\":\"bridge\"")))
+                .isNotEqualTo(base);
+        assertThat(SandboxKey.of("tenant-a", parser.parse(read(BASE)), "agentbox/sandbox:busybox"))
+                .isNotEqualTo(base);
     }
 
     @Test
     void definitionReuseIgnoresTheThreadAndNoneReuseIsAlwaysNew() {
         String shared = BASE.replace("\"reuse\":\"thread\"", "\"reuse\":\"definition\"");
-        assertThat(key("tenant-a", shared)).isEqualTo(key("tenant-a", shared.replace("\"t-1\"", "\"t-2\"")));
+        assertThat(key("tenant-a", shared))
+                .isEqualTo(key("tenant-a", shared.replace("\"t-1\"", "\"t-2\"")));
         String none = BASE.replace("\"reuse\":\"thread\"", "\"reuse\":\"none\"");
         assertThat(key("tenant-a", none)).isNotEqualTo(key("tenant-a", none));
     }

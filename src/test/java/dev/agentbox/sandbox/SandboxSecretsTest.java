@@ -20,7 +20,8 @@ class SandboxSecretsTest {
 
     @Test
     void aFileEditedInsideTheSandboxYieldsWhatCanBeReadAndNoError() {
-        assertThat(SandboxSecrets.parse("export A='abcd'\nexport B='unterminated\n")).isEqualTo(Map.of("A", "abcd"));
+        assertThat(SandboxSecrets.parse("export A='abcd'\nexport B='unterminated\n"))
+                .isEqualTo(Map.of("A", "abcd"));
         assertThat(SandboxSecrets.parse("garbage")).isEmpty();
         assertThat(SandboxSecrets.parse("")).isEmpty();
     }

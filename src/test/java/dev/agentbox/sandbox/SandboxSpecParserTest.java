@@ -1,17 +1,14 @@
 package dev.agentbox.sandbox;
 
-import dev.agentbox.sandbox.spi.SandboxPolicy;
-
-import dev.agentbox.sandbox.spi.ImageAllowlist;
-
-import dev.agentbox.problem.ProblemCode;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
+import dev.agentbox.sandbox.spi.ImageAllowlist;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import jakarta.json.Json;
 import java.io.StringReader;
 import org.junit.jupiter.api.Test;
@@ -26,12 +23,14 @@ class SandboxSpecParserTest {
 
     private void assertInvalid(String json, String field) {
         assertThatThrownBy(() -> parse(json))
-                .isInstanceOfSatisfying(ProblemException.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
-                    assertThat(e.detail()).startsWith(field + " ");
-                    assertThat(e.extensions()).containsEntry("field", field);
-                });
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.status()).isEqualTo(400);
+                            assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(e.detail()).startsWith(field + " ");
+                            assertThat(e.extensions()).containsEntry("field", field);
+                        });
     }
 
     @Test
@@ -47,11 +46,14 @@ class SandboxSpecParserTest {
 
     @Test
     void aFullBodyIsParsed() {
-        SandboxSpec spec = parse("""
+        SandboxSpec spec =
+                parse(
+                        """
                 {"threadId":"t","workspace":{"source":{"type":"git","url":"git://h/r.git","ref":"main","depth":1},
                  "setup":["a",["b","c"]],"secrets":{"K":"v"}},"policy":{"network":"bridge","ports":[8080]},
                  "lifecycle":{"snapshot":"after-setup"}}""");
-        assertThat(spec.workspace().source()).isEqualTo(new GitSource("git://h/r.git", java.util.Optional.of("main"), 1));
+        assertThat(spec.workspace().source())
+                .isEqualTo(new GitSource("git://h/r.git", java.util.Optional.of("main"), 1));
         assertThat(spec.workspace().setup()).hasSize(2);
         assertThat(spec.workspace().setup().get(1).parallel()).isTrue();
         assertThat(spec.workspace().toString()).doesNotContain("v}").contains("secrets=[K]");
@@ -69,8 +71,12 @@ class SandboxSpecParserTest {
         assertInvalid("{\"workspace\":{\"setup\":[\"\"]}}", "workspace.setup[0]");
         assertInvalid("{\"workspace\":{\"source\":{\"type\":\"svn\"}}}", "workspace.source.type");
         assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\"}}}", "workspace.source.url");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"--upload-pack=x\"}}}", "workspace.source.url");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"local\",\"path\":\"/etc\"}}}", "workspace.source.type");
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"--upload-pack=x\"}}}",
+                "workspace.source.url");
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"local\",\"path\":\"/etc\"}}}",
+                "workspace.source.type");
         assertInvalid("{\"workspace\":{\"env\":{\"1BAD\":\"x\"}}}", "workspace.env");
         assertInvalid("{\"workspace\":{\"secrets\":{\"K\":1}}}", "workspace.secrets.K");
         assertInvalid("{\"policy\":{\"network\":\"host\"}}", "policy.network");
@@ -84,28 +90,37 @@ class SandboxSpecParserTest {
 
     private void assertAboveCeiling(String json, String field, Number ceiling) {
         assertThatThrownBy(() -> parse(json))
-                .isInstanceOfSatisfying(ProblemException.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
-                    assertThat(e.detail()).startsWith(field + " ").contains("ceiling");
-                    assertThat(e.extensions()).containsEntry("field", field).containsEntry("ceiling", ceiling);
-                });
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.status()).isEqualTo(400);
+                            assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(e.detail()).startsWith(field + " ").contains("ceiling");
+                            assertThat(e.extensions())
+                                    .containsEntry("field", field)
+                                    .containsEntry("ceiling", ceiling);
+                        });
     }
 
     private void assertImageNotAllowed(String image) {
         assertThatThrownBy(() -> parse("{\"image\":" + Json.createValue(image) + "}"))
-                .isInstanceOfSatisfying(ProblemException.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED);
-                    assertThat(e.extensions()).containsEntry("field", "image");
-                });
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.status()).isEqualTo(400);
+                            assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED);
+                            assertThat(e.extensions()).containsEntry("field", "image");
+                        });
     }
 
     @Test
     void onlyExactRepoTagNamesOnTheAllowlistAreAcceptedAsImage() {
-        assertThat(parse("{\"image\":\"agentbox/sandbox:bookworm\"}").image()).contains("agentbox/sandbox:bookworm");
-        assertThat(parse("{\"image\":\"agentbox/sandbox:busybox\"}").image()).contains("agentbox/sandbox:busybox");
-        // an image id, an id prefix, a digest, a snapshot name, another tag, an implicit :latest, a case variant
+        assertThat(parse("{\"image\":\"agentbox/sandbox:bookworm\"}").image())
+                .contains("agentbox/sandbox:bookworm");
+        assertThat(parse("{\"image\":\"agentbox/sandbox:busybox\"}").image())
+                .contains("agentbox/sandbox:busybox");
+        // an image id, an id prefix, a digest, a snapshot name, another tag, an implicit :latest, a
+        // case variant
         assertImageNotAllowed("4e5e");
         assertImageNotAllowed("sha256:4e5e52d32731");
         assertImageNotAllowed("agentbox/sandbox@sha256:" + "0".repeat(64));
@@ -121,19 +136,45 @@ class SandboxSpecParserTest {
 
     @Test
     void theAllowlistComesFromConfigurationAndRefusesEntriesThatAreNotRepoTagNames() {
-        ImageAllowlist custom = ImageAllowlist.of("registry.local:5000/team/img:1.2", java.util.Optional.empty());
-        assertThat(custom.names()).containsExactlyInAnyOrder("registry.local:5000/team/img:1.2", "agentbox/sandbox:busybox");
-        ImageAllowlist listed = ImageAllowlist.of("agentbox/sandbox:bookworm",
-                java.util.Optional.of(java.util.List.of(" a/b:1 ", "", "c:2")));
+        ImageAllowlist custom =
+                ImageAllowlist.of("registry.local:5000/team/img:1.2", java.util.Optional.empty());
+        assertThat(custom.names())
+                .containsExactlyInAnyOrder(
+                        "registry.local:5000/team/img:1.2", "agentbox/sandbox:busybox");
+        ImageAllowlist listed =
+                ImageAllowlist.of(
+                        "agentbox/sandbox:bookworm",
+                        java.util.Optional.of(java.util.List.of(" a/b:1 ", "", "c:2")));
         assertThat(listed.names()).containsExactlyInAnyOrder("a/b:1", "c:2");
-        SandboxSpecParser strict = new SandboxSpecParser(1_800_000, false,
-                new EnsureRules(listed, ResourceCeilings.defaults(), true));
-        assertThat(strict.parse(Json.createReader(new StringReader("{\"image\":\"c:2\"}")).readValue()).image()).contains("c:2");
-        assertThatThrownBy(() -> strict.parse(Json.createReader(new StringReader("{\"image\":\"agentbox/sandbox:busybox\"}")).readValue()))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED));
-        for (String bad : new String[] {"abcdef012345", "a/b", "A/b:1", "a/b@sha256:00", "a/b:-x"}) {
-            assertThatThrownBy(() -> ImageAllowlist.of("x:1", java.util.Optional.of(java.util.List.of(bad))))
-                    .as(bad).isInstanceOf(IllegalArgumentException.class);
+        SandboxSpecParser strict =
+                new SandboxSpecParser(
+                        1_800_000,
+                        false,
+                        new EnsureRules(listed, ResourceCeilings.defaults(), true));
+        assertThat(
+                        strict.parse(
+                                        Json.createReader(new StringReader("{\"image\":\"c:2\"}"))
+                                                .readValue())
+                                .image())
+                .contains("c:2");
+        assertThatThrownBy(
+                        () ->
+                                strict.parse(
+                                        Json.createReader(
+                                                        new StringReader(
+                                                                "{\"image\":\"agentbox/sandbox:busybox\"}"))
+                                                .readValue()))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.code()).isEqualTo(ProblemCode.IMAGE_NOT_ALLOWED));
+        for (String bad :
+                new String[] {"abcdef012345", "a/b", "A/b:1", "a/b@sha256:00", "a/b:-x"}) {
+            assertThatThrownBy(
+                            () ->
+                                    ImageAllowlist.of(
+                                            "x:1", java.util.Optional.of(java.util.List.of(bad))))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
@@ -142,18 +183,37 @@ class SandboxSpecParserTest {
         assertAboveCeiling("{\"policy\":{\"cpus\":200}}", "policy.cpus", 4.0);
         assertAboveCeiling("{\"policy\":{\"memoryMb\":8193}}", "policy.memoryMb", 8192);
         assertAboveCeiling("{\"policy\":{\"pids\":4097}}", "policy.pids", 4096);
-        assertAboveCeiling("{\"lifecycle\":{\"keepAliveMs\":86400001}}", "lifecycle.keepAliveMs", 86_400_000L);
-        assertAboveCeiling("{\"policy\":{\"network\":\"bridge\",\"ports\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}}",
-                "policy.ports", 16);
-        SandboxSpec atCeiling = parse("{\"policy\":{\"cpus\":4,\"memoryMb\":8192,\"pids\":4096},"
-                + "\"lifecycle\":{\"keepAliveMs\":86400000}}");
+        assertAboveCeiling(
+                "{\"lifecycle\":{\"keepAliveMs\":86400001}}", "lifecycle.keepAliveMs", 86_400_000L);
+        assertAboveCeiling(
+                "{\"policy\":{\"network\":\"bridge\",\"ports\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}}",
+                "policy.ports",
+                16);
+        SandboxSpec atCeiling =
+                parse(
+                        "{\"policy\":{\"cpus\":4,\"memoryMb\":8192,\"pids\":4096},"
+                                + "\"lifecycle\":{\"keepAliveMs\":86400000}}");
         assertThat(atCeiling.policy().memoryMb()).hasValue(8192);
         assertThat(atCeiling.policy().cpus()).hasValue(4.0);
         assertThat(atCeiling.lifecycle().keepAliveMs()).isEqualTo(86_400_000L);
-        SandboxSpecParser tight = new SandboxSpecParser(1_800_000, false,
-                new EnsureRules(ImageAllowlist.defaults(), new ResourceCeilings(512, 0.5, 64, 60_000, 1), true));
-        assertThatThrownBy(() -> tight.parse(Json.createReader(new StringReader("{\"policy\":{\"cpus\":0.75}}")).readValue()))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.extensions()).containsEntry("ceiling", 0.5));
+        SandboxSpecParser tight =
+                new SandboxSpecParser(
+                        1_800_000,
+                        false,
+                        new EnsureRules(
+                                ImageAllowlist.defaults(),
+                                new ResourceCeilings(512, 0.5, 64, 60_000, 1),
+                                true));
+        assertThatThrownBy(
+                        () ->
+                                tight.parse(
+                                        Json.createReader(
+                                                        new StringReader(
+                                                                "{\"policy\":{\"cpus\":0.75}}"))
+                                                .readValue()))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.extensions()).containsEntry("ceiling", 0.5));
     }
 
     @Test
@@ -167,20 +227,29 @@ class SandboxSpecParserTest {
         assertInvalid("{\"policy\":{\"cpus\":0.001}}", "policy.cpus");
         assertInvalid("{\"policy\":{\"cpus\":1e400}}", "policy.cpus");
         assertInvalid("{\"policy\":{\"ports\":[4294975488]}}", "policy.ports[0]");
-        assertInvalid("{\"policy\":{\"network\":\"bridge\",\"ports\":[8080,8080]}}", "policy.ports[1]");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":-1}}}",
+        assertInvalid(
+                "{\"policy\":{\"network\":\"bridge\",\"ports\":[8080,8080]}}", "policy.ports[1]");
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":-1}}}",
                 "workspace.source.depth");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":4294967297}}}",
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"depth\":4294967297}}}",
                 "workspace.source.depth");
-        assertInvalid("{\"lifecycle\":{\"keepAliveMs\":99999999999999999999999}}", "lifecycle.keepAliveMs");
+        assertInvalid(
+                "{\"lifecycle\":{\"keepAliveMs\":99999999999999999999999}}",
+                "lifecycle.keepAliveMs");
         assertInvalid("{\"lifecycle\":{\"keepAliveMs\":-5}}", "lifecycle.keepAliveMs");
     }
 
     @Test
     void idsArePrintableAndAtMost200Characters() {
-        assertThat(parse("{\"threadId\":\"" + "t".repeat(200) + "\"}").threadId()).hasValueSatisfying(t -> assertThat(t).hasSize(200));
-        assertThat(parse("{\"definitionId\":\"repo agent \u00e9\"}").definitionId()).isEqualTo("repo agent é");
-        assertInvalid("{\"threadId\":\"" + "t".repeat(300) + "\",\"lifecycle\":{\"reuse\":\"thread\"}}", "threadId");
+        assertThat(parse("{\"threadId\":\"" + "t".repeat(200) + "\"}").threadId())
+                .hasValueSatisfying(t -> assertThat(t).hasSize(200));
+        assertThat(parse("{\"definitionId\":\"repo agent \u00e9\"}").definitionId())
+                .isEqualTo("repo agent é");
+        assertInvalid(
+                "{\"threadId\":\"" + "t".repeat(300) + "\",\"lifecycle\":{\"reuse\":\"thread\"}}",
+                "threadId");
         assertInvalid("{\"definitionId\":\"" + "d".repeat(201) + "\"}", "definitionId");
         assertInvalid("{\"threadId\":\"t\\r\\nINFO forged line\"}", "threadId");
         assertInvalid("{\"definitionId\":\"a\\u0000b\"}", "definitionId");
@@ -192,28 +261,54 @@ class SandboxSpecParserTest {
 
     @Test
     void urlsRefsAndPathsRefuseControlCharactersAndCommandsRefuseNul() {
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\n-c core.sshCommand=x\"}}}",
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\n-c core.sshCommand=x\"}}}",
                 "workspace.source.url");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\u0000\"}}}", "workspace.source.url");
-        assertInvalid("{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"ref\":\"main\\r\"}}}",
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\\u0000\"}}}",
+                "workspace.source.url");
+        assertInvalid(
+                "{\"workspace\":{\"source\":{\"type\":\"git\",\"url\":\"git://h/r\",\"ref\":\"main\\r\"}}}",
                 "workspace.source.ref");
-        assertInvalid("{\"workspace\":{\"setup\":[\"echo a\\u0000rm -rf /\"]}}", "workspace.setup[0]");
-        assertInvalid("{\"workspace\":{\"setup\":[[\"ok\",\"x\\u0000\"]]}}", "workspace.setup[0][1]");
+        assertInvalid(
+                "{\"workspace\":{\"setup\":[\"echo a\\u0000rm -rf /\"]}}", "workspace.setup[0]");
+        assertInvalid(
+                "{\"workspace\":{\"setup\":[[\"ok\",\"x\\u0000\"]]}}", "workspace.setup[0][1]");
         // a multi-line setup script is still a command
-        assertThat(parse("{\"workspace\":{\"setup\":[\"set -e\\necho ok\"]}}").workspace().setup()).hasSize(1);
+        assertThat(parse("{\"workspace\":{\"setup\":[\"set -e\\necho ok\"]}}").workspace().setup())
+                .hasSize(1);
     }
 
     @Test
     void bridgeNetworkingCanBeSwitchedOffEntirely() {
-        SandboxSpecParser noBridge = new SandboxSpecParser(1_800_000, false,
-                new EnsureRules(ImageAllowlist.defaults(), ResourceCeilings.defaults(), false));
-        assertThatThrownBy(() -> noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"bridge\"}}")).readValue()))
-                .isInstanceOfSatisfying(ProblemException.class, e -> {
-                    assertThat(e.status()).isEqualTo(400);
-                    assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
-                    assertThat(e.extensions()).containsEntry("field", "policy.network");
-                });
-        assertThat(noBridge.parse(Json.createReader(new StringReader("{\"policy\":{\"network\":\"none\"}}")).readValue())
-                .policy().network()).isEqualTo(SandboxPolicy.Network.NONE);
+        SandboxSpecParser noBridge =
+                new SandboxSpecParser(
+                        1_800_000,
+                        false,
+                        new EnsureRules(
+                                ImageAllowlist.defaults(), ResourceCeilings.defaults(), false));
+        assertThatThrownBy(
+                        () ->
+                                noBridge.parse(
+                                        Json.createReader(
+                                                        new StringReader(
+                                                                "{\"policy\":{\"network\":\"bridge\"}}"))
+                                                .readValue()))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.status()).isEqualTo(400);
+                            assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(e.extensions()).containsEntry("field", "policy.network");
+                        });
+        assertThat(
+                        noBridge.parse(
+                                        Json.createReader(
+                                                        new StringReader(
+                                                                "{\"policy\":{\"network\":\"none\"}}"))
+                                                .readValue())
+                                .policy()
+                                .network())
+                .isEqualTo(SandboxPolicy.Network.NONE);
     }
 }

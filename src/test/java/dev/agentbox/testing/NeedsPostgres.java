@@ -8,9 +8,9 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 
 /**
- * A test class that uses the PostgreSQL test database ({@code agentbox.test.pg.url}).
- * {@code mvn test} leaves it out; {@code mvn verify} runs it before the integration tests.
- * Embedded Derby needs no tag: it runs in the test JVM.
+ * A test class that uses the PostgreSQL test database ({@code agentbox.test.pg.url}). {@code mvn
+ * test} leaves it out; {@code mvn verify} runs it before the integration tests. Embedded Derby
+ * needs no tag: it runs in the test JVM.
  *
  * <p>Inherited: on an abstract contract it covers every subclass, so put it on the PostgreSQL
  * subclass, never on a contract that also has Derby or in-memory backends.
@@ -19,5 +19,4 @@ import org.junit.jupiter.api.Tag;
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Tag("postgres")
-public @interface NeedsPostgres {
-}
+public @interface NeedsPostgres {}

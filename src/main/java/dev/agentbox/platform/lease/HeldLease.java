@@ -11,8 +11,8 @@ import java.util.logging.Logger;
 
 /**
  * A lease this server holds, renewed in the background (by default every third of its TTL) until
- * closed. If a renewal fails the lease is {@link #lost()}: the holder must stop the guarded
- * work, because another server may take the lease once it expires.
+ * closed. If a renewal fails the lease is {@link #lost()}: the holder must stop the guarded work,
+ * because another server may take the lease once it expires.
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -27,7 +27,13 @@ public final class HeldLease implements AutoCloseable {
     private volatile boolean lost;
     private volatile boolean closed;
 
-    HeldLease(LeaseStore store, Clock clock, String name, String holder, Duration ttl, Duration renewEvery,
+    HeldLease(
+            LeaseStore store,
+            Clock clock,
+            String name,
+            String holder,
+            Duration ttl,
+            Duration renewEvery,
             ScheduledExecutorService scheduler) {
         this.store = store;
         this.clock = clock;
@@ -35,7 +41,8 @@ public final class HeldLease implements AutoCloseable {
         this.holder = holder;
         this.ttl = ttl;
         long every = Math.max(50, renewEvery.toMillis());
-        this.renewal = scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+        this.renewal =
+                scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
     }
 
     private void renew() {
@@ -73,7 +80,12 @@ public final class HeldLease implements AutoCloseable {
         try {
             store.release(name, holder, clock.instant());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Releasing lease " + LogText.quote(name) + " failed (it expires by itself): " + e);
+            LOG.log(
+                    Level.WARNING,
+                    "Releasing lease "
+                            + LogText.quote(name)
+                            + " failed (it expires by itself): "
+                            + e);
         }
     }
 }

@@ -16,8 +16,7 @@ public class JpaLeaseStore implements LeaseStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
-    protected JpaLeaseStore() {
-    }
+    protected JpaLeaseStore() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaLeaseStore(EntityManager em) {
@@ -26,13 +25,15 @@ public class JpaLeaseStore implements LeaseStore {
 
     @Override
     public boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
-        int taken = em.createQuery("UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires "
-                        + "WHERE l.name = :name AND (l.holder = :holder OR l.expiresAt <= :now)")
-                .setParameter("holder", holder)
-                .setParameter("expires", now.plus(ttl))
-                .setParameter("name", name)
-                .setParameter("now", now)
-                .executeUpdate();
+        int taken =
+                em.createQuery(
+                                "UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires "
+                                        + "WHERE l.name = :name AND (l.holder = :holder OR l.expiresAt <= :now)")
+                        .setParameter("holder", holder)
+                        .setParameter("expires", now.plus(ttl))
+                        .setParameter("name", name)
+                        .setParameter("now", now)
+                        .executeUpdate();
         if (taken == 1) {
             return true;
         }
@@ -48,18 +49,21 @@ public class JpaLeaseStore implements LeaseStore {
 
     @Override
     public boolean renew(String name, String holder, Instant now, Duration ttl) {
-        return em.createQuery("UPDATE LeaseRow l SET l.expiresAt = :expires "
-                        + "WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
-                .setParameter("expires", now.plus(ttl))
-                .setParameter("name", name)
-                .setParameter("holder", holder)
-                .setParameter("now", now)
-                .executeUpdate() == 1;
+        return em.createQuery(
+                                "UPDATE LeaseRow l SET l.expiresAt = :expires "
+                                        + "WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
+                        .setParameter("expires", now.plus(ttl))
+                        .setParameter("name", name)
+                        .setParameter("holder", holder)
+                        .setParameter("now", now)
+                        .executeUpdate()
+                == 1;
     }
 
     @Override
     public void release(String name, String holder, Instant now) {
-        em.createQuery("UPDATE LeaseRow l SET l.expiresAt = :now WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
+        em.createQuery(
+                        "UPDATE LeaseRow l SET l.expiresAt = :now WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
                 .setParameter("now", now)
                 .setParameter("name", name)
                 .setParameter("holder", holder)
@@ -70,10 +74,16 @@ public class JpaLeaseStore implements LeaseStore {
     public java.util.Set<String> heldNames(String prefix, Instant now) {
         // LIKE narrows the scan; startsWith decides, so '_' or '%' in a prefix cannot widen it.
         java.util.Set<String> out = new java.util.HashSet<>();
-        em.createQuery("SELECT l.name FROM LeaseRow l WHERE l.name LIKE :prefix AND l.expiresAt > :now", String.class)
+        em
+                .createQuery(
+                        "SELECT l.name FROM LeaseRow l WHERE l.name LIKE :prefix AND l.expiresAt > :now",
+                        String.class)
                 .setParameter("prefix", prefix + "%")
                 .setParameter("now", now)
-                .getResultList().stream().filter(n -> n.startsWith(prefix)).forEach(out::add);
+                .getResultList()
+                .stream()
+                .filter(n -> n.startsWith(prefix))
+                .forEach(out::add);
         return out;
     }
 

@@ -21,8 +21,7 @@ public class LeaseRow {
     @Column(name = "EXPIRES_AT", nullable = false)
     private Instant expiresAt;
 
-    protected LeaseRow() {
-    }
+    protected LeaseRow() {}
 
     LeaseRow(String name, String holder, Instant expiresAt) {
         this.name = name;

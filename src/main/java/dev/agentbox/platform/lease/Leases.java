@@ -13,31 +13,27 @@ import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Takes leases for this server. Every acquisition gets its own holder id (node id plus a
- * random suffix), so two threads of one server exclude each other just like two servers.
+ * Takes leases for this server. Every acquisition gets its own holder id (node id plus a random
+ * suffix), so two threads of one server exclude each other just like two servers.
  */
 @ApplicationScoped
 public class Leases {
 
     private static final Duration POLL = Duration.ofMillis(100);
 
-    @Inject
-    LeaseStore store;
+    @Inject LeaseStore store;
 
-    @Inject
-    Clock clock;
+    @Inject Clock clock;
 
-    @Inject
-    NodeIdentity node;
+    @Inject NodeIdentity node;
 
-    @Resource
-    ManagedScheduledExecutorService scheduler;
+    @Resource ManagedScheduledExecutorService scheduler;
 
-    protected Leases() {
-    }
+    protected Leases() {}
 
     /** For tests outside the server. */
-    public Leases(LeaseStore store, Clock clock, String nodeId, ScheduledExecutorService scheduler) {
+    public Leases(
+            LeaseStore store, Clock clock, String nodeId, ScheduledExecutorService scheduler) {
         this.store = store;
         this.clock = clock;
         this.node = null;
@@ -49,20 +45,22 @@ public class Leases {
     private ScheduledExecutorService testScheduler;
 
     /**
-     * Takes {@code name}, waiting up to {@code maxWait} while another holder has it.
-     * Empty when it stayed taken; the returned lease renews itself until closed.
+     * Takes {@code name}, waiting up to {@code maxWait} while another holder has it. Empty when it
+     * stayed taken; the returned lease renews itself until closed.
      */
     public Optional<HeldLease> acquire(String name, Duration ttl, Duration maxWait) {
         return acquire(name, ttl, Duration.ofMillis(Math.max(50, ttl.toMillis() / 3)), maxWait);
     }
 
     /** As {@link #acquire(String, Duration, Duration)}, renewing every {@code renewEvery}. */
-    public Optional<HeldLease> acquire(String name, Duration ttl, Duration renewEvery, Duration maxWait) {
+    public Optional<HeldLease> acquire(
+            String name, Duration ttl, Duration renewEvery, Duration maxWait) {
         String holder = nodeId() + "/" + UUID.randomUUID();
         Instant deadline = clock.instant().plus(maxWait);
         while (true) {
             if (tryOnce(name, holder, ttl)) {
-                return Optional.of(new HeldLease(store, clock, name, holder, ttl, renewEvery, scheduler()));
+                return Optional.of(
+                        new HeldLease(store, clock, name, holder, ttl, renewEvery, scheduler()));
             }
             if (!clock.instant().isBefore(deadline)) {
                 return Optional.empty();
@@ -85,7 +83,9 @@ public class Leases {
         }
     }
 
-    /** Whether anyone holds {@code name} unexpired right now (a read, for deciding whether to try). */
+    /**
+     * Whether anyone holds {@code name} unexpired right now (a read, for deciding whether to try).
+     */
     public boolean held(String name) {
         return store.find(name).map(l -> l.heldAt(clock.instant())).orElse(false);
     }

@@ -5,19 +5,19 @@ import dev.agentbox.run.journal.AgentInvocation;
 /**
  * How the service runs the CLI harnesses with a run's {@code prompt}. The command lines are
  * constants: the prompt is never on them, it reaches the CLI on its stdin (written to the run's
- * prompt file by the journal launcher, see {@link AgentInvocation}). So a prompt of any size
- * and content — quotes, {@code $()}, newlines, a leading {@code -} — is the CLI's input
- * verbatim and is never parsed by a shell or as an option.
+ * prompt file by the journal launcher, see {@link AgentInvocation}). So a prompt of any size and
+ * content — quotes, {@code $()}, newlines, a leading {@code -} — is the CLI's input verbatim and is
+ * never parsed by a shell or as an option.
  */
 public final class AgentCommands {
 
     /** {@code claude -p} without a prompt argument reads the prompt from stdin. */
     public static final String CLAUDE_CODE = "claude -p --output-format stream-json --verbose";
+
     /** {@code codex exec -} reads the prompt from stdin. */
     public static final String CODEX = "codex exec --json -";
 
-    private AgentCommands() {
-    }
+    private AgentCommands() {}
 
     /** {@value #CLAUDE_CODE}, reading {@code prompt} on stdin. */
     public static AgentInvocation claudeCode(String prompt) {
@@ -39,7 +39,9 @@ public final class AgentCommands {
         return switch (harness) {
             case CLAUDE_CODE -> claudeCode(prompt);
             case CODEX -> codex(prompt);
-            case COMMAND -> throw new IllegalArgumentException("the command harness runs the caller's command");
+            case COMMAND ->
+                    throw new IllegalArgumentException(
+                            "the command harness runs the caller's command");
         };
     }
 

@@ -7,13 +7,13 @@ import jakarta.json.spi.JsonProvider;
 import java.util.function.LongSupplier;
 
 /**
- * Builds a run's chunks: every chunk gets the run's {@code threadId} and {@code runId} and a
- * {@code timestamp} (epoch milliseconds) from the injected supplier — the only
- * non-deterministic input, and the one the fingerprint ignores.
+ * Builds a run's chunks: every chunk gets the run's {@code threadId} and {@code runId} and a {@code
+ * timestamp} (epoch milliseconds) from the injected supplier — the only non-deterministic input,
+ * and the one the fingerprint ignores.
  *
  * <p>Member order: {@code type}, the type's own fields, then {@code threadId}, {@code runId},
- * {@code timestamp}. Order carries no meaning (fingerprints use canonical JSON); it is fixed
- * only so that logs read consistently.
+ * {@code timestamp}. Order carries no meaning (fingerprints use canonical JSON); it is fixed only
+ * so that logs read consistently.
  */
 public final class ChunkFactory {
 
@@ -35,11 +35,15 @@ public final class ChunkFactory {
     }
 
     public JsonObject textMessageStart(String messageId, String role) {
-        return finish(start(ChunkType.TEXT_MESSAGE_START).add("messageId", messageId).add("role", role));
+        return finish(
+                start(ChunkType.TEXT_MESSAGE_START).add("messageId", messageId).add("role", role));
     }
 
     public JsonObject textMessageContent(String messageId, String delta) {
-        return finish(start(ChunkType.TEXT_MESSAGE_CONTENT).add("messageId", messageId).add("delta", delta));
+        return finish(
+                start(ChunkType.TEXT_MESSAGE_CONTENT)
+                        .add("messageId", messageId)
+                        .add("delta", delta));
     }
 
     public JsonObject textMessageEnd(String messageId) {
@@ -47,11 +51,15 @@ public final class ChunkFactory {
     }
 
     public JsonObject toolCallStart(String toolCallId, String toolCallName) {
-        return finish(start(ChunkType.TOOL_CALL_START).add("toolCallId", toolCallId).add("toolCallName", toolCallName));
+        return finish(
+                start(ChunkType.TOOL_CALL_START)
+                        .add("toolCallId", toolCallId)
+                        .add("toolCallName", toolCallName));
     }
 
     public JsonObject toolCallArgs(String toolCallId, String delta) {
-        return finish(start(ChunkType.TOOL_CALL_ARGS).add("toolCallId", toolCallId).add("delta", delta));
+        return finish(
+                start(ChunkType.TOOL_CALL_ARGS).add("toolCallId", toolCallId).add("delta", delta));
     }
 
     public JsonObject toolCallEnd(String toolCallId) {
@@ -60,8 +68,12 @@ public final class ChunkFactory {
 
     /** A tool result; {@code messageId} identifies the (tool-role) message carrying it. */
     public JsonObject toolCallResult(String messageId, String toolCallId, String content) {
-        return finish(start(ChunkType.TOOL_CALL_RESULT).add("messageId", messageId).add("toolCallId", toolCallId)
-                .add("content", content).add("role", "tool"));
+        return finish(
+                start(ChunkType.TOOL_CALL_RESULT)
+                        .add("messageId", messageId)
+                        .add("toolCallId", toolCallId)
+                        .add("content", content)
+                        .add("role", "tool"));
     }
 
     public JsonObject custom(String name, JsonValue value) {
@@ -86,9 +98,9 @@ public final class ChunkFactory {
     }
 
     /**
-     * An agent-supplied chunk made the run's own: its {@code threadId}, {@code runId} and
-     * {@code timestamp} are replaced by the service's (the agent cannot speak for another run),
-     * every other member is kept as the agent wrote it.
+     * An agent-supplied chunk made the run's own: its {@code threadId}, {@code runId} and {@code
+     * timestamp} are replaced by the service's (the agent cannot speak for another run), every
+     * other member is kept as the agent wrote it.
      */
     public JsonObject stamp(JsonObject agentChunk) {
         JsonObjectBuilder b = JSON.createObjectBuilder(agentChunk);
@@ -103,7 +115,10 @@ public final class ChunkFactory {
     }
 
     private JsonObject finish(JsonObjectBuilder b) {
-        return b.add("threadId", threadId).add("runId", runId).add("timestamp", timestamps.getAsLong()).build();
+        return b.add("threadId", threadId)
+                .add("runId", runId)
+                .add("timestamp", timestamps.getAsLong())
+                .build();
     }
 
     private static String requireText(String value, String name) {

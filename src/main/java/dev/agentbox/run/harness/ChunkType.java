@@ -4,9 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The AG-UI event types agentbox's chunks use, with the fields AG-UI requires for each
- * (beyond {@code type}, {@code threadId}, {@code runId}, {@code timestamp}, which every chunk
- * carries).
+ * The AG-UI event types agentbox's chunks use, with the fields AG-UI requires for each (beyond
+ * {@code type}, {@code threadId}, {@code runId}, {@code timestamp}, which every chunk carries).
  */
 public enum ChunkType {
     RUN_STARTED(),

@@ -16,19 +16,28 @@ public final class Chunks {
     private static final JsonProvider JSON = JsonProvider.provider();
 
     /** Fields every chunk carries. */
-    public static final List<String> COMMON_FIELDS = List.of("type", "threadId", "runId", "timestamp");
+    public static final List<String> COMMON_FIELDS =
+            List.of("type", "threadId", "runId", "timestamp");
 
     /** Required fields that must be JSON strings when present (all but CUSTOM's {@code value}). */
     private static final List<String> STRING_FIELDS =
-            List.of("messageId", "role", "delta", "toolCallId", "toolCallName", "content", "name", "message", "code");
+            List.of(
+                    "messageId",
+                    "role",
+                    "delta",
+                    "toolCallId",
+                    "toolCallName",
+                    "content",
+                    "name",
+                    "message",
+                    "code");
 
-    private Chunks() {
-    }
+    private Chunks() {}
 
     /**
-     * The chunk's fingerprint: lowercase hex SHA-256 of the canonical JSON of the chunk without
-     * its {@code timestamp} (the only field a replay cannot reproduce). Everything else,
-     * including nested values such as tool arguments, participates.
+     * The chunk's fingerprint: lowercase hex SHA-256 of the canonical JSON of the chunk without its
+     * {@code timestamp} (the only field a replay cannot reproduce). Everything else, including
+     * nested values such as tool arguments, participates.
      */
     public static String fingerprint(JsonObject chunk) {
         return CanonicalJson.sha256Of(withoutTimestamp(chunk));
@@ -62,13 +71,14 @@ public final class Chunks {
     public static Optional<String> string(JsonObject object, String field) {
         JsonValue v = object.get(field);
         return v != null && v.getValueType() == JsonValue.ValueType.STRING
-                ? Optional.of(object.getString(field)) : Optional.empty();
+                ? Optional.of(object.getString(field))
+                : Optional.empty();
     }
 
     /**
-     * What makes the chunk invalid: a missing or unknown type, a missing common field, a
-     * missing required field of its type, a non-string id/text field, or a non-number
-     * timestamp. Empty when valid.
+     * What makes the chunk invalid: a missing or unknown type, a missing common field, a missing
+     * required field of its type, a non-string id/text field, or a non-number timestamp. Empty when
+     * valid.
      */
     public static List<String> problems(JsonObject chunk) {
         List<String> problems = new ArrayList<>();

@@ -14,31 +14,31 @@ import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
- * The {@code claude-code} harness: translates the NDJSON of
- * {@code claude -p --output-format stream-json --verbose} (the prompt on stdin).
+ * The {@code claude-code} harness: translates the NDJSON of {@code claude -p --output-format
+ * stream-json --verbose} (the prompt on stdin).
  *
  * <ul>
- *   <li>{@code {"type":"system","subtype":"init","session_id":…}} →
- *       {@code CUSTOM claude-code.session-id} with the session id as value; other system
- *       messages are ignored.</li>
- *   <li>{@code {"type":"assistant","message":{"content":[…]}}}: each {@code text} block → a
- *       whole text message (START/CONTENT/END, role assistant, fresh run-scoped id); each
- *       {@code tool_use} block → TOOL_CALL_START (name) / TOOL_CALL_ARGS (canonical JSON of
- *       {@code input}) / TOOL_CALL_END under a fresh run-scoped id remembered for the block's
- *       {@code id}; a {@code thinking} block → {@code CUSTOM claude-code.thinking}.</li>
+ *   <li>{@code {"type":"system","subtype":"init","session_id":…}} → {@code CUSTOM
+ *       claude-code.session-id} with the session id as value; other system messages are ignored.
+ *   <li>{@code {"type":"assistant","message":{"content":[…]}}}: each {@code text} block → a whole
+ *       text message (START/CONTENT/END, role assistant, fresh run-scoped id); each {@code
+ *       tool_use} block → TOOL_CALL_START (name) / TOOL_CALL_ARGS (canonical JSON of {@code input})
+ *       / TOOL_CALL_END under a fresh run-scoped id remembered for the block's {@code id}; a {@code
+ *       thinking} block → {@code CUSTOM claude-code.thinking}.
  *   <li>{@code {"type":"user","message":{"content":[…]}}}: each {@code tool_result} block →
- *       TOOL_CALL_RESULT for the run-scoped id of the matching tool_use (a fresh id for the
- *       result message; content: a string as is, text blocks joined by newlines, anything else
- *       as canonical JSON). A result whose tool_use was never seen →
- *       {@code CUSTOM claude-code.tool-result} with the raw block.</li>
- *   <li>{@code {"type":"result",…}}: its {@code usage} becomes {@link #usage()}; then
- *       {@code RUN_ERROR} (code {@code agent-error}) when {@code is_error} is true or the
- *       subtype starts with {@code error}, else {@code RUN_FINISHED} with the result text.</li>
- *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; unknown message types
- *       (e.g. stream events) are ignored.</li>
+ *       TOOL_CALL_RESULT for the run-scoped id of the matching tool_use (a fresh id for the result
+ *       message; content: a string as is, text blocks joined by newlines, anything else as
+ *       canonical JSON). A result whose tool_use was never seen → {@code CUSTOM
+ *       claude-code.tool-result} with the raw block.
+ *   <li>{@code {"type":"result",…}}: its {@code usage} becomes {@link #usage()}; then {@code
+ *       RUN_ERROR} (code {@code agent-error}) when {@code is_error} is true or the subtype starts
+ *       with {@code error}, else {@code RUN_FINISHED} with the result text.
+ *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; unknown message types (e.g.
+ *       stream events) are ignored.
  * </ul>
- * Ids never come from Claude's own ids (they are not run-scoped); the map from tool_use ids
- * to run-scoped ids is rebuilt on replay from the same lines, so it is deterministic too.
+ *
+ * Ids never come from Claude's own ids (they are not run-scoped); the map from tool_use ids to
+ * run-scoped ids is rebuilt on replay from the same lines, so it is deterministic too.
  */
 final class ClaudeCodeTranslator extends TranslatorBase {
 
@@ -82,22 +82,29 @@ final class ClaudeCodeTranslator extends TranslatorBase {
 
     private void system(JsonObject event, Out out) {
         if (Chunks.string(event, "subtype").filter("init"::equals).isPresent()) {
-            Chunks.string(event, "session_id").ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
+            Chunks.string(event, "session_id")
+                    .ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
         }
     }
 
     private void assistant(JsonObject event, Out out) {
         for (JsonObject block : contentBlocks(event)) {
             switch (Chunks.string(block, "type").orElse("")) {
-                case "text" -> out.textMessage("assistant", Chunks.string(block, "text").orElse(""));
+                case "text" ->
+                        out.textMessage("assistant", Chunks.string(block, "text").orElse(""));
                 case "tool_use" -> {
                     String id = ids.next();
                     Chunks.string(block, "id").ifPresent(claudeId -> toolCallIds.put(claudeId, id));
                     JsonValue input = block.getOrDefault("input", JsonValue.EMPTY_JSON_OBJECT);
-                    out.toolCall(id, Chunks.string(block, "name").orElse("unknown"), CanonicalJson.of(input));
+                    out.toolCall(
+                            id,
+                            Chunks.string(block, "name").orElse("unknown"),
+                            CanonicalJson.of(input));
                 }
-                case "thinking" -> Chunks.string(block, "thinking").filter(t -> !t.isEmpty())
-                        .ifPresent(t -> out.emit(chunks.custom(THINKING, t)));
+                case "thinking" ->
+                        Chunks.string(block, "thinking")
+                                .filter(t -> !t.isEmpty())
+                                .ifPresent(t -> out.emit(chunks.custom(THINKING, t)));
                 default -> {
                     // redacted_thinking and unknown blocks: nothing to show.
                 }
@@ -112,7 +119,9 @@ final class ClaudeCodeTranslator extends TranslatorBase {
             }
             Optional<String> toolCallId = Chunks.string(block, "tool_use_id").map(toolCallIds::get);
             if (toolCallId.isPresent()) {
-                out.emit(chunks.toolCallResult(ids.next(), toolCallId.get(), resultText(block.get("content"))));
+                out.emit(
+                        chunks.toolCallResult(
+                                ids.next(), toolCallId.get(), resultText(block.get("content"))));
             } else {
                 out.emit(chunks.custom(UNMATCHED_TOOL_RESULT, block));
             }
@@ -128,23 +137,39 @@ final class ClaudeCodeTranslator extends TranslatorBase {
         boolean isError = event.getBoolean("is_error", false) || subtype.startsWith("error");
         Optional<String> text = Chunks.string(event, "result");
         if (isError) {
-            String message = text.filter(t -> !t.isBlank()).orElseGet(() -> errorsOf(event)
-                    .orElse("Claude Code run ended with " + (subtype.isEmpty() ? "an error" : subtype)));
+            String message =
+                    text.filter(t -> !t.isBlank())
+                            .orElseGet(
+                                    () ->
+                                            errorsOf(event)
+                                                    .orElse(
+                                                            "Claude Code run ended with "
+                                                                    + (subtype.isEmpty()
+                                                                            ? "an error"
+                                                                            : subtype)));
             out.emit(chunks.runError(message, AGENT_ERROR));
         } else {
-            out.emit(text.map(t -> chunks.runFinished(JSON.createValue(t))).orElseGet(chunks::runFinished));
+            out.emit(
+                    text.map(t -> chunks.runFinished(JSON.createValue(t)))
+                            .orElseGet(chunks::runFinished));
         }
     }
 
     private static Optional<String> errorsOf(JsonObject event) {
         JsonValue errors = event.get("errors");
-        if (errors == null || errors.getValueType() != JsonValue.ValueType.ARRAY || errors.asJsonArray().isEmpty()) {
+        if (errors == null
+                || errors.getValueType() != JsonValue.ValueType.ARRAY
+                || errors.asJsonArray().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(errors.asJsonArray().stream()
-                .map(e -> e.getValueType() == JsonValue.ValueType.STRING ? ((JsonString) e).getString()
-                        : CanonicalJson.of(e))
-                .collect(Collectors.joining("; ")));
+        return Optional.of(
+                errors.asJsonArray().stream()
+                        .map(
+                                e ->
+                                        e.getValueType() == JsonValue.ValueType.STRING
+                                                ? ((JsonString) e).getString()
+                                                : CanonicalJson.of(e))
+                        .collect(Collectors.joining("; ")));
     }
 
     /** The message's content blocks; a plain string content counts as one text block. */
@@ -158,15 +183,17 @@ final class ClaudeCodeTranslator extends TranslatorBase {
             return List.of();
         }
         if (content.getValueType() == JsonValue.ValueType.STRING) {
-            return List.of(JSON.createObjectBuilder().add("type", "text").add("text", content).build());
+            return List.of(
+                    JSON.createObjectBuilder().add("type", "text").add("text", content).build());
         }
         if (content.getValueType() != JsonValue.ValueType.ARRAY) {
             return List.of();
         }
-        return ((JsonArray) content).stream()
-                .filter(v -> v.getValueType() == JsonValue.ValueType.OBJECT)
-                .map(JsonValue::asJsonObject)
-                .toList();
+        return ((JsonArray) content)
+                .stream()
+                        .filter(v -> v.getValueType() == JsonValue.ValueType.OBJECT)
+                        .map(JsonValue::asJsonObject)
+                        .toList();
     }
 
     /** A tool result's content as text: a string as is, text blocks joined, else canonical JSON. */
@@ -179,11 +206,20 @@ final class ClaudeCodeTranslator extends TranslatorBase {
         }
         if (content.getValueType() == JsonValue.ValueType.ARRAY) {
             JsonArray blocks = content.asJsonArray();
-            boolean allText = blocks.stream().allMatch(b -> b.getValueType() == JsonValue.ValueType.OBJECT
-                    && Chunks.string(b.asJsonObject(), "type").filter("text"::equals).isPresent()
-                    && Chunks.string(b.asJsonObject(), "text").isPresent());
+            boolean allText =
+                    blocks.stream()
+                            .allMatch(
+                                    b ->
+                                            b.getValueType() == JsonValue.ValueType.OBJECT
+                                                    && Chunks.string(b.asJsonObject(), "type")
+                                                            .filter("text"::equals)
+                                                            .isPresent()
+                                                    && Chunks.string(b.asJsonObject(), "text")
+                                                            .isPresent());
             if (allText) {
-                return blocks.stream().map(b -> b.asJsonObject().getString("text")).collect(Collectors.joining("\n"));
+                return blocks.stream()
+                        .map(b -> b.asJsonObject().getString("text"))
+                        .collect(Collectors.joining("\n"));
             }
         }
         return CanonicalJson.of(content);

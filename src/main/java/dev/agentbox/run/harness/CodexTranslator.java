@@ -13,34 +13,36 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * The {@code codex} harness: translates the JSONL of {@code codex exec --json -} (the prompt on stdin).
+ * The {@code codex} harness: translates the JSONL of {@code codex exec --json -} (the prompt on
+ * stdin).
  *
  * <ul>
- *   <li>{@code thread.started} → {@code CUSTOM codex.session-id} with the {@code thread_id}.</li>
- *   <li>{@code item.completed} of an {@code agent_message} → a whole text message (role
- *       assistant) with its {@code text}; its {@code item.started}, if any, carries no text
- *       yet and is ignored.</li>
+ *   <li>{@code thread.started} → {@code CUSTOM codex.session-id} with the {@code thread_id}.
+ *   <li>{@code item.completed} of an {@code agent_message} → a whole text message (role assistant)
+ *       with its {@code text}; its {@code item.started}, if any, carries no text yet and is
+ *       ignored.
  *   <li>Tool-like items become tool calls named after the item type: {@code command_execution}
  *       (args {@code {"command":…}}, result {@code {"exit_code":…,"output":<aggregated_output>}}),
- *       {@code file_change} (args {@code {"changes":[…]}}, result {@code {"status":…}}),
- *       {@code mcp_tool_call} (args {@code {"server","tool","arguments"}}, result
- *       {@code {"result"|"error","status"}}) and {@code web_search} (args {@code {"query"}}).
- *       {@code item.started} emits TOOL_CALL_START/ARGS/END; {@code item.completed} emits
- *       TOOL_CALL_RESULT (content = canonical JSON of the result), preceded by
- *       START/ARGS/END when no start was seen (codex reports some items only on completion).
- *       Args and results are canonical JSON, so they are byte-stable on replay.</li>
- *   <li>{@code reasoning} (completed) → {@code CUSTOM codex.reasoning} with its text;
- *       {@code todo_list} (started/updated/completed) → {@code CUSTOM codex.todo-list} with its
- *       items; an {@code error} item (a non-fatal notice) → {@code CUSTOM codex.warning}.</li>
- *   <li>{@code turn.completed} → its {@code usage} is added into {@link #usage()} (numeric
- *       members summed over turns).</li>
- *   <li>{@code turn.failed} ({@code error.message}) and a top-level {@code error}
- *       ({@code message}) → {@code RUN_ERROR} code {@code agent-error}.</li>
- *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; other events
- *       ({@code turn.started}, unknown types) are ignored.</li>
+ *       {@code file_change} (args {@code {"changes":[…]}}, result {@code {"status":…}}), {@code
+ *       mcp_tool_call} (args {@code {"server","tool","arguments"}}, result {@code
+ *       {"result"|"error","status"}}) and {@code web_search} (args {@code {"query"}}). {@code
+ *       item.started} emits TOOL_CALL_START/ARGS/END; {@code item.completed} emits TOOL_CALL_RESULT
+ *       (content = canonical JSON of the result), preceded by START/ARGS/END when no start was seen
+ *       (codex reports some items only on completion). Args and results are canonical JSON, so they
+ *       are byte-stable on replay.
+ *   <li>{@code reasoning} (completed) → {@code CUSTOM codex.reasoning} with its text; {@code
+ *       todo_list} (started/updated/completed) → {@code CUSTOM codex.todo-list} with its items; an
+ *       {@code error} item (a non-fatal notice) → {@code CUSTOM codex.warning}.
+ *   <li>{@code turn.completed} → its {@code usage} is added into {@link #usage()} (numeric members
+ *       summed over turns).
+ *   <li>{@code turn.failed} ({@code error.message}) and a top-level {@code error} ({@code message})
+ *       → {@code RUN_ERROR} code {@code agent-error}.
+ *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; other events ({@code
+ *       turn.started}, unknown types) are ignored.
  * </ul>
- * Codex item ids ({@code item_0}…) are mapped to run-scoped ids in order of appearance, so a
- * replay of the same lines yields the same ids.
+ *
+ * Codex item ids ({@code item_0}…) are mapped to run-scoped ids in order of appearance, so a replay
+ * of the same lines yields the same ids.
  */
 final class CodexTranslator extends TranslatorBase {
 
@@ -78,22 +80,32 @@ final class CodexTranslator extends TranslatorBase {
         }
         JsonObject event = parsed.get();
         switch (Chunks.string(event, "type").orElse("")) {
-            case "thread.started" -> Chunks.string(event, "thread_id")
-                    .ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
+            case "thread.started" ->
+                    Chunks.string(event, "thread_id")
+                            .ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
             case "item.started" -> item(event, Phase.STARTED, out);
             case "item.updated" -> item(event, Phase.UPDATED, out);
             case "item.completed" -> item(event, Phase.COMPLETED, out);
             case "turn.completed" -> addUsage(event.get("usage"));
-            case "turn.failed" -> out.emit(chunks.runError(errorMessage(event.get("error")), AGENT_ERROR));
-            case "error" -> out.emit(chunks.runError(Chunks.string(event, "message").orElse("Codex reported an error"),
-                    AGENT_ERROR));
+            case "turn.failed" ->
+                    out.emit(chunks.runError(errorMessage(event.get("error")), AGENT_ERROR));
+            case "error" ->
+                    out.emit(
+                            chunks.runError(
+                                    Chunks.string(event, "message")
+                                            .orElse("Codex reported an error"),
+                                    AGENT_ERROR));
             default -> {
                 // turn.started and unknown events carry nothing the log needs.
             }
         }
     }
 
-    private enum Phase { STARTED, UPDATED, COMPLETED }
+    private enum Phase {
+        STARTED,
+        UPDATED,
+        COMPLETED
+    }
 
     private void item(JsonObject event, Phase phase, Out out) {
         JsonValue value = event.get("item");
@@ -110,17 +122,23 @@ final class CodexTranslator extends TranslatorBase {
             }
             case "reasoning" -> {
                 if (phase == Phase.COMPLETED) {
-                    Chunks.string(item, "text").filter(t -> !t.isEmpty())
+                    Chunks.string(item, "text")
+                            .filter(t -> !t.isEmpty())
                             .ifPresent(t -> out.emit(chunks.custom(REASONING, t)));
                 }
             }
-            case "todo_list" -> out.emit(chunks.custom(TODO_LIST, item.getOrDefault("items", JsonValue.EMPTY_JSON_ARRAY)));
+            case "todo_list" ->
+                    out.emit(
+                            chunks.custom(
+                                    TODO_LIST,
+                                    item.getOrDefault("items", JsonValue.EMPTY_JSON_ARRAY)));
             case "error" -> {
                 if (phase == Phase.COMPLETED) {
                     out.emit(chunks.custom(WARNING, Chunks.string(item, "message").orElse("")));
                 }
             }
-            case "command_execution", "file_change", "mcp_tool_call", "web_search" -> toolItem(itemType, item, phase, out);
+            case "command_execution", "file_change", "mcp_tool_call", "web_search" ->
+                    toolItem(itemType, item, phase, out);
             default -> {
                 // Unknown item types: nothing to show.
             }
@@ -132,17 +150,22 @@ final class CodexTranslator extends TranslatorBase {
         if (phase == Phase.UPDATED) {
             return;
         }
-        Optional<String> known = itemId.isEmpty() ? Optional.empty() : Optional.ofNullable(toolCallIds.get(itemId));
-        String toolCallId = known.orElseGet(() -> {
-            String id = ids.next();
-            if (!itemId.isEmpty()) {
-                toolCallIds.put(itemId, id);
-            }
-            out.toolCall(id, itemType, CanonicalJson.of(args(itemType, item)));
-            return id;
-        });
+        Optional<String> known =
+                itemId.isEmpty() ? Optional.empty() : Optional.ofNullable(toolCallIds.get(itemId));
+        String toolCallId =
+                known.orElseGet(
+                        () -> {
+                            String id = ids.next();
+                            if (!itemId.isEmpty()) {
+                                toolCallIds.put(itemId, id);
+                            }
+                            out.toolCall(id, itemType, CanonicalJson.of(args(itemType, item)));
+                            return id;
+                        });
         if (phase == Phase.COMPLETED) {
-            out.emit(chunks.toolCallResult(ids.next(), toolCallId, CanonicalJson.of(result(itemType, item))));
+            out.emit(
+                    chunks.toolCallResult(
+                            ids.next(), toolCallId, CanonicalJson.of(result(itemType, item))));
         }
     }
 
@@ -190,15 +213,24 @@ final class CodexTranslator extends TranslatorBase {
         if (reported == null || reported.getValueType() != JsonValue.ValueType.OBJECT) {
             return;
         }
-        reported.asJsonObject().forEach((name, value) -> {
-            JsonValue previous = usage.get(name);
-            if (value.getValueType() == JsonValue.ValueType.NUMBER && previous != null
-                    && previous.getValueType() == JsonValue.ValueType.NUMBER) {
-                usage.put(name, JSON.createValue(((JsonNumber) previous).bigDecimalValue()
-                        .add(((JsonNumber) value).bigDecimalValue())));
-            } else {
-                usage.put(name, value);
-            }
-        });
+        reported.asJsonObject()
+                .forEach(
+                        (name, value) -> {
+                            JsonValue previous = usage.get(name);
+                            if (value.getValueType() == JsonValue.ValueType.NUMBER
+                                    && previous != null
+                                    && previous.getValueType() == JsonValue.ValueType.NUMBER) {
+                                usage.put(
+                                        name,
+                                        JSON.createValue(
+                                                ((JsonNumber) previous)
+                                                        .bigDecimalValue()
+                                                        .add(
+                                                                ((JsonNumber) value)
+                                                                        .bigDecimalValue())));
+                            } else {
+                                usage.put(name, value);
+                            }
+                        });
     }
 }

@@ -10,38 +10,38 @@ import java.util.function.LongSupplier;
 
 /**
  * The {@code command} harness (docs/api.md, "Chunks"):
+ *
  * <ol>
- *   <li>a JSON object whose {@code type} names a chunk type → that chunk, with the service's
- *       {@code threadId}, {@code runId} and {@code timestamp}, and a missing id filled in:
+ *   <li>a JSON object whose {@code type} names a chunk type → that chunk, with the service's {@code
+ *       threadId}, {@code runId} and {@code timestamp}, and a missing id filled in:
  *       <ul>
- *         <li>{@code TEXT_MESSAGE_START} without {@code messageId} gets a new run-scoped id,
- *             which becomes the current message; without {@code role}, role
- *             {@code assistant};</li>
+ *         <li>{@code TEXT_MESSAGE_START} without {@code messageId} gets a new run-scoped id, which
+ *             becomes the current message; without {@code role}, role {@code assistant};
  *         <li>{@code TEXT_MESSAGE_CONTENT}/{@code END} without {@code messageId} get the current
- *             message's id (a new one if there is none yet);</li>
+ *             message's id (a new one if there is none yet);
  *         <li>{@code TOOL_CALL_START} without {@code toolCallId} gets a new id, which becomes the
- *             current tool call; {@code TOOL_CALL_ARGS}/{@code END}/{@code RESULT} without it
- *             get the current tool call's id; a {@code TOOL_CALL_RESULT} without
- *             {@code messageId} gets a new id (the result is a message of its own);</li>
+ *             current tool call; {@code TOOL_CALL_ARGS}/{@code END}/{@code RESULT} without it get
+ *             the current tool call's id; a {@code TOOL_CALL_RESULT} without {@code messageId} gets
+ *             a new id (the result is a message of its own);
  *       </ul>
- *   <li>{@code {"delta":"…"}} (a string {@code delta} as the only member) →
- *       {@code TEXT_MESSAGE_CONTENT}; a {@code TEXT_MESSAGE_START} (new id, role assistant)
- *       precedes the first of a message, and a {@code TEXT_MESSAGE_END} is emitted before any
- *       other chunk and before the end of the run. An empty delta yields nothing (AG-UI
- *       requires a non-empty delta);</li>
- *   <li>any other JSON object → {@code CUSTOM {"name":"agent.output","value":<object>}};</li>
- *   <li>a line that is not a JSON object → {@code CUSTOM {"name":"agent.text","value":"<line>"}}.</li>
+ *   <li>{@code {"delta":"…"}} (a string {@code delta} as the only member) → {@code
+ *       TEXT_MESSAGE_CONTENT}; a {@code TEXT_MESSAGE_START} (new id, role assistant) precedes the
+ *       first of a message, and a {@code TEXT_MESSAGE_END} is emitted before any other chunk and
+ *       before the end of the run. An empty delta yields nothing (AG-UI requires a non-empty
+ *       delta);
+ *   <li>any other JSON object → {@code CUSTOM {"name":"agent.output","value":<object>}};
+ *   <li>a line that is not a JSON object → {@code CUSTOM {"name":"agent.text","value":"<line>"}}.
  * </ol>
- * Two choices (also in docs/api.md), both so that the log stays well-formed: an agent line
- * whose type is a lifecycle type ({@code RUN_STARTED}, {@code RUN_FINISHED},
- * {@code RUN_ERROR}) is {@code agent.output} — the run's lifecycle belongs to the service, and
- * an agent's own {@code RUN_FINISHED} would end every reader's stream while the agent still
- * runs; and a typed line that still lacks a field its type requires (e.g. a
- * {@code TOOL_CALL_START} without {@code toolCallName}, a {@code CUSTOM} without {@code value})
- * is {@code agent.output} rather than an invalid chunk. A text message the agent started
- * explicitly is left to the agent to end (inserting an END would cut it wherever another chunk
- * type appears), but one still open at the exit is ended before the terminal chunk, so every
- * START has its END in the log.
+ *
+ * Two choices (also in docs/api.md), both so that the log stays well-formed: an agent line whose
+ * type is a lifecycle type ({@code RUN_STARTED}, {@code RUN_FINISHED}, {@code RUN_ERROR}) is {@code
+ * agent.output} — the run's lifecycle belongs to the service, and an agent's own {@code
+ * RUN_FINISHED} would end every reader's stream while the agent still runs; and a typed line that
+ * still lacks a field its type requires (e.g. a {@code TOOL_CALL_START} without {@code
+ * toolCallName}, a {@code CUSTOM} without {@code value}) is {@code agent.output} rather than an
+ * invalid chunk. A text message the agent started explicitly is left to the agent to end (inserting
+ * an END would cut it wherever another chunk type appears), but one still open at the exit is ended
+ * before the terminal chunk, so every START has its END in the log.
  */
 public final class CommandTranslator extends TranslatorBase {
 
@@ -56,6 +56,7 @@ public final class CommandTranslator extends TranslatorBase {
 
     /** Text messages the agent started explicitly and has not ended, in start order. */
     private final LinkedHashSet<String> unclosedMessages = new LinkedHashSet<>();
+
     private Optional<String> currentMessage = Optional.empty();
     private Optional<String> currentToolCall = Optional.empty();
 
@@ -71,7 +72,8 @@ public final class CommandTranslator extends TranslatorBase {
             return;
         }
         JsonObject object = parsed.get();
-        Optional<ChunkType> type = object.containsKey("type") ? Chunks.typeOf(object) : Optional.empty();
+        Optional<ChunkType> type =
+                object.containsKey("type") ? Chunks.typeOf(object) : Optional.empty();
         if (type.isPresent() && !type.get().isLifecycle()) {
             if (unfillableProblems(type.get(), object)) {
                 out.emit(chunks.custom(AGENT_OUTPUT, object));

@@ -5,26 +5,28 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Turns one run's journal lines into chunks. One instance per run and per translation (a
- * takeover makes a new one and replays from byte 0).
+ * Turns one run's journal lines into chunks. One instance per run and per translation (a takeover
+ * makes a new one and replays from byte 0).
  *
  * <p>Contract, relied on by alignment:
+ *
  * <ul>
- *   <li><b>Deterministic</b>: the chunks depend only on the runId, the threadId and the
- *       sequence of calls and their arguments — except {@code timestamp}, which comes from the
- *       injected supplier. Ids come from {@link RunIds}.</li>
- *   <li>{@link #onStart()} is called once, first, and yields {@code RUN_STARTED}.</li>
- *   <li>At most one terminal chunk ({@code RUN_FINISHED}/{@code RUN_ERROR}) is ever produced,
- *       and it is the last: after it, lines and the exit produce nothing.</li>
- *   <li>{@link #onExit} closes an open text message, then ends the run unless the agent's
- *       own output already did: {@code RUN_FINISHED} for 0, otherwise {@code RUN_ERROR}
- *       {@code "Agent process exited with code N: <stderr tail>"}, code {@code agent-exit}.</li>
+ *   <li><b>Deterministic</b>: the chunks depend only on the runId, the threadId and the sequence of
+ *       calls and their arguments — except {@code timestamp}, which comes from the injected
+ *       supplier. Ids come from {@link RunIds}.
+ *   <li>{@link #onStart()} is called once, first, and yields {@code RUN_STARTED}.
+ *   <li>At most one terminal chunk ({@code RUN_FINISHED}/{@code RUN_ERROR}) is ever produced, and
+ *       it is the last: after it, lines and the exit produce nothing.
+ *   <li>{@link #onExit} closes an open text message, then ends the run unless the agent's own
+ *       output already did: {@code RUN_FINISHED} for 0, otherwise {@code RUN_ERROR} {@code "Agent
+ *       process exited with code N: <stderr tail>"}, code {@code agent-exit}.
  * </ul>
  */
 public interface HarnessTranslator {
 
     /** Error code of a run whose agent exited non-zero. */
     String AGENT_EXIT = "agent-exit";
+
     /** Error code of a run whose agent reported a failure in its own output. */
     String AGENT_ERROR = "agent-error";
 
@@ -37,8 +39,8 @@ public interface HarnessTranslator {
     /**
      * The closing chunks once the sentinel was read.
      *
-     * @param stderr the agent's stderr (the {@code .err} file), of which the last 1000
-     *     characters go into the error message
+     * @param stderr the agent's stderr (the {@code .err} file), of which the last 1000 characters
+     *     go into the error message
      */
     List<JsonObject> onExit(int exitCode, String stderr);
 

@@ -1,10 +1,10 @@
 package dev.agentbox.run.harness;
 
 /**
- * Run-scoped message and tool-call ids: {@code <runId>-0}, {@code <runId>-1}, … in the order
- * they are asked for. No clock and no randomness, so translating the same journal again (a
- * takeover replays from byte 0 with a fresh instance) reproduces the same ids. One instance per
- * translation; not thread-safe.
+ * Run-scoped message and tool-call ids: {@code <runId>-0}, {@code <runId>-1}, … in the order they
+ * are asked for. No clock and no randomness, so translating the same journal again (a takeover
+ * replays from byte 0 with a fresh instance) reproduces the same ids. One instance per translation;
+ * not thread-safe.
  */
 final class RunIds {
 

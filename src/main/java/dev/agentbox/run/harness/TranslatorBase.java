@@ -70,8 +70,12 @@ abstract class TranslatorBase implements HarnessTranslator {
             out.emit(chunks.runFinished());
         } else {
             String tail = stderrTail(stderr);
-            out.emit(chunks.runError("Agent process exited with code " + exitCode + (tail.isEmpty() ? "" : ": " + tail),
-                    AGENT_EXIT));
+            out.emit(
+                    chunks.runError(
+                            "Agent process exited with code "
+                                    + exitCode
+                                    + (tail.isEmpty() ? "" : ": " + tail),
+                            AGENT_EXIT));
         }
         return out.collected;
     }
@@ -92,9 +96,9 @@ abstract class TranslatorBase implements HarnessTranslator {
     }
 
     /**
-     * The last {@value #STDERR_TAIL_CHARS} characters of {@code stderr} after trailing
-     * whitespace is dropped (the final newline is not part of the message); never starts with
-     * half a surrogate pair.
+     * The last {@value #STDERR_TAIL_CHARS} characters of {@code stderr} after trailing whitespace
+     * is dropped (the final newline is not part of the message); never starts with half a surrogate
+     * pair.
      */
     static String stderrTail(String stderr) {
         String s = stderr.stripTrailing();
@@ -140,8 +144,10 @@ abstract class TranslatorBase implements HarnessTranslator {
             Optional<String> messageId = Chunks.string(chunk, "messageId");
             if (openText.isPresent()) {
                 boolean sameMessage = messageId.equals(openText);
-                boolean continues = sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_CONTENT));
-                boolean closes = sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_END));
+                boolean continues =
+                        sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_CONTENT));
+                boolean closes =
+                        sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_END));
                 if (closes) {
                     openText = Optional.empty();
                 } else if (!continues) {
@@ -154,7 +160,9 @@ abstract class TranslatorBase implements HarnessTranslator {
             }
         }
 
-        /** Appends {@code delta} to the open text message, opening one (role assistant) if needed. */
+        /**
+         * Appends {@code delta} to the open text message, opening one (role assistant) if needed.
+         */
         void appendText(String delta) {
             if (openText.isEmpty()) {
                 String id = ids.next();

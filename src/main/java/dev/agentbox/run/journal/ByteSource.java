@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * Where a {@link JournalReader} gets journal bytes from: in order, without gaps or repeats,
- * starting at the reader's offset. One consumer thread calls {@link #next}; {@link #close}
- * may come from any thread and makes a waiting {@code next} return.
+ * starting at the reader's offset. One consumer thread calls {@link #next}; {@link #close} may come
+ * from any thread and makes a waiting {@code next} return.
  */
 interface ByteSource extends AutoCloseable {
 
@@ -19,7 +19,12 @@ interface ByteSource extends AutoCloseable {
      * @param reason why it ended ("" unless ended)
      * @param cause the failure that ended it, if any
      */
-    record Fetch(byte[] bytes, boolean missing, boolean ended, String reason, Optional<Throwable> cause) {
+    record Fetch(
+            byte[] bytes,
+            boolean missing,
+            boolean ended,
+            String reason,
+            Optional<Throwable> cause) {
 
         static Fetch bytes(byte[] b, boolean missing) {
             return new Fetch(b, missing, false, "", Optional.empty());
@@ -37,7 +42,9 @@ interface ByteSource extends AutoCloseable {
     /** Waits up to {@code maxWait} (zero: no waiting) for bytes or the end of the stream. */
     Fetch next(Duration maxWait);
 
-    /** Stops reading and releases what the source holds in the sandbox; idempotent, never throws. */
+    /**
+     * Stops reading and releases what the source holds in the sandbox; idempotent, never throws.
+     */
     @Override
     void close();
 }

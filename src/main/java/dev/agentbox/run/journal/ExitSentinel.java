@@ -9,15 +9,16 @@ import java.util.regex.Pattern;
  *
  * <p>A line is the sentinel only if it is <em>exactly</em> that text: no whitespace, those two
  * members in that order, N a decimal integer as {@code printf %d} writes it, and the run's own
- * nonce ({@link JournalId#nonce()}, random per run). Anything else — {@code {"__exit":0}},
- * another run's nonce, the nonce an older version derived from the runId, {@code "__exit":"0"},
- * extra members — is the agent's ordinary output (an agent must not be able to end its own
- * journal early by printing something sentinel-like).
+ * nonce ({@link JournalId#nonce()}, random per run). Anything else — {@code {"__exit":0}}, another
+ * run's nonce, the nonce an older version derived from the runId, {@code "__exit":"0"}, extra
+ * members — is the agent's ordinary output (an agent must not be able to end its own journal early
+ * by printing something sentinel-like).
  */
 public final class ExitSentinel {
 
     private static final Pattern SHAPE =
-            Pattern.compile("\\{\"__exit\":(0|-?[1-9][0-9]{0,9}),\"__nonce\":\"([0-9a-f]{32})\"\\}");
+            Pattern.compile(
+                    "\\{\"__exit\":(0|-?[1-9][0-9]{0,9}),\"__nonce\":\"([0-9a-f]{32})\"\\}");
 
     private final String nonce;
 

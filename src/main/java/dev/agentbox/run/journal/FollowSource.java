@@ -12,28 +12,27 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Follows the journal with an in-sandbox {@code tail -c +N -f} (a spawned, killable process):
- * bytes arrive as they are written, no exec per read.
+ * Follows the journal with an in-sandbox {@code tail -c +N -f} (a spawned, killable process): bytes
+ * arrive as they are written, no exec per read.
  *
  * <p>Byte counting: a {@link SandboxProcess} delivers decoded text, not bytes, so the text is
- * re-encoded as UTF-8. For a valid UTF-8 journal that gives back the exact bytes. Invalid
- * UTF-8 arrives as U+FFFD (3 bytes) and shifts every later offset; offsets of such a journal
- * are only approximate (resuming may repeat or skip a few bytes). Takeover always re-reads
- * from byte 0, so the durable log never depends on these offsets being exact.
+ * re-encoded as UTF-8. For a valid UTF-8 journal that gives back the exact bytes. Invalid UTF-8
+ * arrives as U+FFFD (3 bytes) and shifts every later offset; offsets of such a journal are only
+ * approximate (resuming may repeat or skip a few bytes). Takeover always re-reads from byte 0, so
+ * the durable log never depends on these offsets being exact.
  *
- * <p>Lifecycle of the {@code tail}: it is spawned only once the journal file exists (a
- * {@code tail -f} of a missing file just exits); {@link #close} kills it and waits for the
- * kill (JN-05). Its exit for any other reason — the container died, the exec stream broke —
- * ends the stream after every byte it delivered has been handed out.
+ * <p>Lifecycle of the {@code tail}: it is spawned only once the journal file exists (a {@code tail
+ * -f} of a missing file just exits); {@link #close} kills it and waits for the kill (JN-05). Its
+ * exit for any other reason — the container died, the exec stream broke — ends the stream after
+ * every byte it delivered has been handed out.
  *
- * <p>Memory: at most {@code maxBuffered} bytes (plus one chunk) wait for the consumer. Beyond
- * that this source stops accepting the {@code tail}'s output, and once the consumer has taken
- * the backlog it kills that {@code tail} and starts a new one at the first byte it did not
- * accept: nothing is lost or repeated (for valid UTF-8), the journal is just read again from
- * there.
+ * <p>Memory: at most {@code maxBuffered} bytes (plus one chunk) wait for the consumer. Beyond that
+ * this source stops accepting the {@code tail}'s output, and once the consumer has taken the
+ * backlog it kills that {@code tail} and starts a new one at the first byte it did not accept:
+ * nothing is lost or repeated (for valid UTF-8), the journal is just read again from there.
  *
- * <p>Threads: output callbacks come from the provider's thread; {@link #next} from the
- * consumer; {@link #close} from anyone. All shared state is guarded by {@code lock}.
+ * <p>Threads: output callbacks come from the provider's thread; {@link #next} from the consumer;
+ * {@link #close} from anyone. All shared state is guarded by {@code lock}.
  */
 final class FollowSource implements ByteSource {
 
@@ -48,8 +47,10 @@ final class FollowSource implements ByteSource {
     private final Object lock = new Object();
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
     private long queuedBytes;
+
     /** Absolute offset just past the last byte accepted from a tail: where a new tail starts. */
     private long received;
+
     private Tail current;
     private boolean closed;
 
@@ -57,8 +58,10 @@ final class FollowSource implements ByteSource {
     private final class Tail {
         final SandboxProcess process;
         final StringBuilder stderr = new StringBuilder();
+
         /** Set when we stop it on purpose (overflow, close): its exit is not the stream's end. */
         boolean stopped;
+
         boolean exited;
         int exitCode;
         Optional<Throwable> failure = Optional.empty();
@@ -68,7 +71,12 @@ final class FollowSource implements ByteSource {
         }
     }
 
-    FollowSource(SandboxHandle handle, String runId, long fromOffset, JournalFiles files, Duration pollInterval,
+    FollowSource(
+            SandboxHandle handle,
+            String runId,
+            long fromOffset,
+            JournalFiles files,
+            Duration pollInterval,
             int maxBuffered) {
         this.handle = handle;
         this.runId = runId;
@@ -95,7 +103,8 @@ final class FollowSource implements ByteSource {
             try {
                 exists = files.exists(handle, runId);
             } catch (RuntimeException e) {
-                return Fetch.ended("checking the journal failed: " + e.getMessage(), Optional.of(e));
+                return Fetch.ended(
+                        "checking the journal failed: " + e.getMessage(), Optional.of(e));
             }
             if (!exists) {
                 sleep(Math.min(pollInterval.toNanos(), Math.max(0, deadline - System.nanoTime())));
@@ -126,7 +135,9 @@ final class FollowSource implements ByteSource {
                 }
             }
             if (!queue.isEmpty()) {
-                ByteArrayOutputStream all = new ByteArrayOutputStream((int) Math.min(queuedBytes, Integer.MAX_VALUE - 8));
+                ByteArrayOutputStream all =
+                        new ByteArrayOutputStream(
+                                (int) Math.min(queuedBytes, Integer.MAX_VALUE - 8));
                 while (!queue.isEmpty()) {
                     all.writeBytes(queue.poll());
                 }
@@ -136,9 +147,13 @@ final class FollowSource implements ByteSource {
             if (!closed && current.exited) {
                 Tail ended = current;
                 String err = ended.stderr.toString().strip();
-                return Fetch.ended("the journal's tail process "
-                        + (ended.failure.isPresent() ? "failed: " + ended.failure.get() : "exited with code " + ended.exitCode)
-                        + (err.isEmpty() ? "" : " (" + err + ")"), ended.failure);
+                return Fetch.ended(
+                        "the journal's tail process "
+                                + (ended.failure.isPresent()
+                                        ? "failed: " + ended.failure.get()
+                                        : "exited with code " + ended.exitCode)
+                                + (err.isEmpty() ? "" : " (" + err + ")"),
+                        ended.failure);
             }
             return Fetch.none(false);
         }
@@ -154,7 +169,10 @@ final class FollowSource implements ByteSource {
         try {
             p = handle.process().spawn(files.commands().follow(runId, from));
         } catch (RuntimeException e) {
-            return Optional.of(Fetch.ended("starting the journal's tail failed: " + e.getMessage(), Optional.of(e)));
+            return Optional.of(
+                    Fetch.ended(
+                            "starting the journal's tail failed: " + e.getMessage(),
+                            Optional.of(e)));
         }
         Tail t = new Tail(p);
         boolean closedMeanwhile;
@@ -169,12 +187,13 @@ final class FollowSource implements ByteSource {
             kill(t); // close() raced with the spawn and could not see this tail
             return Optional.of(Fetch.none(false));
         }
-        p.subscribe(new SandboxProcess.OutputListener() {
-            @Override
-            public void onOutput(OutputChunk chunk) {
-                accept(t, chunk);
-            }
-        });
+        p.subscribe(
+                new SandboxProcess.OutputListener() {
+                    @Override
+                    public void onOutput(OutputChunk chunk) {
+                        accept(t, chunk);
+                    }
+                });
         // The future completes after every chunk has been delivered, also when following failed
         // (in which case listeners get no onExit), so it is the one end signal.
         p.onExit().whenComplete((code, failure) -> exited(t, code, failure));
@@ -243,7 +262,10 @@ final class FollowSource implements ByteSource {
         try {
             t.process.kill();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "stopping the journal tail of run " + runId + " failed (sandbox gone?)", e);
+            LOG.log(
+                    Level.FINE,
+                    "stopping the journal tail of run " + runId + " failed (sandbox gone?)",
+                    e);
         }
     }
 

@@ -13,12 +13,11 @@ import java.util.Base64;
 final class JournalFiles {
 
     /**
-     * What one bounded read saw: the bytes from the requested offset, and whether the journal
-     * file was missing after the read. ({@code !} is outside the base64 alphabet, so the
-     * marker cannot be confused with data.)
+     * What one bounded read saw: the bytes from the requested offset, and whether the journal file
+     * was missing after the read. ({@code !} is outside the base64 alphabet, so the marker cannot
+     * be confused with data.)
      */
-    record Read(byte[] bytes, boolean missing) {
-    }
+    record Read(byte[] bytes, boolean missing) {}
 
     private static final String MISSING_MARKER = "!missing";
 
@@ -33,17 +32,28 @@ final class JournalFiles {
     }
 
     /**
-     * Up to {@code maxBytes} bytes from byte {@code offset}. A file deleted between the read and the check shows
-     * as bytes plus missing, which callers treat like any missing file.
+     * Up to {@code maxBytes} bytes from byte {@code offset}. A file deleted between the read and
+     * the check shows as bytes plus missing, which callers treat like any missing file.
      *
      * @throws ReadFailedException when the read command itself failed inside the sandbox
      */
     Read readFrom(SandboxHandle handle, String runId, long offset, int maxBytes) {
         String j = ShellQuote.single(commands.journalPath(runId));
-        ExecResult r = handle.process().exec(commands.readFrom(runId, offset, maxBytes) + "; [ -f " + j + " ] || echo '"
-                + MISSING_MARKER + "'");
+        ExecResult r =
+                handle.process()
+                        .exec(
+                                commands.readFrom(runId, offset, maxBytes)
+                                        + "; [ -f "
+                                        + j
+                                        + " ] || echo '"
+                                        + MISSING_MARKER
+                                        + "'");
         if (r.exitCode() != 0 || !r.stderr().isBlank()) {
-            throw new ReadFailedException("reading the journal failed (exit " + r.exitCode() + "): " + tail(r.stderr(), 300));
+            throw new ReadFailedException(
+                    "reading the journal failed (exit "
+                            + r.exitCode()
+                            + "): "
+                            + tail(r.stderr(), 300));
         }
         String out = r.stdout();
         boolean missing = out.contains(MISSING_MARKER);
@@ -55,7 +65,10 @@ final class JournalFiles {
 
     /** Whether the journal file exists. */
     boolean exists(SandboxHandle handle, String runId) {
-        return handle.process().exec("[ -f " + ShellQuote.single(commands.journalPath(runId)) + " ]").exitCode() == 0;
+        return handle.process()
+                        .exec("[ -f " + ShellQuote.single(commands.journalPath(runId)) + " ]")
+                        .exitCode()
+                == 0;
     }
 
     /** The last {@code maxChars} characters of the {@code .err} file; "" when it is missing. */
@@ -66,9 +79,22 @@ final class JournalFiles {
         String e = ShellQuote.single(commands.errPath(runId));
         // up to 4 bytes per character: read enough bytes, decode, keep the last maxChars
         long bytes = Math.min(4L * maxChars, Integer.MAX_VALUE);
-        ExecResult r = handle.process().exec("if [ -f " + e + " ]; then tail -c " + bytes + " " + e + " | base64; fi");
+        ExecResult r =
+                handle.process()
+                        .exec(
+                                "if [ -f "
+                                        + e
+                                        + " ]; then tail -c "
+                                        + bytes
+                                        + " "
+                                        + e
+                                        + " | base64; fi");
         if (r.exitCode() != 0) {
-            throw new ReadFailedException("reading the stderr tail failed (exit " + r.exitCode() + "): " + tail(r.stderr(), 300));
+            throw new ReadFailedException(
+                    "reading the stderr tail failed (exit "
+                            + r.exitCode()
+                            + "): "
+                            + tail(r.stderr(), 300));
         }
         String text = new String(decode(r.stdout()), java.nio.charset.StandardCharsets.UTF_8);
         return tail(text, maxChars);

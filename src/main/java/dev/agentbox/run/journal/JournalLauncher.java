@@ -6,42 +6,51 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 /**
  * Starts an agent journaled and detached inside a sandbox, and manages its journal files.
  *
- * <p>{@link #start} first writes the agent's prompt, if any, to its file ({@link PromptFile}),
- * so the agent never finds it missing or half-written. It then returns as soon as the
- * starting {@code exec} has returned, which is at once: the detached form
- * ({@link JournalCommand#detached}) backgrounds the journaled shell with all three standard
- * streams redirected and SIGHUP ignored, so the agent keeps running and journaling after the
- * exec, the caller's thread, or the whole server is gone. Whether it ran to the end is only
- * ever learned from the journal (its sentinel).
+ * <p>{@link #start} first writes the agent's prompt, if any, to its file ({@link PromptFile}), so
+ * the agent never finds it missing or half-written. It then returns as soon as the starting {@code
+ * exec} has returned, which is at once: the detached form ({@link JournalCommand#detached})
+ * backgrounds the journaled shell with all three standard streams redirected and SIGHUP ignored, so
+ * the agent keeps running and journaling after the exec, the caller's thread, or the whole server
+ * is gone. Whether it ran to the end is only ever learned from the journal (its sentinel).
  *
- * <p>Every operation works in the sandbox's own journal directory
- * ({@link SandboxHandle#journalDirectory()}). Stateless and thread-safe.
+ * <p>Every operation works in the sandbox's own journal directory ({@link
+ * SandboxHandle#journalDirectory()}). Stateless and thread-safe.
  */
 public final class JournalLauncher {
 
-    /** Starts {@code agentCommand}, which reads no prompt; see {@link #start(SandboxHandle, JournalId, AgentInvocation)}. */
+    /**
+     * Starts {@code agentCommand}, which reads no prompt; see {@link #start(SandboxHandle,
+     * JournalId, AgentInvocation)}.
+     */
     public void start(SandboxHandle handle, JournalId journal, String agentCommand) {
         start(handle, journal, AgentInvocation.of(agentCommand));
     }
 
     /**
-     * Writes the agent's prompt, if it has one, then starts its command journaled into
-     * {@code journal} (its files, its sentinel's nonce) and returns at once.
+     * Writes the agent's prompt, if it has one, then starts its command journaled into {@code
+     * journal} (its files, its sentinel's nonce) and returns at once.
      *
-     * @throws JournalOperationException when writing the prompt or the starting shell itself
-     *     failed (non-zero exit); provider exceptions (sandbox gone) propagate as they are
+     * @throws JournalOperationException when writing the prompt or the starting shell itself failed
+     *     (non-zero exit); provider exceptions (sandbox gone) propagate as they are
      */
     public void start(SandboxHandle handle, JournalId journal, AgentInvocation agent) {
         JournalCommand commands = JournalCommand.of(handle);
         agent.prompt().ifPresent(p -> new PromptFile(commands).write(handle, journal.runId(), p));
         ExecResult r = handle.process().exec(commands.detached(agent, journal));
         if (r.exitCode() != 0) {
-            throw new JournalOperationException("starting the journaled agent of run " + journal.runId() + " failed (exit "
-                    + r.exitCode() + "): " + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
+            throw new JournalOperationException(
+                    "starting the journaled agent of run "
+                            + journal.runId()
+                            + " failed (exit "
+                            + r.exitCode()
+                            + "): "
+                            + JournalFiles.tail(r.stderr() + r.stdout(), 1500));
         }
     }
 
-    /** The last {@code maxChars} characters of the run's {@code .err} file; "" when it is missing. */
+    /**
+     * The last {@code maxChars} characters of the run's {@code .err} file; "" when it is missing.
+     */
     public String errTail(SandboxHandle handle, String runId, int maxChars) {
         return new JournalFiles(JournalCommand.of(handle)).errTail(handle, runId, maxChars);
     }
@@ -50,8 +59,13 @@ public final class JournalLauncher {
     public void delete(SandboxHandle handle, String runId) {
         ExecResult r = handle.process().exec(JournalCommand.of(handle).delete(runId));
         if (r.exitCode() != 0) {
-            throw new JournalOperationException("deleting the journal of run " + runId + " failed (exit " + r.exitCode() + "): "
-                    + JournalFiles.tail(r.stderr(), 300));
+            throw new JournalOperationException(
+                    "deleting the journal of run "
+                            + runId
+                            + " failed (exit "
+                            + r.exitCode()
+                            + "): "
+                            + JournalFiles.tail(r.stderr(), 300));
         }
     }
 

@@ -11,50 +11,58 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Names of a run's files inside the sandbox (journal, stderr, prompt), of the directory that
- * holds them, and the exit-sentinel nonce that runs recorded before nonces were stored fall
- * back to.
+ * Names of a run's files inside the sandbox (journal, stderr, prompt), of the directory that holds
+ * them, and the exit-sentinel nonce that runs recorded before nonces were stored fall back to.
  *
- * <p>Directory: each sandbox says where its journals go
- * ({@link dev.agentbox.sandbox.spi.SandboxHandle#journalDirectory()}), because run identity is
- * (tenant, runId) and two tenants may use the same runId:
+ * <p>Directory: each sandbox says where its journals go ({@link
+ * dev.agentbox.sandbox.spi.SandboxHandle#journalDirectory()}), because run identity is (tenant,
+ * runId) and two tenants may use the same runId:
+ *
  * <ul>
- *   <li>a container has a /tmp of its own and belongs to one tenant: {@value #DEFAULT_DIR};</li>
+ *   <li>a container has a /tmp of its own and belongs to one tenant: {@value #DEFAULT_DIR};
  *   <li>sandboxes that share one filesystem (the local provider's host) get one directory per
- *       tenant, {@link #tenantDirectory}, so a tenant's journal never shares a name, a
- *       listing or a prune with another tenant's.</li>
+ *       tenant, {@link #tenantDirectory}, so a tenant's journal never shares a name, a listing or a
+ *       prune with another tenant's.
  * </ul>
  *
- * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that
- * is an ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including
- * {@code _} itself, so the escape is unambiguous) becomes {@code _hh} in lowercase hex. An
- * encoding longer than {@value #MAX_NAME_CHARS} characters is replaced by its first
- * {@value #HASHED_PREFIX_CHARS} characters, {@code -} and the first 16 hex characters of
- * sha256(runId) — exactly {@value #MAX_NAME_CHARS} characters. The result never contains
- * {@code /}, whitespace or any shell metacharacter, so a journal path can never leave its
- * directory whatever the runId.
+ * <p>Encoding of a runId into a file name ({@code <enc>}): every byte of the UTF-8 runId that is an
+ * ASCII letter, digit, {@code .} or {@code -} is kept; every other byte (including {@code _}
+ * itself, so the escape is unambiguous) becomes {@code _hh} in lowercase hex. An encoding longer
+ * than {@value #MAX_NAME_CHARS} characters is replaced by its first {@value #HASHED_PREFIX_CHARS}
+ * characters, {@code -} and the first 16 hex characters of sha256(runId) — exactly {@value
+ * #MAX_NAME_CHARS} characters. The result never contains {@code /}, whitespace or any shell
+ * metacharacter, so a journal path can never leave its directory whatever the runId.
  *
- * <p>Invariants: {@code decode(encode(id)) == Optional.of(id)} for every runId whose encoding
- * was not hashed; {@code encode} is a pure function (same runId, same name on every server).
+ * <p>Invariants: {@code decode(encode(id)) == Optional.of(id)} for every runId whose encoding was
+ * not hashed; {@code encode} is a pure function (same runId, same name on every server).
  */
 public final class JournalNames {
 
     /** The journal directory of a sandbox that has a filesystem of its own (a container). */
-    public static final String DEFAULT_DIR = dev.agentbox.sandbox.spi.SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
-    /** The folder, under a shared filesystem's root, that holds one journal directory per tenant. */
+    public static final String DEFAULT_DIR =
+            dev.agentbox.sandbox.spi.SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
+
+    /**
+     * The folder, under a shared filesystem's root, that holds one journal directory per tenant.
+     */
     public static final String TENANT_DIRS = ".agentbox-runs";
-    /** The journal directory of sandboxes made without a tenant: {@code _} alone is no tenant's encoding. */
+
+    /**
+     * The journal directory of sandboxes made without a tenant: {@code _} alone is no tenant's
+     * encoding.
+     */
     static final String NO_TENANT = "_";
+
     public static final String JOURNAL_SUFFIX = ".ndjson";
     public static final String ERR_SUFFIX = ".err";
     public static final String PROMPT_SUFFIX = ".prompt";
     public static final int MAX_NAME_CHARS = 200;
     public static final int HASHED_PREFIX_CHARS = 183;
     private static final String NONCE_DOMAIN = "agentbox/journal-exit-sentinel/v1:";
-    private static final Pattern HASHED_SHAPE = Pattern.compile("^.{183}-[0-9a-f]{16}$", Pattern.DOTALL);
+    private static final Pattern HASHED_SHAPE =
+            Pattern.compile("^.{183}-[0-9a-f]{16}$", Pattern.DOTALL);
 
-    private JournalNames() {
-    }
+    private JournalNames() {}
 
     /**
      * The file-name form of {@code runId}.
@@ -75,16 +83,18 @@ public final class JournalNames {
         if (out.length() <= MAX_NAME_CHARS) {
             return out.toString();
         }
-        return out.substring(0, HASHED_PREFIX_CHARS) + "-" + CanonicalJson.sha256Hex(runId).substring(0, 16);
+        return out.substring(0, HASHED_PREFIX_CHARS)
+                + "-"
+                + CanonicalJson.sha256Hex(runId).substring(0, 16);
     }
 
     /**
      * The runId a file-name form stands for, or empty when the name is not the encoding of any
      * runId: a byte outside the kept set, a malformed or uppercase escape, an escaped byte that
-     * would have been kept, bytes that are not UTF-8, or a hashed name (a hash cannot be
-     * inverted). A 200-character name of the hashed shape is always treated as hashed: such a
-     * name is ambiguous, and "cannot decode" is the safe answer for a caller deciding whether a
-     * journal may be deleted.
+     * would have been kept, bytes that are not UTF-8, or a hashed name (a hash cannot be inverted).
+     * A 200-character name of the hashed shape is always treated as hashed: such a name is
+     * ambiguous, and "cannot decode" is the safe answer for a caller deciding whether a journal may
+     * be deleted.
      */
     public static Optional<String> decode(String encoded) {
         if (encoded.isEmpty() || isHashed(encoded)) {
@@ -95,7 +105,9 @@ public final class JournalNames {
             char c = encoded.charAt(i);
             if (c < 0x80 && isKept(c)) {
                 bytes.write(c);
-            } else if (c == '_' && i + 2 < encoded.length() && isLowerHex(encoded.charAt(i + 1))
+            } else if (c == '_'
+                    && i + 2 < encoded.length()
+                    && isLowerHex(encoded.charAt(i + 1))
                     && isLowerHex(encoded.charAt(i + 2))) {
                 int u = HexFormat.fromHexDigits(encoded, i + 1, i + 3);
                 if (isKept(u)) {
@@ -108,11 +120,13 @@ public final class JournalNames {
             }
         }
         try {
-            String runId = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
+            String runId =
+                    StandardCharsets.UTF_8
+                            .newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT)
+                            .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                            .toString();
             return Optional.of(runId);
         } catch (CharacterCodingException e) {
             return Optional.empty();
@@ -120,8 +134,8 @@ public final class JournalNames {
     }
 
     /**
-     * The runId of one of a run's file names ({@code <enc>.ndjson}, {@code <enc>.err},
-     * {@code <enc>.prompt}), or empty when the name has none of those suffixes or does not decode.
+     * The runId of one of a run's file names ({@code <enc>.ndjson}, {@code <enc>.err}, {@code
+     * <enc>.prompt}), or empty when the name has none of those suffixes or does not decode.
      */
     public static Optional<String> decodeFileName(String fileName) {
         for (String suffix : new String[] {JOURNAL_SUFFIX, ERR_SUFFIX, PROMPT_SUFFIX}) {
@@ -133,11 +147,10 @@ public final class JournalNames {
     }
 
     /**
-     * {@code <parent>/.agentbox-runs/<enc(tenant)>}: the journal directory of a tenant's
-     * sandboxes on a filesystem that sandboxes of several tenants share. A sandbox without a
-     * tenant (absent or empty) gets {@code <parent>/.agentbox-runs/_}, which no tenant's
-     * encoding can be. A pure function: the same tenant has the same directory on every
-     * server and after every restart.
+     * {@code <parent>/.agentbox-runs/<enc(tenant)>}: the journal directory of a tenant's sandboxes
+     * on a filesystem that sandboxes of several tenants share. A sandbox without a tenant (absent
+     * or empty) gets {@code <parent>/.agentbox-runs/_}, which no tenant's encoding can be. A pure
+     * function: the same tenant has the same directory on every server and after every restart.
      *
      * @param parent absolute, without a trailing slash unless it is {@code /}
      */
@@ -154,7 +167,9 @@ public final class JournalNames {
         return encoded.length() == MAX_NAME_CHARS && HASHED_SHAPE.matcher(encoded).matches();
     }
 
-    /** {@code /tmp/agentbox-runs/<enc>.ndjson}: in a container's directory, {@link #DEFAULT_DIR}. */
+    /**
+     * {@code /tmp/agentbox-runs/<enc>.ndjson}: in a container's directory, {@link #DEFAULT_DIR}.
+     */
     public static String journalPath(String runId) {
         return journalPath(DEFAULT_DIR, runId);
     }
@@ -174,7 +189,10 @@ public final class JournalNames {
         return dir + "/" + encode(runId) + ERR_SUFFIX;
     }
 
-    /** {@code /tmp/agentbox-runs/<enc>.prompt}, the prompt a CLI agent reads on its stdin: in {@link #DEFAULT_DIR}. */
+    /**
+     * {@code /tmp/agentbox-runs/<enc>.prompt}, the prompt a CLI agent reads on its stdin: in {@link
+     * #DEFAULT_DIR}.
+     */
     public static String promptPath(String runId) {
         return promptPath(DEFAULT_DIR, runId);
     }
@@ -185,11 +203,10 @@ public final class JournalNames {
     }
 
     /**
-     * The nonce derived from the runId: the first 32 hex characters of
-     * sha256({@code "agentbox/journal-exit-sentinel/v1:" + runId}). Only the fallback for a run
-     * recorded before nonces were stored ({@link JournalId#derived}): anyone who knows the
-     * scheme and the runId can compute it, so a new run gets a random nonce instead
-     * ({@link JournalId#random}).
+     * The nonce derived from the runId: the first 32 hex characters of sha256({@code
+     * "agentbox/journal-exit-sentinel/v1:" + runId}). Only the fallback for a run recorded before
+     * nonces were stored ({@link JournalId#derived}): anyone who knows the scheme and the runId can
+     * compute it, so a new run gets a random nonce instead ({@link JournalId#random}).
      */
     public static String nonce(String runId) {
         requireRunId(runId);
@@ -203,7 +220,11 @@ public final class JournalNames {
     }
 
     private static boolean isKept(int u) {
-        return (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || u == '.' || u == '-';
+        return (u >= 'A' && u <= 'Z')
+                || (u >= 'a' && u <= 'z')
+                || (u >= '0' && u <= '9')
+                || u == '.'
+                || u == '-';
     }
 
     private static boolean isLowerHex(char c) {

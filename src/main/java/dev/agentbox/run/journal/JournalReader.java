@@ -10,35 +10,35 @@ import java.util.OptionalInt;
 import java.util.logging.Logger;
 
 /**
- * Reads a run's journal back as complete lines, for a driver loop that pulls with
- * {@link #poll}.
+ * Reads a run's journal back as complete lines, for a driver loop that pulls with {@link #poll}.
  *
- * <p>Modes: <b>follow</b> ({@code tail -c +N -f} spawned in the sandbox, killed on
- * {@link #close}) when the provider's processes are killable, else <b>poll</b> (a bounded
- * {@code tail -c +N | base64} exec every 250 ms); {@link JournalReaderOptions#mode()} can force
- * poll anywhere. See {@link FollowSource} for follow mode's byte counting (re-encoded text).
+ * <p>Modes: <b>follow</b> ({@code tail -c +N -f} spawned in the sandbox, killed on {@link #close})
+ * when the provider's processes are killable, else <b>poll</b> (a bounded {@code tail -c +N |
+ * base64} exec every 250 ms); {@link JournalReaderOptions#mode()} can force poll anywhere. See
+ * {@link FollowSource} for follow mode's byte counting (re-encoded text).
  *
  * <p>Invariants, both modes:
+ *
  * <ul>
- *   <li>Only complete lines are delivered, in journal order, each once (JN-06).</li>
- *   <li>{@link #position()} is the byte offset just past the last delivered line (or the
- *       sentinel): a new reader opened there continues without gap or repeat (JN-03).</li>
+ *   <li>Only complete lines are delivered, in journal order, each once (JN-06).
+ *   <li>{@link #position()} is the byte offset just past the last delivered line (or the sentinel):
+ *       a new reader opened there continues without gap or repeat (JN-03).
  *   <li>The first valid {@link ExitSentinel} ends the journal: the batch that reaches it carries
- *       its exit code, nothing after it is delivered, and the reader is then finished (later
- *       polls return no lines and the same exit code). Forged sentinels are ordinary lines.</li>
- *   <li>A stream that ends without the sentinel — the {@code tail} exited, an exec failed
- *       because the sandbox is gone, the journal file vanished, or the writer was found dead
- *       after a silence — first gets one last bounded read (it may hold the sentinel), then
- *       fails with {@link JournalEndedWithoutSentinelException}. Lines complete before that are
- *       still delivered: the failure is thrown by the next poll.</li>
+ *       its exit code, nothing after it is delivered, and the reader is then finished (later polls
+ *       return no lines and the same exit code). Forged sentinels are ordinary lines.
+ *   <li>A stream that ends without the sentinel — the {@code tail} exited, an exec failed because
+ *       the sandbox is gone, the journal file vanished, or the writer was found dead after a
+ *       silence — first gets one last bounded read (it may hold the sentinel), then fails with
+ *       {@link JournalEndedWithoutSentinelException}. Lines complete before that are still
+ *       delivered: the failure is thrown by the next poll.
  *   <li>A journal read from byte 0 whose first byte has not arrived within the first-byte bound
- *       fails with {@link JournalStalledException}. Once a byte has arrived (or when reading
- *       from an offset &gt; 0) silence alone never fails the read: only a writer proven dead
- *       does.</li>
- *   <li>Failures are sticky: every later poll throws the same exception.</li>
+ *       fails with {@link JournalStalledException}. Once a byte has arrived (or when reading from
+ *       an offset &gt; 0) silence alone never fails the read: only a writer proven dead does.
+ *   <li>Failures are sticky: every later poll throws the same exception.
  *   <li>A line longer than the line cap is delivered truncated ({@link JournalLine#truncated()}),
- *       never held whole: memory per reader is bounded.</li>
+ *       never held whole: memory per reader is bounded.
  * </ul>
+ *
  * One thread polls; {@link #close} may be called from any thread, is idempotent, and makes a
  * waiting poll return.
  */
@@ -72,15 +72,21 @@ public final class JournalReader implements AutoCloseable {
     private final ByteSource source;
     private final LineAssembler lines;
     private final long openedNanos;
+
     /** Offset just past the last byte fed to {@link #lines}: where the final read resumes. */
     private long consumed;
+
     private boolean started;
     private long lastByteNanos;
     private long lastProbeNanos;
     private RuntimeException failure;
     private volatile boolean closed;
 
-    private JournalReader(SandboxHandle handle, JournalId journal, long fromOffset, JournalReaderOptions options) {
+    private JournalReader(
+            SandboxHandle handle,
+            JournalId journal,
+            long fromOffset,
+            JournalReaderOptions options) {
         if (fromOffset < 0) {
             throw new IllegalArgumentException("fromOffset must not be negative: " + fromOffset);
         }
@@ -90,15 +96,23 @@ public final class JournalReader implements AutoCloseable {
         this.options = options;
         this.files = new JournalFiles(JournalCommand.of(handle));
         this.mode = resolveMode(handle, options.mode());
-        this.lines = new LineAssembler(ExitSentinel.of(journal), fromOffset, options.maxLineBytes());
+        this.lines =
+                new LineAssembler(ExitSentinel.of(journal), fromOffset, options.maxLineBytes());
         this.consumed = fromOffset;
         this.started = fromOffset > 0;
         this.openedNanos = System.nanoTime();
         this.lastByteNanos = openedNanos;
         this.lastProbeNanos = openedNanos;
-        this.source = mode == Mode.FOLLOW
-                ? new FollowSource(handle, runId, fromOffset, files, options.pollInterval(), options.maxBufferedBytes())
-                : new PollSource(handle, runId, fromOffset, files, options.pollInterval());
+        this.source =
+                mode == Mode.FOLLOW
+                        ? new FollowSource(
+                                handle,
+                                runId,
+                                fromOffset,
+                                files,
+                                options.pollInterval(),
+                                options.maxBufferedBytes())
+                        : new PollSource(handle, runId, fromOffset, files, options.pollInterval());
     }
 
     /** A reader with the default options (auto mode, 10 s first-byte bound). */
@@ -112,7 +126,11 @@ public final class JournalReader implements AutoCloseable {
      *
      * @throws IllegalArgumentException for follow mode on a provider without killable processes
      */
-    public static JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset, JournalReaderOptions options) {
+    public static JournalReader open(
+            SandboxHandle handle,
+            JournalId journal,
+            long fromOffset,
+            JournalReaderOptions options) {
         return new JournalReader(handle, journal, fromOffset, options);
     }
 
@@ -123,8 +141,10 @@ public final class JournalReader implements AutoCloseable {
             case POLL -> Mode.POLL;
             case FOLLOW -> {
                 if (!killable) {
-                    throw new IllegalArgumentException("follow mode needs killable processes; provider "
-                            + handle.provider() + " has none");
+                    throw new IllegalArgumentException(
+                            "follow mode needs killable processes; provider "
+                                    + handle.provider()
+                                    + " has none");
                 }
                 yield Mode.FOLLOW;
             }
@@ -137,8 +157,8 @@ public final class JournalReader implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code maxWait} for complete lines and returns as soon as there are some (or
-     * the sentinel), else an empty batch when the time is up.
+     * Waits up to {@code maxWait} for complete lines and returns as soon as there are some (or the
+     * sentinel), else an empty batch when the time is up.
      *
      * @throws JournalEndedWithoutSentinelException the stream ended without the sentinel
      * @throws JournalStalledException no first byte within the first-byte bound
@@ -172,12 +192,19 @@ public final class JournalReader implements AutoCloseable {
                 return endOfStream(out, "the journal file is gone", Optional.empty());
             }
             if (!started && now - openedNanos >= options.firstByteBound().toNanos()) {
-                return fail(out, new JournalStalledException(runId, options.firstByteBound(), !f.missing() && exists()));
+                return fail(
+                        out,
+                        new JournalStalledException(
+                                runId, options.firstByteBound(), !f.missing() && exists()));
             }
-            if (started && now - lastByteNanos >= probeNanos() && now - lastProbeNanos >= probeNanos()) {
+            if (started
+                    && now - lastByteNanos >= probeNanos()
+                    && now - lastProbeNanos >= probeNanos()) {
                 lastProbeNanos = now;
-                if (WriterProbe.probe(handle, files.commands(), runId) == WriterProbe.Liveness.DEAD) {
-                    return endOfStream(out, "the journal's writer is no longer running", Optional.empty());
+                if (WriterProbe.probe(handle, files.commands(), runId)
+                        == WriterProbe.Liveness.DEAD) {
+                    return endOfStream(
+                            out, "the journal's writer is no longer running", Optional.empty());
                 }
             }
             if (!out.isEmpty() || now >= deadline || Thread.currentThread().isInterrupted()) {
@@ -208,15 +235,21 @@ public final class JournalReader implements AutoCloseable {
         long before = lines.truncatedLines();
         out.addAll(lines.feed(bytes));
         if (lines.truncatedLines() > before) {
-            LOG.warning("journal of run " + runId + ": " + (lines.truncatedLines() - before)
-                    + " line(s) longer than " + options.maxLineBytes() + " bytes delivered truncated");
+            LOG.warning(
+                    "journal of run "
+                            + runId
+                            + ": "
+                            + (lines.truncatedLines() - before)
+                            + " line(s) longer than "
+                            + options.maxLineBytes()
+                            + " bytes delivered truncated");
         }
     }
 
     /**
-     * The stream is over: one last bounded read from where we are (the tail may have missed
-     * the very end, or the writer finished between our last read and its death), then either
-     * the sentinel's batch or the failure.
+     * The stream is over: one last bounded read from where we are (the tail may have missed the
+     * very end, or the writer finished between our last read and its death), then either the
+     * sentinel's batch or the failure.
      */
     private Batch endOfStream(List<JournalLine> out, String reason, Optional<Throwable> cause) {
         source.close();
@@ -224,7 +257,8 @@ public final class JournalReader implements AutoCloseable {
         String because = reason;
         try {
             while (!lines.finished()) {
-                JournalFiles.Read r = files.readFrom(handle, runId, consumed, PollSource.CHUNK_BYTES);
+                JournalFiles.Read r =
+                        files.readFrom(handle, runId, consumed, PollSource.CHUNK_BYTES);
                 feed(r.bytes(), out);
                 if (r.bytes().length < PollSource.CHUNK_BYTES) {
                     break;
@@ -239,11 +273,15 @@ public final class JournalReader implements AutoCloseable {
         if (lines.finished()) {
             return new Batch(out, lines.exitCode());
         }
-        return fail(out, new JournalEndedWithoutSentinelException(lines.position(), lines.pendingBytes(), because,
-                why.orElse(null)));
+        return fail(
+                out,
+                new JournalEndedWithoutSentinelException(
+                        lines.position(), lines.pendingBytes(), because, why.orElse(null)));
     }
 
-    /** Records a sticky failure; lines already complete are delivered first, the failure next time. */
+    /**
+     * Records a sticky failure; lines already complete are delivered first, the failure next time.
+     */
     private Batch fail(List<JournalLine> out, RuntimeException e) {
         failure = e;
         source.close();

@@ -3,8 +3,8 @@ package dev.agentbox.run.journal;
 import java.time.Duration;
 
 /**
- * No byte of a fresh journal (read from offset 0) arrived within the first-byte bound: the
- * agent never started producing (docs/behavior.md JN-11, problem code {@value #CODE}). Distinct from
+ * No byte of a fresh journal (read from offset 0) arrived within the first-byte bound: the agent
+ * never started producing (docs/behavior.md JN-11, problem code {@value #CODE}). Distinct from
  * {@link JournalEndedWithoutSentinelException}: nothing ever arrived, so nothing ended.
  */
 public final class JournalStalledException extends RuntimeException {
@@ -13,7 +13,16 @@ public final class JournalStalledException extends RuntimeException {
     public static final String CODE = "journal-stalled";
 
     public JournalStalledException(String runId, Duration bound, boolean fileExists) {
-        super(CODE + ": no journal output from run " + runId + " within " + bound.toMillis() + " ms ("
-                + (fileExists ? "the journal file exists but is empty" : "the journal file does not exist") + ")");
+        super(
+                CODE
+                        + ": no journal output from run "
+                        + runId
+                        + " within "
+                        + bound.toMillis()
+                        + " ms ("
+                        + (fileExists
+                                ? "the journal file exists but is empty"
+                                : "the journal file does not exist")
+                        + ")");
     }
 }

@@ -9,30 +9,33 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
-// Hand-written: no JDK reader splits lines at exact byte offsets under a line cap; decoding is the JDK's.
+// Hand-written: no JDK reader splits lines at exact byte offsets under a line cap; decoding is the
+// JDK's.
 /**
  * Turns journal bytes, fed in arbitrary pieces, into complete lines.
  *
- * <p>Memory is bounded by the line cap: an assembler made with a {@code maxLineBytes} keeps at
- * most that many bytes of an unfinished line. The rest of an over-long line is counted (so
- * {@link #position()} stays exact) but not kept; when its {@code \n} arrives the line is
- * delivered with {@link JournalLine#truncated()} set and its first bytes as text, cut back to
- * a UTF-8 character boundary. A truncated line is never the sentinel (a sentinel is under
- * 100 bytes). Without a cap (the two older constructors) a line may grow without bound.
+ * <p>Memory is bounded by the line cap: an assembler made with a {@code maxLineBytes} keeps at most
+ * that many bytes of an unfinished line. The rest of an over-long line is counted (so {@link
+ * #position()} stays exact) but not kept; when its {@code \n} arrives the line is delivered with
+ * {@link JournalLine#truncated()} set and its first bytes as text, cut back to a UTF-8 character
+ * boundary. A truncated line is never the sentinel (a sentinel is under 100 bytes). Without a cap
+ * (the two older constructors) a line may grow without bound.
  *
  * <p>Invariants:
+ *
  * <ul>
- *   <li>Only complete lines are delivered; bytes after the last {@code \n} wait for more.</li>
- *   <li>{@link #position()} is the absolute byte offset just past the last delivered (or
- *       sentinel) line: it advances only at a {@code \n}, and counts bytes, not characters,
- *       so a reader can resume with {@code tail -c +(position+1)} after any split, including
- *       one inside a multi-byte character.</li>
+ *   <li>Only complete lines are delivered; bytes after the last {@code \n} wait for more.
+ *   <li>{@link #position()} is the absolute byte offset just past the last delivered (or sentinel)
+ *       line: it advances only at a {@code \n}, and counts bytes, not characters, so a reader can
+ *       resume with {@code tail -c +(position+1)} after any split, including one inside a
+ *       multi-byte character.
  *   <li>Lines are split on the byte {@code 0x0A}, which never occurs inside a multi-byte UTF-8
- *       sequence, then decoded whole; malformed bytes become U+FFFD rather than being dropped.
- *       A {@code \r} before the {@code \n} is kept as part of the line.</li>
+ *       sequence, then decoded whole; malformed bytes become U+FFFD rather than being dropped. A
+ *       {@code \r} before the {@code \n} is kept as part of the line.
  *   <li>The first line that is this run's {@link ExitSentinel} ends the journal: it is not
- *       delivered, {@link #exitCode()} becomes present, and every later byte is ignored.</li>
+ *       delivered, {@link #exitCode()} becomes present, and every later byte is ignored.
  * </ul>
+ *
  * Not thread-safe: one reader feeds it.
  */
 public final class LineAssembler {
@@ -43,8 +46,10 @@ public final class LineAssembler {
     private final ExitSentinel sentinel;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
     private final int maxLineBytes;
+
     /** Bytes of the current line beyond the cap: counted, not kept. */
     private long dropped;
+
     private long truncatedLines;
     private long position;
     private OptionalInt exitCode = OptionalInt.empty();
@@ -55,8 +60,8 @@ public final class LineAssembler {
     }
 
     /**
-     * An assembler for a read starting at byte {@code startOffset} that keeps at most
-     * {@code maxLineBytes} bytes of any one line (longer lines are delivered truncated).
+     * An assembler for a read starting at byte {@code startOffset} that keeps at most {@code
+     * maxLineBytes} bytes of any one line (longer lines are delivered truncated).
      */
     public LineAssembler(ExitSentinel sentinel, long startOffset, int maxLineBytes) {
         if (startOffset < 0) {
@@ -121,13 +126,14 @@ public final class LineAssembler {
     }
 
     /**
-     * The kept bytes without a character the cap cut in two: a decoder told more input may
-     * follow leaves such a tail undecoded, while malformed bytes still become U+FFFD.
+     * The kept bytes without a character the cap cut in two: a decoder told more input may follow
+     * leaves such a tail undecoded, while malformed bytes still become U+FFFD.
      */
     private String truncatedText() {
         ByteBuffer in = ByteBuffer.wrap(pending.toByteArray());
         CharBuffer out = CharBuffer.allocate(in.remaining());
-        StandardCharsets.UTF_8.newDecoder()
+        StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPLACE)
                 .onUnmappableCharacter(CodingErrorAction.REPLACE)
                 .decode(in, out, false);
@@ -153,14 +159,16 @@ public final class LineAssembler {
         return exitCode.isPresent();
     }
 
-    /** Bytes of an incomplete last line waiting for their {@code \n} (kept or counted past the cap). */
+    /**
+     * Bytes of an incomplete last line waiting for their {@code \n} (kept or counted past the cap).
+     */
     public int pendingBytes() {
         return (int) Math.min(Integer.MAX_VALUE, pending.size() + dropped);
     }
 
     /**
-     * Called when the byte stream has ended: returns the exit code, or fails because a journal
-     * that ends without its sentinel means the agent (or its container) died unrecorded.
+     * Called when the byte stream has ended: returns the exit code, or fails because a journal that
+     * ends without its sentinel means the agent (or its container) died unrecorded.
      *
      * @throws JournalEndedWithoutSentinelException when no sentinel was read
      */

@@ -9,9 +9,9 @@ import java.util.Optional;
  * providers whose processes cannot be killed (a {@code tail -f} could never be stopped), and
  * selectable anywhere. Holds nothing in the sandbox between reads, so closing is trivial.
  *
- * <p>Bytes arrive exactly as stored (base64-framed), so offsets are exact even for invalid
- * UTF-8. A failed exec (the sandbox or container is gone) or a failing read command ends the
- * stream. Memory per read is bounded by {@link #CHUNK_BYTES}.
+ * <p>Bytes arrive exactly as stored (base64-framed), so offsets are exact even for invalid UTF-8. A
+ * failed exec (the sandbox or container is gone) or a failing read command ends the stream. Memory
+ * per read is bounded by {@link #CHUNK_BYTES}.
  */
 final class PollSource implements ByteSource {
 
@@ -27,7 +27,12 @@ final class PollSource implements ByteSource {
     private boolean readBefore;
     private volatile boolean closed;
 
-    PollSource(SandboxHandle handle, String runId, long fromOffset, JournalFiles files, Duration interval) {
+    PollSource(
+            SandboxHandle handle,
+            String runId,
+            long fromOffset,
+            JournalFiles files,
+            Duration interval) {
         this.handle = handle;
         this.runId = runId;
         this.offset = fromOffset;

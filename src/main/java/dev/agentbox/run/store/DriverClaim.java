@@ -8,20 +8,21 @@ import jakarta.persistence.Version;
 import java.util.OptionalLong;
 
 /**
- * The driver claim of one run (table {@code AB_RUN_CLAIM}); its JPA {@code @Version} IS the
- * driver epoch.
+ * The driver claim of one run (table {@code AB_RUN_CLAIM}); its JPA {@code @Version} IS the driver
+ * epoch.
  *
  * <p>Invariants:
+ *
  * <ul>
- *   <li>Exactly one row per run, inserted together with the run record at version 0 and
- *       {@code NODE_ID} NULL, meaning "never claimed" (the epoch is absent). Because the row
- *       already exists, every claim is an UPDATE of a row it holds locked: two first claims
- *       serialize on the row lock instead of racing on an insert.</li>
- *   <li>Written ONLY by a claim, each of which increments the version by exactly one
- *       (1 after the first claim, +1 per takeover). Cancel, detach and usage writes go to
- *       {@link RunRecord} and can never bump the epoch or fence the live driver out.</li>
- *   <li>Every fenced write (append, terminal update) locks this row and compares its version
- *       with the writer's epoch in the same transaction as the write.</li>
+ *   <li>Exactly one row per run, inserted together with the run record at version 0 and {@code
+ *       NODE_ID} NULL, meaning "never claimed" (the epoch is absent). Because the row already
+ *       exists, every claim is an UPDATE of a row it holds locked: two first claims serialize on
+ *       the row lock instead of racing on an insert.
+ *   <li>Written ONLY by a claim, each of which increments the version by exactly one (1 after the
+ *       first claim, +1 per takeover). Cancel, detach and usage writes go to {@link RunRecord} and
+ *       can never bump the epoch or fence the live driver out.
+ *   <li>Every fenced write (append, terminal update) locks this row and compares its version with
+ *       the writer's epoch in the same transaction as the write.
  * </ul>
  */
 @Entity
@@ -42,8 +43,7 @@ public class DriverClaim {
     @Column(name = "VERSION")
     private long version;
 
-    protected DriverClaim() {
-    }
+    protected DriverClaim() {}
 
     /** The epoch of the current driver; {@link #UNCLAIMED} before the first claim. */
     long version() {

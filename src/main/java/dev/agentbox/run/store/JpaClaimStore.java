@@ -15,8 +15,7 @@ public class JpaClaimStore implements ClaimStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
-    protected JpaClaimStore() {
-    }
+    protected JpaClaimStore() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaClaimStore(EntityManager em) {
@@ -52,8 +51,8 @@ public class JpaClaimStore implements ClaimStore {
 
     /**
      * The run's claim row, locked for update until the transaction ends ({@code SELECT … FOR
-     * UPDATE} on PostgreSQL, {@code FOR UPDATE WITH RS} on Derby), read after the lock was
-     * granted, so its version is the latest committed epoch. Null for an unknown run.
+     * UPDATE} on PostgreSQL, {@code FOR UPDATE WITH RS} on Derby), read after the lock was granted,
+     * so its version is the latest committed epoch. Null for an unknown run.
      */
     static DriverClaim lock(EntityManager em, RunRef run) {
         return em.find(DriverClaim.class, run.id(), LockModeType.PESSIMISTIC_WRITE);

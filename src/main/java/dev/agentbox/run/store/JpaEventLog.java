@@ -23,10 +23,9 @@ public class JpaEventLog implements EventLog {
     EntityManager em;
 
     /** Runs inside a fenced write after its epoch check, before its write (tests pause here). */
-    private Runnable afterFenceCheck = () -> { };
+    private Runnable afterFenceCheck = () -> {};
 
-    protected JpaEventLog() {
-    }
+    protected JpaEventLog() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaEventLog(EntityManager em) {
@@ -44,7 +43,9 @@ public class JpaEventLog implements EventLog {
         List<PreparedChunk> prepared = PreparedChunk.all(chunks);
         DriverClaim claim = JpaClaimStore.lock(em, run);
         if (claim == null || claim.version() == DriverClaim.UNCLAIMED || claim.version() != epoch) {
-            throw new StaleEpochException(run, epoch,
+            throw new StaleEpochException(
+                    run,
+                    epoch,
                     claim == null ? OptionalLong.empty() : DriverClaim.epochOf(claim.version()));
         }
         afterFenceCheck.run();
@@ -54,7 +55,8 @@ public class JpaEventLog implements EventLog {
         List<LoggedChunk> logged = new ArrayList<>(prepared.size());
         for (PreparedChunk chunk : prepared) {
             seq++;
-            em.persist(new RunEvent(run.id(), seq, chunk.type(), chunk.json(), chunk.fingerprint()));
+            em.persist(
+                    new RunEvent(run.id(), seq, chunk.type(), chunk.json(), chunk.fingerprint()));
             logged.add(chunk.at(seq));
         }
         em.flush();
@@ -62,43 +64,71 @@ public class JpaEventLog implements EventLog {
     }
 
     @Override
-    public FinishResult finishRun(RunRef run, long epoch, RunStatus status, Instant finishedAt, Optional<RunError> error) {
+    public FinishResult finishRun(
+            RunRef run,
+            long epoch,
+            RunStatus status,
+            Instant finishedAt,
+            Optional<RunError> error) {
         if (!status.isTerminal()) {
             throw new IllegalArgumentException("not a terminal status: " + status.wireName());
         }
         DriverClaim claim = JpaClaimStore.lock(em, run);
         if (claim == null || claim.version() == DriverClaim.UNCLAIMED || claim.version() != epoch) {
-            LOG.warning(() -> "terminal update of run " + run.id() + " to " + status.wireName()
-                    + " dropped: epoch " + epoch + " is stale (current "
-                    + (claim == null ? "none" : String.valueOf(claim.version())) + ")");
+            LOG.warning(
+                    () ->
+                            "terminal update of run "
+                                    + run.id()
+                                    + " to "
+                                    + status.wireName()
+                                    + " dropped: epoch "
+                                    + epoch
+                                    + " is stale (current "
+                                    + (claim == null ? "none" : String.valueOf(claim.version()))
+                                    + ")");
             return FinishResult.STALE_EPOCH;
         }
         afterFenceCheck.run();
-        String errorAssignment = error.isPresent()
-                ? "r.errorMessage = :message, r.errorCode = " + (error.get().code().isPresent() ? ":code" : "NULL")
-                : "r.errorMessage = NULL, r.errorCode = NULL";
-        var update = em.createQuery("UPDATE RunRecord r SET r.status = :status, r.finishedAt = :finishedAt, "
-                        + errorAssignment + ", r.version = r.version + 1 WHERE r.runPk = :pk AND r.status IN :live")
-                .setParameter("status", status)
-                .setParameter("finishedAt", finishedAt)
-                .setParameter("pk", run.id())
-                .setParameter("live", JpaRunStore.LIVE);
-        error.ifPresent(e -> {
-            update.setParameter("message", e.message());
-            e.code().ifPresent(code -> update.setParameter("code", code));
-        });
+        String errorAssignment =
+                error.isPresent()
+                        ? "r.errorMessage = :message, r.errorCode = "
+                                + (error.get().code().isPresent() ? ":code" : "NULL")
+                        : "r.errorMessage = NULL, r.errorCode = NULL";
+        var update =
+                em.createQuery(
+                                "UPDATE RunRecord r SET r.status = :status, r.finishedAt = :finishedAt, "
+                                        + errorAssignment
+                                        + ", r.version = r.version + 1 WHERE r.runPk = :pk AND r.status IN :live")
+                        .setParameter("status", status)
+                        .setParameter("finishedAt", finishedAt)
+                        .setParameter("pk", run.id())
+                        .setParameter("live", JpaRunStore.LIVE);
+        error.ifPresent(
+                e -> {
+                    update.setParameter("message", e.message());
+                    e.code().ifPresent(code -> update.setParameter("code", code));
+                });
         return update.executeUpdate() == 1 ? FinishResult.FINISHED : FinishResult.ALREADY_TERMINAL;
     }
 
     @Override
     public List<LoggedChunk> read(RunRef run, long afterSeq, int limit) {
-        return em.createQuery("SELECT e.seq, e.type, e.json FROM RunEvent e WHERE e.runPk = :pk AND e.seq > :after"
-                        + " ORDER BY e.seq", Object[].class)
+        return em
+                .createQuery(
+                        "SELECT e.seq, e.type, e.json FROM RunEvent e WHERE e.runPk = :pk AND e.seq > :after"
+                                + " ORDER BY e.seq",
+                        Object[].class)
                 .setParameter("pk", run.id())
                 .setParameter("after", afterSeq)
                 .setMaxResults(Limits.require(limit))
-                .getResultList().stream()
-                .map(row -> new LoggedChunk(((Number) row[0]).longValue(), (String) row[1], (String) row[2]))
+                .getResultList()
+                .stream()
+                .map(
+                        row ->
+                                new LoggedChunk(
+                                        ((Number) row[0]).longValue(),
+                                        (String) row[1],
+                                        (String) row[2]))
                 .toList();
     }
 
@@ -111,18 +141,24 @@ public class JpaEventLog implements EventLog {
 
     @Override
     public long lastSeq(RunRef run) {
-        Number max = em.createQuery("SELECT MAX(e.seq) FROM RunEvent e WHERE e.runPk = :pk", Number.class)
-                .setParameter("pk", run.id())
-                .getSingleResult();
+        Number max =
+                em.createQuery(
+                                "SELECT MAX(e.seq) FROM RunEvent e WHERE e.runPk = :pk",
+                                Number.class)
+                        .setParameter("pk", run.id())
+                        .getSingleResult();
         return max == null ? 0 : max.longValue();
     }
 
     @Override
     public List<StoredChunk> fingerprints(RunRef run) {
-        return em.createQuery("SELECT e.type, e.fingerprint FROM RunEvent e WHERE e.runPk = :pk ORDER BY e.seq",
+        return em
+                .createQuery(
+                        "SELECT e.type, e.fingerprint FROM RunEvent e WHERE e.runPk = :pk ORDER BY e.seq",
                         Object[].class)
                 .setParameter("pk", run.id())
-                .getResultList().stream()
+                .getResultList()
+                .stream()
                 .map(row -> new StoredChunk((String) row[0], (String) row[1]))
                 .toList();
     }

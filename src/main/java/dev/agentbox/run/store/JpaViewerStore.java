@@ -18,8 +18,7 @@ public class JpaViewerStore implements ViewerStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
-    protected JpaViewerStore() {
-    }
+    protected JpaViewerStore() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaViewerStore(EntityManager em) {
@@ -28,10 +27,11 @@ public class JpaViewerStore implements ViewerStore {
 
     @Override
     public void present(RunRef run, String node, Instant now, Duration ttl) {
-        int updated = em.createQuery("UPDATE RunViewer v SET v.expiresAt = :expires WHERE v.id = :id")
-                .setParameter("expires", now.plus(ttl))
-                .setParameter("id", RunViewer.idOf(run, node))
-                .executeUpdate();
+        int updated =
+                em.createQuery("UPDATE RunViewer v SET v.expiresAt = :expires WHERE v.id = :id")
+                        .setParameter("expires", now.plus(ttl))
+                        .setParameter("id", RunViewer.idOf(run, node))
+                        .executeUpdate();
         if (updated == 0) {
             // Only this node writes rows with its id, and it serializes its own attaches per
             // run, so this insert does not race another insert of the same id.
@@ -53,10 +53,15 @@ public class JpaViewerStore implements ViewerStore {
             return;
         }
         List<String> ids = runs.stream().map(r -> RunViewer.idOf(r, node)).toList();
-        Set<String> existing = new HashSet<>(em.createQuery("SELECT v.id FROM RunViewer v WHERE v.nodeId = :node", String.class)
-                .setParameter("node", node)
-                .getResultList());
-        em.createQuery("UPDATE RunViewer v SET v.expiresAt = :expires WHERE v.nodeId = :node AND v.id IN :ids")
+        Set<String> existing =
+                new HashSet<>(
+                        em.createQuery(
+                                        "SELECT v.id FROM RunViewer v WHERE v.nodeId = :node",
+                                        String.class)
+                                .setParameter("node", node)
+                                .getResultList());
+        em.createQuery(
+                        "UPDATE RunViewer v SET v.expiresAt = :expires WHERE v.nodeId = :node AND v.id IN :ids")
                 .setParameter("expires", now.plus(ttl))
                 .setParameter("node", node)
                 .setParameter("ids", ids)
@@ -71,10 +76,13 @@ public class JpaViewerStore implements ViewerStore {
 
     @Override
     public boolean watched(RunRef run, Instant now) {
-        return !em.createQuery("SELECT v.id FROM RunViewer v WHERE v.runPk = :pk AND v.expiresAt > :now", String.class)
+        return !em.createQuery(
+                        "SELECT v.id FROM RunViewer v WHERE v.runPk = :pk AND v.expiresAt > :now",
+                        String.class)
                 .setParameter("pk", run.id())
                 .setParameter("now", now)
                 .setMaxResults(1)
-                .getResultList().isEmpty();
+                .getResultList()
+                .isEmpty();
     }
 }

@@ -5,8 +5,8 @@ import jakarta.json.JsonObject;
 import java.util.Objects;
 
 /**
- * One chunk as stored in a run's log, ready to be served as an SSE event
- * ({@code id: seq}, {@code event: type}, {@code data: json}).
+ * One chunk as stored in a run's log, ready to be served as an SSE event ({@code id: seq}, {@code
+ * event: type}, {@code data: json}).
  *
  * @param seq the chunk's position in the run's log: 1, 2, 3, … without gaps
  * @param type the chunk's {@code type}

@@ -7,12 +7,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What {@link RunStore#create} needs to record a new run. A new run is always
- * {@link RunStatus#RUNNING}, with no finishedAt, error, usage, detachedSince,
- * cancelRequested or driver epoch (DF-01).
+ * What {@link RunStore#create} needs to record a new run. A new run is always {@link
+ * RunStatus#RUNNING}, with no finishedAt, error, usage, detachedSince, cancelRequested or driver
+ * epoch (DF-01).
  *
- * <p>{@code command} and {@code prompt} are what the agent was asked to do; they are stored
- * for the driver and must never contain a secret (secrets live only inside the sandbox).
+ * <p>{@code command} and {@code prompt} are what the agent was asked to do; they are stored for the
+ * driver and must never contain a secret (secrets live only inside the sandbox).
  *
  * @param runId the client's run id, unique per tenant, 1..{@value #MAX_RUN_ID} characters
  * @param sandboxKey the sandbox the run uses, when already known at creation
@@ -35,8 +35,10 @@ public record NewRun(
         Optional<Long> maxDurationMs) {
 
     public static final int MAX_TENANT = 128;
+
     /** Length of a journal nonce: 32 lowercase hex characters. */
     public static final int NONCE_LENGTH = JournalId.NONCE_LENGTH;
+
     public static final int MAX_RUN_ID = 255;
     public static final int MAX_THREAD_ID = 255;
     public static final int MAX_SANDBOX_KEY = 255;
@@ -54,19 +56,42 @@ public record NewRun(
         Objects.requireNonNull(journalNonce, "journalNonce");
         JournalId.requireNonce(journalNonce);
         Objects.requireNonNull(maxDurationMs, "maxDurationMs");
-        maxDurationMs.ifPresent(ms -> {
-            if (ms <= 0) {
-                throw new IllegalArgumentException("maxDurationMs must be positive when set");
-            }
-        });
+        maxDurationMs.ifPresent(
+                ms -> {
+                    if (ms <= 0) {
+                        throw new IllegalArgumentException(
+                                "maxDurationMs must be positive when set");
+                    }
+                });
     }
 
     /** A run with a fresh random journal nonce and no duration bound. */
-    public NewRun(String tenant, String runId, String threadId, Harness harness, Instant startedAt, boolean durable,
-            boolean detachOnDisconnect, boolean destroyOnComplete, Optional<String> command, Optional<String> prompt,
+    public NewRun(
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            Instant startedAt,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
             Optional<String> sandboxKey) {
-        this(tenant, runId, threadId, harness, startedAt, durable, detachOnDisconnect, destroyOnComplete, command, prompt,
-                sandboxKey, randomNonce(), Optional.empty());
+        this(
+                tenant,
+                runId,
+                threadId,
+                harness,
+                startedAt,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                sandboxKey,
+                randomNonce(),
+                Optional.empty());
     }
 
     /**
@@ -77,10 +102,24 @@ public record NewRun(
         return JournalId.newNonce();
     }
 
-    /** A durable run with the API's defaults (detach on disconnect, keep the sandbox) and nothing optional set. */
-    public static NewRun durable(String tenant, String runId, String threadId, Harness harness, Instant startedAt) {
-        return new NewRun(tenant, runId, threadId, harness, startedAt, true, true, false,
-                Optional.empty(), Optional.empty(), Optional.empty());
+    /**
+     * A durable run with the API's defaults (detach on disconnect, keep the sandbox) and nothing
+     * optional set.
+     */
+    public static NewRun durable(
+            String tenant, String runId, String threadId, Harness harness, Instant startedAt) {
+        return new NewRun(
+                tenant,
+                runId,
+                threadId,
+                harness,
+                startedAt,
+                true,
+                true,
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty());
     }
 
     static void requireLength(String field, String value, int max) {

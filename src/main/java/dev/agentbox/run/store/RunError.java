@@ -6,10 +6,10 @@ import java.util.Optional;
 /**
  * The {@code error} of a run record: {@code {"message", "code?"}}.
  *
- * <p>The message is cut to its first {@value #MAX_MESSAGE} characters (the stderr tail a
- * driver puts into it is already bounded to 1000), so that a terminal update can never fail
- * on the column width; a code longer than {@value #MAX_CODE} characters is rejected, since
- * codes are the service's own short identifiers.
+ * <p>The message is cut to its first {@value #MAX_MESSAGE} characters (the stderr tail a driver
+ * puts into it is already bounded to 1000), so that a terminal update can never fail on the column
+ * width; a code longer than {@value #MAX_CODE} characters is rejected, since codes are the
+ * service's own short identifiers.
  */
 public record RunError(String message, Optional<String> code) {
 
@@ -23,7 +23,8 @@ public record RunError(String message, Optional<String> code) {
             message = message.substring(0, MAX_MESSAGE);
         }
         if (code.isPresent() && code.get().length() > MAX_CODE) {
-            throw new IllegalArgumentException("error code longer than " + MAX_CODE + " characters");
+            throw new IllegalArgumentException(
+                    "error code longer than " + MAX_CODE + " characters");
         }
     }
 

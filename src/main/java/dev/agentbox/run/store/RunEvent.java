@@ -11,11 +11,11 @@ import jakarta.persistence.Table;
  * One chunk of a run's event log (table {@code AB_RUN_EVENT}).
  *
  * <p>Invariants: append-only (rows are never updated); per run, {@code CHUNK_SEQ} is 1, 2, 3, …
- * without gaps, because every append assigns {@code last + 1 …} while holding the run's claim
- * row locked; the primary key {@code (RUN_PK, CHUNK_SEQ)} turns any violation into a failed
- * transaction rather than a duplicate. {@code FINGERPRINT} is
- * {@link dev.agentbox.run.harness.Chunks#fingerprint} of the chunk, stored so that alignment
- * never has to load the chunk text.
+ * without gaps, because every append assigns {@code last + 1 …} while holding the run's claim row
+ * locked; the primary key {@code (RUN_PK, CHUNK_SEQ)} turns any violation into a failed transaction
+ * rather than a duplicate. {@code FINGERPRINT} is {@link
+ * dev.agentbox.run.harness.Chunks#fingerprint} of the chunk, stored so that alignment never has to
+ * load the chunk text.
  */
 @Entity
 @Table(name = "AB_RUN_EVENT")
@@ -42,8 +42,7 @@ public class RunEvent {
     @Column(name = "FINGERPRINT", nullable = false, length = 64)
     private String fingerprint;
 
-    protected RunEvent() {
-    }
+    protected RunEvent() {}
 
     RunEvent(String runPk, long seq, String type, String json, String fingerprint) {
         this.runPk = runPk;

@@ -11,8 +11,7 @@ public class RunEventId implements Serializable {
     private String runPk;
     private long seq;
 
-    public RunEventId() {
-    }
+    public RunEventId() {}
 
     public RunEventId(String runPk, long seq) {
         this.runPk = runPk;
@@ -21,7 +20,9 @@ public class RunEventId implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RunEventId other && seq == other.seq && Objects.equals(runPk, other.runPk);
+        return o instanceof RunEventId other
+                && seq == other.seq
+                && Objects.equals(runPk, other.runPk);
     }
 
     @Override

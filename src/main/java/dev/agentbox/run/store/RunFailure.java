@@ -3,10 +3,10 @@ package dev.agentbox.run.store;
 import java.util.Locale;
 
 /**
- * Why a run ended other than {@code completed}: the {@code code} of its {@code RUN_ERROR}
- * chunk and of its record's {@code error} (docs/api.md, "Run failures"). Run failures are not
- * HTTP errors, so they are not {@code ProblemCode}s; the two sets share a few spellings
- * ({@code setup-failed}, {@code internal-error}) on purpose.
+ * Why a run ended other than {@code completed}: the {@code code} of its {@code RUN_ERROR} chunk and
+ * of its record's {@code error} (docs/api.md, "Run failures"). Run failures are not HTTP errors, so
+ * they are not {@code ProblemCode}s; the two sets share a few spellings ({@code setup-failed},
+ * {@code internal-error}) on purpose.
  */
 public enum RunFailure {
     AGENT_EXIT,

@@ -23,21 +23,24 @@ import java.util.OptionalLong;
 /**
  * The durable record of one agent run (table {@code AB_RUN}).
  *
- * <p>Invariants: {@code (TENANT, RUN_ID)} is unique (a database constraint, so two servers
- * cannot both create the same run); every nullable column is an absent field, and
- * {@code CANCEL_REQUESTED} is a nullable boolean so that "never requested" (NULL) and
- * {@code false} stay distinct. The driver epoch is NOT here: it is the version of the run's
- * {@link DriverClaim} row, so that record writes (cancel, detach, usage) can never bump or
- * fence the epoch. Rows are written by the stores only; every store write to this row bumps
- * {@code VERSION}.
+ * <p>Invariants: {@code (TENANT, RUN_ID)} is unique (a database constraint, so two servers cannot
+ * both create the same run); every nullable column is an absent field, and {@code CANCEL_REQUESTED}
+ * is a nullable boolean so that "never requested" (NULL) and {@code false} stay distinct. The
+ * driver epoch is NOT here: it is the version of the run's {@link DriverClaim} row, so that record
+ * writes (cancel, detach, usage) can never bump or fence the epoch. Rows are written by the stores
+ * only; every store write to this row bumps {@code VERSION}.
  */
 @Entity
-@Table(name = "AB_RUN",
-        uniqueConstraints = @UniqueConstraint(name = "AB_RUN_TENANT_RUN_ID", columnNames = {"TENANT", "RUN_ID"}),
+@Table(
+        name = "AB_RUN",
+        uniqueConstraints =
+                @UniqueConstraint(
+                        name = "AB_RUN_TENANT_RUN_ID",
+                        columnNames = {"TENANT", "RUN_ID"}),
         indexes = {
-                @Index(name = "AB_RUN_THREAD_IX", columnList = "TENANT, THREAD_ID, STARTED_AT"),
-                @Index(name = "AB_RUN_DETACHED_IX", columnList = "DETACHED_SINCE"),
-                @Index(name = "AB_RUN_LIVE_IX", columnList = "STATUS, STARTED_AT")
+            @Index(name = "AB_RUN_THREAD_IX", columnList = "TENANT, THREAD_ID, STARTED_AT"),
+            @Index(name = "AB_RUN_DETACHED_IX", columnList = "DETACHED_SINCE"),
+            @Index(name = "AB_RUN_LIVE_IX", columnList = "STATUS, STARTED_AT")
         })
 public class RunRecord {
 
@@ -115,8 +118,7 @@ public class RunRecord {
     @Column(name = "VERSION")
     private long version;
 
-    protected RunRecord() {
-    }
+    protected RunRecord() {}
 
     RunRecord(RunRef ref, NewRun run) {
         this.runPk = ref.id();
@@ -146,14 +148,32 @@ public class RunRecord {
 
     /** The snapshot of this row, with the epoch read from the run's claim row. */
     RunRecordView view(OptionalLong driverEpoch) {
-        return new RunRecordView(ref(), tenant, runId, threadId,
-                Harness.of(harness).orElseThrow(() -> new IllegalStateException("unknown harness stored: " + harness)),
-                status, startedAt, Optional.ofNullable(finishedAt),
-                Optional.ofNullable(errorMessage).map(m -> new RunError(m, Optional.ofNullable(errorCode))),
+        return new RunRecordView(
+                ref(),
+                tenant,
+                runId,
+                threadId,
+                Harness.of(harness)
+                        .orElseThrow(
+                                () ->
+                                        new IllegalStateException(
+                                                "unknown harness stored: " + harness)),
+                status,
+                startedAt,
+                Optional.ofNullable(finishedAt),
+                Optional.ofNullable(errorMessage)
+                        .map(m -> new RunError(m, Optional.ofNullable(errorCode))),
                 Optional.ofNullable(usageJson).map(RunRecord::parseObject),
-                Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince), Optional.ofNullable(cancelRequested),
-                durable, detachOnDisconnect, destroyOnComplete,
-                Optional.ofNullable(command), Optional.ofNullable(prompt), driverEpoch, version,
+                Optional.ofNullable(sandboxKey),
+                Optional.ofNullable(detachedSince),
+                Optional.ofNullable(cancelRequested),
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                Optional.ofNullable(command),
+                Optional.ofNullable(prompt),
+                driverEpoch,
+                version,
                 journalNonce != null ? journalNonce : JournalId.derived(runId).nonce(),
                 Optional.ofNullable(maxDurationMs));
     }
@@ -162,7 +182,8 @@ public class RunRecord {
     static String usageText(JsonObject usage) {
         String text = usage.toString();
         if (text.length() > MAX_TEXT) {
-            throw new IllegalArgumentException("usage JSON longer than " + MAX_TEXT + " characters");
+            throw new IllegalArgumentException(
+                    "usage JSON longer than " + MAX_TEXT + " characters");
         }
         return text;
     }

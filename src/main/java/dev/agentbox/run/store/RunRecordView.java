@@ -8,9 +8,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * An immutable snapshot of one run record as the stores return it; the API layer maps it to
- * the run JSON of docs/api.md, writing every empty Optional as an absent member (so
- * {@code cancelRequested = Optional.of(false)} is shown, {@code Optional.empty()} is not).
+ * An immutable snapshot of one run record as the stores return it; the API layer maps it to the run
+ * JSON of docs/api.md, writing every empty Optional as an absent member (so {@code cancelRequested
+ * = Optional.of(false)} is shown, {@code Optional.empty()} is not).
  *
  * @param ref the store's reference to the run, for the claim and the log
  * @param driverEpoch the version of the run's claim row; empty until the first claim

@@ -3,10 +3,10 @@ package dev.agentbox.run.store;
 import java.util.Objects;
 
 /**
- * The store's own reference to one run: a surrogate id assigned when the run record is
- * created, unique across tenants. It is distinct from the tenant-scoped {@code runId} a client
- * chose, so that claim rows and log rows never need the tenant, and a type of its own so that
- * the two can never be mixed up in a signature.
+ * The store's own reference to one run: a surrogate id assigned when the run record is created,
+ * unique across tenants. It is distinct from the tenant-scoped {@code runId} a client chose, so
+ * that claim rows and log rows never need the tenant, and a type of its own so that the two can
+ * never be mixed up in a signature.
  *
  * @param id the opaque surrogate id (at most {@value #MAX_LENGTH} characters)
  */

@@ -3,9 +3,9 @@ package dev.agentbox.run.store;
 import java.util.Locale;
 
 /**
- * The status of a run, as docs/api.md spells it on the wire. {@code running} and
- * {@code interrupted} are live; {@code completed}, {@code failed} and {@code aborted} are
- * terminal and final: a terminal run never changes status again and is never claimed.
+ * The status of a run, as docs/api.md spells it on the wire. {@code running} and {@code
+ * interrupted} are live; {@code completed}, {@code failed} and {@code aborted} are terminal and
+ * final: a terminal run never changes status again and is never claimed.
  */
 public enum RunStatus {
     RUNNING,
@@ -27,7 +27,7 @@ public enum RunStatus {
      * The status named {@code wireName} exactly (lowercase).
      *
      * @throws IllegalArgumentException for any other string, so an unknown status is rejected
-     *         rather than mapped to something plausible
+     *     rather than mapped to something plausible
      */
     public static RunStatus parse(String wireName) {
         for (RunStatus s : values()) {

@@ -8,13 +8,15 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 
 /**
- * "Node N has at least one viewer of run R until T" (table {@code AB_RUN_VIEWER}): viewers
- * counted across the cluster. One row per (run, node); the node renews its rows while its
- * streams are open, and a row of a dead node simply expires. A run is detached only when no
- * unexpired row of any node remains.
+ * "Node N has at least one viewer of run R until T" (table {@code AB_RUN_VIEWER}): viewers counted
+ * across the cluster. One row per (run, node); the node renews its rows while its streams are open,
+ * and a row of a dead node simply expires. A run is detached only when no unexpired row of any node
+ * remains.
  */
 @Entity
-@Table(name = "AB_RUN_VIEWER", indexes = @Index(name = "AB_RUN_VIEWER_NODE_IX", columnList = "NODE_ID"))
+@Table(
+        name = "AB_RUN_VIEWER",
+        indexes = @Index(name = "AB_RUN_VIEWER_NODE_IX", columnList = "NODE_ID"))
 public class RunViewer {
 
     @Id
@@ -30,8 +32,7 @@ public class RunViewer {
     @Column(name = "EXPIRES_AT", nullable = false)
     private Instant expiresAt;
 
-    protected RunViewer() {
-    }
+    protected RunViewer() {}
 
     RunViewer(RunRef run, String nodeId, Instant expiresAt) {
         this.id = idOf(run, nodeId);

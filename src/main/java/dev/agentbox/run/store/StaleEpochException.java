@@ -3,9 +3,9 @@ package dev.agentbox.run.store;
 import java.util.OptionalLong;
 
 /**
- * An append by a driver whose epoch is no longer the run's current one (another server
- * claimed the run, or the run was never claimed with that epoch). Nothing of the batch was
- * written. The driver must latch shut: no further writes of any kind for this run.
+ * An append by a driver whose epoch is no longer the run's current one (another server claimed the
+ * run, or the run was never claimed with that epoch). Nothing of the batch was written. The driver
+ * must latch shut: no further writes of any kind for this run.
  */
 public class StaleEpochException extends RuntimeException {
 
@@ -16,8 +16,15 @@ public class StaleEpochException extends RuntimeException {
     private final transient OptionalLong currentEpoch;
 
     public StaleEpochException(RunRef run, long heldEpoch, OptionalLong currentEpoch) {
-        super("stale driver epoch for run " + run.id() + ": held " + heldEpoch + ", current "
-                + (currentEpoch.isPresent() ? String.valueOf(currentEpoch.getAsLong()) : "none"));
+        super(
+                "stale driver epoch for run "
+                        + run.id()
+                        + ": held "
+                        + heldEpoch
+                        + ", current "
+                        + (currentEpoch.isPresent()
+                                ? String.valueOf(currentEpoch.getAsLong())
+                                : "none"));
         this.run = run;
         this.heldEpoch = heldEpoch;
         this.currentEpoch = currentEpoch;

@@ -5,13 +5,13 @@ import java.time.Instant;
 import java.util.Set;
 
 /**
- * Which nodes have viewers of which runs, shared by every server on one database. Each
- * method is one transaction; callers pass {@code now}.
+ * Which nodes have viewers of which runs, shared by every server on one database. Each method is
+ * one transaction; callers pass {@code now}.
  *
- * <p>A node counts its own viewers in memory and keeps one row per run while that count is
- * above zero: {@link #present} when the first viewer attaches, {@link #absent} when the last
- * one leaves, {@link #renew} about once per stream heartbeat. A row that is not renewed
- * (its node died) stops counting after {@code ttl}.
+ * <p>A node counts its own viewers in memory and keeps one row per run while that count is above
+ * zero: {@link #present} when the first viewer attaches, {@link #absent} when the last one leaves,
+ * {@link #renew} about once per stream heartbeat. A row that is not renewed (its node died) stops
+ * counting after {@code ttl}.
  */
 public interface ViewerStore {
 

@@ -12,9 +12,9 @@ import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.spi.BoundedCapture;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import java.io.Closeable;
@@ -33,11 +33,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The provider's connection to the engine: one long-lived docker-java client for work and
- * one with a short response timeout for pings, plus the exec primitives everything else is
- * built on ({@link ExecCall}: output captured up to a cap; {@link StreamCall}: stdout handed
- * over frame by frame) and the kill pool. Nothing here waits without a deadline the caller
- * chose. Engine trouble becomes {@code 503 provider-unavailable}.
+ * The provider's connection to the engine: one long-lived docker-java client for work and one with
+ * a short response timeout for pings, plus the exec primitives everything else is built on ({@link
+ * ExecCall}: output captured up to a cap; {@link StreamCall}: stdout handed over frame by frame)
+ * and the kill pool. Nothing here waits without a deadline the caller chose. Engine trouble becomes
+ * {@code 503 provider-unavailable}.
  */
 final class DockerEngine implements Closeable {
 
@@ -45,29 +45,46 @@ final class DockerEngine implements Closeable {
 
     private final DockerClient client;
     private final DockerClient pingClient;
-    private final ThreadPoolExecutor ops = new ThreadPoolExecutor(OPS_THREADS, OPS_THREADS, 30, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(OPS_QUEUE), new DaemonThreads("agentbox-docker-ops"));
+    private final ThreadPoolExecutor ops =
+            new ThreadPoolExecutor(
+                    OPS_THREADS,
+                    OPS_THREADS,
+                    30,
+                    TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(OPS_QUEUE),
+                    new DaemonThreads("agentbox-docker-ops"));
 
     /** Kill-pool threads; each kill holds one for at most a few internal deadlines. */
     static final int OPS_THREADS = 32;
-    /** Kills waiting for a thread; past it a kill is refused (logged) rather than queued without bound. */
+
+    /**
+     * Kills waiting for a thread; past it a kill is refused (logged) rather than queued without
+     * bound.
+     */
     static final int OPS_QUEUE = 10_000;
 
     DockerEngine(String host) {
-        DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
-        this.client = DockerClientImpl.getInstance(config, new ApacheDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .sslConfig(config.getSSLConfig())
-                .maxConnections(200)
-                .connectionTimeout(Duration.ofSeconds(5))
-                .build());
-        this.pingClient = DockerClientImpl.getInstance(config, new ApacheDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .sslConfig(config.getSSLConfig())
-                .maxConnections(2)
-                .connectionTimeout(Duration.ofSeconds(3))
-                .responseTimeout(Duration.ofSeconds(3))
-                .build());
+        DockerClientConfig config =
+                DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
+        this.client =
+                DockerClientImpl.getInstance(
+                        config,
+                        new ApacheDockerHttpClient.Builder()
+                                .dockerHost(config.getDockerHost())
+                                .sslConfig(config.getSSLConfig())
+                                .maxConnections(200)
+                                .connectionTimeout(Duration.ofSeconds(5))
+                                .build());
+        this.pingClient =
+                DockerClientImpl.getInstance(
+                        config,
+                        new ApacheDockerHttpClient.Builder()
+                                .dockerHost(config.getDockerHost())
+                                .sslConfig(config.getSSLConfig())
+                                .maxConnections(2)
+                                .connectionTimeout(Duration.ofSeconds(3))
+                                .responseTimeout(Duration.ofSeconds(3))
+                                .build());
         ops.allowCoreThreadTimeOut(true);
     }
 
@@ -84,7 +101,9 @@ final class DockerEngine implements Closeable {
         }
     }
 
-    /** Runs a docker-java call; transport failures (engine unreachable) become provider-unavailable. */
+    /**
+     * Runs a docker-java call; transport failures (engine unreachable) become provider-unavailable.
+     */
     static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();
@@ -92,21 +111,29 @@ final class DockerEngine implements Closeable {
             throw e;
         } catch (RuntimeException e) {
             // The transport's message (socket paths, an engine's response) is for the log only.
-            Incident incident = Incident.log(LOG, Level.WARNING, "Docker engine unavailable during " + what + ": " + rootMessage(e), e);
-            throw ProblemException.providerUnavailable(incident.text("Docker engine unavailable during " + what), e);
+            Incident incident =
+                    Incident.log(
+                            LOG,
+                            Level.WARNING,
+                            "Docker engine unavailable during " + what + ": " + rootMessage(e),
+                            e);
+            throw ProblemException.providerUnavailable(
+                    incident.text("Docker engine unavailable during " + what), e);
         }
     }
 
     static void run(String what, Runnable r) {
-        call(what, () -> {
-            r.run();
-            return null;
-        });
+        call(
+                what,
+                () -> {
+                    r.run();
+                    return null;
+                });
     }
 
     /**
-     * Starts an exec attached, capturing at most {@code cap} bytes of its output; the caller
-     * waits on the returned call with its own deadline and closes it.
+     * Starts an exec attached, capturing at most {@code cap} bytes of its output; the caller waits
+     * on the returned call with its own deadline and closes it.
      */
     ExecCall start(String container, List<String> cmd, List<String> env, String workdir, long cap) {
         String execId = createExec(container, cmd, env, workdir);
@@ -115,7 +142,10 @@ final class DockerEngine implements Closeable {
         return call;
     }
 
-    /** Starts {@code execId} attached to {@code callback}; a start that fails runs {@code release} (the connection). */
+    /**
+     * Starts {@code execId} attached to {@code callback}; a start that fails runs {@code release}
+     * (the connection).
+     */
     private void attach(String execId, ResultCallback.Adapter<Frame> callback, Runnable release) {
         try {
             call("exec", () -> client.execStartCmd(execId).exec(callback));
@@ -126,15 +156,19 @@ final class DockerEngine implements Closeable {
     }
 
     /**
-     * One started exec: output captured up to a cap, and the points a waiter cares about —
-     * the stream completed, or the cap was reached (the command must then be killed: it would
-     * otherwise go on printing into a stream nobody keeps). Nothing here blocks without a
-     * deadline; {@link #close} releases the engine connection whatever the command does.
+     * One started exec: output captured up to a cap, and the points a waiter cares about — the
+     * stream completed, or the cap was reached (the command must then be killed: it would otherwise
+     * go on printing into a stream nobody keeps). Nothing here blocks without a deadline; {@link
+     * #close} releases the engine connection whatever the command does.
      */
     static final class ExecCall implements Closeable {
 
         /** Why a wait ended. */
-        enum End { COMPLETED, CAPPED, DEADLINE }
+        enum End {
+            COMPLETED,
+            CAPPED,
+            DEADLINE
+        }
 
         private final String execId;
         private final BoundedCapture capture;
@@ -145,27 +179,29 @@ final class DockerEngine implements Closeable {
         ExecCall(String execId, long cap) {
             this.execId = execId;
             this.capture = new BoundedCapture(cap);
-            this.callback = new ResultCallback.Adapter<>() {
-                @Override
-                public void onNext(Frame f) {
-                    byte[] b = f.getPayload();
-                    if (!capture.append(f.getStreamType() == StreamType.STDERR, b, 0, b.length)) {
-                        stop.countDown();
-                    }
-                }
+            this.callback =
+                    new ResultCallback.Adapter<>() {
+                        @Override
+                        public void onNext(Frame f) {
+                            byte[] b = f.getPayload();
+                            if (!capture.append(
+                                    f.getStreamType() == StreamType.STDERR, b, 0, b.length)) {
+                                stop.countDown();
+                            }
+                        }
 
-                @Override
-                public void onError(Throwable t) {
-                    super.onError(t);
-                    finished();
-                }
+                        @Override
+                        public void onError(Throwable t) {
+                            super.onError(t);
+                            finished();
+                        }
 
-                @Override
-                public void onComplete() {
-                    super.onComplete();
-                    finished();
-                }
-            };
+                        @Override
+                        public void onComplete() {
+                            super.onComplete();
+                            finished();
+                        }
+                    };
         }
 
         private void finished() {
@@ -195,7 +231,10 @@ final class DockerEngine implements Closeable {
             return completed.getCount() == 0 ? End.COMPLETED : End.DEADLINE;
         }
 
-        /** Waits up to {@code d} for the stream to complete (the command and all holders of its output gone). */
+        /**
+         * Waits up to {@code d} for the stream to complete (the command and all holders of its
+         * output gone).
+         */
         boolean awaitCompleted(Duration d) {
             try {
                 return completed.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
@@ -224,7 +263,10 @@ final class DockerEngine implements Closeable {
         }
     }
 
-    /** Starts an exec attached whose stdout is handed over chunk by chunk (for streamed reads); see {@link StreamCall}. */
+    /**
+     * Starts an exec attached whose stdout is handed over chunk by chunk (for streamed reads); see
+     * {@link StreamCall}.
+     */
     StreamCall startStream(String container, List<String> cmd, List<String> env, String workdir) {
         String execId = createExec(container, cmd, env, workdir);
         StreamCall call = new StreamCall(execId);
@@ -233,11 +275,10 @@ final class DockerEngine implements Closeable {
     }
 
     /**
-     * An exec whose stdout is passed to one consumer through a small bounded queue: the
-     * engine's reader thread blocks (back-pressure into the command's pipe) while the
-     * consumer is slow, so at most {@value #QUEUED_FRAMES} frames are ever held. Stderr keeps
-     * its first 4 KiB for error messages. {@link #close} unblocks the reader thread and
-     * releases the connection.
+     * An exec whose stdout is passed to one consumer through a small bounded queue: the engine's
+     * reader thread blocks (back-pressure into the command's pipe) while the consumer is slow, so
+     * at most {@value #QUEUED_FRAMES} frames are ever held. Stderr keeps its first 4 KiB for error
+     * messages. {@link #close} unblocks the reader thread and releases the connection.
      */
     static final class StreamCall implements Closeable {
 
@@ -253,35 +294,41 @@ final class DockerEngine implements Closeable {
 
         StreamCall(String execId) {
             this.execId = execId;
-            this.callback = new ResultCallback.Adapter<>() {
-                @Override
-                public void onNext(Frame f) {
-                    byte[] b = f.getPayload();
-                    if (f.getStreamType() == StreamType.STDERR) {
-                        stderr.append(true, b, 0, b.length);
-                    } else if (b.length > 0) {
-                        // a copy: the frame's buffer is not ours to keep once onNext returns
-                        put(b.clone());
-                    }
-                }
+            this.callback =
+                    new ResultCallback.Adapter<>() {
+                        @Override
+                        public void onNext(Frame f) {
+                            byte[] b = f.getPayload();
+                            if (f.getStreamType() == StreamType.STDERR) {
+                                stderr.append(true, b, 0, b.length);
+                            } else if (b.length > 0) {
+                                // a copy: the frame's buffer is not ours to keep once onNext
+                                // returns
+                                put(b.clone());
+                            }
+                        }
 
-                // The end is a flag, not a queue element: docker-java may call these on a thread
-                // it has already interrupted, where a blocking put would be lost.
-                @Override
-                public void onError(Throwable t) {
-                    super.onError(t);
-                    completed = true;
-                }
+                        // The end is a flag, not a queue element: docker-java may call these on a
+                        // thread
+                        // it has already interrupted, where a blocking put would be lost.
+                        @Override
+                        public void onError(Throwable t) {
+                            super.onError(t);
+                            completed = true;
+                        }
 
-                @Override
-                public void onComplete() {
-                    super.onComplete();
-                    completed = true;
-                }
-            };
+                        @Override
+                        public void onComplete() {
+                            super.onComplete();
+                            completed = true;
+                        }
+                    };
         }
 
-        /** Blocks the engine's reader thread until the consumer takes {@code b} or the call is closed. */
+        /**
+         * Blocks the engine's reader thread until the consumer takes {@code b} or the call is
+         * closed.
+         */
         private void put(byte[] b) {
             boolean interrupted = false;
             while (!closed) {
@@ -316,7 +363,10 @@ final class DockerEngine implements Closeable {
             while (true) {
                 // Read the flag before polling: a frame queued before completion is never missed.
                 boolean ended = completed;
-                byte[] b = queue.poll(Math.min(50_000_000L, Math.max(0, until - System.nanoTime())), TimeUnit.NANOSECONDS);
+                byte[] b =
+                        queue.poll(
+                                Math.min(50_000_000L, Math.max(0, until - System.nanoTime())),
+                                TimeUnit.NANOSECONDS);
                 if (b != null) {
                     return b;
                 }
@@ -347,44 +397,58 @@ final class DockerEngine implements Closeable {
 
     /**
      * The pool that kills abandoned commands and runs other short internal operations: many
-     * threads, each task bounded by the internal deadline, so one sandbox that stalls its
-     * kills occupies one thread at a time and never delays another sandbox's kill (as one
-     * shared timer thread would).
+     * threads, each task bounded by the internal deadline, so one sandbox that stalls its kills
+     * occupies one thread at a time and never delays another sandbox's kill (as one shared timer
+     * thread would).
      */
     ExecutorService ops() {
         return ops;
     }
 
     /**
-     * Creates an exec. A container that is gone is {@code 404 not-found}; one that is not
-     * running (stopped, paused) is {@code 409 sandbox-not-running}.
+     * Creates an exec. A container that is gone is {@code 404 not-found}; one that is not running
+     * (stopped, paused) is {@code 409 sandbox-not-running}.
      */
     String createExec(String container, List<String> cmd, List<String> env, String workdir) {
         try {
-            return call("exec create", () -> client.execCreateCmd(container)
-                    .withCmd(cmd.toArray(String[]::new))
-                    .withAttachStdout(true)
-                    .withAttachStderr(true)
-                    .withEnv(env)
-                    .withWorkingDir(workdir)
-                    .exec()
-                    .getId());
+            return call(
+                    "exec create",
+                    () ->
+                            client.execCreateCmd(container)
+                                    .withCmd(cmd.toArray(String[]::new))
+                                    .withAttachStdout(true)
+                                    .withAttachStderr(true)
+                                    .withEnv(env)
+                                    .withWorkingDir(workdir)
+                                    .exec()
+                                    .getId());
         } catch (NotFoundException e) {
             throw gone(container, e);
         } catch (ConflictException e) {
-            throw new ProblemException(ProblemCode.SANDBOX_NOT_RUNNING, "Sandbox " + container + " is not running.",
-                    java.util.Map.of(), e);
+            throw new ProblemException(
+                    ProblemCode.SANDBOX_NOT_RUNNING,
+                    "Sandbox " + container + " is not running.",
+                    java.util.Map.of(),
+                    e);
         }
     }
 
     static ProblemException gone(String container, Throwable cause) {
-        return new ProblemException(ProblemCode.NOT_FOUND, "Sandbox " + container + " no longer exists.", java.util.Map.of(), cause);
+        return new ProblemException(
+                ProblemCode.NOT_FOUND,
+                "Sandbox " + container + " no longer exists.",
+                java.util.Map.of(),
+                cause);
     }
 
-    /** The exit code of a finished exec; tolerates the short window where the engine still reports it running. */
+    /**
+     * The exit code of a finished exec; tolerates the short window where the engine still reports
+     * it running.
+     */
     int exitCode(String execId) {
         for (int i = 0; ; i++) {
-            InspectExecResponse r = call("exec inspect", () -> client.inspectExecCmd(execId).exec());
+            InspectExecResponse r =
+                    call("exec inspect", () -> client.inspectExecCmd(execId).exec());
             Long code = r.getExitCodeLong();
             if (code != null && !Boolean.TRUE.equals(r.isRunning())) {
                 return code.intValue();

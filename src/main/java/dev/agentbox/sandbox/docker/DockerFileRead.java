@@ -7,13 +7,13 @@ import java.io.OutputStream;
 import java.time.Duration;
 
 /**
- * A streamed read of one file in a container: {@code head -c limit+1} under the pid-file
- * wrapper, its stdout copied frame by frame to the destination. Invariants: never more than
- * {@code limit} bytes reach the destination (one byte more means the file grew past the
- * limit: the copy is aborted); at most {@link DockerEngine.StreamCall#QUEUED_FRAMES} frames
- * are held in memory; whenever the copy does not end normally — the destination fails
- * (client gone), the command is silent for the internal deadline (a FIFO swapped in, a
- * stalled {@code head}), the limit is passed — the reading command's group is killed.
+ * A streamed read of one file in a container: {@code head -c limit+1} under the pid-file wrapper,
+ * its stdout copied frame by frame to the destination. Invariants: never more than {@code limit}
+ * bytes reach the destination (one byte more means the file grew past the limit: the copy is
+ * aborted); at most {@link DockerEngine.StreamCall#QUEUED_FRAMES} frames are held in memory;
+ * whenever the copy does not end normally — the destination fails (client gone), the command is
+ * silent for the internal deadline (a FIFO swapped in, a stalled {@code head}), the limit is passed
+ * — the reading command's group is killed.
  */
 final class DockerFileRead implements FileRead {
 
@@ -51,13 +51,23 @@ final class DockerFileRead implements FileRead {
                     throw new InterruptedIOException("read of " + path + " interrupted");
                 }
                 if (b == null) {
-                    throw new IOException("read of " + path + " stalled: no data for " + silence.toMillis() + " ms");
+                    throw new IOException(
+                            "read of "
+                                    + path
+                                    + " stalled: no data for "
+                                    + silence.toMillis()
+                                    + " ms");
                 }
                 if (b.length == 0) {
                     break;
                 }
                 if (copied + b.length > limit) {
-                    throw new IOException("read of " + path + " aborted: the file grew past the limit of " + limit + " bytes");
+                    throw new IOException(
+                            "read of "
+                                    + path
+                                    + " aborted: the file grew past the limit of "
+                                    + limit
+                                    + " bytes");
                 }
                 out.write(b);
                 copied += b.length;
@@ -65,8 +75,15 @@ final class DockerFileRead implements FileRead {
             ended = true;
             int code = sandbox.providerBean().engine().exitCode(call.execId());
             if (code != 0) {
-                throw new IOException("read of " + path + " failed (exit " + code + "): "
-                        + (code == 5 ? "it is no longer a regular file" : call.stderr().strip()));
+                throw new IOException(
+                        "read of "
+                                + path
+                                + " failed (exit "
+                                + code
+                                + "): "
+                                + (code == 5
+                                        ? "it is no longer a regular file"
+                                        : call.stderr().strip()));
             }
         } finally {
             call.close();

@@ -27,32 +27,48 @@ final class DockerProcess implements SandboxProcess {
 
     void start() {
         DockerEngine engine = sandbox.providerBean().engine();
-        DockerEngine.run("exec start", () -> engine.client().execStartCmd(execId).exec(new ResultCallback.Adapter<Frame>() {
-            @Override
-            public void onNext(Frame f) {
-                byte[] b = f.getPayload();
-                output.bytes(f.getStreamType() == StreamType.STDERR ? OutputChunk.Stream.STDERR : OutputChunk.Stream.STDOUT,
-                        b, 0, b.length);
-            }
+        DockerEngine.run(
+                "exec start",
+                () ->
+                        engine.client()
+                                .execStartCmd(execId)
+                                .exec(
+                                        new ResultCallback.Adapter<Frame>() {
+                                            @Override
+                                            public void onNext(Frame f) {
+                                                byte[] b = f.getPayload();
+                                                output.bytes(
+                                                        f.getStreamType() == StreamType.STDERR
+                                                                ? OutputChunk.Stream.STDERR
+                                                                : OutputChunk.Stream.STDOUT,
+                                                        b,
+                                                        0,
+                                                        b.length);
+                                            }
 
-            @Override
-            public void onError(Throwable t) {
-                super.onError(t);
-                output.failed(t);
-            }
+                                            @Override
+                                            public void onError(Throwable t) {
+                                                super.onError(t);
+                                                output.failed(t);
+                                            }
 
-            @Override
-            public void onComplete() {
-                super.onComplete();
-                sandbox.providerBean().workers().execute(() -> {
-                    try {
-                        output.exited(engine.exitCode(execId));
-                    } catch (RuntimeException e) {
-                        output.failed(e);
-                    }
-                });
-            }
-        }));
+                                            @Override
+                                            public void onComplete() {
+                                                super.onComplete();
+                                                sandbox.providerBean()
+                                                        .workers()
+                                                        .execute(
+                                                                () -> {
+                                                                    try {
+                                                                        output.exited(
+                                                                                engine.exitCode(
+                                                                                        execId));
+                                                                    } catch (RuntimeException e) {
+                                                                        output.failed(e);
+                                                                    }
+                                                                });
+                                            }
+                                        }));
     }
 
     @Override
@@ -67,12 +83,14 @@ final class DockerProcess implements SandboxProcess {
 
     @Override
     public void writeStdin(String text) {
-        throw new UnsupportedCapabilityException(DockerSandboxProvider.NAME, Capability.WRITABLE_STDIN);
+        throw new UnsupportedCapabilityException(
+                DockerSandboxProvider.NAME, Capability.WRITABLE_STDIN);
     }
 
     @Override
     public void closeStdin() {
-        throw new UnsupportedCapabilityException(DockerSandboxProvider.NAME, Capability.WRITABLE_STDIN);
+        throw new UnsupportedCapabilityException(
+                DockerSandboxProvider.NAME, Capability.WRITABLE_STDIN);
     }
 
     @Override

@@ -1,11 +1,10 @@
 package dev.agentbox.sandbox.docker;
 
-import dev.agentbox.problem.ProblemCode;
-
-import dev.agentbox.problem.ProblemException;
-
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.FileRead;
@@ -25,7 +24,6 @@ import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SnapshotRef;
-import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -46,18 +44,26 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
- * One container. Commands are {@code sh -c} execs; files go through small POSIX shell
- * scripts (they work with GNU coreutils and BusyBox alike) and, for writes, a tar upload.
+ * One container. Commands are {@code sh -c} execs; files go through small POSIX shell scripts (they
+ * work with GNU coreutils and BusyBox alike) and, for writes, a tar upload.
  */
-final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
+final class DockerSandbox
+        implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
 
     /** Private directory inside the sandbox for process-group ids. */
     static final String PROC_DIR = "/tmp/.agentbox/proc";
+
     private static final Logger LOG = Logger.getLogger(DockerSandbox.class.getName());
-    /** How long a thread that gave up on an exec waits for its stream to end after the kill was sent. */
+
+    /**
+     * How long a thread that gave up on an exec waits for its stream to end after the kill was
+     * sent.
+     */
     static final Duration STREAM_GRACE = Duration.ofSeconds(2);
+
     /** TERM to KILL. */
     static final Duration KILL_GRACE = Duration.ofSeconds(1);
+
     /** How long a kill waits for the pid file of a command that is only just starting. */
     static final Duration PIDFILE_WAIT = Duration.ofSeconds(3);
 
@@ -66,7 +72,10 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     private final Map<String, String> env = new ConcurrentHashMap<>();
     private final ExecGit git = new ExecGit(this);
 
-    /** The sandbox env given at create lives in the container's config; {@link #set} adds to it per handle. */
+    /**
+     * The sandbox env given at create lives in the container's config; {@link #set} adds to it per
+     * handle.
+     */
     DockerSandbox(DockerSandboxProvider provider, String name) {
         this.provider = provider;
         this.name = name;
@@ -153,7 +162,9 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             return path;
         }
         String p = path.startsWith("./") ? path.substring(2) : path;
-        return p.isEmpty() || p.equals(".") ? DockerSandboxProvider.WORKSPACE : DockerSandboxProvider.WORKSPACE + "/" + p;
+        return p.isEmpty() || p.equals(".")
+                ? DockerSandboxProvider.WORKSPACE
+                : DockerSandboxProvider.WORKSPACE + "/" + p;
     }
 
     private List<String> envList(ProcessOptions o) {
@@ -166,28 +177,39 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     /**
-     * Runs the command under the pid-file wrapper so it can be killed as a group, waits in
-     * Java for at most its timeout (or the default deadline), and captures at most the
-     * output cap. Timed out, capped or abandoned (the waiting thread interrupted, an engine
-     * error), its group is killed on the kill pool and this thread waits only a short grace
-     * for the stream to end: a command — or a kill — stalled by the sandbox's own binaries
-     * never holds it longer.
+     * Runs the command under the pid-file wrapper so it can be killed as a group, waits in Java for
+     * at most its timeout (or the default deadline), and captures at most the output cap. Timed
+     * out, capped or abandoned (the waiting thread interrupted, an engine error), its group is
+     * killed on the kill pool and this thread waits only a short grace for the stream to end: a
+     * command — or a kill — stalled by the sandbox's own binaries never holds it longer.
      */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
         String cwd = abs(options.cwd().orElse("."));
         Duration deadline = options.timeout().orElse(limits().defaultExecTimeout());
-        Outcome r = bounded(List.of(command), envList(options), cwd, deadline, limits().maxOutputBytes());
+        Outcome r =
+                bounded(
+                        List.of(command),
+                        envList(options),
+                        cwd,
+                        deadline,
+                        limits().maxOutputBytes());
         if (r.end() == End.DEADLINE) {
-            return new ExecResult(utf8(r.stdout()), utf8(r.stderr()) + "\nagentbox: command timed out after "
-                    + deadline.toMillis() + "ms and was killed\n", ExecResult.TIMED_OUT, r.truncated());
+            return new ExecResult(
+                    utf8(r.stdout()),
+                    utf8(r.stderr())
+                            + "\nagentbox: command timed out after "
+                            + deadline.toMillis()
+                            + "ms and was killed\n",
+                    ExecResult.TIMED_OUT,
+                    r.truncated());
         }
         return result(r, cwd);
     }
 
     /**
-     * The runtime refuses an exec whose working directory is missing with exit 126 and an
-     * OCI "chdir to cwd" message instead of running anything: that is a not-found, not data.
+     * The runtime refuses an exec whose working directory is missing with exit 126 and an OCI
+     * "chdir to cwd" message instead of running anything: that is a not-found, not data.
      */
     private static ExecResult result(Outcome r, String cwd) {
         String out = utf8(r.stdout());
@@ -198,17 +220,21 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         return new ExecResult(out, err, r.exitCode(), r.truncated());
     }
 
-    /** What a bounded exec left: output up to the cap, exit code (137 when it never reported one), why it ended. */
-    record Outcome(byte[] stdout, byte[] stderr, int exitCode, End end, boolean truncated) {
-    }
+    /**
+     * What a bounded exec left: output up to the cap, exit code (137 when it never reported one),
+     * why it ended.
+     */
+    record Outcome(byte[] stdout, byte[] stderr, int exitCode, End end, boolean truncated) {}
 
     /**
      * Runs {@code scriptAndArgs} (a script, then its positional parameters) under the pid-file
      * wrapper with a Java-side deadline and output cap; see {@link #exec}.
      */
-    Outcome bounded(List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
+    Outcome bounded(
+            List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
         String pid = newProcessId();
-        DockerEngine.ExecCall call = provider.engine().start(name, boundedWrapper(pid, scriptAndArgs), env, cwd, cap);
+        DockerEngine.ExecCall call =
+                provider.engine().start(name, boundedWrapper(pid, scriptAndArgs), env, cwd, cap);
         End end = End.DEADLINE;
         boolean killed = false;
         try {
@@ -228,7 +254,12 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             call.close();
         }
         int code = call.isCompleted() ? provider.engine().exitCode(call.execId()) : 137;
-        return new Outcome(call.capture().stdout(), call.capture().stderr(), code, end, call.capture().overflowed());
+        return new Outcome(
+                call.capture().stdout(),
+                call.capture().stderr(),
+                code,
+                end,
+                call.capture().overflowed());
     }
 
     private SandboxLimits limits() {
@@ -242,7 +273,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             throw new SandboxFileNotFoundException(cwd);
         }
         String pid = newProcessId();
-        String execId = provider.engine().createExec(name, wrapped(pid, command), envList(options), cwd);
+        String execId =
+                provider.engine().createExec(name, wrapped(pid, command), envList(options), cwd);
         DockerProcess p = new DockerProcess(this, pid, execId);
         p.start();
         return p;
@@ -257,52 +289,79 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     }
 
     /**
-     * A docker exec's process leads its own process group (measured: pid == pgid == sid), so
-     * the wrapper records {@code $$} and execs the command in place; everything it starts,
-     * backgrounded or not, stays in that group.
+     * A docker exec's process leads its own process group (measured: pid == pgid == sid), so the
+     * wrapper records {@code $$} and execs the command in place; everything it starts, backgrounded
+     * or not, stays in that group.
      */
     private static List<String> wrapped(String pid, String command) {
-        return List.of("sh", "-c", "mkdir -p " + PROC_DIR + " && echo $$ > " + PROC_DIR + "/" + pid
-                + " && exec sh -c \"$1\"", "agentbox", command);
+        return List.of(
+                "sh",
+                "-c",
+                "mkdir -p "
+                        + PROC_DIR
+                        + " && echo $$ > "
+                        + PROC_DIR
+                        + "/"
+                        + pid
+                        + " && exec sh -c \"$1\"",
+                "agentbox",
+                command);
     }
 
     /**
-     * The wrapper of a bounded exec: records its {@code $$} (the group leader, as in
-     * {@link #wrapped}), runs the script with its parameters ({@code $0} = agentbox) in a child
-     * shell of the same group, and removes the pid file when it ends by itself. Only
-     * {@code /bin/sh} and its builtins run before the script (plus {@code mkdir} once).
+     * The wrapper of a bounded exec: records its {@code $$} (the group leader, as in {@link
+     * #wrapped}), runs the script with its parameters ({@code $0} = agentbox) in a child shell of
+     * the same group, and removes the pid file when it ends by itself. Only {@code /bin/sh} and its
+     * builtins run before the script (plus {@code mkdir} once).
      */
     private static List<String> boundedWrapper(String pid, List<String> scriptAndArgs) {
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "d=" + PROC_DIR + "; f=$d/$1; shift; s=$1; shift; "
-                + "[ -d $d ] || mkdir -p $d; echo $$ > $f; /bin/sh -c \"$s\" agentbox \"$@\"; r=$?; rm -f $f; exit $r",
-                "agentbox", pid));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                "/bin/sh",
+                                "-c",
+                                "d="
+                                        + PROC_DIR
+                                        + "; f=$d/$1; shift; s=$1; shift; "
+                                        + "[ -d $d ] || mkdir -p $d; echo $$ > $f; /bin/sh -c \"$s\" agentbox \"$@\"; r=$?; rm -f $f; exit $r",
+                                "agentbox",
+                                pid));
         cmd.addAll(scriptAndArgs);
         return cmd;
     }
 
-    /** Kills the group of {@code pid} on the kill pool: the caller does not wait for a kill a sandbox may stall. */
+    /**
+     * Kills the group of {@code pid} on the kill pool: the caller does not wait for a kill a
+     * sandbox may stall.
+     */
     private void killLater(String pid) {
         try {
-            provider.engine().ops().execute(() -> {
-                try {
-                    killGroup(pid);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.FINE, "killing " + pid + " in " + name, e);
-                }
-            });
+            provider.engine()
+                    .ops()
+                    .execute(
+                            () -> {
+                                try {
+                                    killGroup(pid);
+                                } catch (RuntimeException e) {
+                                    LOG.log(Level.FINE, "killing " + pid + " in " + name, e);
+                                }
+                            });
         } catch (RejectedExecutionException e) {
-            LOG.log(Level.WARNING, "kill pool saturated; process group {0} in {1} is left running", new Object[] {pid, name});
+            LOG.log(
+                    Level.WARNING,
+                    "kill pool saturated; process group {0} in {1} is left running",
+                    new Object[] {pid, name});
         }
     }
 
     /**
-     * Kills the process group recorded for {@code pid}: TERM, up to {@link #KILL_GRACE} for it
-     * to go, then KILL. Each step is one exec of {@code /bin/sh} builtins only ({@code read},
-     * {@code kill}) with the internal deadline, so a sandbox that replaced {@code cat},
-     * {@code kill} or {@code sleep} cannot stall it; the pacing is done here, in Java. Waits
-     * up to {@link #PIDFILE_WAIT} for the pid file (a kill right after spawn). Quiet when the
-     * group or the container is gone. Residual risk: a sandbox that replaced {@code /bin/sh}
-     * itself makes each step time out (bounded, on this thread only) and keeps its process.
+     * Kills the process group recorded for {@code pid}: TERM, up to {@link #KILL_GRACE} for it to
+     * go, then KILL. Each step is one exec of {@code /bin/sh} builtins only ({@code read}, {@code
+     * kill}) with the internal deadline, so a sandbox that replaced {@code cat}, {@code kill} or
+     * {@code sleep} cannot stall it; the pacing is done here, in Java. Waits up to {@link
+     * #PIDFILE_WAIT} for the pid file (a kill right after spawn). Quiet when the group or the
+     * container is gone. Residual risk: a sandbox that replaced {@code /bin/sh} itself makes each
+     * step time out (bounded, on this thread only) and keeps its process.
      */
     void killGroup(String pid) {
         String f = PROC_DIR + "/" + pid;
@@ -331,12 +390,27 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
      * removed), {@value #NO_PIDFILE} no pid file yet, -1 the exec failed or did not finish in time.
      */
     private int signal(String f, String sig) {
-        String script = "f=$1; [ -s \"$f\" ] || exit " + NO_PIDFILE + "; read p < \"$f\"; [ -n \"$p\" ] || exit "
-                + NO_PIDFILE + "; kill -" + sig + " -$p 2>/dev/null && { [ " + sig + " != KILL ] || rm -f \"$f\"; exit 0; }; "
-                + "rm -f \"$f\"; exit 1";
+        String script =
+                "f=$1; [ -s \"$f\" ] || exit "
+                        + NO_PIDFILE
+                        + "; read p < \"$f\"; [ -n \"$p\" ] || exit "
+                        + NO_PIDFILE
+                        + "; kill -"
+                        + sig
+                        + " -$p 2>/dev/null && { [ "
+                        + sig
+                        + " != KILL ] || rm -f \"$f\"; exit 0; }; "
+                        + "rm -f \"$f\"; exit 1";
         DockerEngine.ExecCall call;
         try {
-            call = provider.engine().start(name, List.of("/bin/sh", "-c", script, "agentbox", f), List.of(), "/", 4096);
+            call =
+                    provider.engine()
+                            .start(
+                                    name,
+                                    List.of("/bin/sh", "-c", script, "agentbox", f),
+                                    List.of(),
+                                    "/",
+                                    4096);
         } catch (ProblemException e) {
             if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.SANDBOX_NOT_RUNNING) {
                 return 1; // the container is gone or stopped, and with it the process group
@@ -345,7 +419,9 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         }
         try {
             if (call.await(limits().internalExecTimeout()) != End.COMPLETED) {
-                LOG.log(Level.WARNING, "kill -{0} in sandbox {1} did not finish within {2} ms; abandoned",
+                LOG.log(
+                        Level.WARNING,
+                        "kill -{0} in sandbox {1} did not finish within {2} ms; abandoned",
                         new Object[] {sig, name, limits().internalExecTimeout().toMillis()});
                 return -1;
             }
@@ -370,20 +446,30 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     // ---- fs ----
 
     /**
-     * Runs a script with the path arguments as positional parameters (no quoting games), with
-     * the internal deadline and the output cap: a sandbox that stalls or floods an fs
-     * operation gets an error, and the command is killed.
+     * Runs a script with the path arguments as positional parameters (no quoting games), with the
+     * internal deadline and the output cap: a sandbox that stalls or floods an fs operation gets an
+     * error, and the command is killed.
      */
     private Outcome script(String script, String... args) {
         List<String> cmd = new ArrayList<>(List.of(script));
         cmd.addAll(Arrays.asList(args));
-        Outcome r = bounded(cmd, List.of("LC_ALL=C"), "/", limits().internalExecTimeout(), limits().maxOutputBytes());
+        Outcome r =
+                bounded(
+                        cmd,
+                        List.of("LC_ALL=C"),
+                        "/",
+                        limits().internalExecTimeout(),
+                        limits().maxOutputBytes());
         if (r.end() == End.DEADLINE) {
-            throw new SandboxOperationException(args.length == 0 ? "sandbox operation" : "operation on " + args[0],
-                    "the sandbox did not answer within " + limits().internalExecTimeout().toMillis() + " ms");
+            throw new SandboxOperationException(
+                    args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+                    "the sandbox did not answer within "
+                            + limits().internalExecTimeout().toMillis()
+                            + " ms");
         }
         if (r.truncated()) {
-            throw new SandboxOperationException(args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+            throw new SandboxOperationException(
+                    args.length == 0 ? "sandbox operation" : "operation on " + args[0],
                     "its output exceeded " + limits().maxOutputBytes() + " bytes");
         }
         return r;
@@ -401,7 +487,10 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         return out.toByteArray();
     }
 
-    /** {@code stat -L} first (type and size of what a read would open), then a bounded stream; see {@link FileRead}. */
+    /**
+     * {@code stat -L} first (type and size of what a read would open), then a bounded stream; see
+     * {@link FileRead}.
+     */
     @Override
     public FileRead openRead(String path, long maxBytes) {
         String p = abs(path);
@@ -418,7 +507,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             if (st.type() == FsStat.Type.DIR) {
                 throw new SandboxOperationException("read " + p, "it is a directory");
             }
-            throw FileTooLargeException.notRegular(p, FileTooLargeException.kind(st.mode()), maxBytes);
+            throw FileTooLargeException.notRegular(
+                    p, FileTooLargeException.kind(st.mode()), maxBytes);
         }
         long size = st.size().orElse(0);
         if (size > maxBytes) {
@@ -427,13 +517,26 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         return new DockerFileRead(this, p, size, maxBytes);
     }
 
-    /** Starts the reading command of a {@link DockerFileRead}: wrapped, so it can be killed as a group. */
+    /**
+     * Starts the reading command of a {@link DockerFileRead}: wrapped, so it can be killed as a
+     * group.
+     */
     DockerEngine.StreamCall startRead(String pid, String path, long maxBytes) {
         // -f again right before the read narrows the window for a FIFO swapped in after the
         // stat; head -c bounds a file that grew. What remains (a swap between the two) is
         // caught by the reader's silence deadline and byte count.
-        return provider.engine().startStream(name, boundedWrapper(pid, List.of(
-                "[ -f \"$1\" ] || exit 5; exec head -c " + (maxBytes + 1) + " -- \"$1\"", path)), List.of("LC_ALL=C"), "/");
+        return provider.engine()
+                .startStream(
+                        name,
+                        boundedWrapper(
+                                pid,
+                                List.of(
+                                        "[ -f \"$1\" ] || exit 5; exec head -c "
+                                                + (maxBytes + 1)
+                                                + " -- \"$1\"",
+                                        path)),
+                        List.of("LC_ALL=C"),
+                        "/");
     }
 
     void kill(String pid) {
@@ -462,27 +565,37 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
             throw new UncheckedIOException(e);
         }
         try {
-            DockerEngine.run("copy to container", () -> provider.engine().client().copyArchiveToContainerCmd(name)
-                    .withRemotePath("/")
-                    .withNoOverwriteDirNonDir(true)
-                    .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
-                    .exec());
+            DockerEngine.run(
+                    "copy to container",
+                    () ->
+                            provider.engine()
+                                    .client()
+                                    .copyArchiveToContainerCmd(name)
+                                    .withRemotePath("/")
+                                    .withNoOverwriteDirNonDir(true)
+                                    .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
+                                    .exec());
         } catch (NotFoundException e) {
             throw DockerEngine.gone(name, e);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             // The engine's response body is for the log; the caller learns which write failed.
-            Incident incident = Incident.log(LOG, Level.WARNING, "write " + p + " in " + name + " failed", e);
-            throw new SandboxOperationException("write " + p, incident.text("the Docker engine refused the copy"));
+            Incident incident =
+                    Incident.log(LOG, Level.WARNING, "write " + p + " in " + name + " failed", e);
+            throw new SandboxOperationException(
+                    "write " + p, incident.text("the Docker engine refused the copy"));
         }
     }
 
     @Override
     public List<FsEntry> list(String path) {
         String p = abs(path);
-        Outcome r = script("[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
-                + "for f in * .*; do case \"$f\" in .|..) continue;; esac; "
-                + "if [ -L \"$f\" ]; then t=f; elif [ -d \"$f\" ]; then t=d; elif [ -e \"$f\" ]; then t=f; else continue; fi; "
-                + "printf '%s/%s\\0' \"$t\" \"$f\"; done", p);
+        Outcome r =
+                script(
+                        "[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
+                                + "for f in * .*; do case \"$f\" in .|..) continue;; esac; "
+                                + "if [ -L \"$f\" ]; then t=f; elif [ -d \"$f\" ]; then t=d; elif [ -e \"$f\" ]; then t=f; else continue; fi; "
+                                + "printf '%s/%s\\0' \"$t\" \"$f\"; done",
+                        p);
         if (r.exitCode() == 2) {
             throw new SandboxFileNotFoundException(p);
         }
@@ -496,8 +609,11 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
                 continue;
             }
             String n = item.substring(2);
-            entries.add(new FsEntry(n, (base.equals("/") ? "" : base) + "/" + n,
-                    item.charAt(0) == 'd' ? FsEntry.Type.DIR : FsEntry.Type.FILE));
+            entries.add(
+                    new FsEntry(
+                            n,
+                            (base.equals("/") ? "" : base) + "/" + n,
+                            item.charAt(0) == 'd' ? FsEntry.Type.DIR : FsEntry.Type.FILE));
         }
         return entries;
     }
@@ -524,8 +640,12 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
     public void rename(String from, String to) {
         String f = abs(from);
         String t = abs(to);
-        Outcome r = script("{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
-                + "mkdir -p -- \"$(dirname -- \"$2\")\" && mv -f -- \"$1\" \"$2\"", f, t);
+        Outcome r =
+                script(
+                        "{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
+                                + "mkdir -p -- \"$(dirname -- \"$2\")\" && mv -f -- \"$1\" \"$2\"",
+                        f,
+                        t);
         if (r.exitCode() == 2) {
             throw new SandboxFileNotFoundException(f);
         }
@@ -545,7 +665,8 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxFs,
         Outcome r = script("exec stat -c '%f %s' -- \"$1\"", p);
         if (r.exitCode() == 0) {
             String[] parts = utf8(r.stdout()).strip().split(" ");
-            return Optional.of(FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1])));
+            return Optional.of(
+                    FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1])));
         }
         String err = utf8(r.stderr());
         if (err.contains("No such file or directory")) {

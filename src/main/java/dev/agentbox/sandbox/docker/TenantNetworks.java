@@ -13,22 +13,23 @@ import java.util.logging.Logger;
  * Docker's default bridge (where every container reaches every other one and the host).
  *
  * <ul>
- *   <li>One network per tenant, named from a hash of the tenant ({@code agentbox-tn-<hash>}),
- *       so a tenant name never has to be a valid network name and names never collide.</li>
- *   <li>Inter-container traffic is off ({@code enable_icc=false}): two sandboxes of the same
- *       tenant cannot reach each other either; other tenants' networks are separated by the
- *       engine's own isolation rules between bridges.</li>
+ *   <li>One network per tenant, named from a hash of the tenant ({@code agentbox-tn-<hash>}), so a
+ *       tenant name never has to be a valid network name and names never collide.
+ *   <li>Inter-container traffic is off ({@code enable_icc=false}): two sandboxes of the same tenant
+ *       cannot reach each other either; other tenants' networks are separated by the engine's own
+ *       isolation rules between bridges.
  *   <li>The Linux bridge is named {@value #BRIDGE_PREFIX}{@code <hash>} (at most 15 chars), so one
  *       static host rule on {@code abr+} keeps every sandbox off the host's own listeners
- *       (docs/hardening.md, installed by scripts/docker-engine).</li>
- *   <li>Created on first use and never removed by agentbox (it is cheap and shared by the
- *       tenant's sandboxes; removing it would race with a concurrent create).</li>
+ *       (docs/hardening.md, installed by scripts/docker-engine).
+ *   <li>Created on first use and never removed by agentbox (it is cheap and shared by the tenant's
+ *       sandboxes; removing it would race with a concurrent create).
  * </ul>
  */
 final class TenantNetworks {
 
     /** The Linux bridge name prefix of every tenant network; the host rule matches {@code abr+}. */
     static final String BRIDGE_PREFIX = "abr-";
+
     static final String NAME_PREFIX = "agentbox-tn-";
     private static final Logger LOG = Logger.getLogger(TenantNetworks.class.getName());
 
@@ -40,7 +41,8 @@ final class TenantNetworks {
 
     /** 11 hex chars: {@code abr-} + 11 = 15, Linux's limit for an interface name. */
     static String hash(String tenant) {
-        return DockerSandboxProvider.sha256Hex("agentbox/tenant-network/v1:" + tenant).substring(0, 11);
+        return DockerSandboxProvider.sha256Hex("agentbox/tenant-network/v1:" + tenant)
+                .substring(0, 11);
     }
 
     static String networkName(String tenant) {
@@ -53,8 +55,8 @@ final class TenantNetworks {
 
     /**
      * The id of the tenant's network, created when missing. Idempotent and safe when several
-     * servers create it at once: the engine refuses a second network with the same name or the
-     * same Linux bridge name, and whoever loses looks it up again instead of failing.
+     * servers create it at once: the engine refuses a second network with the same name or the same
+     * Linux bridge name, and whoever loses looks it up again instead of failing.
      */
     String ensure(String tenant) {
         String name = networkName(tenant);
@@ -63,16 +65,29 @@ final class TenantNetworks {
             return existing;
         }
         try {
-            CreateNetworkResponse created = DockerEngine.call("network create", () -> engine.client().createNetworkCmd()
-                    .withName(name)
-                    .withDriver("bridge")
-                    .withCheckDuplicate(true)
-                    .withAttachable(false)
-                    .withLabels(Map.of(SandboxLabels.MANAGED, "true", "dev.agentbox.network", "tenant"))
-                    .withOptions(Map.of(
-                            "com.docker.network.bridge.enable_icc", "false",
-                            "com.docker.network.bridge.name", bridgeName(tenant)))
-                    .exec());
+            CreateNetworkResponse created =
+                    DockerEngine.call(
+                            "network create",
+                            () ->
+                                    engine.client()
+                                            .createNetworkCmd()
+                                            .withName(name)
+                                            .withDriver("bridge")
+                                            .withCheckDuplicate(true)
+                                            .withAttachable(false)
+                                            .withLabels(
+                                                    Map.of(
+                                                            SandboxLabels.MANAGED,
+                                                            "true",
+                                                            "dev.agentbox.network",
+                                                            "tenant"))
+                                            .withOptions(
+                                                    Map.of(
+                                                            "com.docker.network.bridge.enable_icc",
+                                                            "false",
+                                                            "com.docker.network.bridge.name",
+                                                            bridgeName(tenant)))
+                                            .exec());
             LOG.info("created tenant network " + name + " (bridge " + bridgeName(tenant) + ")");
             return created.getId();
         } catch (DockerException e) {
@@ -88,7 +103,10 @@ final class TenantNetworks {
 
     private String find(String name) {
         try {
-            Network n = DockerEngine.call("network inspect", () -> engine.client().inspectNetworkCmd().withNetworkId(name).exec());
+            Network n =
+                    DockerEngine.call(
+                            "network inspect",
+                            () -> engine.client().inspectNetworkCmd().withNetworkId(name).exec());
             // inspect by name also matches id prefixes; only an exact name is ours
             return name.equals(n.getName()) ? n.getId() : null;
         } catch (NotFoundException e) {

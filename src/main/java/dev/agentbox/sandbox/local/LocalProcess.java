@@ -13,8 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A host process started under {@code setsid}: it leads its own session and process group
- * (pgid == pid), so {@code kill -- -pid} reaches everything it started.
+ * A host process started under {@code setsid}: it leads its own session and process group (pgid ==
+ * pid), so {@code kill -- -pid} reaches everything it started.
  */
 final class LocalProcess implements SandboxProcess {
 
@@ -33,23 +33,30 @@ final class LocalProcess implements SandboxProcess {
         try {
             proc = pb.start();
         } catch (IOException e) {
-            throw ProblemException.providerUnavailable("Cannot start a local process (is setsid installed?)", e);
+            throw ProblemException.providerUnavailable(
+                    "Cannot start a local process (is setsid installed?)", e);
         }
         LocalProcess p = new LocalProcess(proc, provider.limits().processBufferChars());
-        Thread out = provider.threads().newThread(() -> p.pump(proc.getInputStream(), OutputChunk.Stream.STDOUT));
-        Thread err = provider.threads().newThread(() -> p.pump(proc.getErrorStream(), OutputChunk.Stream.STDERR));
+        Thread out =
+                provider.threads()
+                        .newThread(() -> p.pump(proc.getInputStream(), OutputChunk.Stream.STDOUT));
+        Thread err =
+                provider.threads()
+                        .newThread(() -> p.pump(proc.getErrorStream(), OutputChunk.Stream.STDERR));
         out.start();
         err.start();
-        proc.onExit().thenRun(() -> {
-            try {
-                out.join();
-                err.join();
-                p.output.exited(proc.exitValue());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.output.failed(e);
-            }
-        });
+        proc.onExit()
+                .thenRun(
+                        () -> {
+                            try {
+                                out.join();
+                                err.join();
+                                p.output.exited(proc.exitValue());
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                p.output.failed(e);
+                            }
+                        });
         provider.track(sandboxId, p);
         return p;
     }
@@ -119,8 +126,11 @@ final class LocalProcess implements SandboxProcess {
 
     private static boolean signal(String sig, long pgid) {
         try {
-            Process k = new ProcessBuilder("kill", "-" + sig, "--", "-" + pgid)
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process k =
+                    new ProcessBuilder("kill", "-" + sig, "--", "-" + pgid)
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start();
             return k.waitFor(5, TimeUnit.SECONDS) && k.exitValue() == 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,15 +1,14 @@
 package dev.agentbox.sandbox.local;
 
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.BoundedCapture;
+import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FileTooLargeException;
-import dev.agentbox.sandbox.spi.OutputChunk;
-import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.FsEntry;
 import dev.agentbox.sandbox.spi.FsStat;
+import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.PathOutsideSandboxException;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
@@ -18,39 +17,41 @@ import dev.agentbox.sandbox.spi.SandboxFileNotFoundException;
 import dev.agentbox.sandbox.spi.SandboxFs;
 import dev.agentbox.sandbox.spi.SandboxGit;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxOperationException;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /** A folder on the host standing in for {@code /workspace}. */
-final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
+final class LocalSandbox
+        implements SandboxHandle, SandboxProcesses, SandboxFs, SandboxEnv, SandboxPorts {
 
     static final String VIRTUAL_ROOT = "/workspace";
 
@@ -63,7 +64,12 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     private final Map<String, String> env = new ConcurrentHashMap<>();
     private final ExecGit git = new ExecGit(this);
 
-    LocalSandbox(LocalSandboxProvider provider, String id, Path dir, Map<String, String> createEnv, String journalDirectory) {
+    LocalSandbox(
+            LocalSandboxProvider provider,
+            String id,
+            Path dir,
+            Map<String, String> createEnv,
+            String journalDirectory) {
         this.provider = provider;
         this.id = id;
         try {
@@ -91,7 +97,10 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         return root.toString();
     }
 
-    /** Every local sandbox runs on the same host: its tenant's directory, never the shared {@code /tmp} one. */
+    /**
+     * Every local sandbox runs on the same host: its tenant's directory, never the shared {@code
+     * /tmp} one.
+     */
     @Override
     public String journalDirectory() {
         return journalDirectory;
@@ -149,9 +158,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     // ---- paths ----
 
     /**
-     * Maps a sandbox path ({@code /workspace/...}, relative, or under the real root) to the
-     * host. Anything that resolves outside the root, lexically or through a symlink in an
-     * existing ancestor (the last component too when {@code followLast}), is refused.
+     * Maps a sandbox path ({@code /workspace/...}, relative, or under the real root) to the host.
+     * Anything that resolves outside the root, lexically or through a symlink in an existing
+     * ancestor (the last component too when {@code followLast}), is refused.
      */
     Path resolve(String path, boolean followLast) {
         if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
@@ -179,7 +188,10 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         return p;
     }
 
-    /** Follows a symlink chain at the last component lexically (dangling links too: a write would create the target). */
+    /**
+     * Follows a symlink chain at the last component lexically (dangling links too: a write would
+     * create the target).
+     */
     private Path followLinks(Path p, String original) {
         Path cur = p;
         for (int i = 0; i < 40 && Files.isSymbolicLink(cur); i++) {
@@ -198,7 +210,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         return p;
     }
 
-    /** The deepest existing ancestor of {@code p} (itself included) must really be inside the root. */
+    /**
+     * The deepest existing ancestor of {@code p} (itself included) must really be inside the root.
+     */
     private void requireInsideByRealPath(Path p, String original) {
         Path existing = p;
         while (existing != null && !Files.exists(existing)) {
@@ -225,7 +239,8 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         if (!Files.isDirectory(cwd)) {
             throw new SandboxFileNotFoundException(options.cwd().orElse("."));
         }
-        ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
         Map<String, String> e = pb.environment();
         e.clear();
         e.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
@@ -239,28 +254,32 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     }
 
     /**
-     * Runs the command in its own process group with a deadline (its timeout, or the default)
-     * and the output cap: at either, the group is killed; this thread then waits only a short
-     * grace for the exit. Output past the cap is dropped as it arrives, never kept.
+     * Runs the command in its own process group with a deadline (its timeout, or the default) and
+     * the output cap: at either, the group is killed; this thread then waits only a short grace for
+     * the exit. Output past the cap is dropped as it arrives, never kept.
      */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
         SandboxLimits limits = provider.limits();
         Duration deadline = options.timeout().orElse(limits.defaultExecTimeout());
-        ProcessBuilder pb = builder(command, options).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb =
+                builder(command, options)
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         LocalProcess p = LocalProcess.start(provider, id, pb);
         BoundedCapture capture = new BoundedCapture(limits.maxOutputBytes());
         CompletableFuture<Integer> capped = new CompletableFuture<>();
-        p.subscribe(c -> {
-            byte[] b = c.text().getBytes(StandardCharsets.UTF_8);
-            if (!capture.append(c.stream() == OutputChunk.Stream.STDERR, b, 0, b.length)) {
-                capped.complete(-1);
-            }
-        });
+        p.subscribe(
+                c -> {
+                    byte[] b = c.text().getBytes(StandardCharsets.UTF_8);
+                    if (!capture.append(c.stream() == OutputChunk.Stream.STDERR, b, 0, b.length)) {
+                        capped.complete(-1);
+                    }
+                });
         boolean timedOut = false;
         boolean killed = false;
         try {
-            CompletableFuture.anyOf(p.onExit(), capped).get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+            CompletableFuture.anyOf(p.onExit(), capped)
+                    .get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             timedOut = !capture.overflowed();
         } catch (InterruptedException e) {
@@ -286,8 +305,14 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         String out = new String(capture.stdout(), StandardCharsets.UTF_8);
         String err = new String(capture.stderr(), StandardCharsets.UTF_8);
         if (timedOut && killed) {
-            return new ExecResult(out, err + "\nagentbox: command timed out after " + deadline.toMillis()
-                    + "ms and was killed\n", ExecResult.TIMED_OUT, capture.overflowed());
+            return new ExecResult(
+                    out,
+                    err
+                            + "\nagentbox: command timed out after "
+                            + deadline.toMillis()
+                            + "ms and was killed\n",
+                    ExecResult.TIMED_OUT,
+                    capture.overflowed());
         }
         return new ExecResult(out, err, code, capture.overflowed());
     }
@@ -315,11 +340,11 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     }
 
     /**
-     * Java NIO: attributes of what a read would open (symlinks followed, inside the root
-     * only), refused unless a regular file within the limit; the copy then stops at
-     * {@code maxBytes} whatever the file became meanwhile. Residual risk: a FIFO swapped in
-     * between the check and the open blocks the open (Java has no non-blocking open); the
-     * local provider is for one trusted tenant.
+     * Java NIO: attributes of what a read would open (symlinks followed, inside the root only),
+     * refused unless a regular file within the limit; the copy then stops at {@code maxBytes}
+     * whatever the file became meanwhile. Residual risk: a FIFO swapped in between the check and
+     * the open blocks the open (Java has no non-blocking open); the local provider is for one
+     * trusted tenant.
      */
     @Override
     public FileRead openRead(String path, long maxBytes) {
@@ -356,8 +381,12 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
                     int n;
                     while ((n = in.read(buf)) > 0) {
                         if (copied + n > maxBytes) {
-                            throw new IOException("read of " + path + " aborted: the file grew past the limit of "
-                                    + maxBytes + " bytes");
+                            throw new IOException(
+                                    "read of "
+                                            + path
+                                            + " aborted: the file grew past the limit of "
+                                            + maxBytes
+                                            + " bytes");
                         }
                         out.write(buf, 0, n);
                         copied += n;
@@ -390,7 +419,11 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
         try (Stream<Path> s = Files.list(p)) {
             for (Path c : s.toList()) {
                 boolean dir = Files.isDirectory(c, LinkOption.NOFOLLOW_LINKS);
-                entries.add(new FsEntry(c.getFileName().toString(), virtual(c), dir ? FsEntry.Type.DIR : FsEntry.Type.FILE));
+                entries.add(
+                        new FsEntry(
+                                c.getFileName().toString(),
+                                virtual(c),
+                                dir ? FsEntry.Type.DIR : FsEntry.Type.FILE));
             }
         } catch (IOException e) {
             throw new SandboxOperationException("list " + path, e.toString());
@@ -411,7 +444,8 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     public void remove(String path) {
         Path p = resolve(path, false);
         if (p.equals(root)) {
-            throw new SandboxOperationException("remove " + path, "refusing to remove the workspace root");
+            throw new SandboxOperationException(
+                    "remove " + path, "refusing to remove the workspace root");
         }
         LocalSandboxProvider.deleteTree(p);
     }
@@ -442,7 +476,9 @@ final class LocalSandbox implements SandboxHandle, SandboxProcesses, SandboxFs, 
     public Optional<FsStat> lstat(String path) {
         Path p = resolve(path, false);
         try {
-            Map<String, Object> a = new LinkedHashMap<>(Files.readAttributes(p, "unix:mode,size", LinkOption.NOFOLLOW_LINKS));
+            Map<String, Object> a =
+                    new LinkedHashMap<>(
+                            Files.readAttributes(p, "unix:mode,size", LinkOption.NOFOLLOW_LINKS));
             return Optional.of(FsStat.fromMode((Integer) a.get("mode"), (Long) a.get("size")));
         } catch (NoSuchFileException e) {
             return Optional.empty();

@@ -42,28 +42,36 @@ import java.util.stream.Stream;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * Sandboxes as folders on this host: {@code <root>/<id>} is the sandbox's
- * {@code /workspace}; metadata (labels, env, creation time) lives beside it in
- * {@code <root>/.agentbox/<id>.properties}, outside the workspace. Journals go to
- * {@code <root>/.agentbox-runs/<tenant>} ({@link JournalNames#tenantDirectory}): every
- * sandbox of every tenant shares the host, so each tenant gets a directory of its own; the
- * tenant is read back from the metadata's tenant label on resume. Commands run as host
- * processes, each in its own session and process group ({@code setsid}), so a kill takes
- * the whole tree. No isolation beyond the path checks of the fs API: trusted/dev use only.
- * No snapshots, no fork, no network policy.
+ * Sandboxes as folders on this host: {@code <root>/<id>} is the sandbox's {@code /workspace};
+ * metadata (labels, env, creation time) lives beside it in {@code
+ * <root>/.agentbox/<id>.properties}, outside the workspace. Journals go to {@code
+ * <root>/.agentbox-runs/<tenant>} ({@link JournalNames#tenantDirectory}): every sandbox of every
+ * tenant shares the host, so each tenant gets a directory of its own; the tenant is read back from
+ * the metadata's tenant label on resume. Commands run as host processes, each in its own session
+ * and process group ({@code setsid}), so a kill takes the whole tree. No isolation beyond the path
+ * checks of the fs API: trusted/dev use only. No snapshots, no fork, no network policy.
  */
 @ApplicationScoped
 public class LocalSandboxProvider implements SandboxProvider {
 
     public static final String NAME = "local";
-    static final SandboxCapabilities CAPABILITIES = SandboxCapabilities.of(FS, EXEC, ENV, PORTS,
-            BACKGROUND_PROCESSES, WRITABLE_STDIN, KILLABLE_PROCESSES, DURABLE_FILESYSTEM);
+    static final SandboxCapabilities CAPABILITIES =
+            SandboxCapabilities.of(
+                    FS,
+                    EXEC,
+                    ENV,
+                    PORTS,
+                    BACKGROUND_PROCESSES,
+                    WRITABLE_STDIN,
+                    KILLABLE_PROCESSES,
+                    DURABLE_FILESYSTEM);
     private static final Pattern ID_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");
 
     private final LocalSettings settings;
     private final SandboxLimits limits;
     private final ThreadFactory threads;
     private final Clock clock;
+
     /** Live processes per sandbox id, killed on destroy. */
     private final Map<String, Set<LocalProcess>> live = new ConcurrentHashMap<>();
 
@@ -77,14 +85,19 @@ public class LocalSandboxProvider implements SandboxProvider {
 
     @Inject
     public LocalSandboxProvider(Config config, Clock clock) {
-        this(LocalSettings.fromConfig(config), SandboxLimits.fromConfig(config), new DaemonThreads("agentbox-local"), clock);
+        this(
+                LocalSettings.fromConfig(config),
+                SandboxLimits.fromConfig(config),
+                new DaemonThreads("agentbox-local"),
+                clock);
     }
 
     public LocalSandboxProvider(LocalSettings settings, ThreadFactory threads, Clock clock) {
         this(settings, SandboxLimits.defaults(), threads, clock);
     }
 
-    public LocalSandboxProvider(LocalSettings settings, SandboxLimits limits, ThreadFactory threads, Clock clock) {
+    public LocalSandboxProvider(
+            LocalSettings settings, SandboxLimits limits, ThreadFactory threads, Clock clock) {
         this.settings = settings;
         this.limits = limits;
         this.threads = threads;
@@ -138,12 +151,20 @@ public class LocalSandboxProvider implements SandboxProvider {
         if (ID_OK.matcher(requestedId).matches()) {
             return requestedId;
         }
-        String cleaned = requestedId.replaceAll("[^a-zA-Z0-9_.-]", "-").replaceFirst("^[^a-zA-Z0-9]+", "");
+        String cleaned =
+                requestedId.replaceAll("[^a-zA-Z0-9_.-]", "-").replaceFirst("^[^a-zA-Z0-9]+", "");
         if (cleaned.length() > 40) {
             cleaned = cleaned.substring(0, 40);
         }
-        return "s-" + cleaned + "-" + Integer.toHexString(requestedId.hashCode()) + Long.toHexString(
-                UUID.nameUUIDFromBytes(requestedId.getBytes(java.nio.charset.StandardCharsets.UTF_8)).getLeastSignificantBits());
+        return "s-"
+                + cleaned
+                + "-"
+                + Integer.toHexString(requestedId.hashCode())
+                + Long.toHexString(
+                        UUID.nameUUIDFromBytes(
+                                        requestedId.getBytes(
+                                                java.nio.charset.StandardCharsets.UTF_8))
+                                .getLeastSignificantBits());
     }
 
     @Override
@@ -151,7 +172,10 @@ public class LocalSandboxProvider implements SandboxProvider {
         if (input.image().isPresent()) {
             throw ProblemException.invalidRequest("The local provider has no images; omit image.");
         }
-        String id = input.requestedId().map(LocalSandboxProvider::folderName).orElseGet(() -> "s-" + UUID.randomUUID());
+        String id =
+                input.requestedId()
+                        .map(LocalSandboxProvider::folderName)
+                        .orElseGet(() -> "s-" + UUID.randomUUID());
         Path dir = settings.root().resolve(id);
         try {
             Files.createDirectories(metaDir());
@@ -159,7 +183,8 @@ public class LocalSandboxProvider implements SandboxProvider {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw new SandboxExistsException(id);
         } catch (IOException e) {
-            throw ProblemException.providerUnavailable("Cannot create the sandbox folder under " + settings.root(), e);
+            throw ProblemException.providerUnavailable(
+                    "Cannot create the sandbox folder under " + settings.root(), e);
         }
         Properties meta = new Properties();
         meta.setProperty("label." + SandboxLabels.MANAGED, "true");
@@ -170,7 +195,8 @@ public class LocalSandboxProvider implements SandboxProvider {
             meta.store(out, "agentbox local sandbox");
         } catch (IOException e) {
             deleteTree(dir);
-            throw ProblemException.providerUnavailable("Cannot write sandbox metadata under " + settings.root(), e);
+            throw ProblemException.providerUnavailable(
+                    "Cannot write sandbox metadata under " + settings.root(), e);
         }
         return new LocalSandbox(this, id, dir, input.env(), journalDirectory(input.tenant()));
     }
@@ -181,7 +207,8 @@ public class LocalSandboxProvider implements SandboxProvider {
             return Optional.empty();
         }
         Path dir = settings.root().resolve(id);
-        if (!dir.normalize().getParent().equals(settings.root().normalize()) || !Files.isDirectory(dir)) {
+        if (!dir.normalize().getParent().equals(settings.root().normalize())
+                || !Files.isDirectory(dir)) {
             return Optional.empty();
         }
         Optional<Properties> meta = readMeta(id);
@@ -189,15 +216,18 @@ public class LocalSandboxProvider implements SandboxProvider {
             return Optional.empty();
         }
         Map<String, String> env = new LinkedHashMap<>();
-        meta.get().stringPropertyNames().stream().filter(k -> k.startsWith("env."))
+        meta.get().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("env."))
                 .forEach(k -> env.put(k.substring(4), meta.get().getProperty(k)));
-        Optional<String> tenant = Optional.ofNullable(meta.get().getProperty("label." + SandboxLabels.TENANT));
+        Optional<String> tenant =
+                Optional.ofNullable(meta.get().getProperty("label." + SandboxLabels.TENANT));
         return Optional.of(new LocalSandbox(this, id, dir, env, journalDirectory(tenant)));
     }
 
     /** Under the root, so that journals are as private as the sandboxes and go with the root. */
     private String journalDirectory(Optional<String> tenant) {
-        return JournalNames.tenantDirectory(settings.root().toAbsolutePath().normalize().toString(), tenant);
+        return JournalNames.tenantDirectory(
+                settings.root().toAbsolutePath().normalize().toString(), tenant);
     }
 
     private Optional<Properties> readMeta(String id) {
@@ -237,14 +267,30 @@ public class LocalSandboxProvider implements SandboxProvider {
         }
         List<ManagedSandbox> out = new ArrayList<>();
         try (Stream<Path> files = Files.list(metaDir())) {
-            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".properties")).toList()) {
+            for (Path f :
+                    files.filter(p -> p.getFileName().toString().endsWith(".properties"))
+                            .toList()) {
                 String id = f.getFileName().toString().replaceFirst("\\.properties$", "");
-                readMeta(id).ifPresent(p -> {
-                    Map<String, String> labels = new LinkedHashMap<>();
-                    p.stringPropertyNames().stream().filter(k -> k.startsWith("label."))
-                            .forEach(k -> labels.put(k.substring(6), p.getProperty(k)));
-                    out.add(new ManagedSandbox(id, labels, Instant.parse(p.getProperty("createdAt", "1970-01-01T00:00:00Z"))));
-                });
+                readMeta(id)
+                        .ifPresent(
+                                p -> {
+                                    Map<String, String> labels = new LinkedHashMap<>();
+                                    p.stringPropertyNames().stream()
+                                            .filter(k -> k.startsWith("label."))
+                                            .forEach(
+                                                    k ->
+                                                            labels.put(
+                                                                    k.substring(6),
+                                                                    p.getProperty(k)));
+                                    out.add(
+                                            new ManagedSandbox(
+                                                    id,
+                                                    labels,
+                                                    Instant.parse(
+                                                            p.getProperty(
+                                                                    "createdAt",
+                                                                    "1970-01-01T00:00:00Z"))));
+                                });
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -254,12 +300,14 @@ public class LocalSandboxProvider implements SandboxProvider {
 
     void track(String id, LocalProcess p) {
         live.computeIfAbsent(id, k -> ConcurrentHashMap.newKeySet()).add(p);
-        p.onExit().whenComplete((c, t) -> {
-            Set<LocalProcess> s = live.get(id);
-            if (s != null) {
-                s.remove(p);
-            }
-        });
+        p.onExit()
+                .whenComplete(
+                        (c, t) -> {
+                            Set<LocalProcess> s = live.get(id);
+                            if (s != null) {
+                                s.remove(p);
+                            }
+                        });
     }
 
     /** Deletes a tree without following symlinks. */
@@ -268,25 +316,30 @@ public class LocalSandboxProvider implements SandboxProvider {
             return;
         }
         try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
+            Files.walkFileTree(
+                    dir,
+                    new SimpleFileVisitor<>() {
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                                throws IOException {
+                            Files.deleteIfExists(file);
+                            return FileVisitResult.CONTINUE;
+                        }
 
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
+                        @Override
+                        public FileVisitResult visitFileFailed(Path file, IOException exc)
+                                throws IOException {
+                            Files.deleteIfExists(file);
+                            return FileVisitResult.CONTINUE;
+                        }
 
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+                        @Override
+                        public FileVisitResult postVisitDirectory(Path d, IOException exc)
+                                throws IOException {
+                            Files.deleteIfExists(d);
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,10 +3,10 @@ package dev.agentbox.sandbox.spi;
 import java.io.ByteArrayOutputStream;
 
 /**
- * The two output streams of one command, kept apart, holding at most {@code cap} bytes
- * together. Bytes past the cap are dropped, never buffered: memory stays bounded however
- * much a command prints. Thread-safe (the engine's reader thread appends while the waiting
- * thread may take the result after a deadline).
+ * The two output streams of one command, kept apart, holding at most {@code cap} bytes together.
+ * Bytes past the cap are dropped, never buffered: memory stays bounded however much a command
+ * prints. Thread-safe (the engine's reader thread appends while the waiting thread may take the
+ * result after a deadline).
  */
 public final class BoundedCapture {
 

@@ -3,7 +3,9 @@ package dev.agentbox.sandbox.spi;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A thread factory of named daemon threads, the default for providers built outside a container. */
+/**
+ * A thread factory of named daemon threads, the default for providers built outside a container.
+ */
 public final class DaemonThreads implements ThreadFactory {
 
     private final String prefix;

@@ -1,14 +1,13 @@
 package dev.agentbox.sandbox.spi;
 
-
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import java.util.Map;
 
 /**
- * A file read the server refuses: {@code 413 file-too-large}, either because the file is
- * larger than {@link SandboxLimits#maxReadBytes()} or because it is not a regular file at
- * all (a device, FIFO or socket has no size and may never end). The detail says which.
+ * A file read the server refuses: {@code 413 file-too-large}, either because the file is larger
+ * than {@link SandboxLimits#maxReadBytes()} or because it is not a regular file at all (a device,
+ * FIFO or socket has no size and may never end). The detail says which.
  */
 public class FileTooLargeException extends ProblemException {
 
@@ -17,13 +16,25 @@ public class FileTooLargeException extends ProblemException {
     }
 
     public static FileTooLargeException overLimit(String path, long size, long limit) {
-        return new FileTooLargeException("File " + path + " has " + size + " bytes, more than the read limit of "
-                + limit + " bytes (agentbox.files.max-read-bytes).", limit);
+        return new FileTooLargeException(
+                "File "
+                        + path
+                        + " has "
+                        + size
+                        + " bytes, more than the read limit of "
+                        + limit
+                        + " bytes (agentbox.files.max-read-bytes).",
+                limit);
     }
 
     public static FileTooLargeException notRegular(String path, String kind, long limit) {
-        return new FileTooLargeException("File " + path + " is not a regular file (" + kind
-                + "): it has no size and may never end, so it is not read.", limit);
+        return new FileTooLargeException(
+                "File "
+                        + path
+                        + " is not a regular file ("
+                        + kind
+                        + "): it has no size and may never end, so it is not read.",
+                limit);
     }
 
     /** A name for a POSIX file type ({@code S_IFMT} bits of {@code mode}). */

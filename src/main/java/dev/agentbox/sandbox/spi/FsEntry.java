@@ -4,7 +4,8 @@ package dev.agentbox.sandbox.spi;
 public record FsEntry(String name, String path, Type type) {
 
     public enum Type {
-        FILE("file"), DIR("dir");
+        FILE("file"),
+        DIR("dir");
 
         private final String wireName;
 

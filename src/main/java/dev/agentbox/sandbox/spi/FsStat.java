@@ -3,13 +3,16 @@ package dev.agentbox.sandbox.spi;
 import java.util.OptionalLong;
 
 /**
- * Metadata of a path (symlinks not followed). {@code mode} is the complete POSIX mode
- * including the file-type bits (e.g. {@code 0100644}); {@code size} only for files.
+ * Metadata of a path (symlinks not followed). {@code mode} is the complete POSIX mode including the
+ * file-type bits (e.g. {@code 0100644}); {@code size} only for files.
  */
 public record FsStat(Type type, int mode, OptionalLong size) {
 
     public enum Type {
-        FILE("file"), DIR("dir"), SYMLINK("symlink"), OTHER("other");
+        FILE("file"),
+        DIR("dir"),
+        SYMLINK("symlink"),
+        OTHER("other");
 
         private final String wireName;
 

@@ -15,12 +15,12 @@ import org.eclipse.microprofile.config.Config;
  * The images an ensure may name in {@code image} ({@code agentbox.docker.images}).
  *
  * <ul>
- *   <li>Only exact {@code repo:tag} names match: never an image id, an id prefix or a digest.
- *       The engine would resolve {@code 4f2a} to whichever image id starts with it — another
- *       tenant's snapshot included — so a name the list does not hold verbatim is refused.</li>
- *   <li>Snapshot and fork images are not listed: they are reached only through their own
- *       sandbox's restore or fork, which never go through {@code image}.</li>
- *   <li>Unset, the list is the default image ({@code agentbox.docker.image}) and its BusyBox twin.</li>
+ *   <li>Only exact {@code repo:tag} names match: never an image id, an id prefix or a digest. The
+ *       engine would resolve {@code 4f2a} to whichever image id starts with it — another tenant's
+ *       snapshot included — so a name the list does not hold verbatim is refused.
+ *   <li>Snapshot and fork images are not listed: they are reached only through their own sandbox's
+ *       restore or fork, which never go through {@code image}.
+ *   <li>Unset, the list is the default image ({@code agentbox.docker.image}) and its BusyBox twin.
  * </ul>
  */
 public record ImageAllowlist(Set<String> names) {
@@ -29,27 +29,39 @@ public record ImageAllowlist(Set<String> names) {
     public static final String BUSYBOX_TWIN = "agentbox/sandbox:busybox";
     public static final String DEFAULT_IMAGE = "agentbox/sandbox:bookworm";
 
-    /** {@code [registry[:port]/]path:tag} with Docker's lowercase path components and an explicit tag. */
-    private static final Pattern REPO_TAG = Pattern.compile(
-            // a registry host is recognised only with a dot, a port or as localhost (Docker's own rule)
-            "(?:(?:localhost|[a-zA-Z0-9-]+\\.[a-zA-Z0-9.-]*[a-zA-Z0-9])(?::[0-9]+)?/|[a-zA-Z0-9-]+:[0-9]+/)?"
-                    + "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
-                    + ":[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+    /**
+     * {@code [registry[:port]/]path:tag} with Docker's lowercase path components and an explicit
+     * tag.
+     */
+    private static final Pattern REPO_TAG =
+            Pattern.compile(
+                    // a registry host is recognised only with a dot, a port or as localhost
+                    // (Docker's own rule)
+                    "(?:(?:localhost|[a-zA-Z0-9-]+\\.[a-zA-Z0-9.-]*[a-zA-Z0-9])(?::[0-9]+)?/|[a-zA-Z0-9-]+:[0-9]+/)?"
+                            + "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
+                            + ":[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
 
     public ImageAllowlist {
         for (String n : names) {
             if (!isRepoTag(n)) {
-                throw new IllegalArgumentException(KEY + " holds \"" + n + "\", which is not an exact repo:tag image name");
+                throw new IllegalArgumentException(
+                        KEY + " holds \"" + n + "\", which is not an exact repo:tag image name");
             }
         }
         names = Set.copyOf(names);
     }
 
-    /** The list for a server whose default image is {@code defaultImage}: configured, or that image and the BusyBox twin. */
+    /**
+     * The list for a server whose default image is {@code defaultImage}: configured, or that image
+     * and the BusyBox twin.
+     */
     public static ImageAllowlist of(String defaultImage, Optional<List<String>> configured) {
         Set<String> names = new LinkedHashSet<>();
         if (configured.isPresent()) {
-            configured.get().stream().map(String::strip).filter(s -> !s.isEmpty()).forEach(names::add);
+            configured.get().stream()
+                    .map(String::strip)
+                    .filter(s -> !s.isEmpty())
+                    .forEach(names::add);
         } else {
             names.addAll(Arrays.asList(defaultImage, BUSYBOX_TWIN));
         }
@@ -57,9 +69,10 @@ public record ImageAllowlist(Set<String> names) {
     }
 
     public static ImageAllowlist fromConfig(Config c) {
-        String defaultImage = c.getOptionalValue("agentbox.docker.image", String.class).orElse(DEFAULT_IMAGE);
-        Optional<List<String>> configured = c.getOptionalValue(KEY, String.class)
-                .map(v -> Arrays.asList(v.split(",")));
+        String defaultImage =
+                c.getOptionalValue("agentbox.docker.image", String.class).orElse(DEFAULT_IMAGE);
+        Optional<List<String>> configured =
+                c.getOptionalValue(KEY, String.class).map(v -> Arrays.asList(v.split(",")));
         return of(defaultImage, configured);
     }
 
@@ -82,11 +95,18 @@ public record ImageAllowlist(Set<String> names) {
         }
     }
 
-    /** {@code 400 image-not-allowed} naming the field; the detail never echoes more than a short, printable prefix. */
+    /**
+     * {@code 400 image-not-allowed} naming the field; the detail never echoes more than a short,
+     * printable prefix.
+     */
     public static ProblemException notAllowed(String image) {
         String shown = image.length() > 80 ? image.substring(0, 80) + "…" : image;
-        return new ProblemException(ProblemCode.IMAGE_NOT_ALLOWED, "image \"" + shown
-                + "\" is not on this server's image allowlist; name one of its repo:tag images exactly",
-                Map.of("field", "image"), null);
+        return new ProblemException(
+                ProblemCode.IMAGE_NOT_ALLOWED,
+                "image \""
+                        + shown
+                        + "\" is not on this server's image allowlist; name one of its repo:tag images exactly",
+                Map.of("field", "image"),
+                null);
     }
 }

@@ -4,7 +4,8 @@ package dev.agentbox.sandbox.spi;
 public record OutputChunk(Stream stream, String text) {
 
     public enum Stream {
-        STDOUT("stdout"), STDERR("stderr");
+        STDOUT("stdout"),
+        STDERR("stderr");
 
         private final String wireName;
 

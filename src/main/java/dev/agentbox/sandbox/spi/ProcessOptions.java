@@ -5,10 +5,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Per-command options: {@code cwd} (relative to the workspace root; default the root),
- * {@code env} merged over the sandbox env, and an optional {@code timeout} (exec only).
+ * Per-command options: {@code cwd} (relative to the workspace root; default the root), {@code env}
+ * merged over the sandbox env, and an optional {@code timeout} (exec only).
  */
-public record ProcessOptions(Optional<String> cwd, Map<String, String> env, Optional<Duration> timeout) {
+public record ProcessOptions(
+        Optional<String> cwd, Map<String, String> env, Optional<Duration> timeout) {
 
     public ProcessOptions {
         cwd = cwd == null ? Optional.empty() : cwd;

@@ -1,7 +1,5 @@
 package dev.agentbox.sandbox.spi;
 
-
-
 import dev.agentbox.sandbox.spi.SandboxProcess.OutputListener;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,18 +9,19 @@ import java.util.logging.Logger;
 
 /**
  * The output side of a background process, shared by the providers: decodes each stream
- * incrementally, retains the newest chunks for late subscribers and fans them out in order
- * to subscribers, then the exit code once.
+ * incrementally, retains the newest chunks for late subscribers and fans them out in order to
+ * subscribers, then the exit code once.
  *
  * <p>Memory bound: at most {@code retainChars} characters are retained (oldest chunks dropped
- * first; a single chunk larger than the bound keeps only its tail), whatever the process
- * prints and however long it runs. A late subscriber therefore sees the newest output, not
- * necessarily the first.
+ * first; a single chunk larger than the bound keeps only its tail), whatever the process prints and
+ * however long it runs. A late subscriber therefore sees the newest output, not necessarily the
+ * first.
  */
 public final class ProcessOutput {
 
     /** Default of retained characters for late subscribers. */
     public static final int RETAIN_CHARS = 1024 * 1024;
+
     private static final Logger LOG = Logger.getLogger(ProcessOutput.class.getName());
 
     private final Utf8StreamDecoder out = new Utf8StreamDecoder();
@@ -109,8 +108,7 @@ public final class ProcessOutput {
             }
         }
         exit.thenAccept(listener::onExit);
-        return () -> {
-        };
+        return () -> {};
     }
 
     private void emit(OutputChunk.Stream stream, String text) {
@@ -118,8 +116,10 @@ public final class ProcessOutput {
             return;
         }
         OutputChunk chunk = new OutputChunk(stream, text);
-        OutputChunk kept = text.length() <= retainChars ? chunk
-                : new OutputChunk(stream, text.substring(text.length() - retainChars));
+        OutputChunk kept =
+                text.length() <= retainChars
+                        ? chunk
+                        : new OutputChunk(stream, text.substring(text.length() - retainChars));
         retained.add(kept);
         retainedChars += kept.text().length();
         while (retainedChars > retainChars && retained.size() > 1) {

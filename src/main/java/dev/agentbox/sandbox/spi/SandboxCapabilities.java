@@ -1,13 +1,12 @@
 package dev.agentbox.sandbox.spi;
 
 /**
- * What a provider's sandboxes can really do. Callers branch on these flags, never on a
- * provider's name. Every flag must be the measured truth: a provider that claims a
- * capability and then no-ops it is a bug, not a degradation.
+ * What a provider's sandboxes can really do. Callers branch on these flags, never on a provider's
+ * name. Every flag must be the measured truth: a provider that claims a capability and then no-ops
+ * it is a bug, not a degradation.
  *
- * <p>The eleven flags are the public contract of {@code GET /api/v1/providers}. Providers
- * build theirs with {@link #of}, naming what they can do rather than passing eleven
- * positional booleans.
+ * <p>The eleven flags are the public contract of {@code GET /api/v1/providers}. Providers build
+ * theirs with {@link #of}, naming what they can do rather than passing eleven positional booleans.
  */
 public record SandboxCapabilities(
         boolean fs,
@@ -24,10 +23,17 @@ public record SandboxCapabilities(
 
     /** Names of the capabilities, as used in {@link UnsupportedCapabilityException}. */
     public enum Capability {
-        FS("fs"), EXEC("exec"), ENV("env"), PORTS("ports"),
-        BACKGROUND_PROCESSES("backgroundProcesses"), WRITABLE_STDIN("writableStdin"),
-        KILLABLE_PROCESSES("killableProcesses"), SNAPSHOTS("snapshots"),
-        NETWORK_POLICY("networkPolicy"), DURABLE_FILESYSTEM("durableFilesystem"), FORK("fork");
+        FS("fs"),
+        EXEC("exec"),
+        ENV("env"),
+        PORTS("ports"),
+        BACKGROUND_PROCESSES("backgroundProcesses"),
+        WRITABLE_STDIN("writableStdin"),
+        KILLABLE_PROCESSES("killableProcesses"),
+        SNAPSHOTS("snapshots"),
+        NETWORK_POLICY("networkPolicy"),
+        DURABLE_FILESYSTEM("durableFilesystem"),
+        FORK("fork");
 
         private final String wireName;
 
@@ -42,12 +48,21 @@ public record SandboxCapabilities(
 
     /** Exactly the named capabilities, every other flag false. */
     public static SandboxCapabilities of(Capability... capabilities) {
-        java.util.Set<Capability> on = capabilities.length == 0
-                ? java.util.EnumSet.noneOf(Capability.class) : java.util.EnumSet.copyOf(java.util.List.of(capabilities));
-        return new SandboxCapabilities(on.contains(Capability.FS), on.contains(Capability.EXEC),
-                on.contains(Capability.ENV), on.contains(Capability.PORTS), on.contains(Capability.BACKGROUND_PROCESSES),
-                on.contains(Capability.WRITABLE_STDIN), on.contains(Capability.KILLABLE_PROCESSES),
-                on.contains(Capability.SNAPSHOTS), on.contains(Capability.NETWORK_POLICY),
-                on.contains(Capability.DURABLE_FILESYSTEM), on.contains(Capability.FORK));
+        java.util.Set<Capability> on =
+                capabilities.length == 0
+                        ? java.util.EnumSet.noneOf(Capability.class)
+                        : java.util.EnumSet.copyOf(java.util.List.of(capabilities));
+        return new SandboxCapabilities(
+                on.contains(Capability.FS),
+                on.contains(Capability.EXEC),
+                on.contains(Capability.ENV),
+                on.contains(Capability.PORTS),
+                on.contains(Capability.BACKGROUND_PROCESSES),
+                on.contains(Capability.WRITABLE_STDIN),
+                on.contains(Capability.KILLABLE_PROCESSES),
+                on.contains(Capability.SNAPSHOTS),
+                on.contains(Capability.NETWORK_POLICY),
+                on.contains(Capability.DURABLE_FILESYSTEM),
+                on.contains(Capability.FORK));
     }
 }

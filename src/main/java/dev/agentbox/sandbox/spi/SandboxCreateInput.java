@@ -4,19 +4,29 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What to make. {@code requestedId}: the id the caller wants (the sandbox service passes
- * the compound key so the sandbox is findable from run context); providers derive their
- * native name from it. {@code image}: overrides the provider's default image.
- * {@code key}/{@code tenant} become labels. {@code env} is the sandbox environment every
- * command sees (never secrets: those are the sandbox service's business).
- * {@code installation} becomes the {@link SandboxLabels#INSTALLATION} label.
+ * What to make. {@code requestedId}: the id the caller wants (the sandbox service passes the
+ * compound key so the sandbox is findable from run context); providers derive their native name
+ * from it. {@code image}: overrides the provider's default image. {@code key}/{@code tenant} become
+ * labels. {@code env} is the sandbox environment every command sees (never secrets: those are the
+ * sandbox service's business). {@code installation} becomes the {@link SandboxLabels#INSTALLATION}
+ * label.
  */
-public record SandboxCreateInput(Optional<String> requestedId, Optional<String> key, Optional<String> tenant,
-                                 Optional<String> image, Map<String, String> env, SandboxPolicy policy,
-                                 Optional<String> installation) {
+public record SandboxCreateInput(
+        Optional<String> requestedId,
+        Optional<String> key,
+        Optional<String> tenant,
+        Optional<String> image,
+        Map<String, String> env,
+        SandboxPolicy policy,
+        Optional<String> installation) {
 
-    public SandboxCreateInput(Optional<String> requestedId, Optional<String> key, Optional<String> tenant,
-            Optional<String> image, Map<String, String> env, SandboxPolicy policy) {
+    public SandboxCreateInput(
+            Optional<String> requestedId,
+            Optional<String> key,
+            Optional<String> tenant,
+            Optional<String> image,
+            Map<String, String> env,
+            SandboxPolicy policy) {
         this(requestedId, key, tenant, image, env, policy, Optional.empty());
     }
 
@@ -32,19 +42,28 @@ public record SandboxCreateInput(Optional<String> requestedId, Optional<String> 
 
     /** Nothing requested: a random id, the default image, no env, default policy. */
     public static SandboxCreateInput defaults() {
-        return new SandboxCreateInput(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), null);
+        return new SandboxCreateInput(
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Map.of(),
+                null);
     }
 
     public SandboxCreateInput withRequestedId(String id) {
-        return new SandboxCreateInput(Optional.of(id), key, tenant, image, env, policy, installation);
+        return new SandboxCreateInput(
+                Optional.of(id), key, tenant, image, env, policy, installation);
     }
 
     public SandboxCreateInput withKey(String k, String t) {
-        return new SandboxCreateInput(requestedId, Optional.of(k), Optional.of(t), image, env, policy, installation);
+        return new SandboxCreateInput(
+                requestedId, Optional.of(k), Optional.of(t), image, env, policy, installation);
     }
 
     public SandboxCreateInput withImage(String i) {
-        return new SandboxCreateInput(requestedId, key, tenant, Optional.of(i), env, policy, installation);
+        return new SandboxCreateInput(
+                requestedId, key, tenant, Optional.of(i), env, policy, installation);
     }
 
     public SandboxCreateInput withEnv(Map<String, String> e) {
@@ -56,7 +75,8 @@ public record SandboxCreateInput(Optional<String> requestedId, Optional<String> 
     }
 
     public SandboxCreateInput withInstallation(String id) {
-        return new SandboxCreateInput(requestedId, key, tenant, image, env, policy, Optional.of(id));
+        return new SandboxCreateInput(
+                requestedId, key, tenant, image, env, policy, Optional.of(id));
     }
 
     /** The labels a provider attaches for this input (besides {@link SandboxLabels#MANAGED}). */

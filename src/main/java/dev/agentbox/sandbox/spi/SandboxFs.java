@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Portable filesystem operations. Relative paths resolve against the workspace root
- * ({@code /workspace}). Missing files are {@link SandboxFileNotFoundException}
- * ({@code 404}), other failures {@link SandboxOperationException}; a path that resolves
- * outside the sandbox is {@link PathOutsideSandboxException}.
+ * Portable filesystem operations. Relative paths resolve against the workspace root ({@code
+ * /workspace}). Missing files are {@link SandboxFileNotFoundException} ({@code 404}), other
+ * failures {@link SandboxOperationException}; a path that resolves outside the sandbox is {@link
+ * PathOutsideSandboxException}.
  */
 public interface SandboxFs {
 
@@ -18,16 +18,16 @@ public interface SandboxFs {
     }
 
     /**
-     * The file's exact bytes, read as {@link #openRead} with the provider's read limit
-     * ({@link SandboxLimits#maxReadBytes()}).
+     * The file's exact bytes, read as {@link #openRead} with the provider's read limit ({@link
+     * SandboxLimits#maxReadBytes()}).
      */
     byte[] readBytes(String path);
 
     /**
-     * Admits a read of {@code path} (symlinks followed) without reading it yet: missing is
-     * {@link SandboxFileNotFoundException}; a device, FIFO or socket, or a file larger than
-     * {@code maxBytes}, is {@link FileTooLargeException}. Checked before anything is sent, so
-     * a refusal is a clean problem response.
+     * Admits a read of {@code path} (symlinks followed) without reading it yet: missing is {@link
+     * SandboxFileNotFoundException}; a device, FIFO or socket, or a file larger than {@code
+     * maxBytes}, is {@link FileTooLargeException}. Checked before anything is sent, so a refusal is
+     * a clean problem response.
      */
     FileRead openRead(String path, long maxBytes);
 
@@ -38,7 +38,10 @@ public interface SandboxFs {
         write(path, text.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Entries of a directory (dotfiles included, no {@code .}/{@code ..}; symlinks not followed: type file). */
+    /**
+     * Entries of a directory (dotfiles included, no {@code .}/{@code ..}; symlinks not followed:
+     * type file).
+     */
     List<FsEntry> list(String path);
 
     /** Recursive and idempotent. */
@@ -54,8 +57,8 @@ public interface SandboxFs {
     boolean exists(String path);
 
     /**
-     * Metadata without following symlinks. Empty only when the path is confirmed missing;
-     * every other failure (e.g. a file used as a directory) throws.
+     * Metadata without following symlinks. Empty only when the path is confirmed missing; every
+     * other failure (e.g. a file used as a directory) throws.
      */
     Optional<FsStat> lstat(String path);
 }

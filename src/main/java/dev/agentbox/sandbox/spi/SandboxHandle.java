@@ -4,9 +4,9 @@ import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import java.util.Optional;
 
 /**
- * The uniform runtime surface of one sandbox. {@code fs} and {@code process} are always
- * there; optional operations throw {@link UnsupportedCapabilityException} when the
- * provider lacks the capability, never a silent no-op.
+ * The uniform runtime surface of one sandbox. {@code fs} and {@code process} are always there;
+ * optional operations throw {@link UnsupportedCapabilityException} when the provider lacks the
+ * capability, never a silent no-op.
  */
 public interface SandboxHandle {
 
@@ -17,24 +17,24 @@ public interface SandboxHandle {
     String provider();
 
     /**
-     * The real path behind the virtual workspace {@code /workspace}: {@code /workspace} inside
-     * a container, the sandbox folder on the host for the local provider.
+     * The real path behind the virtual workspace {@code /workspace}: {@code /workspace} inside a
+     * container, the sandbox folder on the host for the local provider.
      */
     String workspaceRoot();
 
     SandboxCapabilities capabilities();
 
     /**
-     * The absolute directory inside the sandbox that holds its runs' journal, err and prompt
-     * files (named by the run journal's own rules).
+     * The absolute directory inside the sandbox that holds its runs' journal, err and prompt files
+     * (named by the run journal's own rules).
+     *
      * <ul>
-     *   <li>Shared at most with sandboxes of the same tenant: run identity is (tenant, runId),
-     *       so a file named by the runId alone must not be reachable from another tenant's
-     *       sandbox.</li>
-     *   <li>The same for the sandbox's whole life, across resumes and server restarts: a
-     *       reader on another server, the exit probe and the prune find a run's journal by it
-     *       alone.</li>
+     *   <li>Shared at most with sandboxes of the same tenant: run identity is (tenant, runId), so a
+     *       file named by the runId alone must not be reachable from another tenant's sandbox.
+     *   <li>The same for the sandbox's whole life, across resumes and server restarts: a reader on
+     *       another server, the exit probe and the prune find a run's journal by it alone.
      * </ul>
+     *
      * Default {@value #DEFAULT_JOURNAL_DIRECTORY}: a container's /tmp is its own.
      */
     default String journalDirectory() {

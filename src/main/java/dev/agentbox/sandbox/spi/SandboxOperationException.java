@@ -5,8 +5,8 @@ import dev.agentbox.problem.ProblemException;
 
 /**
  * A sandbox operation that failed for a reason the caller can act on (e.g. a file used as a
- * directory, a git command that exited non-zero): {@code 400 invalid-request} with the
- * operation and the tail of the tool's message.
+ * directory, a git command that exited non-zero): {@code 400 invalid-request} with the operation
+ * and the tail of the tool's message.
  */
 public class SandboxOperationException extends ProblemException {
 

@@ -5,12 +5,16 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
 /**
- * Resource and network limits of a sandbox. Absent limits fall back to the provider's
- * configured defaults. {@code ports} are the in-sandbox ports to publish to the host
- * (only meaningful with {@link Network#BRIDGE}).
+ * Resource and network limits of a sandbox. Absent limits fall back to the provider's configured
+ * defaults. {@code ports} are the in-sandbox ports to publish to the host (only meaningful with
+ * {@link Network#BRIDGE}).
  */
-public record SandboxPolicy(Network network, OptionalInt memoryMb, OptionalDouble cpus, OptionalInt pids,
-                            List<Integer> ports) {
+public record SandboxPolicy(
+        Network network,
+        OptionalInt memoryMb,
+        OptionalDouble cpus,
+        OptionalInt pids,
+        List<Integer> ports) {
 
     public enum Network {
         /** No network at all except loopback (the default). */
@@ -32,7 +36,12 @@ public record SandboxPolicy(Network network, OptionalInt memoryMb, OptionalDoubl
 
     /** No network, provider default limits, no ports. */
     public static SandboxPolicy defaults() {
-        return new SandboxPolicy(Network.NONE, OptionalInt.empty(), OptionalDouble.empty(), OptionalInt.empty(), List.of());
+        return new SandboxPolicy(
+                Network.NONE,
+                OptionalInt.empty(),
+                OptionalDouble.empty(),
+                OptionalInt.empty(),
+                List.of());
     }
 
     public SandboxPolicy withNetwork(Network n) {
@@ -44,6 +53,11 @@ public record SandboxPolicy(Network network, OptionalInt memoryMb, OptionalDoubl
     }
 
     public SandboxPolicy withLimits(int memoryMb, double cpus, int pids) {
-        return new SandboxPolicy(network, OptionalInt.of(memoryMb), OptionalDouble.of(cpus), OptionalInt.of(pids), ports);
+        return new SandboxPolicy(
+                network,
+                OptionalInt.of(memoryMb),
+                OptionalDouble.of(cpus),
+                OptionalInt.of(pids),
+                ports);
     }
 }

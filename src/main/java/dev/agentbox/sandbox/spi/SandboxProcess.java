@@ -5,10 +5,9 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A background process. Output is retained from the start (up to a bound) and delivered to
- * every subscriber in order, then live; a subscriber that comes late still sees the
- * beginning. There is no reconnect to a process after a server restart (that is what the
- * run journal is for).
+ * A background process. Output is retained from the start (up to a bound) and delivered to every
+ * subscriber in order, then live; a subscriber that comes late still sees the beginning. There is
+ * no reconnect to a process after a server restart (that is what the run journal is for).
  */
 public interface SandboxProcess {
 
@@ -16,8 +15,8 @@ public interface SandboxProcess {
     String id();
 
     /**
-     * Delivers every retained chunk, then live chunks, then {@link OutputListener#onExit}
-     * once. Callbacks come from one thread per process, in order. Close to stop listening.
+     * Delivers every retained chunk, then live chunks, then {@link OutputListener#onExit} once.
+     * Callbacks come from one thread per process, in order. Close to stop listening.
      */
     AutoCloseable subscribe(OutputListener listener);
 
@@ -33,7 +32,8 @@ public interface SandboxProcess {
     /** Waits up to {@code timeout}; empty if still running. */
     default OptionalInt waitFor(Duration timeout) {
         try {
-            return OptionalInt.of(onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+            return OptionalInt.of(
+                    onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
         } catch (java.util.concurrent.TimeoutException e) {
             return OptionalInt.empty();
         } catch (InterruptedException e) {
@@ -45,8 +45,8 @@ public interface SandboxProcess {
     }
 
     /**
-     * Kills the process and everything it started (its process group): TERM, then KILL after
-     * a short grace. Killing an exited process is quiet.
+     * Kills the process and everything it started (its process group): TERM, then KILL after a
+     * short grace. Killing an exited process is quiet.
      */
     void kill();
 
@@ -54,7 +54,6 @@ public interface SandboxProcess {
     interface OutputListener {
         void onOutput(OutputChunk chunk);
 
-        default void onExit(int exitCode) {
-        }
+        default void onExit(int exitCode) {}
     }
 }

@@ -4,9 +4,9 @@ package dev.agentbox.sandbox.spi;
 public interface SandboxProcesses {
 
     /**
-     * Runs {@code sh -c command} to completion. A non-zero exit is data, not an error.
-     * With a timeout, the command and everything it started are killed when it expires and
-     * the result has exit code {@link ExecResult#TIMED_OUT} with a note on stderr.
+     * Runs {@code sh -c command} to completion. A non-zero exit is data, not an error. With a
+     * timeout, the command and everything it started are killed when it expires and the result has
+     * exit code {@link ExecResult#TIMED_OUT} with a note on stderr.
      */
     ExecResult exec(String command, ProcessOptions options);
 

@@ -1,21 +1,18 @@
 package dev.agentbox.sandbox.spi;
 
-import dev.agentbox.problem.ProblemException;
-
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A backend that makes sandboxes. Implementations are application-scoped CDI beans,
- * looked up by {@link #name()} through {@link SandboxProviders}; they can also be built
- * directly (with their settings record) outside the server, which is how the
- * conformance suite runs them.
+ * A backend that makes sandboxes. Implementations are application-scoped CDI beans, looked up by
+ * {@link #name()} through {@link SandboxProviders}; they can also be built directly (with their
+ * settings record) outside the server, which is how the conformance suite runs them.
  *
- * <p>Errors: a broken or unreachable backend throws
- * {@link dev.agentbox.problem.ProblemException} {@code provider-unavailable}; an optional
- * operation the provider lacks throws {@link UnsupportedCapabilityException}. A lost race
- * (sandbox gone) is an empty {@link Optional}, never {@code null}.
+ * <p>Errors: a broken or unreachable backend throws {@link dev.agentbox.problem.ProblemException}
+ * {@code provider-unavailable}; an optional operation the provider lacks throws {@link
+ * UnsupportedCapabilityException}. A lost race (sandbox gone) is an empty {@link Optional}, never
+ * {@code null}.
  */
 public interface SandboxProvider {
 
@@ -31,15 +28,15 @@ public interface SandboxProvider {
     }
 
     /**
-     * A live check of the backend (e.g. a ping of the Docker engine). Must return within a
-     * few seconds and never throw: an unreachable backend is {@code false}.
+     * A live check of the backend (e.g. a ping of the Docker engine). Must return within a few
+     * seconds and never throw: an unreachable backend is {@code false}.
      */
     boolean available();
 
     /**
-     * Makes a new sandbox. If anything fails after the backend object exists, it is removed
-     * before the error propagates. A requested id that is already taken is a
-     * {@code 409 sandbox-exists} problem.
+     * Makes a new sandbox. If anything fails after the backend object exists, it is removed before
+     * the error propagates. A requested id that is already taken is a {@code 409 sandbox-exists}
+     * problem.
      */
     SandboxHandle create(SandboxCreateInput input);
 
@@ -47,8 +44,8 @@ public interface SandboxProvider {
     Optional<SandboxHandle> resume(String id);
 
     /**
-     * Makes a new sandbox from a snapshot taken by {@link SandboxHandle#snapshot(String)}.
-     * A snapshot that no longer exists is {@code 404 not-found}.
+     * Makes a new sandbox from a snapshot taken by {@link SandboxHandle#snapshot(String)}. A
+     * snapshot that no longer exists is {@code 404 not-found}.
      */
     default SandboxHandle restoreSnapshot(String snapshotId, SandboxCreateInput input) {
         throw new UnsupportedCapabilityException(name(), Capability.SNAPSHOTS);
@@ -59,12 +56,14 @@ public interface SandboxProvider {
         throw new UnsupportedCapabilityException(name(), Capability.SNAPSHOTS);
     }
 
-    /** Destroys a sandbox and everything running in it. Idempotent: a missing sandbox is success. */
+    /**
+     * Destroys a sandbox and everything running in it. Idempotent: a missing sandbox is success.
+     */
     void destroy(String id);
 
     /**
-     * Every sandbox this provider manages (labelled {@code dev.agentbox.managed=true}),
-     * running or not. The reaper uses it to find orphans.
+     * Every sandbox this provider manages (labelled {@code dev.agentbox.managed=true}), running or
+     * not. The reaper uses it to find orphans.
      */
     List<ManagedSandbox> listManaged();
 }

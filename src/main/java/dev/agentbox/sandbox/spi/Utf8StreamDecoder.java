@@ -9,15 +9,17 @@ import java.nio.charset.StandardCharsets;
 
 // Only glue around the JDK's CharsetDecoder: it keeps an incomplete character until the next piece.
 /**
- * Decodes a byte stream that arrives in arbitrary pieces: a multi-byte character split
- * across pieces is carried over and reassembled; malformed input and a truncated tail at
- * {@link #finish()} become U+FFFD. No byte is ever dropped silently. Not thread-safe.
+ * Decodes a byte stream that arrives in arbitrary pieces: a multi-byte character split across
+ * pieces is carried over and reassembled; malformed input and a truncated tail at {@link #finish()}
+ * become U+FFFD. No byte is ever dropped silently. Not thread-safe.
  */
 final class Utf8StreamDecoder {
 
-    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-            .onMalformedInput(CodingErrorAction.REPLACE)
-            .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    private final CharsetDecoder decoder =
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE);
     private ByteBuffer pending = ByteBuffer.allocate(0);
 
     /** Decodes what can be decoded now; an incomplete trailing sequence is kept for later. */

@@ -1,7 +1,5 @@
 package dev.agentbox.sandbox.store;
 
-
-
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -18,8 +16,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
-    protected JpaSandboxInstanceStore() {
-    }
+    protected JpaSandboxInstanceStore() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaSandboxInstanceStore(EntityManager em) {
@@ -28,7 +25,8 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     @Override
     public Optional<SandboxInstance> find(String tenant, String key) {
-        return Optional.ofNullable(em.find(SandboxInstance.class, key)).filter(i -> i.tenant().equals(tenant));
+        return Optional.ofNullable(em.find(SandboxInstance.class, key))
+                .filter(i -> i.tenant().equals(tenant));
     }
 
     @Override
@@ -48,15 +46,18 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     @Override
     public boolean delete(String tenant, String key) {
-        return em.createQuery("DELETE FROM SandboxInstance i WHERE i.key = :key AND i.tenant = :tenant")
-                .setParameter("key", key)
-                .setParameter("tenant", tenant)
-                .executeUpdate() == 1;
+        return em.createQuery(
+                                "DELETE FROM SandboxInstance i WHERE i.key = :key AND i.tenant = :tenant")
+                        .setParameter("key", key)
+                        .setParameter("tenant", tenant)
+                        .executeUpdate()
+                == 1;
     }
 
     @Override
     public List<SandboxInstance> list(String tenant) {
-        return em.createQuery("SELECT i FROM SandboxInstance i WHERE i.tenant = :tenant ORDER BY i.createdAt, i.key",
+        return em.createQuery(
+                        "SELECT i FROM SandboxInstance i WHERE i.tenant = :tenant ORDER BY i.createdAt, i.key",
                         SandboxInstance.class)
                 .setParameter("tenant", tenant)
                 .getResultList();
@@ -64,7 +65,9 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     @Override
     public List<SandboxInstance> listAll(int limit) {
-        return em.createQuery("SELECT i FROM SandboxInstance i ORDER BY i.createdAt, i.key", SandboxInstance.class)
+        return em.createQuery(
+                        "SELECT i FROM SandboxInstance i ORDER BY i.createdAt, i.key",
+                        SandboxInstance.class)
                 .setMaxResults(Math.max(1, limit))
                 .getResultList();
     }
@@ -72,7 +75,8 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     @Override
     public List<SandboxInstance> listIdle(Instant now, int limit) {
         // keep-alive differs per row, so the idle test runs on the loaded candidates.
-        return em.createQuery("SELECT i FROM SandboxInstance i WHERE i.lastUsedAt < :now ORDER BY i.lastUsedAt, i.key",
+        return em.createQuery(
+                        "SELECT i FROM SandboxInstance i WHERE i.lastUsedAt < :now ORDER BY i.lastUsedAt, i.key",
                         SandboxInstance.class)
                 .setParameter("now", now)
                 .getResultStream()
@@ -83,7 +87,8 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     @Override
     public boolean existsForProviderSandbox(String provider, String providerSandboxId) {
-        return !em.createQuery("SELECT i.key FROM SandboxInstance i WHERE i.provider = :provider AND i.providerSandboxId = :id")
+        return !em.createQuery(
+                        "SELECT i.key FROM SandboxInstance i WHERE i.provider = :provider AND i.providerSandboxId = :id")
                 .setParameter("provider", provider)
                 .setParameter("id", providerSandboxId)
                 .setMaxResults(1)

@@ -10,9 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The record of a sandbox that agentbox made: which provider sandbox stands behind a
- * sandbox key. The key already hashes the tenant, so it is unique across tenants; the
- * tenant is stored too so that every lookup can be scoped to the caller.
+ * The record of a sandbox that agentbox made: which provider sandbox stands behind a sandbox key.
+ * The key already hashes the tenant, so it is unique across tenants; the tenant is stored too so
+ * that every lookup can be scoped to the caller.
  *
  * <p>Never holds a secret: secrets live only inside the running sandbox.
  */
@@ -48,7 +48,10 @@ public class SandboxInstance {
     @Column(name = "KEEP_ALIVE_MS", nullable = false)
     private long keepAliveMs;
 
-    /** Whether a secrets file was installed (never the secrets themselves): an ensure without secrets then removes it. */
+    /**
+     * Whether a secrets file was installed (never the secrets themselves): an ensure without
+     * secrets then removes it.
+     */
     @Column(name = "SECRETS_INSTALLED")
     private boolean secretsInstalled;
 
@@ -56,11 +59,16 @@ public class SandboxInstance {
     @Column(name = "VERSION")
     private long version;
 
-    protected SandboxInstance() {
-    }
+    protected SandboxInstance() {}
 
-    public SandboxInstance(String key, String tenant, String provider, String providerSandboxId,
-            String threadId, Instant createdAt, long keepAliveMs) {
+    public SandboxInstance(
+            String key,
+            String tenant,
+            String provider,
+            String providerSandboxId,
+            String threadId,
+            Instant createdAt,
+            long keepAliveMs) {
         this.key = Objects.requireNonNull(key);
         this.tenant = Objects.requireNonNull(tenant);
         this.provider = Objects.requireNonNull(provider);
@@ -117,7 +125,9 @@ public class SandboxInstance {
         this.lastUsedAt = now;
     }
 
-    /** Takes over the mutable state of {@code other} (same key): sandbox, snapshot, use, keep-alive. */
+    /**
+     * Takes over the mutable state of {@code other} (same key): sandbox, snapshot, use, keep-alive.
+     */
     void copyStateFrom(SandboxInstance other) {
         this.providerSandboxId = other.providerSandboxId;
         this.snapshotId = other.snapshotId;

@@ -1,6 +1,5 @@
 package dev.agentbox.sandbox.store;
 
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -20,10 +19,15 @@ public interface SandboxInstanceStore {
     /** The tenant's records, oldest first. */
     List<SandboxInstance> list(String tenant);
 
-    /** Records of every tenant, oldest first, at most {@code limit} (journal pruning walks them). */
+    /**
+     * Records of every tenant, oldest first, at most {@code limit} (journal pruning walks them).
+     */
     List<SandboxInstance> listAll(int limit);
 
-    /** Records of all tenants idle at {@code now} (last use + keep-alive before now), oldest use first. */
+    /**
+     * Records of all tenants idle at {@code now} (last use + keep-alive before now), oldest use
+     * first.
+     */
     List<SandboxInstance> listIdle(Instant now, int limit);
 
     /** Whether any record (of any tenant) points at this provider sandbox; used to find orphans. */

@@ -5,5 +5,4 @@ import jakarta.ws.rs.core.Application;
 
 /** A test-only JAX-RS application deployed by {@link InContainerIT}. */
 @ApplicationPath("echo")
-public class EchoApplication extends Application {
-}
+public class EchoApplication extends Application {}

@@ -6,12 +6,13 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
-/** Echoes a JSON body, so the real JSON-B reader and the real problem mapper meet a malformed body. */
+/**
+ * Echoes a JSON body, so the real JSON-B reader and the real problem mapper meet a malformed body.
+ */
 @Path("messages")
 public class EchoResource {
 
-    public record Message(String text) {
-    }
+    public record Message(String text) {}
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)

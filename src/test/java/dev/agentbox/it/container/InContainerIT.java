@@ -1,17 +1,15 @@
 package dev.agentbox.it.container;
 
-import dev.agentbox.platform.Incident;
-
-import dev.agentbox.problem.ProblemCode;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.api.ProblemMapper;
 import dev.agentbox.api.Problems;
 import dev.agentbox.api.TenantTokens;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.inject.Inject;
@@ -32,9 +30,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Arquillian against the running IT server: a micro-deployment whose CDI beans are
- * injected into the test inside Liberty, and whose echo resource lets the real JSON-B
- * reader fail on a malformed body.
+ * Arquillian against the running IT server: a micro-deployment whose CDI beans are injected into
+ * the test inside Liberty, and whose echo resource lets the real JSON-B reader fail on a malformed
+ * body.
  */
 @ExtendWith(ArquillianExtension.class)
 class InContainerIT {
@@ -42,15 +40,23 @@ class InContainerIT {
     @Deployment
     static WebArchive deployment() {
         return ShrinkWrap.create(WebArchive.class, "agentbox-arquillian.war")
-                .addClasses(TenantTokens.class, Problems.class, ProblemCode.class, Incident.class, ProblemException.class, ProblemMapper.class,
-                        UnsupportedCapabilityException.class, SandboxCapabilities.class,
-                        SandboxCapabilities.Capability.class, EchoApplication.class, EchoResource.class,
+                .addClasses(
+                        TenantTokens.class,
+                        Problems.class,
+                        ProblemCode.class,
+                        Incident.class,
+                        ProblemException.class,
+                        ProblemMapper.class,
+                        UnsupportedCapabilityException.class,
+                        SandboxCapabilities.class,
+                        SandboxCapabilities.Capability.class,
+                        EchoApplication.class,
+                        EchoResource.class,
                         EchoResource.Message.class)
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
     }
 
-    @Inject
-    TenantTokens tokens;
+    @Inject TenantTokens tokens;
 
     @Test
     void cdiBeanInjectedInTheServerSeesTheServersTokenConfiguration() {
@@ -63,8 +69,11 @@ class InContainerIT {
 
     @Test
     void mapperTurnsUnsupportedCapabilityInto422WithProviderAndCapability() {
-        var response = new ProblemMapper().toResponse(
-                new UnsupportedCapabilityException("local", SandboxCapabilities.Capability.SNAPSHOTS));
+        var response =
+                new ProblemMapper()
+                        .toResponse(
+                                new UnsupportedCapabilityException(
+                                        "local", SandboxCapabilities.Capability.SNAPSHOTS));
         assertEquals(422, response.getStatus());
         String body = (String) response.getEntity();
         assertTrue(body.contains("\"capability\":\"snapshots\""), body);
@@ -74,7 +83,8 @@ class InContainerIT {
 
     @Test
     void mapperHidesInternalsOfUnexpectedErrors() {
-        var response = new ProblemMapper().toResponse(new IllegalStateException("secret internals"));
+        var response =
+                new ProblemMapper().toResponse(new IllegalStateException("secret internals"));
         assertEquals(500, response.getStatus());
         String body = (String) response.getEntity();
         assertFalse(body.contains("secret internals"), body);
@@ -87,14 +97,28 @@ class InContainerIT {
         HttpClient http = HttpClient.newHttpClient();
         URI uri = base.toURI().resolve("echo/messages");
 
-        HttpResponse<String> ok = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"text\":\"hi\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> ok =
+                http.send(
+                        HttpRequest.newBuilder(uri)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"text\":\"hi\"}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, ok.statusCode(), ok.body());
 
-        HttpResponse<String> bad = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"text\": ")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> bad =
+                http.send(
+                        HttpRequest.newBuilder(uri)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"text\": "))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(400, bad.statusCode(), bad.body());
-        assertTrue(bad.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
+        assertTrue(
+                bad.headers()
+                        .firstValue("Content-Type")
+                        .orElse("")
+                        .startsWith("application/problem+json"));
         assertTrue(bad.body().contains("\"code\":\"invalid-request\""), bad.body());
         assertFalse(bad.body().contains("Exception"), bad.body());
     }

@@ -6,7 +6,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** {@link LeaseStore} in memory, for fast tests of logic built on leases. Passes the same contract as the JPA store. */
+/**
+ * {@link LeaseStore} in memory, for fast tests of logic built on leases. Passes the same contract
+ * as the JPA store.
+ */
 public class InMemoryLeaseStore implements LeaseStore {
 
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
@@ -42,11 +45,13 @@ public class InMemoryLeaseStore implements LeaseStore {
     @Override
     public synchronized java.util.Set<String> heldNames(String prefix, Instant now) {
         java.util.Set<String> out = new java.util.HashSet<>();
-        leases.values().forEach(l -> {
-            if (l.name().startsWith(prefix) && l.heldAt(now)) {
-                out.add(l.name());
-            }
-        });
+        leases.values()
+                .forEach(
+                        l -> {
+                            if (l.name().startsWith(prefix) && l.heldAt(now)) {
+                                out.add(l.name());
+                            }
+                        });
         return out;
     }
 

@@ -67,7 +67,9 @@ public abstract class LeaseStoreContract {
         assertThat(store().renew(name, "a", T0.plusSeconds(9), TTL)).isTrue();
         assertThat(store().find(name).orElseThrow().expiresAt()).isEqualTo(T0.plusSeconds(19));
         assertThat(store().renew(name, "b", T0.plusSeconds(10), TTL)).isFalse();
-        assertThat(store().renew(name, "a", T0.plusSeconds(19), TTL)).as("expired: lost, not renewed").isFalse();
+        assertThat(store().renew(name, "a", T0.plusSeconds(19), TTL))
+                .as("expired: lost, not renewed")
+                .isFalse();
         assertThat(store().renew("never-taken-" + name, "a", T0, TTL)).isFalse();
     }
 
@@ -102,15 +104,17 @@ public abstract class LeaseStoreContract {
             List<Future<Boolean>> results = new ArrayList<>();
             for (int i = 0; i < contenders; i++) {
                 String holder = "h" + i;
-                Callable<Boolean> attempt = () -> {
-                    start.await();
-                    // A lost race on the first insert surfaces as an exception: retry once, as Leases does.
-                    try {
-                        return store().tryAcquire(name, holder, T0, TTL);
-                    } catch (RuntimeException insertRace) {
-                        return store().tryAcquire(name, holder, T0, TTL);
-                    }
-                };
+                Callable<Boolean> attempt =
+                        () -> {
+                            start.await();
+                            // A lost race on the first insert surfaces as an exception: retry once,
+                            // as Leases does.
+                            try {
+                                return store().tryAcquire(name, holder, T0, TTL);
+                            } catch (RuntimeException insertRace) {
+                                return store().tryAcquire(name, holder, T0, TTL);
+                            }
+                        };
                 results.add(pool.submit(attempt));
             }
             start.countDown();

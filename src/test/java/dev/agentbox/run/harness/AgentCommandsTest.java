@@ -19,32 +19,40 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AgentCommandsTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
-    private static final String NASTY = "fix it's \"broken\" $(touch canary) `touch canary` $HOME\nline two\\n ; rm -rf canary &";
+    private static final String NASTY =
+            "fix it's \"broken\" $(touch canary) `touch canary` $HOME\nline two\\n ; rm -rf canary &";
 
     @Test
     void buildsTheDocumentedCommandLinesWithThePromptOnStdinNotOnTheCommandLine() {
-        assertThat(AgentCommands.claudeCode("fix the test")).isEqualTo(new AgentInvocation(
-                "claude -p --output-format stream-json --verbose", Optional.of("fix the test")));
-        assertThat(AgentCommands.codex("fix the test")).isEqualTo(new AgentInvocation(
-                "codex exec --json -", Optional.of("fix the test")));
-        assertThat(AgentCommands.forHarness(Harness.CODEX, "x")).isEqualTo(AgentCommands.codex("x"));
-        assertThat(AgentCommands.forHarness(Harness.CLAUDE_CODE, NASTY).command()).doesNotContain("fix");
+        assertThat(AgentCommands.claudeCode("fix the test"))
+                .isEqualTo(
+                        new AgentInvocation(
+                                "claude -p --output-format stream-json --verbose",
+                                Optional.of("fix the test")));
+        assertThat(AgentCommands.codex("fix the test"))
+                .isEqualTo(new AgentInvocation("codex exec --json -", Optional.of("fix the test")));
+        assertThat(AgentCommands.forHarness(Harness.CODEX, "x"))
+                .isEqualTo(AgentCommands.codex("x"));
+        assertThat(AgentCommands.forHarness(Harness.CLAUDE_CODE, NASTY).command())
+                .doesNotContain("fix");
     }
 
     @Test
     void blankPromptAndTheCommandHarnessAreRejected() {
-        assertThatThrownBy(() -> AgentCommands.codex(" \n")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> AgentCommands.forHarness(Harness.COMMAND, "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> AgentCommands.codex(" \n"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> AgentCommands.forHarness(Harness.COMMAND, "x"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void theJournaledCliGetsTheDocumentedArgumentsAndThePromptVerbatimOnStdin() throws Exception {
         Path bin = fakeClis("bin");
         Reached claude = run(bin, AgentCommands.claudeCode(NASTY));
-        assertThat(claude.args()).containsExactly("-p", "--output-format", "stream-json", "--verbose");
+        assertThat(claude.args())
+                .containsExactly("-p", "--output-format", "stream-json", "--verbose");
         assertThat(claude.stdin()).isEqualTo(NASTY);
         Reached codex = run(bin, AgentCommands.codex(NASTY));
         assertThat(codex.args()).containsExactly("exec", "--json", "-");
@@ -60,32 +68,36 @@ class AgentCommandsTest {
     }
 
     /** What a stand-in CLI was called with: its arguments and the bytes of its stdin. */
-    private record Reached(List<String> args, String stdin) {
-    }
+    private record Reached(List<String> args, String stdin) {}
 
     /** Stand-in CLIs that record their arguments NUL-separated and copy their stdin. */
     private Path fakeClis(String name) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(name));
         for (String cli : List.of("claude", "codex")) {
             Path fake = bin.resolve(cli);
-            Files.writeString(fake, "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\ncat > \"$STDIN_OUT\"\n");
+            Files.writeString(
+                    fake,
+                    "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$ARGS_OUT\"\ncat > \"$STDIN_OUT\"\n");
             Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         return bin;
     }
 
     /**
-     * Runs the invocation as the journal launcher does: its prompt in the run's prompt file,
-     * the journaled form (which feeds that file to the command's stdin) in a shell.
+     * Runs the invocation as the journal launcher does: its prompt in the run's prompt file, the
+     * journaled form (which feeds that file to the command's stdin) in a shell.
      */
     private Reached run(Path bin, AgentInvocation agent) throws Exception {
         JournalCommand commands = new JournalCommand(dir.resolve("runs").toString());
         JournalId journal = JournalId.random("r-" + System.nanoTime());
         Files.createDirectories(dir.resolve("runs"));
-        Files.writeString(Path.of(commands.promptPath(journal.runId())), agent.prompt().orElseThrow());
+        Files.writeString(
+                Path.of(commands.promptPath(journal.runId())), agent.prompt().orElseThrow());
         Path args = dir.resolve("args.bin");
         Path stdin = dir.resolve("stdin.bin");
-        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", commands.journaled(agent, journal)).directory(dir.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder("/bin/sh", "-c", commands.journaled(agent, journal))
+                        .directory(dir.toFile());
         pb.environment().put("PATH", bin + ":/usr/bin:/bin");
         pb.environment().put("ARGS_OUT", args.toString());
         pb.environment().put("STDIN_OUT", stdin.toString());
@@ -95,7 +107,8 @@ class AgentCommandsTest {
         assertThat(p.exitValue()).as(Files.readString(dir.resolve("sh.log"))).isZero();
         assertThat(Files.readString(Path.of(commands.errPath(journal.runId())))).isEmpty();
         String recorded = Files.readString(args, StandardCharsets.UTF_8);
-        return new Reached(Arrays.asList(recorded.substring(0, recorded.length() - 1).split("\0", -1)),
+        return new Reached(
+                Arrays.asList(recorded.substring(0, recorded.length() - 1).split("\0", -1)),
                 Files.readString(stdin, StandardCharsets.UTF_8));
     }
 }

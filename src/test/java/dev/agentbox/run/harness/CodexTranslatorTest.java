@@ -23,31 +23,37 @@ class CodexTranslatorTest {
 
     @Test
     void successfulExecBecomesToolCallsCustomsTextAndRunFinished() {
-        List<JsonObject> chunks = Transcripts.translateJournal(Harness.CODEX,
-                Transcripts.journal("codex-success.jsonl", 0), 13, "", clock::incrementAndGet);
-        assertThat(summaries(chunks)).containsExactly(
-                "RUN_STARTED",
-                "CUSTOM name=codex.session-id value=0199a213-81c0-7800-8aa1-bbab2a035a53",
-                "CUSTOM name=codex.reasoning value=**Locating the failing test**",
-                "CUSTOM name=codex.todo-list value=[{\"completed\":false,\"text\":\"Run the tests\"},{\"completed\":false,\"text\":\"Fix sum\"}]",
-                "TOOL_CALL_START toolCallId=r-0 toolCallName=command_execution",
-                "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"bash -lc 'npm test'\"}",
-                "TOOL_CALL_END toolCallId=r-0",
-                "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"exit_code\":1,\"output\":\"FAIL src/sum.test.js\\n  expected 3, received 4\\n\"}",
-                "TOOL_CALL_START toolCallId=r-2 toolCallName=file_change",
-                "TOOL_CALL_ARGS toolCallId=r-2 delta={\"changes\":[{\"kind\":\"update\",\"path\":\"src/sum.js\"}]}",
-                "TOOL_CALL_END toolCallId=r-2",
-                "TOOL_CALL_RESULT messageId=r-3 toolCallId=r-2 role=tool content={\"status\":\"completed\"}",
-                "CUSTOM name=codex.todo-list value=[{\"completed\":true,\"text\":\"Run the tests\"},{\"completed\":true,\"text\":\"Fix sum\"}]",
-                "TOOL_CALL_START toolCallId=r-4 toolCallName=mcp_tool_call",
-                "TOOL_CALL_ARGS toolCallId=r-4 delta={\"arguments\":{\"q\":\"sum\"},\"server\":\"docs\",\"tool\":\"search\"}",
-                "TOOL_CALL_END toolCallId=r-4",
-                "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-4 role=tool content={\"error\":null,\"result\":{\"content\":[{\"text\":\"no results\",\"type\":\"text\"}],\"structured_content\":null},\"status\":\"completed\"}",
-                "CUSTOM name=codex.warning value=Warning: sandbox is read-only for /etc",
-                "TEXT_MESSAGE_START messageId=r-6 role=assistant",
-                "TEXT_MESSAGE_CONTENT messageId=r-6 delta=Fixed the off-by-one in `sum`; tests pass.",
-                "TEXT_MESSAGE_END messageId=r-6",
-                "RUN_FINISHED");
+        List<JsonObject> chunks =
+                Transcripts.translateJournal(
+                        Harness.CODEX,
+                        Transcripts.journal("codex-success.jsonl", 0),
+                        13,
+                        "",
+                        clock::incrementAndGet);
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=codex.session-id value=0199a213-81c0-7800-8aa1-bbab2a035a53",
+                        "CUSTOM name=codex.reasoning value=**Locating the failing test**",
+                        "CUSTOM name=codex.todo-list value=[{\"completed\":false,\"text\":\"Run the tests\"},{\"completed\":false,\"text\":\"Fix sum\"}]",
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=command_execution",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"bash -lc 'npm test'\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"exit_code\":1,\"output\":\"FAIL src/sum.test.js\\n  expected 3, received 4\\n\"}",
+                        "TOOL_CALL_START toolCallId=r-2 toolCallName=file_change",
+                        "TOOL_CALL_ARGS toolCallId=r-2 delta={\"changes\":[{\"kind\":\"update\",\"path\":\"src/sum.js\"}]}",
+                        "TOOL_CALL_END toolCallId=r-2",
+                        "TOOL_CALL_RESULT messageId=r-3 toolCallId=r-2 role=tool content={\"status\":\"completed\"}",
+                        "CUSTOM name=codex.todo-list value=[{\"completed\":true,\"text\":\"Run the tests\"},{\"completed\":true,\"text\":\"Fix sum\"}]",
+                        "TOOL_CALL_START toolCallId=r-4 toolCallName=mcp_tool_call",
+                        "TOOL_CALL_ARGS toolCallId=r-4 delta={\"arguments\":{\"q\":\"sum\"},\"server\":\"docs\",\"tool\":\"search\"}",
+                        "TOOL_CALL_END toolCallId=r-4",
+                        "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-4 role=tool content={\"error\":null,\"result\":{\"content\":[{\"text\":\"no results\",\"type\":\"text\"}],\"structured_content\":null},\"status\":\"completed\"}",
+                        "CUSTOM name=codex.warning value=Warning: sandbox is read-only for /etc",
+                        "TEXT_MESSAGE_START messageId=r-6 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-6 delta=Fixed the off-by-one in `sum`; tests pass.",
+                        "TEXT_MESSAGE_END messageId=r-6",
+                        "RUN_FINISHED");
         assertThat(chunks).allSatisfy(c -> assertThat(Chunks.problems(c)).isEmpty());
     }
 
@@ -55,44 +61,68 @@ class CodexTranslatorTest {
     void turnUsageIsAvailableAndSummedOverTurns() {
         CodexTranslator t = translator();
         assertThat(t.usage()).isEmpty();
-        Transcripts.translateLines(t, List.of(
-                "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"cached_input_tokens\":2,\"output_tokens\":5}}",
-                "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"cached_input_tokens\":0,\"output_tokens\":1}}"), 0, "");
-        assertThat(t.usage()).hasValueSatisfying(u -> assertThat(u.toString())
-                .isEqualTo("{\"cached_input_tokens\":2,\"input_tokens\":11,\"output_tokens\":6}"));
+        Transcripts.translateLines(
+                t,
+                List.of(
+                        "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"cached_input_tokens\":2,\"output_tokens\":5}}",
+                        "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"cached_input_tokens\":0,\"output_tokens\":1}}"),
+                0,
+                "");
+        assertThat(t.usage())
+                .hasValueSatisfying(
+                        u ->
+                                assertThat(u.toString())
+                                        .isEqualTo(
+                                                "{\"cached_input_tokens\":2,\"input_tokens\":11,\"output_tokens\":6}"));
     }
 
     @Test
     void errorEventIsRunErrorAndTheLaterTurnFailedAndExitAddNothing() {
         CodexTranslator t = translator();
-        List<JsonObject> chunks = Transcripts.translateLines(t, lines("codex-failed.jsonl"), 1, "fatal");
-        assertThat(summaries(chunks)).containsExactly(
-                "RUN_STARTED",
-                "CUSTOM name=codex.session-id value=err-4567",
-                "TOOL_CALL_START toolCallId=r-0 toolCallName=command_execution",
-                "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"invalid-command\"}",
-                "TOOL_CALL_END toolCallId=r-0",
-                "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"exit_code\":127,\"output\":\"command not found: invalid-command\"}",
-                "RUN_ERROR message=stream disconnected before completion code=agent-error");
+        List<JsonObject> chunks =
+                Transcripts.translateLines(t, lines("codex-failed.jsonl"), 1, "fatal");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=codex.session-id value=err-4567",
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=command_execution",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"invalid-command\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"exit_code\":127,\"output\":\"command not found: invalid-command\"}",
+                        "RUN_ERROR message=stream disconnected before completion code=agent-error");
         assertThat(t.usage()).isPresent();
     }
 
     @Test
     void turnFailedAloneIsRunError() {
-        List<JsonObject> chunks = Transcripts.translateLines(translator(),
-                List.of("{\"type\":\"turn.failed\",\"error\":{\"message\":\"quota exceeded\"}}"), 1, "");
-        assertThat(summaries(chunks)).containsExactly("RUN_STARTED", "RUN_ERROR message=quota exceeded code=agent-error");
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"turn.failed\",\"error\":{\"message\":\"quota exceeded\"}}"),
+                        1,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED", "RUN_ERROR message=quota exceeded code=agent-error");
     }
 
     @Test
     void webSearchReportedOnlyOnCompletionIsAWholeToolCall() {
-        List<JsonObject> chunks = Transcripts.translateLines(translator(),
-                List.of("{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"web_search\",\"query\":\"rust\"}}"), 0, "");
-        assertThat(summaries(chunks)).containsExactly("RUN_STARTED",
-                "TOOL_CALL_START toolCallId=r-0 toolCallName=web_search",
-                "TOOL_CALL_ARGS toolCallId=r-0 delta={\"query\":\"rust\"}",
-                "TOOL_CALL_END toolCallId=r-0",
-                "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={}",
-                "RUN_FINISHED");
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"web_search\",\"query\":\"rust\"}}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=web_search",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"query\":\"rust\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={}",
+                        "RUN_FINISHED");
     }
 }

@@ -23,37 +23,48 @@ class CommandTranslatorTest {
 
     @Test
     void mixedTranscriptTranslatesPerTheCommandHarnessRules() {
-        List<JsonObject> chunks = Transcripts.translateJournal(Harness.COMMAND,
-                Transcripts.journal("command-mixed.ndjson", 0), 5, "", clock::incrementAndGet);
-        assertThat(summaries(chunks)).containsExactly(
-                "RUN_STARTED",
-                "TEXT_MESSAGE_START messageId=r-0 role=assistant",
-                "TEXT_MESSAGE_CONTENT messageId=r-0 delta=Hello",
-                "TEXT_MESSAGE_END messageId=r-0",
-                "TOOL_CALL_START toolCallId=r-1 toolCallName=search",
-                "TOOL_CALL_ARGS toolCallId=r-1 delta={\"q\":\"x\"}",
-                "TOOL_CALL_END toolCallId=r-1",
-                "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 content=found 1",
-                "TEXT_MESSAGE_START messageId=r-3 role=assistant",
-                "TEXT_MESSAGE_CONTENT messageId=r-3 delta=Part one, ",
-                "TEXT_MESSAGE_CONTENT messageId=r-3 delta=part two.",
-                "TEXT_MESSAGE_END messageId=r-3",
-                "CUSTOM name=agent.text value=plain text from the agent",
-                "TEXT_MESSAGE_START messageId=r-4 role=assistant",
-                "TEXT_MESSAGE_CONTENT messageId=r-4 delta=again",
-                "TEXT_MESSAGE_END messageId=r-4",
-                "CUSTOM name=agent.output value={\"progress\":0.5,\"step\":\"build\"}",
-                "CUSTOM name=my.event value={\"k\":[1,2]}",
-                "TEXT_MESSAGE_START messageId=r-5 role=assistant",
-                "TEXT_MESSAGE_CONTENT messageId=r-5 delta=tail",
-                "TEXT_MESSAGE_END messageId=r-5",
-                "RUN_FINISHED");
+        List<JsonObject> chunks =
+                Transcripts.translateJournal(
+                        Harness.COMMAND,
+                        Transcripts.journal("command-mixed.ndjson", 0),
+                        5,
+                        "",
+                        clock::incrementAndGet);
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=Hello",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "TOOL_CALL_START toolCallId=r-1 toolCallName=search",
+                        "TOOL_CALL_ARGS toolCallId=r-1 delta={\"q\":\"x\"}",
+                        "TOOL_CALL_END toolCallId=r-1",
+                        "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 content=found 1",
+                        "TEXT_MESSAGE_START messageId=r-3 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-3 delta=Part one, ",
+                        "TEXT_MESSAGE_CONTENT messageId=r-3 delta=part two.",
+                        "TEXT_MESSAGE_END messageId=r-3",
+                        "CUSTOM name=agent.text value=plain text from the agent",
+                        "TEXT_MESSAGE_START messageId=r-4 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-4 delta=again",
+                        "TEXT_MESSAGE_END messageId=r-4",
+                        "CUSTOM name=agent.output value={\"progress\":0.5,\"step\":\"build\"}",
+                        "CUSTOM name=my.event value={\"k\":[1,2]}",
+                        "TEXT_MESSAGE_START messageId=r-5 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-5 delta=tail",
+                        "TEXT_MESSAGE_END messageId=r-5",
+                        "RUN_FINISHED");
     }
 
     @Test
     void everyChunkCarriesTheServicesThreadRunAndTimestampAndIsValid() {
-        List<JsonObject> chunks = Transcripts.translateJournal(Harness.COMMAND,
-                Transcripts.journal("command-mixed.ndjson", 0), 64, "", clock::incrementAndGet);
+        List<JsonObject> chunks =
+                Transcripts.translateJournal(
+                        Harness.COMMAND,
+                        Transcripts.journal("command-mixed.ndjson", 0),
+                        64,
+                        "",
+                        clock::incrementAndGet);
         for (JsonObject chunk : chunks) {
             assertThat(chunk.getString("threadId")).isEqualTo("t");
             assertThat(chunk.getString("runId")).isEqualTo("r");
@@ -64,41 +75,76 @@ class CommandTranslatorTest {
 
     @Test
     void agentSuppliedIdsAreKept() {
-        assertThat(run(List.of("{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"user\"}",
-                "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"x\"}",
-                "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":\"c1\",\"toolCallName\":\"n\"}",
-                "{\"type\":\"TOOL_CALL_END\"}"), 0, ""))
-                .containsExactly("RUN_STARTED", "TEXT_MESSAGE_START messageId=m1 role=user",
-                        "TEXT_MESSAGE_CONTENT messageId=m1 delta=x", "TOOL_CALL_START toolCallId=c1 toolCallName=n",
-                        "TOOL_CALL_END toolCallId=c1", "TEXT_MESSAGE_END messageId=m1", "RUN_FINISHED");
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"user\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"x\"}",
+                                        "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":\"c1\",\"toolCallName\":\"n\"}",
+                                        "{\"type\":\"TOOL_CALL_END\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=m1 role=user",
+                        "TEXT_MESSAGE_CONTENT messageId=m1 delta=x",
+                        "TOOL_CALL_START toolCallId=c1 toolCallName=n",
+                        "TOOL_CALL_END toolCallId=c1",
+                        "TEXT_MESSAGE_END messageId=m1",
+                        "RUN_FINISHED");
     }
 
     @Test
     void openDeltaMessageIsClosedBeforeTheEndOfTheRun() {
-        assertThat(run(List.of("{\"delta\":\"a\"}"), 0, "")).containsExactly("RUN_STARTED",
-                "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
-                "TEXT_MESSAGE_END messageId=r-0", "RUN_FINISHED");
+        assertThat(run(List.of("{\"delta\":\"a\"}"), 0, ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "RUN_FINISHED");
     }
 
     @Test
     void explicitEndOfTheOpenDeltaMessageIsNotDoubled() {
-        assertThat(run(List.of("{\"delta\":\"a\"}", "{\"type\":\"TEXT_MESSAGE_END\"}", "{\"delta\":\"b\"}"), 0, ""))
-                .containsExactly("RUN_STARTED",
-                        "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"delta\":\"a\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_END\"}",
+                                        "{\"delta\":\"b\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
                         "TEXT_MESSAGE_END messageId=r-0",
-                        "TEXT_MESSAGE_START messageId=r-1 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-1 delta=b",
-                        "TEXT_MESSAGE_END messageId=r-1", "RUN_FINISHED");
+                        "TEXT_MESSAGE_START messageId=r-1 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-1 delta=b",
+                        "TEXT_MESSAGE_END messageId=r-1",
+                        "RUN_FINISHED");
     }
 
     @Test
     void openDeltaMessageIsClosedBeforeAnExplicitChunkOfAnotherType() {
-        assertThat(run(List.of("{\"delta\":\"a\"}", "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"n\"}",
-                "{\"delta\":\"b\"}", "{\"type\":\"TEXT_MESSAGE_START\"}"), 0, ""))
-                .containsExactly("RUN_STARTED",
-                        "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"delta\":\"a\"}",
+                                        "{\"type\":\"TOOL_CALL_START\",\"toolCallName\":\"n\"}",
+                                        "{\"delta\":\"b\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_START\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
                         "TEXT_MESSAGE_END messageId=r-0",
                         "TOOL_CALL_START toolCallId=r-1 toolCallName=n",
-                        "TEXT_MESSAGE_START messageId=r-2 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-2 delta=b",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=b",
                         "TEXT_MESSAGE_END messageId=r-2",
                         "TEXT_MESSAGE_START messageId=r-3 role=assistant",
                         "TEXT_MESSAGE_END messageId=r-3",
@@ -107,57 +153,103 @@ class CommandTranslatorTest {
 
     @Test
     void explicitMessageIsNotCutByOtherChunksButIsEndedAtTheExit() {
-        assertThat(run(List.of("{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}", "plain",
-                "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"x\"}", "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"k\"}",
-                "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"k\"}"), 1, "e"))
-                .containsExactly("RUN_STARTED", "TEXT_MESSAGE_START messageId=m role=assistant",
-                        "CUSTOM name=agent.text value=plain", "TEXT_MESSAGE_CONTENT messageId=m delta=x",
-                        "TEXT_MESSAGE_START messageId=k role=assistant", "TEXT_MESSAGE_END messageId=k",
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}",
+                                        "plain",
+                                        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"x\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"k\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"k\"}"),
+                                1,
+                                "e"))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=m role=assistant",
+                        "CUSTOM name=agent.text value=plain",
+                        "TEXT_MESSAGE_CONTENT messageId=m delta=x",
+                        "TEXT_MESSAGE_START messageId=k role=assistant",
+                        "TEXT_MESSAGE_END messageId=k",
                         "TEXT_MESSAGE_END messageId=m",
                         "RUN_ERROR message=Agent process exited with code 1: e code=agent-exit");
     }
 
     @Test
     void explicitContentWithoutIdContinuesTheOpenDeltaMessage() {
-        assertThat(run(List.of("{\"delta\":\"a\"}", "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"b\"}"), 0, ""))
-                .containsExactly("RUN_STARTED",
-                        "TEXT_MESSAGE_START messageId=r-0 role=assistant", "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
-                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=b", "TEXT_MESSAGE_END messageId=r-0", "RUN_FINISHED");
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"delta\":\"a\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"b\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=a",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=b",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "RUN_FINISHED");
     }
 
     @Test
     void emptyDeltaYieldsNothing() {
-        assertThat(run(List.of("{\"delta\":\"\"}"), 0, "")).containsExactly("RUN_STARTED", "RUN_FINISHED");
+        assertThat(run(List.of("{\"delta\":\"\"}"), 0, ""))
+                .containsExactly("RUN_STARTED", "RUN_FINISHED");
     }
 
     @Test
     void deltaWithOtherMembersIsAgentOutput() {
         assertThat(run(List.of("{\"delta\":\"a\",\"x\":1}"), 0, ""))
-                .containsExactly("RUN_STARTED", "CUSTOM name=agent.output value={\"delta\":\"a\",\"x\":1}", "RUN_FINISHED");
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=agent.output value={\"delta\":\"a\",\"x\":1}",
+                        "RUN_FINISHED");
     }
 
     @Test
     void linesThatAreNotAJsonObjectAreAgentText() {
-        assertThat(run(List.of("[1,2]", "42", "{broken", "{\"a\":1} trailing", ""), 0, "")).containsExactly("RUN_STARTED",
-                "CUSTOM name=agent.text value=[1,2]", "CUSTOM name=agent.text value=42",
-                "CUSTOM name=agent.text value={broken", "CUSTOM name=agent.text value={\"a\":1} trailing",
-                "CUSTOM name=agent.text value=", "RUN_FINISHED");
+        assertThat(run(List.of("[1,2]", "42", "{broken", "{\"a\":1} trailing", ""), 0, ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=agent.text value=[1,2]",
+                        "CUSTOM name=agent.text value=42",
+                        "CUSTOM name=agent.text value={broken",
+                        "CUSTOM name=agent.text value={\"a\":1} trailing",
+                        "CUSTOM name=agent.text value=",
+                        "RUN_FINISHED");
     }
 
     @Test
     void agentLifecycleChunksAreOutputNotLifecycle() {
-        assertThat(run(List.of("{\"type\":\"RUN_FINISHED\"}", "{\"type\":\"RUN_ERROR\",\"message\":\"m\",\"code\":\"c\"}"), 0, ""))
-                .containsExactly("RUN_STARTED", "CUSTOM name=agent.output value={\"type\":\"RUN_FINISHED\"}",
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"type\":\"RUN_FINISHED\"}",
+                                        "{\"type\":\"RUN_ERROR\",\"message\":\"m\",\"code\":\"c\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=agent.output value={\"type\":\"RUN_FINISHED\"}",
                         "CUSTOM name=agent.output value={\"code\":\"c\",\"message\":\"m\",\"type\":\"RUN_ERROR\"}",
                         "RUN_FINISHED");
     }
 
     @Test
     void typedLineMissingARequiredFieldIsAgentOutputAndConsumesNoId() {
-        assertThat(run(List.of("{\"type\":\"TOOL_CALL_START\"}", "{\"type\":\"CUSTOM\",\"name\":\"n\"}",
-                "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":7}", "{\"type\":\"NOT_A_TYPE\"}",
-                "{\"type\":\"TEXT_MESSAGE_START\"}"), 0, ""))
-                .containsExactly("RUN_STARTED",
+        assertThat(
+                        run(
+                                List.of(
+                                        "{\"type\":\"TOOL_CALL_START\"}",
+                                        "{\"type\":\"CUSTOM\",\"name\":\"n\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":7}",
+                                        "{\"type\":\"NOT_A_TYPE\"}",
+                                        "{\"type\":\"TEXT_MESSAGE_START\"}"),
+                                0,
+                                ""))
+                .containsExactly(
+                        "RUN_STARTED",
                         "CUSTOM name=agent.output value={\"type\":\"TOOL_CALL_START\"}",
                         "CUSTOM name=agent.output value={\"name\":\"n\",\"type\":\"CUSTOM\"}",
                         "CUSTOM name=agent.output value={\"delta\":7,\"type\":\"TEXT_MESSAGE_CONTENT\"}",
@@ -169,8 +261,10 @@ class CommandTranslatorTest {
 
     @Test
     void nonZeroExitIsRunErrorWithTheStderrTail() {
-        assertThat(run(List.of("{\"delta\":\"a\"}"), 7, "boom\n")).endsWith("TEXT_MESSAGE_END messageId=r-0",
-                "RUN_ERROR message=Agent process exited with code 7: boom code=agent-exit");
+        assertThat(run(List.of("{\"delta\":\"a\"}"), 7, "boom\n"))
+                .endsWith(
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "RUN_ERROR message=Agent process exited with code 7: boom code=agent-exit");
     }
 
     @Test
@@ -183,8 +277,10 @@ class CommandTranslatorTest {
 
     @Test
     void emptyStderrLeavesNoDanglingColon() {
-        assertThat(run(List.of(), 3, "")).containsExactly("RUN_STARTED",
-                "RUN_ERROR message=Agent process exited with code 3 code=agent-exit");
+        assertThat(run(List.of(), 3, ""))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "RUN_ERROR message=Agent process exited with code 3 code=agent-exit");
     }
 
     @Test

@@ -20,13 +20,18 @@ class DeterminismTest {
         "CODEX, codex-success.jsonl, 0",
         "CODEX, codex-failed.jsonl, 1",
     })
-    void sameJournalTranslatesToTheSameChunksExceptTimestamp(Harness harness, String fixture, int exitCode) {
+    void sameJournalTranslatesToTheSameChunksExceptTimestamp(
+            Harness harness, String fixture, int exitCode) {
         byte[] journal = Transcripts.journal(fixture, exitCode);
         AtomicLong firstClock = new AtomicLong(1_700_000_000_000L);
         AtomicLong secondClock = new AtomicLong(1_800_000_000_000L);
         // Different read piece sizes too: how the bytes arrive must not matter.
-        List<JsonObject> first = Transcripts.translateJournal(harness, journal, 1, "boom\n", firstClock::incrementAndGet);
-        List<JsonObject> second = Transcripts.translateJournal(harness, journal, 4096, "boom\n", secondClock::incrementAndGet);
+        List<JsonObject> first =
+                Transcripts.translateJournal(
+                        harness, journal, 1, "boom\n", firstClock::incrementAndGet);
+        List<JsonObject> second =
+                Transcripts.translateJournal(
+                        harness, journal, 4096, "boom\n", secondClock::incrementAndGet);
 
         assertThat(second).hasSameSizeAs(first);
         assertThat(second.stream().map(Chunks::withoutTimestamp).toList())

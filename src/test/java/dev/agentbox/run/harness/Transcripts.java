@@ -22,8 +22,7 @@ final class Transcripts {
     static final String THREAD = "t";
     static final JournalId JOURNAL = JournalId.random(RUN);
 
-    private Transcripts() {
-    }
+    private Transcripts() {}
 
     static byte[] resource(String name) {
         try (InputStream in = Transcripts.class.getResourceAsStream("/harness/" + name)) {
@@ -39,20 +38,26 @@ final class Transcripts {
     /** The journal a run of the fixture would leave: its lines, then the sentinel. */
     static byte[] journal(String fixture, int exitCode) {
         String text = new String(resource(fixture), StandardCharsets.UTF_8);
-        return (text + ExitSentinel.of(JOURNAL).line(exitCode) + "\n").getBytes(StandardCharsets.UTF_8);
+        return (text + ExitSentinel.of(JOURNAL).line(exitCode) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /**
      * Reads {@code journal} in {@code pieceSize}-byte pieces as a reader would, translating every
      * complete line, then the exit: the whole chunk sequence of the run.
      */
-    static List<JsonObject> translateJournal(Harness harness, byte[] journal, int pieceSize, String stderr,
+    static List<JsonObject> translateJournal(
+            Harness harness,
+            byte[] journal,
+            int pieceSize,
+            String stderr,
             LongSupplier timestamps) {
         HarnessTranslator translator = harness.translator(RUN, THREAD, timestamps);
         LineAssembler lines = new LineAssembler(ExitSentinel.of(JOURNAL));
         List<JsonObject> chunks = new ArrayList<>(translator.onStart());
         for (int from = 0; from < journal.length; from += pieceSize) {
-            byte[] piece = Arrays.copyOfRange(journal, from, Math.min(journal.length, from + pieceSize));
+            byte[] piece =
+                    Arrays.copyOfRange(journal, from, Math.min(journal.length, from + pieceSize));
             for (JournalLine line : lines.feed(piece)) {
                 chunks.addAll(translator.onLine(line.text()));
             }
@@ -61,7 +66,8 @@ final class Transcripts {
         return chunks;
     }
 
-    static List<JsonObject> translateLines(HarnessTranslator translator, List<String> lines, int exitCode, String stderr) {
+    static List<JsonObject> translateLines(
+            HarnessTranslator translator, List<String> lines, int exitCode, String stderr) {
         List<JsonObject> chunks = new ArrayList<>(translator.onStart());
         for (String line : lines) {
             chunks.addAll(translator.onLine(line));
@@ -70,8 +76,19 @@ final class Transcripts {
         return chunks;
     }
 
-    private static final List<String> SUMMARY_FIELDS = List.of("messageId", "toolCallId", "toolCallName", "role", "delta",
-            "content", "name", "value", "result", "message", "code");
+    private static final List<String> SUMMARY_FIELDS =
+            List.of(
+                    "messageId",
+                    "toolCallId",
+                    "toolCallName",
+                    "role",
+                    "delta",
+                    "content",
+                    "name",
+                    "value",
+                    "result",
+                    "message",
+                    "code");
 
     /** {@code TYPE field=value …} for the fields that identify a chunk in a readable way. */
     static String summary(JsonObject chunk) {
@@ -79,7 +96,10 @@ final class Transcripts {
         for (String field : SUMMARY_FIELDS) {
             if (chunk.containsKey(field)) {
                 b.append(' ').append(field).append('=');
-                b.append(chunk.get(field) instanceof jakarta.json.JsonString s ? s.getString() : CanonicalJson.of(chunk.get(field)));
+                b.append(
+                        chunk.get(field) instanceof jakarta.json.JsonString s
+                                ? s.getString()
+                                : CanonicalJson.of(chunk.get(field)));
             }
         }
         return b.toString();

@@ -9,11 +9,11 @@ import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
+import dev.agentbox.sandbox.docker.DockerSandboxProvider;
+import dev.agentbox.sandbox.docker.DockerSettings;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProvider;
-import dev.agentbox.sandbox.docker.DockerSandboxProvider;
-import dev.agentbox.sandbox.docker.DockerSettings;
 import dev.agentbox.testing.NeedsDocker;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,7 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The journal suite on Docker (journals in the standard directory), plus a container killed mid-read. */
+/**
+ * The journal suite on Docker (journals in the standard directory), plus a container killed
+ * mid-read.
+ */
 @NeedsDocker
 abstract class DockerJournalContract extends JournalReaderContract {
 
@@ -32,7 +35,9 @@ abstract class DockerJournalContract extends JournalReaderContract {
 
     @Override
     protected SandboxProvider newProvider() {
-        return new DockerSandboxProvider(DockerSettings.defaults().withImage(image()), new DaemonThreads("test-journal"),
+        return new DockerSandboxProvider(
+                DockerSettings.defaults().withImage(image()),
+                new DaemonThreads("test-journal"),
                 Clock.systemUTC());
     }
 
@@ -50,31 +55,41 @@ abstract class DockerJournalContract extends JournalReaderContract {
 
     /** A client of our own: the provider's engine is package-private. */
     private static DockerClient dockerClient() {
-        DockerClientConfig cfg = DefaultDockerClientConfig.createDefaultConfigBuilder()
-                .withDockerHost(DockerSettings.defaults().host()).build();
-        return DockerClientImpl.getInstance(cfg, new ApacheDockerHttpClient.Builder().dockerHost(cfg.getDockerHost()).build());
+        DockerClientConfig cfg =
+                DefaultDockerClientConfig.createDefaultConfigBuilder()
+                        .withDockerHost(DockerSettings.defaults().host())
+                        .build();
+        return DockerClientImpl.getInstance(
+                cfg, new ApacheDockerHttpClient.Builder().dockerHost(cfg.getDockerHost()).build());
     }
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-10 docker kill of the sandbox mid-read: 'ended without an exit sentinel' within seconds, never a hang")
+    @DisplayName(
+            "JN-10 docker kill of the sandbox mid-read: 'ended without an exit sentinel' within seconds, never a hang")
     void containerKilledMidRead_JN10(Mode mode) throws Exception {
         SandboxHandle victim = provider.create(baseInput());
         extra.add(victim);
         String runId = newRunId("jn10docker");
         launcher.start(victim, id(runId), "echo one; sleep 60; echo never");
         try (JournalReader reader = JournalReader.open(victim, id(runId), 0, options(mode))) {
-            assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
+            assertThat(readSome(reader, Duration.ofSeconds(10)))
+                    .extracting(JournalLine::text)
+                    .containsExactly("one");
             try (DockerClient docker = dockerClient()) {
                 docker.killContainerCmd(victim.id()).exec();
             }
             long t0 = System.nanoTime();
             List<String> after = new ArrayList<>();
-            assertThatThrownBy(() -> {
-                while (true) {
-                    reader.poll(Duration.ofMillis(300)).lines().forEach(l -> after.add(l.text()));
-                }
-            }).isInstanceOf(JournalEndedWithoutSentinelException.class)
+            assertThatThrownBy(
+                            () -> {
+                                while (true) {
+                                    reader.poll(Duration.ofMillis(300))
+                                            .lines()
+                                            .forEach(l -> after.add(l.text()));
+                                }
+                            })
+                    .isInstanceOf(JournalEndedWithoutSentinelException.class)
                     .hasMessageContaining("ended without an exit sentinel");
             assertThat(after).isEmpty();
             assertThat(reader.position()).isEqualTo(4);

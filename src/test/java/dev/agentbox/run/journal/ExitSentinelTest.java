@@ -14,7 +14,8 @@ class ExitSentinelTest {
     void exactSentinelWithTheRunsNonceGivesTheExitCode() {
         assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + nonce + "\"}")).hasValue(0);
         assertThat(sentinel.exitCode("{\"__exit\":7,\"__nonce\":\"" + nonce + "\"}")).hasValue(7);
-        assertThat(sentinel.exitCode("{\"__exit\":255,\"__nonce\":\"" + nonce + "\"}")).hasValue(255);
+        assertThat(sentinel.exitCode("{\"__exit\":255,\"__nonce\":\"" + nonce + "\"}"))
+                .hasValue(255);
     }
 
     @Test
@@ -30,13 +31,15 @@ class ExitSentinelTest {
     @Test
     void forgedSentinelWithWrongNonceIsOrdinaryOutput_JN08() {
         assertThat(sentinel.exitCode(ExitSentinel.of(JournalId.random("run-2")).line(0))).isEmpty();
-        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + "0".repeat(32) + "\"}")).isEmpty();
+        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + "0".repeat(32) + "\"}"))
+                .isEmpty();
     }
 
     @Test
     void aSentinelWithTheNonceComputedFromTheRunIdIsOrdinaryOutputForARunWithARandomNonce_JN08() {
         // What an agent that knows its runId and the old derivation would print to end itself.
-        assertThat(sentinel.exitCode(ExitSentinel.of(JournalId.derived("run-1")).line(0))).isEmpty();
+        assertThat(sentinel.exitCode(ExitSentinel.of(JournalId.derived("run-1")).line(0)))
+                .isEmpty();
     }
 
     @Test
@@ -61,8 +64,11 @@ class ExitSentinelTest {
         assertThat(sentinel.exitCode("{\"__nonce\":\"" + nonce + "\",\"__exit\":0}")).isEmpty();
         assertThat(sentinel.exitCode("{\"__exit\":00,\"__nonce\":\"" + nonce + "\"}")).isEmpty();
         assertThat(sentinel.exitCode("{\"__exit\":1.0,\"__nonce\":\"" + nonce + "\"}")).isEmpty();
-        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + nonce.toUpperCase() + "\"}")).isEmpty();
-        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + nonce + "\",\"x\":1}")).isEmpty();
-        assertThat(sentinel.exitCode("{\"__exit\":99999999999,\"__nonce\":\"" + nonce + "\"}")).isEmpty();
+        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + nonce.toUpperCase() + "\"}"))
+                .isEmpty();
+        assertThat(sentinel.exitCode("{\"__exit\":0,\"__nonce\":\"" + nonce + "\",\"x\":1}"))
+                .isEmpty();
+        assertThat(sentinel.exitCode("{\"__exit\":99999999999,\"__nonce\":\"" + nonce + "\"}"))
+                .isEmpty();
     }
 }

@@ -17,16 +17,29 @@ class JournalIdTest {
 
     @Test
     void theDerivedFallbackIsTheNonceComputedFromTheRunId() {
-        assertThat(JournalId.derived("run-1")).isEqualTo(new JournalId("run-1", JournalNames.nonce("run-1")));
+        assertThat(JournalId.derived("run-1"))
+                .isEqualTo(new JournalId("run-1", JournalNames.nonce("run-1")));
     }
 
     @Test
     void anEmptyRunIdOrANonceOfAnotherShapeIsRejected() {
         String good = "0123456789abcdef0123456789abcdef";
-        assertThatThrownBy(() -> new JournalId("", good)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new JournalId(null, good)).isInstanceOf(IllegalArgumentException.class);
-        for (String bad : new String[] {null, "", good.toUpperCase(), good.substring(1), good + "0", "g" + good.substring(1)}) {
-            assertThatThrownBy(() -> new JournalId("r", bad)).as(String.valueOf(bad)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalId("", good))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new JournalId(null, good))
+                .isInstanceOf(IllegalArgumentException.class);
+        for (String bad :
+                new String[] {
+                    null,
+                    "",
+                    good.toUpperCase(),
+                    good.substring(1),
+                    good + "0",
+                    "g" + good.substring(1)
+                }) {
+            assertThatThrownBy(() -> new JournalId("r", bad))
+                    .as(String.valueOf(bad))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 }

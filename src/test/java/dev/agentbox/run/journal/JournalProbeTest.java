@@ -15,7 +15,8 @@ class JournalProbeTest {
     }
 
     private static byte[] lastWindow(byte[] file) {
-        return Arrays.copyOfRange(file, Math.max(0, file.length - JournalProbe.WINDOW_BYTES), file.length);
+        return Arrays.copyOfRange(
+                file, Math.max(0, file.length - JournalProbe.WINDOW_BYTES), file.length);
     }
 
     @Test
@@ -26,20 +27,29 @@ class JournalProbeTest {
 
     @Test
     void noSentinelMeansProducing() {
-        assertThat(JournalProbe.probe(utf8("{\"a\":1}\n"), sentinel)).isEqualTo(new JournalProbe.Producing());
-        assertThat(JournalProbe.probe(new byte[0], sentinel)).isEqualTo(new JournalProbe.Producing());
+        assertThat(JournalProbe.probe(utf8("{\"a\":1}\n"), sentinel))
+                .isEqualTo(new JournalProbe.Producing());
+        assertThat(JournalProbe.probe(new byte[0], sentinel))
+                .isEqualTo(new JournalProbe.Producing());
     }
 
     @Test
     void sentinelWithoutItsNewlineIsNotYetFinished() {
-        assertThat(JournalProbe.probe(utf8("x\n" + sentinel.line(0)), sentinel)).isInstanceOf(JournalProbe.Producing.class);
+        assertThat(JournalProbe.probe(utf8("x\n" + sentinel.line(0)), sentinel))
+                .isInstanceOf(JournalProbe.Producing.class);
     }
 
     @Test
     void forgedSentinelsMeanProducing_JN08() {
-        byte[] file = utf8("{\"__exit\":0}\n" + ExitSentinel.of(JournalId.random("other")).line(0) + "\n"
-                + ExitSentinel.of(JournalId.derived("run-9")).line(0) + "\n{\"__exit\":\"0\",\"__nonce\":\""
-                + sentinel.nonce() + "\"}\n");
+        byte[] file =
+                utf8(
+                        "{\"__exit\":0}\n"
+                                + ExitSentinel.of(JournalId.random("other")).line(0)
+                                + "\n"
+                                + ExitSentinel.of(JournalId.derived("run-9")).line(0)
+                                + "\n{\"__exit\":\"0\",\"__nonce\":\""
+                                + sentinel.nonce()
+                                + "\"}\n");
         assertThat(JournalProbe.probe(file, sentinel)).isInstanceOf(JournalProbe.Producing.class);
     }
 
@@ -48,7 +58,8 @@ class JournalProbeTest {
         String filler = ("{\"delta\":\"" + "x".repeat(90) + "\"}\n").repeat(200);
         byte[] file = utf8(filler + sentinel.line(0) + "\n");
         assertThat(file.length).isGreaterThan(JournalProbe.WINDOW_BYTES);
-        assertThat(JournalProbe.probe(lastWindow(file), sentinel)).isEqualTo(new JournalProbe.Finished(0));
+        assertThat(JournalProbe.probe(lastWindow(file), sentinel))
+                .isEqualTo(new JournalProbe.Finished(0));
     }
 
     @Test
@@ -59,15 +70,20 @@ class JournalProbeTest {
         byte[] file = utf8(longLine + "\n" + "z\n");
         byte[] window = lastWindow(file);
         assertThat(new String(window, StandardCharsets.UTF_8)).startsWith("y");
-        byte[] cut = Arrays.copyOfRange(file, file.length - (sentinel.line(0).length() + 3), file.length);
-        assertThat(JournalProbe.probe(cut, false, sentinel)).isInstanceOf(JournalProbe.Producing.class);
+        byte[] cut =
+                Arrays.copyOfRange(
+                        file, file.length - (sentinel.line(0).length() + 3), file.length);
+        assertThat(JournalProbe.probe(cut, false, sentinel))
+                .isInstanceOf(JournalProbe.Producing.class);
         assertThat(JournalProbe.probe(window, sentinel)).isInstanceOf(JournalProbe.Producing.class);
     }
 
     @Test
     void wholeFileWindowTrustsItsFirstLine() {
         byte[] file = utf8(sentinel.line(2) + "\n");
-        assertThat(JournalProbe.probe(file, true, sentinel)).isEqualTo(new JournalProbe.Finished(2));
-        assertThat(JournalProbe.probe(file, false, sentinel)).isInstanceOf(JournalProbe.Producing.class);
+        assertThat(JournalProbe.probe(file, true, sentinel))
+                .isEqualTo(new JournalProbe.Finished(2));
+        assertThat(JournalProbe.probe(file, false, sentinel))
+                .isInstanceOf(JournalProbe.Producing.class);
     }
 }

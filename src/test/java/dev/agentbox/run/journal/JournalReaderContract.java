@@ -1,9 +1,9 @@
 package dev.agentbox.run.journal;
 
-import dev.agentbox.platform.ShellQuote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
@@ -33,31 +33,37 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The journal launcher and reader against a real provider (docs/behavior.md JN-01..JN-11), in both
- * read modes. One sandbox per class; every test uses its own runId, so tests never share a
- * journal. Bounds are shortened so that failure paths finish in about a second.
+ * read modes. One sandbox per class; every test uses its own runId, so tests never share a journal.
+ * Bounds are shortened so that failure paths finish in about a second.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
 public abstract class JournalReaderContract {
 
-    /** Unique per class, carried as the sandbox key label: cleanup finds exactly our sandboxes by it. */
+    /**
+     * Unique per class, carried as the sandbox key label: cleanup finds exactly our sandboxes by
+     * it.
+     */
     protected final String runKey = "journal-" + UUID.randomUUID().toString().substring(0, 8);
+
     protected SandboxProvider provider;
     protected SandboxHandle sb;
     protected JournalLauncher launcher;
+
     /** Sandboxes made by tests besides {@link #sb}. */
     protected final List<SandboxHandle> extra = new CopyOnWriteArrayList<>();
 
     protected abstract SandboxProvider newProvider();
 
-    /** The commands for the shared sandbox's journals, in the directory the sandbox itself names. */
+    /**
+     * The commands for the shared sandbox's journals, in the directory the sandbox itself names.
+     */
     protected JournalCommand commands() {
         return JournalCommand.of(sb);
     }
 
     /** Removes whatever the class left besides sandboxes (temporary folders). */
-    protected void cleanupExtras() {
-    }
+    protected void cleanupExtras() {}
 
     protected SandboxCreateInput baseInput() {
         return SandboxCreateInput.defaults().withKey(runKey, "tenant-journal");
@@ -89,7 +95,8 @@ public abstract class JournalReaderContract {
                     provider.destroy(m.id());
                 }
             }
-            assertThat(provider.listManaged()).noneMatch(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)));
+            assertThat(provider.listManaged())
+                    .noneMatch(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)));
         }
         cleanupExtras();
         if (first != null) {
@@ -100,8 +107,10 @@ public abstract class JournalReaderContract {
     // ------------------------------------------------------------------ helpers
 
     protected JournalReaderOptions options(Mode mode) {
-        return JournalReaderOptions.defaults().withMode(mode)
-                .withFirstByteBound(Duration.ofSeconds(5)).withWriterProbeAfter(Duration.ofMillis(500));
+        return JournalReaderOptions.defaults()
+                .withMode(mode)
+                .withFirstByteBound(Duration.ofSeconds(5))
+                .withWriterProbeAfter(Duration.ofMillis(500));
     }
 
     protected static String newRunId(String what) {
@@ -110,7 +119,10 @@ public abstract class JournalReaderContract {
 
     private final Map<String, JournalId> journals = new ConcurrentHashMap<>();
 
-    /** The journal of {@code runId}: a random nonce of its own, the same on every call (as a run's record keeps it). */
+    /**
+     * The journal of {@code runId}: a random nonce of its own, the same on every call (as a run's
+     * record keeps it).
+     */
     protected JournalId id(String runId) {
         return journals.computeIfAbsent(runId, JournalId::random);
     }
@@ -161,10 +173,22 @@ public abstract class JournalReaderContract {
         writeFile(commands().journalPath(runId), content);
     }
 
-    /** Writes an absolute path through exec (the local provider's fs refuses paths outside its workspace). */
+    /**
+     * Writes an absolute path through exec (the local provider's fs refuses paths outside its
+     * workspace).
+     */
     protected void writeFile(String path, String content) {
-        assertThat(sb.process().exec("mkdir -p " + ShellQuote.single(commands().dir()) + " && printf '%s' "
-                + ShellQuote.single(content) + " > " + ShellQuote.single(path)).exitCode()).isZero();
+        assertThat(
+                        sb.process()
+                                .exec(
+                                        "mkdir -p "
+                                                + ShellQuote.single(commands().dir())
+                                                + " && printf '%s' "
+                                                + ShellQuote.single(content)
+                                                + " > "
+                                                + ShellQuote.single(path))
+                                .exitCode())
+                .isZero();
     }
 
     /** A file in the sandbox's workspace the agent (cwd = workspace) waits for. */
@@ -177,14 +201,17 @@ public abstract class JournalReaderContract {
     }
 
     /**
-     * Command lines of processes following this run's journal with {@code tail} (JN-05). The
-     * script names the encoded run once, before "tail -c +", so it never matches itself.
+     * Command lines of processes following this run's journal with {@code tail} (JN-05). The script
+     * names the encoded run once, before "tail -c +", so it never matches itself.
      */
     protected List<String> tailsOf(String runId) {
-        String script = "e=" + ShellQuote.single(JournalNames.encode(runId)) + "; "
-                + "for f in /proc/[0-9]*/cmdline; do "
-                + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
-                + "case \"$c\" in *\"tail -c +\"*\"$e\".ndjson*) echo \"$f $c\";; esac; done";
+        String script =
+                "e="
+                        + ShellQuote.single(JournalNames.encode(runId))
+                        + "; "
+                        + "for f in /proc/[0-9]*/cmdline; do "
+                        + "c=$(tr '\\000' ' ' 2>/dev/null < \"$f\"); "
+                        + "case \"$c\" in *\"tail -c +\"*\"$e\".ndjson*) echo \"$f $c\";; esac; done";
         return sh(script).lines().filter(l -> !l.isBlank()).toList();
     }
 
@@ -192,14 +219,17 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-01 printf of two lines: journal = the two lines + sentinel; reader delivers exactly them, then exit 0")
+    @DisplayName(
+            "JN-01 printf of two lines: journal = the two lines + sentinel; reader delivers exactly them, then exit 0")
     void twoLinesThenExitZero_JN01(Mode mode) {
         String runId = newRunId("jn01 a;b");
         launcher.start(sb, id(runId), "printf '{\"a\":1}\\n{\"b\":2}\\n'");
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             assertThat(reader.mode()).isEqualTo(mode);
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
-            assertThat(o.lines()).containsExactly(new JournalLine("{\"a\":1}", 8), new JournalLine("{\"b\":2}", 16));
+            assertThat(o.lines())
+                    .containsExactly(
+                            new JournalLine("{\"a\":1}", 8), new JournalLine("{\"b\":2}", 16));
             assertThat(o.exitCode()).hasValue(0);
             String sentinel = ExitSentinel.of(id(runId)).line(0);
             assertThat(journal(runId)).isEqualTo("{\"a\":1}\n{\"b\":2}\n" + sentinel + "\n");
@@ -213,7 +243,8 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-02 stderr goes only to .err; exit 7 is the exit code; errTail holds the stderr")
+    @DisplayName(
+            "JN-02 stderr goes only to .err; exit 7 is the exit code; errTail holds the stderr")
     void stderrOnlyInErrAndExitSeven_JN02(Mode mode) {
         String runId = newRunId("jn02");
         launcher.start(sb, id(runId), "echo out; echo boom >&2; exit 7");
@@ -227,7 +258,8 @@ public abstract class JournalReaderContract {
     }
 
     @Test
-    @DisplayName("errTail is the last 1000 characters (multi-byte safe) and empty when the .err file is missing")
+    @DisplayName(
+            "errTail is the last 1000 characters (multi-byte safe) and empty when the .err file is missing")
     void errTailIsBoundedAndEmptyWhenMissing() {
         String runId = newRunId("errtail");
         assertThat(launcher.errTail(sb, runId, 1000)).isEmpty();
@@ -243,7 +275,8 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-03 a reader resumes from a byte position; multi-byte characters are counted in bytes")
+    @DisplayName(
+            "JN-03 a reader resumes from a byte position; multi-byte characters are counted in bytes")
     void resumesFromABytePosition_JN03(Mode mode) {
         String runId = newRunId("jn03");
         launcher.start(sb, id(runId), "printf '€uro\\n日本語\\nplain\\n'");
@@ -256,7 +289,8 @@ public abstract class JournalReaderContract {
 
         try (JournalReader resumed = JournalReader.open(sb, id(runId), 7, options(mode))) {
             Outcome rest = readToEnd(resumed, Duration.ofSeconds(15));
-            assertThat(rest.lines()).containsExactly(new JournalLine("日本語", 17), new JournalLine("plain", 23));
+            assertThat(rest.lines())
+                    .containsExactly(new JournalLine("日本語", 17), new JournalLine("plain", 23));
             assertThat(rest.exitCode()).hasValue(0);
             assertThat(rest.position()).isEqualTo(all.position());
         }
@@ -269,7 +303,8 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-04 lines are delivered as they are written: the agent writes its second line only after the reader got the first")
+    @DisplayName(
+            "JN-04 lines are delivered as they are written: the agent writes its second line only after the reader got the first")
     void deliversLinesAsWritten_JN04(Mode mode) {
         String runId = newRunId("jn04");
         String gate = "gate-" + runId;
@@ -285,7 +320,8 @@ public abstract class JournalReaderContract {
     }
 
     @Test
-    @DisplayName("JN-05 closing a follow reader kills the in-sandbox tail -f; no process follows the journal afterwards")
+    @DisplayName(
+            "JN-05 closing a follow reader kills the in-sandbox tail -f; no process follows the journal afterwards")
     void closingKillsTheTail_JN05() {
         String runId = newRunId("jn05");
         String gate = "gate-" + runId;
@@ -293,13 +329,16 @@ public abstract class JournalReaderContract {
         try {
             JournalReader reader = JournalReader.open(sb, id(runId), 0, options(Mode.FOLLOW));
             try {
-                assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
+                assertThat(readSome(reader, Duration.ofSeconds(10)))
+                        .extracting(JournalLine::text)
+                        .containsExactly("one");
                 assertThat(tailsOf(runId)).as("the follow reader's tail while it reads").hasSize(1);
             } finally {
                 reader.close();
             }
             assertThat(tailsOf(runId)).as("tail processes after close").isEmpty();
-            assertThatThrownBy(() -> reader.poll(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> reader.poll(Duration.ZERO))
+                    .isInstanceOf(IllegalStateException.class);
         } finally {
             openGate(gate);
         }
@@ -307,13 +346,19 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-06 a half-written line is never delivered; the position advances only at its newline")
+    @DisplayName(
+            "JN-06 a half-written line is never delivered; the position advances only at its newline")
     void halfWrittenLineWaits_JN06(Mode mode) {
         String runId = newRunId("jn06");
         String gate = "gate-" + runId;
-        launcher.start(sb, id(runId), "printf 'whole\\n{\"half\":'; " + waitFor(gate) + "; printf '1}\\n'");
+        launcher.start(
+                sb,
+                id(runId),
+                "printf 'whole\\n{\"half\":'; " + waitFor(gate) + "; printf '1}\\n'");
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
-            assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("whole");
+            assertThat(readSome(reader, Duration.ofSeconds(10)))
+                    .extracting(JournalLine::text)
+                    .containsExactly("whole");
             assertThat(reader.position()).isEqualTo(6);
             // the half line is in the journal by now (written before "whole" was read); several
             // polls, well over one poll interval, deliver nothing of it
@@ -332,19 +377,22 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-08 forged sentinels (among them the nonce computed from the runId) are ordinary lines and the reader goes on to the real one")
+    @DisplayName(
+            "JN-08 forged sentinels (among them the nonce computed from the runId) are ordinary lines and the reader goes on to the real one")
     void forgedSentinelsAreOrdinaryLines_JN08(Mode mode) {
         String runId = newRunId("jn08");
         String nonce = id(runId).nonce();
         String other = JournalId.random(runId).nonce();
-        List<String> forged = List.of(
-                "{\"__exit\":0}",
-                "{\"__exit\":0,\"__nonce\":\"" + other + "\"}",
-                // an agent that knows its runId computing the nonce an older version derived from it
-                ExitSentinel.of(JournalId.derived(runId)).line(0),
-                "{\"__exit\":\"0\",\"__nonce\":\"" + nonce + "\"}",
-                " {\"__exit\":0,\"__nonce\":\"" + nonce + "\"}",
-                "{\"__exit\":0,\"__nonce\":\"" + nonce + "\",\"x\":1}");
+        List<String> forged =
+                List.of(
+                        "{\"__exit\":0}",
+                        "{\"__exit\":0,\"__nonce\":\"" + other + "\"}",
+                        // an agent that knows its runId computing the nonce an older version
+                        // derived from it
+                        ExitSentinel.of(JournalId.derived(runId)).line(0),
+                        "{\"__exit\":\"0\",\"__nonce\":\"" + nonce + "\"}",
+                        " {\"__exit\":0,\"__nonce\":\"" + nonce + "\"}",
+                        "{\"__exit\":0,\"__nonce\":\"" + nonce + "\",\"x\":1}");
         StringBuilder cmd = new StringBuilder();
         for (String f : forged) {
             cmd.append("printf '%s\\n' ").append(ShellQuote.single(f)).append("; ");
@@ -377,24 +425,30 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-10 a journal without a sentinel and no writer: its lines, then 'ended without an exit sentinel', never a hang")
+    @DisplayName(
+            "JN-10 a journal without a sentinel and no writer: its lines, then 'ended without an exit sentinel', never a hang")
     void journalWithoutSentinelAndNoWriterEnds_JN10(Mode mode) {
         String runId = newRunId("jn10");
         writeJournalByHand(runId, "x\n{\"partial\":");
         long t0 = System.nanoTime();
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
             List<String> got = new ArrayList<>();
-            assertThatThrownBy(() -> {
-                while (true) {
-                    reader.poll(Duration.ofMillis(300)).lines().forEach(l -> got.add(l.text()));
-                }
-            }).isInstanceOf(JournalEndedWithoutSentinelException.class)
+            assertThatThrownBy(
+                            () -> {
+                                while (true) {
+                                    reader.poll(Duration.ofMillis(300))
+                                            .lines()
+                                            .forEach(l -> got.add(l.text()));
+                                }
+                            })
+                    .isInstanceOf(JournalEndedWithoutSentinelException.class)
                     .hasMessageContaining("ended without an exit sentinel")
                     .hasMessageContaining("writer");
             assertThat(got).containsExactly("x");
             assertThat(reader.position()).isEqualTo(2);
             // sticky
-            assertThatThrownBy(() -> reader.poll(Duration.ZERO)).isInstanceOf(JournalEndedWithoutSentinelException.class);
+            assertThatThrownBy(() -> reader.poll(Duration.ZERO))
+                    .isInstanceOf(JournalEndedWithoutSentinelException.class);
         }
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         if (mode == Mode.FOLLOW) {
@@ -404,24 +458,39 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-10 the journaled shell killed mid-run (no sentinel written): the reader fails clearly, never hangs")
+    @DisplayName(
+            "JN-10 the journaled shell killed mid-run (no sentinel written): the reader fails clearly, never hangs")
     void writerKilledMidRun_JN10(Mode mode) {
         String runId = newRunId("jn10kill");
         String gate = "gate-" + runId;
         // $$ in the agent's subshell is the journaled shell's pid; its process group holds the
         // shell, the subshell and the agent
-        launcher.start(sb, id(runId), "echo $$ > pid-" + runId + "; echo one; " + waitFor(gate) + "; echo two");
+        launcher.start(
+                sb,
+                id(runId),
+                "echo $$ > pid-" + runId + "; echo one; " + waitFor(gate) + "; echo two");
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode))) {
-            assertThat(readSome(reader, Duration.ofSeconds(10))).extracting(JournalLine::text).containsExactly("one");
-            String kill = sb.process().exec("p=$(cat pid-" + runId + "); g=$(cut -d' ' -f5 /proc/$p/stat); "
-                    + "[ \"$g\" -gt 1 ] && kill -9 -$g; echo $g").stdout();
+            assertThat(readSome(reader, Duration.ofSeconds(10)))
+                    .extracting(JournalLine::text)
+                    .containsExactly("one");
+            String kill =
+                    sb.process()
+                            .exec(
+                                    "p=$(cat pid-"
+                                            + runId
+                                            + "); g=$(cut -d' ' -f5 /proc/$p/stat); "
+                                            + "[ \"$g\" -gt 1 ] && kill -9 -$g; echo $g")
+                            .stdout();
             assertThat(kill.strip()).matches("[0-9]+");
             long t0 = System.nanoTime();
-            assertThatThrownBy(() -> {
-                while (true) {
-                    assertThat(reader.poll(Duration.ofMillis(300)).lines()).isEmpty();
-                }
-            }).isInstanceOf(JournalEndedWithoutSentinelException.class)
+            assertThatThrownBy(
+                            () -> {
+                                while (true) {
+                                    assertThat(reader.poll(Duration.ofMillis(300)).lines())
+                                            .isEmpty();
+                                }
+                            })
+                    .isInstanceOf(JournalEndedWithoutSentinelException.class)
                     .hasMessageContaining("ended without an exit sentinel");
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         } finally {
@@ -431,17 +500,21 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-11 no first byte within the bound is journal-stalled: a journal never started, and one whose agent prints nothing")
+    @DisplayName(
+            "JN-11 no first byte within the bound is journal-stalled: a journal never started, and one whose agent prints nothing")
     void noFirstByteIsStalled_JN11(Mode mode) {
         String neverStarted = newRunId("jn11none");
         JournalReaderOptions o = options(mode).withFirstByteBound(Duration.ofMillis(800));
         long t0 = System.nanoTime();
         try (JournalReader reader = JournalReader.open(sb, id(neverStarted), 0, o)) {
-            assertThatThrownBy(() -> {
-                while (true) {
-                    reader.poll(Duration.ofMillis(300));
-                }
-            }).isInstanceOf(JournalStalledException.class).hasMessageContaining("journal-stalled")
+            assertThatThrownBy(
+                            () -> {
+                                while (true) {
+                                    reader.poll(Duration.ofMillis(300));
+                                }
+                            })
+                    .isInstanceOf(JournalStalledException.class)
+                    .hasMessageContaining("journal-stalled")
                     .hasMessageContaining("does not exist");
         }
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
@@ -450,11 +523,14 @@ public abstract class JournalReaderContract {
         String gate = "gate-" + silent;
         launcher.start(sb, id(silent), waitFor(gate));
         try (JournalReader reader = JournalReader.open(sb, id(silent), 0, o)) {
-            assertThatThrownBy(() -> {
-                while (true) {
-                    reader.poll(Duration.ofMillis(300));
-                }
-            }).isInstanceOf(JournalStalledException.class).hasMessageContaining("journal-stalled")
+            assertThatThrownBy(
+                            () -> {
+                                while (true) {
+                                    reader.poll(Duration.ofMillis(300));
+                                }
+                            })
+                    .isInstanceOf(JournalStalledException.class)
+                    .hasMessageContaining("journal-stalled")
                     .hasMessageContaining("exists but is empty");
         } finally {
             openGate(gate);
@@ -463,10 +539,14 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("JN-11 a slow but started agent is never cut off: silence far past the bounds, then the rest")
+    @DisplayName(
+            "JN-11 a slow but started agent is never cut off: silence far past the bounds, then the rest")
     void slowStartedAgentIsNotCutOff_JN11(Mode mode) {
         String runId = newRunId("jn11slow");
-        JournalReaderOptions o = options(mode).withFirstByteBound(Duration.ofMillis(500)).withWriterProbeAfter(Duration.ofMillis(300));
+        JournalReaderOptions o =
+                options(mode)
+                        .withFirstByteBound(Duration.ofMillis(500))
+                        .withWriterProbeAfter(Duration.ofMillis(300));
         launcher.start(sb, id(runId), "echo first; sleep 2; echo second");
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, o)) {
             Outcome all = readToEnd(reader, Duration.ofSeconds(15));
@@ -476,7 +556,8 @@ public abstract class JournalReaderContract {
     }
 
     @Test
-    @DisplayName("the detached start returns at once and the agent outlives the starting exec; exists and delete")
+    @DisplayName(
+            "the detached start returns at once and the agent outlives the starting exec; exists and delete")
     void detachedStartOutlivesTheStartingExec() {
         String runId = newRunId("detached");
         String gate = "gate-" + runId;
@@ -498,34 +579,55 @@ public abstract class JournalReaderContract {
         assertThat(journal(runId)).isEqualTo("started\ndone\n" + sentinel + "\n");
         launcher.delete(sb, runId);
         assertThat(launcher.exists(sb, runId)).isFalse();
-        assertThat(sh("ls " + ShellQuote.single(commands().dir()))).doesNotContain(JournalNames.encode(runId));
+        assertThat(sh("ls " + ShellQuote.single(commands().dir())))
+                .doesNotContain(JournalNames.encode(runId));
         launcher.delete(sb, runId); // deleting missing files succeeds
     }
 
     @Test
-    @DisplayName("a 1 MiB prompt (quotes, $(), newlines, non-ASCII) reaches the CLI on stdin intact, never as an argument; its file is 0600 and is deleted with the journal")
+    @DisplayName(
+            "a 1 MiB prompt (quotes, $(), newlines, non-ASCII) reaches the CLI on stdin intact, never as an argument; its file is 0600 and is deleted with the journal")
     void aOneMebibytePromptReachesTheCliOnStdinIntact() throws Exception {
         String runId = newRunId("prompt");
         String prompt = Prompts.atLeast(1024 * 1024);
         byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
-        // A stand-in `claude` first on PATH: prints its arguments, then the length and sha256 of its stdin.
+        // A stand-in `claude` first on PATH: prints its arguments, then the length and sha256 of
+        // its stdin.
         String bin = "bin-" + runId;
-        sb.fs().write(bin + "/claude", "#!/bin/sh\nfor a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
-                + "cat > \"$0.stdin\"\nwc -c < \"$0.stdin\" | tr -d ' '\nsha256sum < \"$0.stdin\" | cut -c1-64\n");
-        assertThat(sb.process().exec("chmod +x " + ShellQuote.single(bin + "/claude")).exitCode()).isZero();
+        sb.fs()
+                .write(
+                        bin + "/claude",
+                        "#!/bin/sh\nfor a in \"$@\"; do printf 'arg:%s\\n' \"$a\"; done\n"
+                                + "cat > \"$0.stdin\"\nwc -c < \"$0.stdin\" | tr -d ' '\nsha256sum < \"$0.stdin\" | cut -c1-64\n");
+        assertThat(sb.process().exec("chmod +x " + ShellQuote.single(bin + "/claude")).exitCode())
+                .isZero();
         AgentInvocation claude = AgentCommands.claudeCode(prompt);
-        AgentInvocation onPath = AgentInvocation.withPrompt("PATH=\"$PWD/" + bin + ":$PATH\"; " + claude.command(), prompt);
+        AgentInvocation onPath =
+                AgentInvocation.withPrompt(
+                        "PATH=\"$PWD/" + bin + ":$PATH\"; " + claude.command(), prompt);
 
         launcher.start(sb, id(runId), onPath);
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(Mode.POLL))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(30));
             assertThat(o.exitCode()).as(launcher.errTail(sb, runId, 1000)).hasValue(0);
-            assertThat(o.texts()).containsExactly("arg:-p", "arg:--output-format", "arg:stream-json", "arg:--verbose",
-                    String.valueOf(bytes.length), HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+            assertThat(o.texts())
+                    .containsExactly(
+                            "arg:-p",
+                            "arg:--output-format",
+                            "arg:stream-json",
+                            "arg:--verbose",
+                            String.valueOf(bytes.length),
+                            HexFormat.of()
+                                    .formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
         }
         String promptFile = ShellQuote.single(commands().promptPath(runId));
         assertThat(sh("stat -c %a " + promptFile).strip()).isEqualTo("600");
-        assertThat(sh("ls canary 2>/dev/null; ls " + ShellQuote.single(commands().dir()) + "/canary 2>/dev/null")).isEmpty();
+        assertThat(
+                        sh(
+                                "ls canary 2>/dev/null; ls "
+                                        + ShellQuote.single(commands().dir())
+                                        + "/canary 2>/dev/null"))
+                .isEmpty();
         launcher.delete(sb, runId);
         assertThat(sb.process().exec("[ -e " + promptFile + " ]").exitCode()).isNotZero();
         assertThat(launcher.exists(sb, runId)).isFalse();
@@ -533,11 +635,13 @@ public abstract class JournalReaderContract {
 
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
-    @DisplayName("a line over the cap is delivered truncated with its real end offset; the next line is whole")
+    @DisplayName(
+            "a line over the cap is delivered truncated with its real end offset; the next line is whole")
     void overlongLineIsTruncated(Mode mode) {
         String runId = newRunId("cap");
         launcher.start(sb, id(runId), "head -c 300000 /dev/zero | tr '\\000' a; echo; echo next");
-        try (JournalReader reader = JournalReader.open(sb, id(runId), 0, options(mode).withMaxLineBytes(64 * 1024))) {
+        try (JournalReader reader =
+                JournalReader.open(sb, id(runId), 0, options(mode).withMaxLineBytes(64 * 1024))) {
             Outcome o = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(o.lines()).hasSize(2);
             JournalLine big = o.lines().get(0);
@@ -550,17 +654,22 @@ public abstract class JournalReaderContract {
     }
 
     @Test
-    @DisplayName("follow: a backlog over the buffer bound restarts the tail where it stopped; every line once, in order")
+    @DisplayName(
+            "follow: a backlog over the buffer bound restarts the tail where it stopped; every line once, in order")
     void followBufferBoundRestartsTheTail() {
         String runId = newRunId("backlog");
         String pad = "x".repeat(56);
-        launcher.start(sb, id(runId), "i=0; while [ $i -lt 300 ]; do echo \"line-$i-" + pad + "\"; i=$((i+1)); done");
+        launcher.start(
+                sb,
+                id(runId),
+                "i=0; while [ $i -lt 300 ]; do echo \"line-$i-" + pad + "\"; i=$((i+1)); done");
         JournalReaderOptions o = options(Mode.FOLLOW).withMaxBufferedBytes(2000);
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
             expected.add("line-" + i + "-" + pad);
         }
-        // let the whole journal exist first, so the first tail delivers far more than the bound at once
+        // let the whole journal exist first, so the first tail delivers far more than the bound at
+        // once
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!journal(runId).contains("__exit") && System.nanoTime() < deadline) {
             sleep(100);

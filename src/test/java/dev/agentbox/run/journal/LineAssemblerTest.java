@@ -25,14 +25,17 @@ class LineAssemblerTest {
     void deliversCompleteLinesWithTheirEndOffsets() {
         LineAssembler a = new LineAssembler(sentinel);
         List<JournalLine> lines = a.feed(utf8("{\"a\":1}\n{\"b\":2}\n"));
-        assertThat(lines).containsExactly(new JournalLine("{\"a\":1}", 8), new JournalLine("{\"b\":2}", 16));
+        assertThat(lines)
+                .containsExactly(new JournalLine("{\"a\":1}", 8), new JournalLine("{\"b\":2}", 16));
         assertThat(a.position()).isEqualTo(16);
     }
 
     @Test
     void halfWrittenLineIsNeverDeliveredAndPositionAdvancesOnlyAtNewline_JN06() {
         LineAssembler a = new LineAssembler(sentinel);
-        assertThat(a.feed(utf8("{\"a\":1}\n{\"b\""))).extracting(JournalLine::text).containsExactly("{\"a\":1}");
+        assertThat(a.feed(utf8("{\"a\":1}\n{\"b\"")))
+                .extracting(JournalLine::text)
+                .containsExactly("{\"a\":1}");
         assertThat(a.position()).isEqualTo(8);
         assertThat(a.pendingBytes()).isEqualTo(4);
         assertThat(a.feed(utf8(":2"))).isEmpty();
@@ -108,7 +111,8 @@ class LineAssemblerTest {
     void forgedSentinelsAreDeliveredAsOrdinaryLines_JN08() {
         LineAssembler a = new LineAssembler(sentinel);
         String forged = ExitSentinel.of(JournalId.random("other")).line(0);
-        assertThat(texts(a.feed(utf8("{\"__exit\":0}\n" + forged + "\n")))).containsExactly("{\"__exit\":0}", forged);
+        assertThat(texts(a.feed(utf8("{\"__exit\":0}\n" + forged + "\n"))))
+                .containsExactly("{\"__exit\":0}", forged);
         assertThat(a.finished()).isFalse();
     }
 

@@ -5,13 +5,15 @@ import java.nio.charset.StandardCharsets;
 /** Prompts that would break any command line they were pasted into. */
 final class Prompts {
 
-    /** One piece: a leading dash, both quotes, substitutions, printf formats, newlines, non-ASCII. */
-    static final String PIECE = "--help me: it's \"broken\" '\\'' $(touch canary) `touch canary` ${HOME} %s %d \\n\n"
-            + "\ttab; rm -rf canary & | > canary < /dev/null \r\n"
-            + "é ü ß 日本語 🎉 \u2028 end\n";
+    /**
+     * One piece: a leading dash, both quotes, substitutions, printf formats, newlines, non-ASCII.
+     */
+    static final String PIECE =
+            "--help me: it's \"broken\" '\\'' $(touch canary) `touch canary` ${HOME} %s %d \\n\n"
+                    + "\ttab; rm -rf canary & | > canary < /dev/null \r\n"
+                    + "é ü ß 日本語 🎉 \u2028 end\n";
 
-    private Prompts() {
-    }
+    private Prompts() {}
 
     /** {@link #PIECE} repeated until the UTF-8 text is at least {@code minBytes} long. */
     static String atLeast(int minBytes) {

@@ -12,11 +12,9 @@ import java.util.concurrent.TimeUnit;
 /** Runs real shells for the journal tests. */
 final class Sh {
 
-    record Result(int exitCode, String stdout, String stderr) {
-    }
+    record Result(int exitCode, String stdout, String stderr) {}
 
-    private Sh() {
-    }
+    private Sh() {}
 
     /** /bin/sh (dash or bash here), bash, and BusyBox sh when installed. */
     static List<String> availableShells() {
@@ -43,7 +41,8 @@ final class Sh {
         return run(cwd, argv, null);
     }
 
-    static Result run(Path cwd, List<String> argv, String path) throws IOException, InterruptedException {
+    static Result run(Path cwd, List<String> argv, String path)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.addAll(List.of(argv.get(0).split(" ")));
         command.addAll(argv.subList(1, argv.size()));
@@ -54,13 +53,18 @@ final class Sh {
         Path out = Files.createTempFile(cwd.getParent(), "sh-out", ".txt");
         Path err = Files.createTempFile(cwd.getParent(), "sh-err", ".txt");
         try {
-            pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            pb.redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             Process p = pb.start();
             if (!p.waitFor(20, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException("shell did not finish: " + command);
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

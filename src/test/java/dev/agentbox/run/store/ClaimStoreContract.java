@@ -12,7 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** The behaviour every {@link ClaimStore} must have (TK-01, TK-10); run in memory, on Derby and on PostgreSQL. */
+/**
+ * The behaviour every {@link ClaimStore} must have (TK-01, TK-10); run in memory, on Derby and on
+ * PostgreSQL.
+ */
 public abstract class ClaimStoreContract extends RunStoresFixture {
 
     @Test
@@ -32,14 +35,17 @@ public abstract class ClaimStoreContract extends RunStoresFixture {
         claims.claim(run, "node-b");
         assertThat(runs.findById(run).orElseThrow().driverEpoch()).hasValue(2);
         assertThat(runs.find(tenant, "r-shown").orElseThrow().driverEpoch()).hasValue(2);
-        assertThat(runs.list(tenant, Optional.empty(), Optional.empty(), 10).get(0).driverEpoch()).hasValue(2);
+        assertThat(runs.list(tenant, Optional.empty(), Optional.empty(), 10).get(0).driverEpoch())
+                .hasValue(2);
     }
 
     @Test
     void reClaimingByTheSameNodeStillStartsANewEpoch() {
         RunRef run = create("r-same-node").ref();
         assertThat(claims.claim(run, "node-a")).hasValue(1);
-        assertThat(claims.claim(run, "node-a")).as("the old driver in this node may still be running").hasValue(2);
+        assertThat(claims.claim(run, "node-a"))
+                .as("the old driver in this node may still be running")
+                .hasValue(2);
     }
 
     @Test
@@ -78,10 +84,12 @@ public abstract class ClaimStoreContract extends RunStoresFixture {
             List<Future<OptionalLong>> results = new ArrayList<>();
             for (int i = 0; i < contenders; i++) {
                 String node = "node-" + i;
-                results.add(pool.submit(() -> {
-                    start.await();
-                    return claims.claim(run, node);
-                }));
+                results.add(
+                        pool.submit(
+                                () -> {
+                                    start.await();
+                                    return claims.claim(run, node);
+                                }));
             }
             start.countDown();
             List<Long> epochs = new ArrayList<>();

@@ -19,13 +19,13 @@ import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * Measures batched append throughput (chunks/s, one transaction per batch of 200, 100
- * batches, after 10 warm-up batches) on Derby and PostgreSQL and prints it; asserts only
- * that everything landed.
+ * Measures batched append throughput (chunks/s, one transaction per batch of 200, 100 batches,
+ * after 10 warm-up batches) on Derby and PostgreSQL and prints it; asserts only that everything
+ * landed.
  *
- * <p>Run by {@code bench/eventlog}: measures the unit as the server configures it
- * ({@code eclipselink.jdbc.batch-writing=JDBC}); {@code bench/eventlog all} also measures
- * without batch writing and, on PostgreSQL, with the driver's {@code reWriteBatchedInserts=true}.
+ * <p>Run by {@code bench/eventlog}: measures the unit as the server configures it ({@code
+ * eclipselink.jdbc.batch-writing=JDBC}); {@code bench/eventlog all} also measures without batch
+ * writing and, on PostgreSQL, with the driver's {@code reWriteBatchedInserts=true}.
  */
 public final class EventLogBench {
 
@@ -40,10 +40,13 @@ public final class EventLogBench {
 
     private static final int BATCHES = 100;
     private static final int BATCH = 200;
-    private static final String PG_URL = System.getProperty("agentbox.test.pg.url",
-            "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox");
+    private static final String PG_URL =
+            System.getProperty(
+                    "agentbox.test.pg.url",
+                    "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox");
 
-    private static final Map<String, String> NO_BATCHING = Map.of("eclipselink.jdbc.batch-writing", "None");
+    private static final Map<String, String> NO_BATCHING =
+            Map.of("eclipselink.jdbc.batch-writing", "None");
 
     private static boolean all() {
         return "all".equals(System.getProperty("agentbox.bench.eventlog"));
@@ -60,24 +63,44 @@ public final class EventLogBench {
         measure("postgresql, batch-writing=JDBC", PG_URL, Map.of());
         if (all()) {
             measure("postgresql, no batch writing", PG_URL, NO_BATCHING);
-            measure("postgresql, batch-writing=JDBC + reWriteBatchedInserts", PG_URL + "&reWriteBatchedInserts=true", Map.of());
+            measure(
+                    "postgresql, batch-writing=JDBC + reWriteBatchedInserts",
+                    PG_URL + "&reWriteBatchedInserts=true",
+                    Map.of());
         }
     }
 
     private static String derbyUrl() {
-        return "jdbc:derby:" + Path.of("target", "test-derby", UUID.randomUUID().toString()).toAbsolutePath() + ";create=true";
+        return "jdbc:derby:"
+                + Path.of("target", "test-derby", UUID.randomUUID().toString()).toAbsolutePath()
+                + ";create=true";
     }
 
     private static void measure(String label, String url, Map<String, String> extra) {
         Map<String, String> props = new HashMap<>(extra);
-        props.put("jakarta.persistence.jdbc.driver",
-                url.startsWith("jdbc:derby") ? "org.apache.derby.iapi.jdbc.AutoloadedDriver" : "org.postgresql.Driver");
+        props.put(
+                "jakarta.persistence.jdbc.driver",
+                url.startsWith("jdbc:derby")
+                        ? "org.apache.derby.iapi.jdbc.AutoloadedDriver"
+                        : "org.postgresql.Driver");
         props.put("jakarta.persistence.jdbc.url", url);
         EntityManagerFactory emf = Persistence.createEntityManagerFactory("agentbox-test", props);
         String tenant = "bench-" + UUID.randomUUID();
         try {
-            RunRef run = tx(emf, em -> new JpaRunStore(em)
-                    .create(NewRun.durable(tenant, "bench", "t", Harness.COMMAND, Instant.now())).orElseThrow().ref());
+            RunRef run =
+                    tx(
+                            emf,
+                            em ->
+                                    new JpaRunStore(em)
+                                            .create(
+                                                    NewRun.durable(
+                                                            tenant,
+                                                            "bench",
+                                                            "t",
+                                                            Harness.COMMAND,
+                                                            Instant.now()))
+                                            .orElseThrow()
+                                            .ref());
             long epoch = tx(emf, em -> new JpaClaimStore(em).claim(run, "bench").orElseThrow());
             List<List<JsonObject>> batches = new ArrayList<>();
             for (int b = 0; b < BATCHES + 10; b++) {
@@ -93,15 +116,24 @@ public final class EventLogBench {
                 tx(emf, em -> new JpaEventLog(em).append(run, epoch, chunks));
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            System.out.printf("event log append, %s: %d batches x %d chunks in %.2f s = %.0f chunks/s%n",
+            System.out.printf(
+                    "event log append, %s: %d batches x %d chunks in %.2f s = %.0f chunks/s%n",
                     label, BATCHES, BATCH, seconds, BATCHES * BATCH / seconds);
             long stored = tx(emf, em -> new JpaEventLog(em).size(run));
             assertThat(stored).isEqualTo((BATCHES + 10L) * BATCH);
-            tx(emf, em -> {
-                em.createQuery("DELETE FROM RunEvent e WHERE e.runPk = :pk").setParameter("pk", run.id()).executeUpdate();
-                em.createQuery("DELETE FROM DriverClaim c WHERE c.runPk = :pk").setParameter("pk", run.id()).executeUpdate();
-                return em.createQuery("DELETE FROM RunRecord r WHERE r.runPk = :pk").setParameter("pk", run.id()).executeUpdate();
-            });
+            tx(
+                    emf,
+                    em -> {
+                        em.createQuery("DELETE FROM RunEvent e WHERE e.runPk = :pk")
+                                .setParameter("pk", run.id())
+                                .executeUpdate();
+                        em.createQuery("DELETE FROM DriverClaim c WHERE c.runPk = :pk")
+                                .setParameter("pk", run.id())
+                                .executeUpdate();
+                        return em.createQuery("DELETE FROM RunRecord r WHERE r.runPk = :pk")
+                                .setParameter("pk", run.id())
+                                .executeUpdate();
+                    });
         } finally {
             emf.close();
         }
@@ -111,11 +143,21 @@ public final class EventLogBench {
     private static List<JsonObject> batch(int b) {
         List<JsonObject> chunks = new ArrayList<>(BATCH);
         for (int i = 0; i < BATCH; i++) {
-            chunks.add(Json.createObjectBuilder()
-                    .add("type", "TEXT_MESSAGE_CONTENT").add("threadId", "t").add("runId", "bench")
-                    .add("timestamp", 1_700_000_000_000L + b * BATCH + i).add("messageId", "bench-" + b)
-                    .add("delta", "chunk " + i + " of batch " + b + " lorem ipsum dolor sit amet, consectetur adipiscing elit sed do eiusmod")
-                    .build());
+            chunks.add(
+                    Json.createObjectBuilder()
+                            .add("type", "TEXT_MESSAGE_CONTENT")
+                            .add("threadId", "t")
+                            .add("runId", "bench")
+                            .add("timestamp", 1_700_000_000_000L + b * BATCH + i)
+                            .add("messageId", "bench-" + b)
+                            .add(
+                                    "delta",
+                                    "chunk "
+                                            + i
+                                            + " of batch "
+                                            + b
+                                            + " lorem ipsum dolor sit amet, consectetur adipiscing elit sed do eiusmod")
+                            .build());
         }
         return chunks;
     }

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * The behaviour every {@link EventLog} must have: ordered append-only logs and the airtight
- * epoch fence (TK-04, TK-05, TK-07, TK-10); run in memory, on Derby and on PostgreSQL.
+ * The behaviour every {@link EventLog} must have: ordered append-only logs and the airtight epoch
+ * fence (TK-04, TK-05, TK-07, TK-10); run in memory, on Derby and on PostgreSQL.
  */
 public abstract class EventLogContract extends RunStoresFixture {
 
@@ -62,12 +62,18 @@ public abstract class EventLogContract extends RunStoresFixture {
     @Test
     void fingerprintsAreTheTypeAndTimestampFreeFingerprintOfEveryChunkInOrder() {
         RunRef run = claimedRun();
-        JsonObject accepted = Json.createObjectBuilder().add("type", "CUSTOM").add("name", "run.accepted")
-                .add("value", Json.createObjectBuilder()).add("timestamp", 1).build();
+        JsonObject accepted =
+                Json.createObjectBuilder()
+                        .add("type", "CUSTOM")
+                        .add("name", "run.accepted")
+                        .add("value", Json.createObjectBuilder())
+                        .add("timestamp", 1)
+                        .build();
         JsonObject text = chunk("TEXT_MESSAGE_CONTENT", "hi", 2);
         log.append(run, 1, List.of(accepted, text));
 
-        assertThat(log.fingerprints(run)).containsExactly(StoredChunk.of(accepted), StoredChunk.of(text));
+        assertThat(log.fingerprints(run))
+                .containsExactly(StoredChunk.of(accepted), StoredChunk.of(text));
         assertThat(log.fingerprints(run).get(1).fingerprint())
                 .isEqualTo(Chunks.fingerprint(chunk("TEXT_MESSAGE_CONTENT", "hi", 999)));
     }
@@ -85,8 +91,13 @@ public abstract class EventLogContract extends RunStoresFixture {
     @Test
     void aLargeChunkRoundTripsIntact() {
         RunRef run = claimedRun();
-        JsonObject big = Json.createObjectBuilder().add("type", "TOOL_CALL_RESULT").add("toolCallId", "t")
-                .add("messageId", "m").add("content", "é∑🙂\n".repeat(60_000)).build();
+        JsonObject big =
+                Json.createObjectBuilder()
+                        .add("type", "TOOL_CALL_RESULT")
+                        .add("toolCallId", "t")
+                        .add("messageId", "m")
+                        .add("content", "é∑🙂\n".repeat(60_000))
+                        .build();
         log.append(run, 1, List.of(big));
         assertThat(log.read(run, 0, 1).get(0).chunk()).isEqualTo(big);
     }
@@ -96,15 +107,18 @@ public abstract class EventLogContract extends RunStoresFixture {
         RunRef run = claimedRun();
         List<JsonObject> batch = new ArrayList<>(chunks("ok", 2));
         batch.add(Json.createObjectBuilder().add("type", 3).build());
-        assertThatThrownBy(() -> log.append(run, 1, batch)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> log.append(run, 1, batch))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(log.size(run)).isZero();
     }
 
     @Test
     void appendBeforeAnyClaimIsRefused() {
         RunRef run = create("r-unclaimed").ref();
-        assertThatThrownBy(() -> log.append(run, 0, chunks("x", 1))).isInstanceOf(StaleEpochException.class);
-        assertThatThrownBy(() -> log.append(run, 1, chunks("x", 1))).isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> log.append(run, 0, chunks("x", 1)))
+                .isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> log.append(run, 1, chunks("x", 1)))
+                .isInstanceOf(StaleEpochException.class);
         assertThatThrownBy(() -> log.append(new RunRef("no-such-run"), 1, chunks("x", 1)))
                 .isInstanceOf(StaleEpochException.class);
         assertThat(log.size(run)).isZero();
@@ -117,25 +131,33 @@ public abstract class EventLogContract extends RunStoresFixture {
         assertThat(claims.claim(run, "node-b")).hasValue(2);
 
         assertThatThrownBy(() -> log.append(run, 1, chunks("stale", 3)))
-                .isInstanceOfSatisfying(StaleEpochException.class, e -> {
-                    assertThat(e.heldEpoch()).isEqualTo(1);
-                    assertThat(e.currentEpoch()).hasValue(2);
-                    assertThat(e.run()).isEqualTo(run);
-                });
-        assertThatThrownBy(() -> log.append(run, 1, List.of())).as("even an empty batch checks the fence")
+                .isInstanceOfSatisfying(
+                        StaleEpochException.class,
+                        e -> {
+                            assertThat(e.heldEpoch()).isEqualTo(1);
+                            assertThat(e.currentEpoch()).hasValue(2);
+                            assertThat(e.run()).isEqualTo(run);
+                        });
+        assertThatThrownBy(() -> log.append(run, 1, List.of()))
+                .as("even an empty batch checks the fence")
                 .isInstanceOf(StaleEpochException.class);
         assertThat(log.size(run)).isEqualTo(2);
 
-        assertThat(log.append(run, 2, chunks("b", 1))).extracting(LoggedChunk::seq).containsExactly(3L);
-        assertThat(log.read(run, 0, 10)).extracting(c -> c.chunk().getString("delta"))
+        assertThat(log.append(run, 2, chunks("b", 1)))
+                .extracting(LoggedChunk::seq)
+                .containsExactly(3L);
+        assertThat(log.read(run, 0, 10))
+                .extracting(c -> c.chunk().getString("delta"))
                 .containsExactly("a-0", "a-1", "b-0");
     }
 
     @Test
     void anEpochFromTheFutureIsRefusedToo() {
         RunRef run = claimedRun();
-        assertThatThrownBy(() -> log.append(run, 2, chunks("x", 1))).isInstanceOf(StaleEpochException.class);
-        assertThat(log.finishRun(run, 2, RunStatus.COMPLETED, T0, Optional.empty())).isEqualTo(FinishResult.STALE_EPOCH);
+        assertThatThrownBy(() -> log.append(run, 2, chunks("x", 1)))
+                .isInstanceOf(StaleEpochException.class);
+        assertThat(log.finishRun(run, 2, RunStatus.COMPLETED, T0, Optional.empty()))
+                .isEqualTo(FinishResult.STALE_EPOCH);
     }
 
     @Test
@@ -144,7 +166,13 @@ public abstract class EventLogContract extends RunStoresFixture {
         claims.claim(run, "node-b");
         long versionBefore = runs.findById(run).orElseThrow().version();
 
-        assertThat(log.finishRun(run, 1, RunStatus.FAILED, T0.plusSeconds(1), Optional.of(RunError.of("a died"))))
+        assertThat(
+                        log.finishRun(
+                                run,
+                                1,
+                                RunStatus.FAILED,
+                                T0.plusSeconds(1),
+                                Optional.of(RunError.of("a died"))))
                 .isEqualTo(FinishResult.STALE_EPOCH);
         RunRecordView untouched = runs.findById(run).orElseThrow();
         assertThat(untouched.status()).isEqualTo(RunStatus.RUNNING);
@@ -162,7 +190,12 @@ public abstract class EventLogContract extends RunStoresFixture {
     @Test
     void aTerminalRecordIsFinal() {
         RunRef run = claimedRun();
-        log.finishRun(run, 1, RunStatus.ABORTED, T0.plusSeconds(1), Optional.of(RunError.of("cancelled", "cancelled")));
+        log.finishRun(
+                run,
+                1,
+                RunStatus.ABORTED,
+                T0.plusSeconds(1),
+                Optional.of(RunError.of("cancelled", "cancelled")));
         assertThat(log.finishRun(run, 1, RunStatus.COMPLETED, T0.plusSeconds(2), Optional.empty()))
                 .isEqualTo(FinishResult.ALREADY_TERMINAL);
         RunRecordView record = runs.findById(run).orElseThrow();
@@ -191,12 +224,20 @@ public abstract class EventLogContract extends RunStoresFixture {
         runs.setUsage(run, Optional.of(Json.createObjectBuilder().add("inputTokens", 5).build()));
         runs.setDetachedSince(run, Optional.empty());
 
-        assertThat(log.finishRun(run, 1, RunStatus.ABORTED, T0.plusSeconds(3), Optional.of(RunError.of("cancelled"))))
+        assertThat(
+                        log.finishRun(
+                                run,
+                                1,
+                                RunStatus.ABORTED,
+                                T0.plusSeconds(3),
+                                Optional.of(RunError.of("cancelled"))))
                 .isEqualTo(FinishResult.FINISHED);
         RunRecordView record = runs.findById(run).orElseThrow();
         assertThat(log.size(run)).isEqualTo(3);
         assertThat(record.driverEpoch()).hasValue(1);
-        assertThat(record.cancelRequested()).as("finishing keeps the sibling fields").contains(true);
+        assertThat(record.cancelRequested())
+                .as("finishing keeps the sibling fields")
+                .contains(true);
         assertThat(record.sandboxKey()).contains("sbx");
         assertThat(record.usage()).isPresent();
     }
@@ -217,65 +258,87 @@ public abstract class EventLogContract extends RunStoresFixture {
 
     /**
      * The gap the fence exists for: the old driver has checked its epoch inside its append
-     * transaction and is paused there (GC, SIGSTOP) when a successor claims. The claim must
-     * wait for the paused append (it needs the same row lock), so the append lands entirely
-     * before the new epoch begins, and the old epoch is refused from then on.
+     * transaction and is paused there (GC, SIGSTOP) when a successor claims. The claim must wait
+     * for the paused append (it needs the same row lock), so the append lands entirely before the
+     * new epoch begins, and the old epoch is refused from then on.
      */
     @Test
-    void aClaimWaitsForAnAppendPausedAfterItsFenceCheckAndTheOldEpochIsRefusedAfterwards() throws Exception {
+    void aClaimWaitsForAnAppendPausedAfterItsFenceCheckAndTheOldEpochIsRefusedAfterwards()
+            throws Exception {
         RunRef run = claimedRun();
         log.append(run, 1, chunks("a", 2));
         CountDownLatch inGap = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        afterFenceCheck = () -> {
-            inGap.countDown();
-            await(release);
-        };
+        afterFenceCheck =
+                () -> {
+                    inGap.countDown();
+                    await(release);
+                };
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<List<LoggedChunk>> paused = pool.submit(() -> log.append(run, 1, chunks("gap", 3)));
+            Future<List<LoggedChunk>> paused =
+                    pool.submit(() -> log.append(run, 1, chunks("gap", 3)));
             assertThat(inGap.await(10, TimeUnit.SECONDS)).isTrue();
-            afterFenceCheck = () -> { };
+            afterFenceCheck = () -> {};
             Future<Long> successor = pool.submit(() -> claims.claim(run, "node-b").orElseThrow());
 
             assertThatThrownBy(() -> successor.get(300, TimeUnit.MILLISECONDS))
-                    .as("the claim must wait for the in-flight fenced append").isInstanceOf(TimeoutException.class);
+                    .as("the claim must wait for the in-flight fenced append")
+                    .isInstanceOf(TimeoutException.class);
             release.countDown();
 
-            assertThat(paused.get(10, TimeUnit.SECONDS)).extracting(LoggedChunk::seq).containsExactly(3L, 4L, 5L);
+            assertThat(paused.get(10, TimeUnit.SECONDS))
+                    .extracting(LoggedChunk::seq)
+                    .containsExactly(3L, 4L, 5L);
             assertThat(successor.get(10, TimeUnit.SECONDS)).isEqualTo(2);
         } finally {
             release.countDown();
             pool.shutdownNow();
         }
-        assertThatThrownBy(() -> log.append(run, 1, chunks("late", 1))).isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> log.append(run, 1, chunks("late", 1)))
+                .isInstanceOf(StaleEpochException.class);
         log.append(run, 2, chunks("b", 1));
-        assertThat(log.read(run, 0, 100)).extracting(c -> c.chunk().getString("delta"))
+        assertThat(log.read(run, 0, 100))
+                .extracting(c -> c.chunk().getString("delta"))
                 .containsExactly("a-0", "a-1", "gap-0", "gap-1", "gap-2", "b-0");
     }
 
-    /** The same gap for the terminal update: a claim racing a paused finishRun sees the terminal status and is refused. */
+    /**
+     * The same gap for the terminal update: a claim racing a paused finishRun sees the terminal
+     * status and is refused.
+     */
     @Test
     void aClaimRacingAPausedFinishSeesTheTerminalRunAndIsRefused() throws Exception {
         RunRef run = claimedRun();
         CountDownLatch inGap = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        afterFenceCheck = () -> {
-            inGap.countDown();
-            await(release);
-        };
+        afterFenceCheck =
+                () -> {
+                    inGap.countDown();
+                    await(release);
+                };
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<FinishResult> finishing = pool.submit(() ->
-                    log.finishRun(run, 1, RunStatus.COMPLETED, T0.plusSeconds(1), Optional.empty()));
+            Future<FinishResult> finishing =
+                    pool.submit(
+                            () ->
+                                    log.finishRun(
+                                            run,
+                                            1,
+                                            RunStatus.COMPLETED,
+                                            T0.plusSeconds(1),
+                                            Optional.empty()));
             assertThat(inGap.await(10, TimeUnit.SECONDS)).isTrue();
-            afterFenceCheck = () -> { };
+            afterFenceCheck = () -> {};
             Future<Boolean> successor = pool.submit(() -> claims.claim(run, "node-b").isPresent());
-            assertThatThrownBy(() -> successor.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            assertThatThrownBy(() -> successor.get(300, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(TimeoutException.class);
             release.countDown();
 
             assertThat(finishing.get(10, TimeUnit.SECONDS)).isEqualTo(FinishResult.FINISHED);
-            assertThat(successor.get(10, TimeUnit.SECONDS)).as("a finished run is never re-claimed").isFalse();
+            assertThat(successor.get(10, TimeUnit.SECONDS))
+                    .as("a finished run is never re-claimed")
+                    .isFalse();
         } finally {
             release.countDown();
             pool.shutdownNow();
@@ -285,37 +348,49 @@ public abstract class EventLogContract extends RunStoresFixture {
     }
 
     /**
-     * An old driver appending as fast as it can while a successor claims and appends: every
-     * append of the old epoch either committed before the claim or was refused, so the log
-     * is all of the old driver's accepted chunks followed by the new driver's, never
-     * interleaved, never both for the same range.
+     * An old driver appending as fast as it can while a successor claims and appends: every append
+     * of the old epoch either committed before the claim or was refused, so the log is all of the
+     * old driver's accepted chunks followed by the new driver's, never interleaved, never both for
+     * the same range.
      */
     @Test
     void underARacingClaimTheOldEpochsChunksAllPrecedeTheNewEpochs() throws Exception {
         RunRef run = claimedRun();
         List<String> acceptedOld = new ArrayList<>();
         AtomicBoolean refused = new AtomicBoolean();
-        CompletableFuture<Void> oldDriver = CompletableFuture.runAsync(() -> {
-            for (int i = 0; i < 1000 && !refused.get(); i++) {
-                try {
-                    log.append(run, 1, List.of(chunk("TEXT_MESSAGE_CONTENT", "old-" + i, i)));
-                    acceptedOld.add("old-" + i);
-                } catch (StaleEpochException e) {
-                    refused.set(true);
-                }
-            }
-        });
+        CompletableFuture<Void> oldDriver =
+                CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < 1000 && !refused.get(); i++) {
+                                try {
+                                    log.append(
+                                            run,
+                                            1,
+                                            List.of(chunk("TEXT_MESSAGE_CONTENT", "old-" + i, i)));
+                                    acceptedOld.add("old-" + i);
+                                } catch (StaleEpochException e) {
+                                    refused.set(true);
+                                }
+                            }
+                        });
         while (log.size(run) < 5 && !oldDriver.isDone()) {
             Thread.onSpinWait();
         }
         long epoch = claims.claim(run, "node-b").orElseThrow();
-        log.append(run, epoch, List.of(chunk("TEXT_MESSAGE_CONTENT", "new-0", 0), chunk("TEXT_MESSAGE_CONTENT", "new-1", 1)));
+        log.append(
+                run,
+                epoch,
+                List.of(
+                        chunk("TEXT_MESSAGE_CONTENT", "new-0", 0),
+                        chunk("TEXT_MESSAGE_CONTENT", "new-1", 1)));
         oldDriver.get(30, TimeUnit.SECONDS);
 
         assertThat(refused).as("the old driver was fenced out").isTrue();
         List<String> expected = new ArrayList<>(acceptedOld);
         expected.addAll(List.of("new-0", "new-1"));
-        assertThat(log.read(run, 0, 10_000)).extracting(c -> c.chunk().getString("delta")).containsExactlyElementsOf(expected);
+        assertThat(log.read(run, 0, 10_000))
+                .extracting(c -> c.chunk().getString("delta"))
+                .containsExactlyElementsOf(expected);
     }
 
     private static void await(CountDownLatch latch) {

@@ -16,13 +16,13 @@ import java.util.stream.Stream;
 
 /**
  * Run records, claims and event logs in memory, for fast tests of driver logic. One object
- * implements all three stores because they share state exactly as the tables do (a claim
- * reads the record's status, finishRun writes the record under the claim's fence). Passes
- * the same contracts as the JPA stores.
+ * implements all three stores because they share state exactly as the tables do (a claim reads the
+ * record's status, finishRun writes the record under the claim's fence). Passes the same contracts
+ * as the JPA stores.
  *
- * <p>Every method holds this object's monitor for its whole duration, which stands in for
- * both the transaction and the claim row lock: a claim cannot interleave with a fenced
- * write, just as on the database.
+ * <p>Every method holds this object's monitor for its whole duration, which stands in for both the
+ * transaction and the claim row lock: a claim cannot interleave with a fenced write, just as on the
+ * database.
  */
 public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
 
@@ -34,7 +34,7 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     private final Runnable afterFenceCheck;
 
     public InMemoryRuns() {
-        this(() -> { });
+        this(() -> {});
     }
 
     /** For fence tests: {@code afterFenceCheck} runs between a passed epoch check and the write. */
@@ -67,17 +67,33 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
         }
 
         RunRecordView view() {
-            return new RunRecordView(ref, created.tenant(), runId, created.threadId(), created.harness(), status,
-                    startedAt, Optional.ofNullable(finishedAt), Optional.ofNullable(error), Optional.ofNullable(usage),
-                    Optional.ofNullable(sandboxKey), Optional.ofNullable(detachedSince),
-                    Optional.ofNullable(cancelRequested), created.durable(), created.detachOnDisconnect(),
-                    created.destroyOnComplete(), created.command(), created.prompt(),
-                    DriverClaim.epochOf(epoch), version, created.journalNonce(), created.maxDurationMs());
+            return new RunRecordView(
+                    ref,
+                    created.tenant(),
+                    runId,
+                    created.threadId(),
+                    created.harness(),
+                    status,
+                    startedAt,
+                    Optional.ofNullable(finishedAt),
+                    Optional.ofNullable(error),
+                    Optional.ofNullable(usage),
+                    Optional.ofNullable(sandboxKey),
+                    Optional.ofNullable(detachedSince),
+                    Optional.ofNullable(cancelRequested),
+                    created.durable(),
+                    created.detachOnDisconnect(),
+                    created.destroyOnComplete(),
+                    created.command(),
+                    created.prompt(),
+                    DriverClaim.epochOf(epoch),
+                    version,
+                    created.journalNonce(),
+                    created.maxDurationMs());
         }
     }
 
-    private record LoggedChunkWithFingerprint(LoggedChunk chunk, StoredChunk stored) {
-    }
+    private record LoggedChunkWithFingerprint(LoggedChunk chunk, StoredChunk stored) {}
 
     // --- RunStore ---
 
@@ -144,13 +160,31 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
-    public synchronized List<RunRecordView> listReclaimable(Instant now, Duration ttl, Optional<ReclaimCursor> after, int limit) {
+    public synchronized List<RunRecordView> listReclaimable(
+            Instant now, Duration ttl, Optional<ReclaimCursor> after, int limit) {
         Instant cutoff = now.minus(ttl);
         return rows.values().stream()
-                .filter(r -> !r.status.isTerminal() && r.detachedSince != null && !r.detachedSince.isAfter(cutoff))
-                .filter(r -> after.map(c -> r.detachedSince.isAfter(c.detachedSince())
-                        || (r.detachedSince.equals(c.detachedSince()) && r.ref.id().compareTo(c.run().id()) > 0)).orElse(true))
-                .sorted(Comparator.comparing((Row r) -> r.detachedSince).thenComparing(r -> r.ref.id()))
+                .filter(
+                        r ->
+                                !r.status.isTerminal()
+                                        && r.detachedSince != null
+                                        && !r.detachedSince.isAfter(cutoff))
+                .filter(
+                        r ->
+                                after.map(
+                                                c ->
+                                                        r.detachedSince.isAfter(c.detachedSince())
+                                                                || (r.detachedSince.equals(
+                                                                                c.detachedSince())
+                                                                        && r.ref.id()
+                                                                                        .compareTo(
+                                                                                                c.run()
+                                                                                                        .id())
+                                                                                > 0))
+                                        .orElse(true))
+                .sorted(
+                        Comparator.comparing((Row r) -> r.detachedSince)
+                                .thenComparing(r -> r.ref.id()))
                 .limit(Limits.require(limit))
                 .map(Row::view)
                 .toList();
@@ -167,7 +201,8 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
-    public synchronized List<RunRecordView> liveRunsUsing(String tenant, String sandboxKey, int limit) {
+    public synchronized List<RunRecordView> liveRunsUsing(
+            String tenant, String sandboxKey, int limit) {
         return tenantRows(tenant)
                 .filter(r -> sandboxKey.equals(r.sandboxKey) && !r.status.isTerminal())
                 .sorted(Comparator.comparing((Row r) -> r.ref.id()))
@@ -177,8 +212,8 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
-    public synchronized List<RunRecordView> list(String tenant, Optional<String> threadId, Optional<RunStatus> status,
-            int limit) {
+    public synchronized List<RunRecordView> list(
+            String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit) {
         return tenantRows(tenant)
                 .filter(r -> threadId.map(t -> t.equals(r.created.threadId())).orElse(true))
                 .filter(r -> status.map(s -> s == r.status).orElse(true))
@@ -235,7 +270,11 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
     }
 
     @Override
-    public synchronized FinishResult finishRun(RunRef run, long epoch, RunStatus status, Instant finishedAt,
+    public synchronized FinishResult finishRun(
+            RunRef run,
+            long epoch,
+            RunStatus status,
+            Instant finishedAt,
             Optional<RunError> error) {
         if (!status.isTerminal()) {
             throw new IllegalArgumentException("not a terminal status: " + status.wireName());
@@ -263,8 +302,11 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
 
     @Override
     public synchronized List<LoggedChunk> read(RunRef run, long afterSeq, int limit) {
-        return log(run).stream().map(LoggedChunkWithFingerprint::chunk)
-                .filter(c -> c.seq() > afterSeq).limit(Limits.require(limit)).toList();
+        return log(run).stream()
+                .map(LoggedChunkWithFingerprint::chunk)
+                .filter(c -> c.seq() > afterSeq)
+                .limit(Limits.require(limit))
+                .toList();
     }
 
     @Override

@@ -19,16 +19,34 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** The behaviour every {@link RunStore} must have (DF-01..DF-06); run in memory, on Derby and on PostgreSQL. */
+/**
+ * The behaviour every {@link RunStore} must have (DF-01..DF-06); run in memory, on Derby and on
+ * PostgreSQL.
+ */
 public abstract class RunStoreContract extends RunStoresFixture {
 
-    private static final JsonObject USAGE = Json.createObjectBuilder()
-            .add("inputTokens", 1200).add("outputTokens", 345).add("costUsd", 0.0123).build();
+    private static final JsonObject USAGE =
+            Json.createObjectBuilder()
+                    .add("inputTokens", 1200)
+                    .add("outputTokens", 345)
+                    .add("costUsd", 0.0123)
+                    .build();
 
     @Test
     void aCreatedRunIsFoundWithEveryField() {
-        NewRun created = new NewRun(tenant, "r-123", "t-1", Harness.CLAUDE_CODE, T0, true, false, true,
-                Optional.of("my-agent --json"), Optional.of("fix the failing test"), Optional.of("sbx-1"));
+        NewRun created =
+                new NewRun(
+                        tenant,
+                        "r-123",
+                        "t-1",
+                        Harness.CLAUDE_CODE,
+                        T0,
+                        true,
+                        false,
+                        true,
+                        Optional.of("my-agent --json"),
+                        Optional.of("fix the failing test"),
+                        Optional.of("sbx-1"));
         RunRecordView returned = create(created);
 
         RunRecordView found = runs.find(tenant, "r-123").orElseThrow();
@@ -67,8 +85,19 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void creatingAnExistingRunIdIsALostRaceThatLeavesTheRunUntouched() {
         RunRecordView first = create("r-dup");
-        NewRun again = new NewRun(tenant, "r-dup", "other-thread", Harness.CODEX, T0.plusSeconds(5), false, false, true,
-                Optional.empty(), Optional.empty(), Optional.empty());
+        NewRun again =
+                new NewRun(
+                        tenant,
+                        "r-dup",
+                        "other-thread",
+                        Harness.CODEX,
+                        T0.plusSeconds(5),
+                        false,
+                        false,
+                        true,
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty());
         assertThat(runs.create(again)).isEmpty();
         assertThat(RunCreation.create(runs, again)).isEmpty();
         assertThat(runs.find(tenant, "r-dup")).contains(first);
@@ -77,8 +106,11 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void theSameRunIdInAnotherTenantIsAnotherRun() {
         RunRecordView mine = create("r-shared");
-        RunRecordView theirs = runs.create(NewRun.durable(otherTenant, "r-shared", "thread-1", Harness.COMMAND, T0))
-                .orElseThrow();
+        RunRecordView theirs =
+                runs.create(
+                                NewRun.durable(
+                                        otherTenant, "r-shared", "thread-1", Harness.COMMAND, T0))
+                        .orElseThrow();
         assertThat(theirs.ref()).isNotEqualTo(mine.ref());
         assertThat(runs.find(tenant, "r-shared").orElseThrow().ref()).isEqualTo(mine.ref());
         assertThat(runs.find(otherTenant, "r-shared").orElseThrow().ref()).isEqualTo(theirs.ref());
@@ -89,15 +121,36 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void theJournalNonceIsKeptAsCreatedAndTheSameRunIdInAnotherTenantGetsAnotherOne() {
         String nonce = NewRun.randomNonce();
-        RunRecordView mine = create(new NewRun(tenant, "r-nonce", "t-1", Harness.COMMAND, T0, true, true, false,
-                Optional.empty(), Optional.empty(), Optional.empty(), nonce, Optional.empty()));
-        RunRecordView theirs = runs.create(NewRun.durable(otherTenant, "r-nonce", "t-1", Harness.COMMAND, T0)).orElseThrow();
+        RunRecordView mine =
+                create(
+                        new NewRun(
+                                tenant,
+                                "r-nonce",
+                                "t-1",
+                                Harness.COMMAND,
+                                T0,
+                                true,
+                                true,
+                                false,
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.empty(),
+                                nonce,
+                                Optional.empty()));
+        RunRecordView theirs =
+                runs.create(NewRun.durable(otherTenant, "r-nonce", "t-1", Harness.COMMAND, T0))
+                        .orElseThrow();
 
         RunRecordView found = runs.find(tenant, "r-nonce").orElseThrow();
         assertThat(found.journalNonce()).isEqualTo(nonce);
-        assertThat(found.journal()).isEqualTo(new JournalId("r-nonce", nonce)).isEqualTo(mine.journal());
-        assertThat(runs.find(otherTenant, "r-nonce").orElseThrow().journal()).isEqualTo(theirs.journal());
-        assertThat(theirs.journalNonce()).isNotEqualTo(nonce).isNotEqualTo(JournalNames.nonce("r-nonce"));
+        assertThat(found.journal())
+                .isEqualTo(new JournalId("r-nonce", nonce))
+                .isEqualTo(mine.journal());
+        assertThat(runs.find(otherTenant, "r-nonce").orElseThrow().journal())
+                .isEqualTo(theirs.journal());
+        assertThat(theirs.journalNonce())
+                .isNotEqualTo(nonce)
+                .isNotEqualTo(JournalNames.nonce("r-nonce"));
     }
 
     @Test
@@ -108,10 +161,12 @@ public abstract class RunStoreContract extends RunStoresFixture {
         try {
             List<Future<Optional<RunRecordView>>> results = new ArrayList<>();
             for (int i = 0; i < contenders; i++) {
-                results.add(pool.submit(() -> {
-                    start.await();
-                    return RunCreation.create(runs, newRun("r-race"));
-                }));
+                results.add(
+                        pool.submit(
+                                () -> {
+                                    start.await();
+                                    return RunCreation.create(runs, newRun("r-race"));
+                                }));
             }
             start.countDown();
             List<RunRecordView> winners = new ArrayList<>();
@@ -119,7 +174,8 @@ public abstract class RunStoreContract extends RunStoresFixture {
                 r.get().ifPresent(winners::add);
             }
             assertThat(winners).hasSize(1);
-            assertThat(runs.find(tenant, "r-race").orElseThrow().ref()).isEqualTo(winners.get(0).ref());
+            assertThat(runs.find(tenant, "r-race").orElseThrow().ref())
+                    .isEqualTo(winners.get(0).ref());
         } finally {
             pool.shutdownNow();
         }
@@ -130,7 +186,8 @@ public abstract class RunStoreContract extends RunStoresFixture {
         String longest = "r".repeat(NewRun.MAX_RUN_ID - 6) + "a;b c$";
         assertThat(create(longest).runId()).isEqualTo(longest);
         assertThat(runs.find(tenant, longest)).isPresent();
-        assertThatThrownBy(() -> newRun(longest + "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> newRun(longest + "x"))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> newRun("")).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -218,7 +275,13 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void statusFinishedAtAndErrorRoundTripThroughTheFencedFinish() {
         RunRef failed = claimedRun();
-        assertThat(log.finishRun(failed, 1, RunStatus.FAILED, T0.plusSeconds(9), Optional.of(RunError.of("exit 7: boom", "agent-exit"))))
+        assertThat(
+                        log.finishRun(
+                                failed,
+                                1,
+                                RunStatus.FAILED,
+                                T0.plusSeconds(9),
+                                Optional.of(RunError.of("exit 7: boom", "agent-exit"))))
                 .isEqualTo(FinishResult.FINISHED);
         RunRecordView f = runs.findById(failed).orElseThrow();
         assertThat(f.status()).isEqualTo(RunStatus.FAILED);
@@ -226,7 +289,12 @@ public abstract class RunStoreContract extends RunStoresFixture {
         assertThat(f.error()).contains(RunError.of("exit 7: boom", "agent-exit"));
 
         RunRef noCode = claimedRun();
-        log.finishRun(noCode, 1, RunStatus.ABORTED, T0.plusSeconds(3), Optional.of(RunError.of("cancelled")));
+        log.finishRun(
+                noCode,
+                1,
+                RunStatus.ABORTED,
+                T0.plusSeconds(3),
+                Optional.of(RunError.of("cancelled")));
         assertThat(runs.findById(noCode).orElseThrow().error()).contains(RunError.of("cancelled"));
 
         RunRef completed = claimedRun();
@@ -239,23 +307,53 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void aLongErrorMessageIsCutToTheColumnAndStillStored() {
         RunRef run = claimedRun();
-        log.finishRun(run, 1, RunStatus.FAILED, T0, Optional.of(RunError.of("x".repeat(RunError.MAX_MESSAGE + 50))));
-        assertThat(runs.findById(run).orElseThrow().error().orElseThrow().message()).hasSize(RunError.MAX_MESSAGE);
+        log.finishRun(
+                run,
+                1,
+                RunStatus.FAILED,
+                T0,
+                Optional.of(RunError.of("x".repeat(RunError.MAX_MESSAGE + 50))));
+        assertThat(runs.findById(run).orElseThrow().error().orElseThrow().message())
+                .hasSize(RunError.MAX_MESSAGE);
     }
 
     @Test
     void findActiveRunIsTheNewestNonTerminalRunOfTheThread() {
         create(NewRun.durable(tenant, "r-old", "t-active", Harness.COMMAND, T0));
-        RunRecordView middle = create(NewRun.durable(tenant, "r-middle", "t-active", Harness.COMMAND, T0.plusSeconds(1)));
-        RunRef newest = create(NewRun.durable(tenant, "r-newest", "t-active", Harness.COMMAND, T0.plusSeconds(2))).ref();
-        create(NewRun.durable(tenant, "r-other-thread", "t-other", Harness.COMMAND, T0.plusSeconds(3)));
-        runs.create(NewRun.durable(otherTenant, "r-other-tenant", "t-active", Harness.COMMAND, T0.plusSeconds(4)));
+        RunRecordView middle =
+                create(
+                        NewRun.durable(
+                                tenant,
+                                "r-middle",
+                                "t-active",
+                                Harness.COMMAND,
+                                T0.plusSeconds(1)));
+        RunRef newest =
+                create(
+                                NewRun.durable(
+                                        tenant,
+                                        "r-newest",
+                                        "t-active",
+                                        Harness.COMMAND,
+                                        T0.plusSeconds(2)))
+                        .ref();
+        create(
+                NewRun.durable(
+                        tenant, "r-other-thread", "t-other", Harness.COMMAND, T0.plusSeconds(3)));
+        runs.create(
+                NewRun.durable(
+                        otherTenant,
+                        "r-other-tenant",
+                        "t-active",
+                        Harness.COMMAND,
+                        T0.plusSeconds(4)));
 
         assertThat(runs.findActiveRun(tenant, "t-active").orElseThrow().ref()).isEqualTo(newest);
 
         claims.claim(newest, "node-a");
         log.finishRun(newest, 1, RunStatus.COMPLETED, T0.plusSeconds(10), Optional.empty());
-        assertThat(runs.findActiveRun(tenant, "t-active").orElseThrow().ref()).isEqualTo(middle.ref());
+        assertThat(runs.findActiveRun(tenant, "t-active").orElseThrow().ref())
+                .isEqualTo(middle.ref());
         assertThat(runs.findActiveRun(tenant, "t-none")).isEmpty();
     }
 
@@ -276,7 +374,8 @@ public abstract class RunStoreContract extends RunStoresFixture {
         runs.setDetachedSince(younger, Optional.of(now.minus(ttl).plusMillis(1)));
 
         assertThat(mine(runs.listReclaimable(now, ttl, 1000))).containsExactly(exactly);
-        assertThat(mine(runs.listReclaimable(now.plusMillis(1), ttl, 1000))).containsExactly(exactly, younger);
+        assertThat(mine(runs.listReclaimable(now.plusMillis(1), ttl, 1000)))
+                .containsExactly(exactly, younger);
     }
 
     @Test
@@ -292,7 +391,9 @@ public abstract class RunStoreContract extends RunStoresFixture {
         runs.setDetachedSince(finished, Optional.of(T0));
         log.finishRun(finished, 1, RunStatus.COMPLETED, T0.plusSeconds(5), Optional.empty());
 
-        assertThat(mine(runs.listReclaimable(now, ttl, 1000))).containsExactly(first, second).doesNotContain(attached);
+        assertThat(mine(runs.listReclaimable(now, ttl, 1000)))
+                .containsExactly(first, second)
+                .doesNotContain(attached);
     }
 
     @Test
@@ -312,7 +413,9 @@ public abstract class RunStoreContract extends RunStoresFixture {
 
     @Test
     void listReclaimableContinuesAfterACursorInTheSameOrder() {
-        Instant base = T0.minus(Duration.ofDays(3650)).minusSeconds(100); // older than any other test's detachment
+        Instant base =
+                T0.minus(Duration.ofDays(3650))
+                        .minusSeconds(100); // older than any other test's detachment
         RunRef a = create("r-ca").ref();
         RunRef b = create("r-cb").ref();
         RunRef c = create("r-cc").ref();
@@ -323,12 +426,24 @@ public abstract class RunStoreContract extends RunStoresFixture {
 
         List<RunRecordView> first = runs.listReclaimable(now, Duration.ZERO, Optional.empty(), 2);
         assertThat(mine(first)).hasSize(2).startsWith(a);
-        List<RunRecordView> rest = runs.listReclaimable(now, Duration.ZERO,
-                Optional.of(RunStore.ReclaimCursor.of(first.get(1))), 1000);
+        List<RunRecordView> rest =
+                runs.listReclaimable(
+                        now,
+                        Duration.ZERO,
+                        Optional.of(RunStore.ReclaimCursor.of(first.get(1))),
+                        1000);
         List<RunRef> all = new java.util.ArrayList<>(mine(first));
         all.addAll(mine(rest));
         assertThat(all).containsExactlyInAnyOrder(a, b, c).doesNotHaveDuplicates();
-        assertThat(mine(runs.listReclaimable(now, Duration.ZERO, Optional.of(RunStore.ReclaimCursor.of(rest.get(rest.size() - 1))), 1000)))
+        assertThat(
+                        mine(
+                                runs.listReclaimable(
+                                        now,
+                                        Duration.ZERO,
+                                        Optional.of(
+                                                RunStore.ReclaimCursor.of(
+                                                        rest.get(rest.size() - 1))),
+                                        1000)))
                 .isEmpty();
     }
 
@@ -337,7 +452,10 @@ public abstract class RunStoreContract extends RunStoresFixture {
         RunRef live = create("r-live").ref();
         RunRef other = create("r-other-key").ref();
         RunRef done = claimedRun();
-        RunRef theirs = runs.create(NewRun.durable(otherTenant, "r-theirs", "t", Harness.COMMAND, T0)).orElseThrow().ref();
+        RunRef theirs =
+                runs.create(NewRun.durable(otherTenant, "r-theirs", "t", Harness.COMMAND, T0))
+                        .orElseThrow()
+                        .ref();
         runs.setSandboxKey(live, Optional.of("key-1"));
         runs.setSandboxKey(other, Optional.of("key-2"));
         runs.setSandboxKey(done, Optional.of("key-1"));
@@ -351,24 +469,35 @@ public abstract class RunStoreContract extends RunStoresFixture {
     @Test
     void listIsNewestFirstAndFiltersByThreadAndStatus() {
         RunRef r1 = create(NewRun.durable(tenant, "r-1", "t-a", Harness.COMMAND, T0)).ref();
-        RunRef r2 = create(NewRun.durable(tenant, "r-2", "t-b", Harness.COMMAND, T0.plusSeconds(1))).ref();
-        RunRef r3 = create(NewRun.durable(tenant, "r-3", "t-a", Harness.COMMAND, T0.plusSeconds(2))).ref();
+        RunRef r2 =
+                create(NewRun.durable(tenant, "r-2", "t-b", Harness.COMMAND, T0.plusSeconds(1)))
+                        .ref();
+        RunRef r3 =
+                create(NewRun.durable(tenant, "r-3", "t-a", Harness.COMMAND, T0.plusSeconds(2)))
+                        .ref();
         runs.create(NewRun.durable(otherTenant, "r-4", "t-a", Harness.COMMAND, T0.plusSeconds(3)));
         claims.claim(r3, "node-a");
         log.finishRun(r3, 1, RunStatus.FAILED, T0.plusSeconds(5), Optional.of(RunError.of("x")));
 
-        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.empty(), 100))).containsExactly(r3, r2, r1);
-        assertThat(refs(runs.list(tenant, Optional.of("t-a"), Optional.empty(), 100))).containsExactly(r3, r1);
-        assertThat(refs(runs.list(tenant, Optional.of("t-a"), Optional.of(RunStatus.RUNNING), 100))).containsExactly(r1);
-        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.of(RunStatus.FAILED), 100))).containsExactly(r3);
-        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.empty(), 2))).containsExactly(r3, r2);
+        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.empty(), 100)))
+                .containsExactly(r3, r2, r1);
+        assertThat(refs(runs.list(tenant, Optional.of("t-a"), Optional.empty(), 100)))
+                .containsExactly(r3, r1);
+        assertThat(refs(runs.list(tenant, Optional.of("t-a"), Optional.of(RunStatus.RUNNING), 100)))
+                .containsExactly(r1);
+        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.of(RunStatus.FAILED), 100)))
+                .containsExactly(r3);
+        assertThat(refs(runs.list(tenant, Optional.empty(), Optional.empty(), 2)))
+                .containsExactly(r3, r2);
     }
 
     @Test
     void aUsageObjectTooLargeForItsColumnIsRejected() {
         RunRef run = create("r-usage").ref();
-        JsonObject huge = Json.createObjectBuilder().add("blob", "x".repeat(RunRecord.MAX_TEXT)).build();
-        assertThatThrownBy(() -> runs.setUsage(run, Optional.of(huge))).isInstanceOf(IllegalArgumentException.class);
+        JsonObject huge =
+                Json.createObjectBuilder().add("blob", "x".repeat(RunRecord.MAX_TEXT)).build();
+        assertThatThrownBy(() -> runs.setUsage(run, Optional.of(huge)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(runs.findById(run).orElseThrow().usage()).isEmpty();
     }
 
@@ -377,11 +506,15 @@ public abstract class RunStoreContract extends RunStoresFixture {
         create("r-limit");
         assertThatThrownBy(() -> runs.list(tenant, Optional.empty(), Optional.empty(), 0))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> runs.listReclaimable(T0, Duration.ZERO, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> runs.listReclaimable(T0, Duration.ZERO, 0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private List<RunRef> mine(List<RunRecordView> views) {
-        return views.stream().filter(v -> v.tenant().equals(tenant)).map(RunRecordView::ref).toList();
+        return views.stream()
+                .filter(v -> v.tenant().equals(tenant))
+                .map(RunRecordView::ref)
+                .toList();
     }
 
     private static List<RunRef> refs(List<RunRecordView> views) {

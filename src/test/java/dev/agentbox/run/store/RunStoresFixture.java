@@ -11,8 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * What the run-store contracts share: fresh stores per test from the subclass's backend, a
- * unique tenant (deleted afterwards), and a pause point inside fenced writes for race tests.
+ * What the run-store contracts share: fresh stores per test from the subclass's backend, a unique
+ * tenant (deleted afterwards), and a pause point inside fenced writes for race tests.
  */
 abstract class RunStoresFixture {
 
@@ -21,7 +21,7 @@ abstract class RunStoresFixture {
     protected abstract StoreBackend backend();
 
     /** Runs inside each fenced write after its epoch check passed; race tests replace it. */
-    volatile Runnable afterFenceCheck = () -> { };
+    volatile Runnable afterFenceCheck = () -> {};
 
     final String tenant = "tenant-" + UUID.randomUUID();
     final String otherTenant = "tenant-" + UUID.randomUUID();
@@ -66,7 +66,10 @@ abstract class RunStoresFixture {
 
     static JsonObject chunk(String type, String text, long timestamp) {
         return Json.createObjectBuilder()
-                .add("type", type).add("threadId", "thread-1").add("runId", "r").add("timestamp", timestamp)
+                .add("type", type)
+                .add("threadId", "thread-1")
+                .add("runId", "r")
+                .add("timestamp", timestamp)
                 .add("delta", text)
                 .build();
     }

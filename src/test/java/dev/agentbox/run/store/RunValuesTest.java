@@ -22,9 +22,11 @@ class RunValuesTest {
     @Test
     void anUnknownStatusIsRejected() {
         for (String unknown : new String[] {"paused", "RUNNING", "Completed", "", " running"}) {
-            assertThatThrownBy(() -> RunStatus.parse(unknown)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> RunStatus.parse(unknown))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> RunStatus.parse(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RunStatus.parse(null))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -35,7 +37,8 @@ class RunValuesTest {
 
     @Test
     void anErrorMessageIsCutToItsColumnAndACodeIsBounded() {
-        assertThat(RunError.of("m".repeat(RunError.MAX_MESSAGE + 1)).message()).hasSize(RunError.MAX_MESSAGE);
+        assertThat(RunError.of("m".repeat(RunError.MAX_MESSAGE + 1)).message())
+                .hasSize(RunError.MAX_MESSAGE);
         assertThat(RunError.of("m", "c").code()).contains("c");
         assertThat(RunError.of("m").code()).isEmpty();
         assertThatThrownBy(() -> new RunError("m", Optional.of("c".repeat(RunError.MAX_CODE + 1))))
@@ -45,7 +48,8 @@ class RunValuesTest {
     @Test
     void aRunRefIsNeverEmptyOrWiderThanItsColumn() {
         assertThatThrownBy(() -> new RunRef("")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new RunRef("x".repeat(RunRef.MAX_LENGTH + 1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RunRef("x".repeat(RunRef.MAX_LENGTH + 1)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RunRef(null)).isInstanceOf(NullPointerException.class);
     }
 }

@@ -29,7 +29,9 @@ public abstract class ViewerStoreContract {
         store().present(run, "node-b", T0, TTL);
 
         assertThat(store().watched(run, T0.plus(TTL).minusMillis(1))).isTrue();
-        assertThat(store().watched(run, T0.plus(TTL))).as("a dead node's row stops counting").isFalse();
+        assertThat(store().watched(run, T0.plus(TTL)))
+                .as("a dead node's row stops counting")
+                .isFalse();
         assertThat(store().watched(other, T0)).isFalse();
     }
 
@@ -63,11 +65,17 @@ public abstract class ViewerStoreContract {
         store().renew("node-a", Set.of(run, other), T0.plusSeconds(4), TTL);
 
         assertThat(store().watched(run, T0.plusSeconds(8))).as("extended").isTrue();
-        assertThat(store().watched(other, T0.plusSeconds(8))).as("node-a's row for it was re-created").isTrue();
+        assertThat(store().watched(other, T0.plusSeconds(8)))
+                .as("node-a's row for it was re-created")
+                .isTrue();
         store().absent(other, "node-a");
-        assertThat(store().watched(other, T0.plusSeconds(6))).as("node-b's own row was not extended").isFalse();
+        assertThat(store().watched(other, T0.plusSeconds(6)))
+                .as("node-b's own row was not extended")
+                .isFalse();
         store().renew("node-a", Set.of(), T0.plusSeconds(8), TTL);
-        assertThat(store().watched(run, T0.plusSeconds(9))).as("an empty renew changes nothing").isFalse();
+        assertThat(store().watched(run, T0.plusSeconds(9)))
+                .as("an empty renew changes nothing")
+                .isFalse();
         store().absent(run, "node-a");
     }
 }

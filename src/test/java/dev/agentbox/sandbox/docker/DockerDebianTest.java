@@ -17,27 +17,37 @@ class DockerDebianTest extends DockerProviderContract {
 
     /**
      * The measurement behind {@code writableStdin=false}: through docker-java (httpclient5
-     * transport) bytes written to an exec's stdin arrive, but closing our end never
-     * delivers end-of-input, so {@code cat} never finishes. If a docker-java upgrade makes
-     * this test fail, EOF works and the capability may be turned on.
+     * transport) bytes written to an exec's stdin arrive, but closing our end never delivers
+     * end-of-input, so {@code cat} never finishes. If a docker-java upgrade makes this test fail,
+     * EOF works and the capability may be turned on.
      */
     @Test
-    @DisplayName("measured: exec stdin through docker-java delivers bytes but never EOF, hence writableStdin=false")
+    @DisplayName(
+            "measured: exec stdin through docker-java delivers bytes but never EOF, hence writableStdin=false")
     void stdinEndOfInputDoesNotReachTheProcessThroughDockerJava() throws Exception {
         assertThat(provider.capabilities().writableStdin()).isFalse();
-        String execId = client().execCreateCmd(sb.id())
-                .withCmd("sh", "-c", "echo $$ > /tmp/stdin-probe.pid; cat; echo done")
-                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
-                .exec().getId();
+        String execId =
+                client().execCreateCmd(sb.id())
+                        .withCmd("sh", "-c", "echo $$ > /tmp/stdin-probe.pid; cat; echo done")
+                        .withAttachStdin(true)
+                        .withAttachStdout(true)
+                        .withAttachStderr(true)
+                        .exec()
+                        .getId();
         PipedOutputStream writer = new PipedOutputStream();
         PipedInputStream reader = new PipedInputStream(writer);
         StringBuffer out = new StringBuffer();
-        ResultCallback.Adapter<Frame> cb = client().execStartCmd(execId).withStdIn(reader).exec(new ResultCallback.Adapter<>() {
-            @Override
-            public void onNext(Frame f) {
-                out.append(new String(f.getPayload(), StandardCharsets.UTF_8));
-            }
-        });
+        ResultCallback.Adapter<Frame> cb =
+                client().execStartCmd(execId)
+                        .withStdIn(reader)
+                        .exec(
+                                new ResultCallback.Adapter<>() {
+                                    @Override
+                                    public void onNext(Frame f) {
+                                        out.append(
+                                                new String(f.getPayload(), StandardCharsets.UTF_8));
+                                    }
+                                });
         try {
             writer.write("hi\n".getBytes(StandardCharsets.UTF_8));
             writer.flush();
@@ -64,7 +74,8 @@ class DockerDebianTest extends DockerProviderContract {
     @Override
     protected String httpServerCommand(int port) {
         // perl-base is in every Debian image; it is the only server-capable tool there
-        return "exec perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalPort=>" + port
+        return "exec perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalPort=>"
+                + port
                 + ",Listen=>5,ReuseAddr=>1) or die $!; while($c=$s->accept){<$c>; "
                 + "print $c \"HTTP/1.0 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\nhello\"; close $c}'";
     }

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.SandboxSecrets;
+import dev.agentbox.sandbox.SecretsHandle;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
-import dev.agentbox.sandbox.SandboxSecrets;
-import dev.agentbox.sandbox.SecretsHandle;
 import dev.agentbox.testing.NeedsDocker;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -26,18 +26,23 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A clone's credentials come from the sandbox's secrets through the credential helper, and
- * stay out of the clone. The git server is one the test starts inside the same sandbox (Debian
- * image, network {@code none}): a small HTTP server on loopback that serves a bare repository
- * (git's "dumb" HTTP protocol) only to requests with the expected Basic credentials.
+ * A clone's credentials come from the sandbox's secrets through the credential helper, and stay out
+ * of the clone. The git server is one the test starts inside the same sandbox (Debian image,
+ * network {@code none}): a small HTTP server on loopback that serves a bare repository (git's
+ * "dumb" HTTP protocol) only to requests with the expected Basic credentials.
  */
 @NeedsDocker
 class GitCredentialHelperDockerTest {
 
     private static final int PORT = 8418;
     private static final String URL = "http://127.0.0.1:" + PORT + "/repo.git";
-    /** Serves files under ARGV[1] to requests whose Authorization is exactly "Basic ARGV[2]"; logs each status. */
-    private static final String SERVER = """
+
+    /**
+     * Serves files under ARGV[1] to requests whose Authorization is exactly "Basic ARGV[2]"; logs
+     * each status.
+     */
+    private static final String SERVER =
+            """
             use IO::Socket::INET;
             my ($port, $root, $auth) = @ARGV;
             my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $port, Listen => 5, ReuseAddr => 1) or die "listen: $!";
@@ -68,18 +73,41 @@ class GitCredentialHelperDockerTest {
 
     @BeforeEach
     void sandboxWithAGitServer() {
-        provider = new DockerSandboxProvider(DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
-                new DaemonThreads("test-git-credentials"), Clock.systemUTC());
-        raw = provider.create(SandboxCreateInput.defaults().withKey("gitcred-" + UUID.randomUUID(), "tenant-gitcred"));
-        ExecResult repo = raw.process().exec("set -e; mkdir -p /tmp/src && cd /tmp/src && git init -q -b main"
-                + " && echo hello > README && git add README"
-                + " && git -c user.name=t -c user.email=t@localhost commit -q -m init"
-                + " && git clone -q --bare /tmp/src /tmp/srv/repo.git && git -C /tmp/srv/repo.git update-server-info");
+        provider =
+                new DockerSandboxProvider(
+                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        new DaemonThreads("test-git-credentials"),
+                        Clock.systemUTC());
+        raw =
+                provider.create(
+                        SandboxCreateInput.defaults()
+                                .withKey("gitcred-" + UUID.randomUUID(), "tenant-gitcred"));
+        ExecResult repo =
+                raw.process()
+                        .exec(
+                                "set -e; mkdir -p /tmp/src && cd /tmp/src && git init -q -b main"
+                                        + " && echo hello > README && git add README"
+                                        + " && git -c user.name=t -c user.email=t@localhost commit -q -m init"
+                                        + " && git clone -q --bare /tmp/src /tmp/srv/repo.git && git -C /tmp/srv/repo.git update-server-info");
         assertThat(repo.exitCode()).as(repo.stderr()).isZero();
         raw.fs().write("/tmp/git-httpd.pl", SERVER);
-        String expected = Base64.getEncoder().encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8));
-        raw.process().spawn("exec perl /tmp/git-httpd.pl " + PORT + " /tmp/srv " + ShellQuote.single(expected));
-        await().atMost(Duration.ofSeconds(10)).until(() -> raw.process().exec("cat /tmp/git-httpd.log 2>/dev/null").stdout().contains("listening"));
+        String expected =
+                Base64.getEncoder()
+                        .encodeToString(
+                                ("x-access-token:" + token).getBytes(StandardCharsets.UTF_8));
+        raw.process()
+                .spawn(
+                        "exec perl /tmp/git-httpd.pl "
+                                + PORT
+                                + " /tmp/srv "
+                                + ShellQuote.single(expected));
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                raw.process()
+                                        .exec("cat /tmp/git-httpd.log 2>/dev/null")
+                                        .stdout()
+                                        .contains("listening"));
     }
 
     @AfterEach
@@ -93,23 +121,44 @@ class GitCredentialHelperDockerTest {
     void aCloneAuthenticatesWithTheGitTokenSecretAndKeepsItOutOfTheClone() {
         SandboxSecrets.install(raw, Map.of("GIT_TOKEN", token));
 
-        new SecretsHandle(raw).git().clone(URL, Optional.of("cloned"), Optional.empty(), OptionalInt.empty());
+        new SecretsHandle(raw)
+                .git()
+                .clone(URL, Optional.of("cloned"), Optional.empty(), OptionalInt.empty());
 
         assertThat(raw.fs().read("cloned/README")).isEqualTo("hello\n");
         String served = raw.process().exec("cat /tmp/git-httpd.log").stdout();
-        assertThat(served).as("the server refused the anonymous request, then served an authenticated one")
-                .contains("401 /repo.git/info/refs").contains("200 /repo.git/info/refs");
-        ExecResult leftovers = raw.process().exec("grep -rl " + ShellQuote.single(token)
-                + " cloned/.git \"$HOME\" /etc/gitconfig 2>/dev/null; git -C cloned config --list --show-origin");
-        assertThat(leftovers.stdout()).doesNotContain(token).doesNotContain("credential").contains("remote.origin.url=" + URL);
-        assertThat(raw.process().exec("test -e \"$HOME/.git-credentials\"").exitCode()).as("no credential store file").isNotZero();
+        assertThat(served)
+                .as("the server refused the anonymous request, then served an authenticated one")
+                .contains("401 /repo.git/info/refs")
+                .contains("200 /repo.git/info/refs");
+        ExecResult leftovers =
+                raw.process()
+                        .exec(
+                                "grep -rl "
+                                        + ShellQuote.single(token)
+                                        + " cloned/.git \"$HOME\" /etc/gitconfig 2>/dev/null; git -C cloned config --list --show-origin");
+        assertThat(leftovers.stdout())
+                .doesNotContain(token)
+                .doesNotContain("credential")
+                .contains("remote.origin.url=" + URL);
+        assertThat(raw.process().exec("test -e \"$HOME/.git-credentials\"").exitCode())
+                .as("no credential store file")
+                .isNotZero();
     }
 
     @Test
     void withoutATokenSecretTheCloneFailsAtOnceInsteadOfPrompting() {
         SandboxSecrets.install(raw, Map.of("API_KEY", "unrelated-value"));
 
-        assertThatThrownBy(() -> new SecretsHandle(raw).git().clone(URL, Optional.of("anon"), Optional.empty(), OptionalInt.empty()))
+        assertThatThrownBy(
+                        () ->
+                                new SecretsHandle(raw)
+                                        .git()
+                                        .clone(
+                                                URL,
+                                                Optional.of("anon"),
+                                                Optional.empty(),
+                                                OptionalInt.empty()))
                 .isInstanceOf(ProblemException.class);
         assertThat(raw.process().exec("cat /tmp/git-httpd.log").stdout()).doesNotContain("200 ");
     }
@@ -118,8 +167,14 @@ class GitCredentialHelperDockerTest {
     void theHelperAnswersWithTheDefaultUserNameOrGitUsernameAndTheToken() {
         SandboxSecrets.install(raw, Map.of("GIT_PASSWORD", token, "GIT_USERNAME", "bot"));
 
-        ExecResult fill = new SecretsHandle(raw).process().exec("printf 'protocol=http\\nhost=127.0.0.1\\n\\n' | git -c credential.helper= -c credential.helper="
-                + ShellQuote.single(dev.agentbox.sandbox.spi.GitCredentials.HELPER) + " credential fill");
+        ExecResult fill =
+                new SecretsHandle(raw)
+                        .process()
+                        .exec(
+                                "printf 'protocol=http\\nhost=127.0.0.1\\n\\n' | git -c credential.helper= -c credential.helper="
+                                        + ShellQuote.single(
+                                                dev.agentbox.sandbox.spi.GitCredentials.HELPER)
+                                        + " credential fill");
 
         assertThat(fill.stdout()).contains("username=bot\n").contains("password=" + token + "\n");
     }

@@ -30,9 +30,14 @@ class LocalLimitsTest {
     @BeforeEach
     void create() throws Exception {
         Path root = Files.createTempDirectory("agentbox-local-limits");
-        provider = new LocalSandboxProvider(new LocalSettings(true, root),
-                SandboxLimits.defaults().withMaxOutputBytes(64 * 1024).withMaxReadBytes(1000), new DaemonThreads("test-local-limits"),
-                Clock.systemUTC());
+        provider =
+                new LocalSandboxProvider(
+                        new LocalSettings(true, root),
+                        SandboxLimits.defaults()
+                                .withMaxOutputBytes(64 * 1024)
+                                .withMaxReadBytes(1000),
+                        new DaemonThreads("test-local-limits"),
+                        Clock.systemUTC());
         sb = provider.create(SandboxCreateInput.defaults());
     }
 
@@ -59,7 +64,11 @@ class LocalLimitsTest {
     @Test
     void aTimeoutKillsTheCommandAndAnswersOnTime() {
         long start = System.nanoTime();
-        ExecResult r = sb.process().exec("sleep 30", ProcessOptions.defaults().withTimeout(Duration.ofMillis(500)));
+        ExecResult r =
+                sb.process()
+                        .exec(
+                                "sleep 30",
+                                ProcessOptions.defaults().withTimeout(Duration.ofMillis(500)));
         assertThat(r.exitCode()).isEqualTo(ExecResult.TIMED_OUT);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
@@ -67,10 +76,13 @@ class LocalLimitsTest {
     @Test
     void fifosAndFilesOverTheLimitAreRefusedAndSmallFilesReadExactly() throws Exception {
         sb.process().exec("mkfifo pipe && head -c 1001 /dev/zero > big && printf 'abc' > small");
-        assertThatThrownBy(() -> sb.fs().openRead("pipe", 1000)).isInstanceOfSatisfying(FileTooLargeException.class,
-                e -> assertThat(e.status()).isEqualTo(413));
-        assertThatThrownBy(() -> sb.fs().readBytes("big")).isInstanceOfSatisfying(FileTooLargeException.class,
-                e -> assertThat(e.detail()).contains("1001").contains("1000"));
+        assertThatThrownBy(() -> sb.fs().openRead("pipe", 1000))
+                .isInstanceOfSatisfying(
+                        FileTooLargeException.class, e -> assertThat(e.status()).isEqualTo(413));
+        assertThatThrownBy(() -> sb.fs().readBytes("big"))
+                .isInstanceOfSatisfying(
+                        FileTooLargeException.class,
+                        e -> assertThat(e.detail()).contains("1001").contains("1000"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         sb.fs().openRead("small", 1000).transferTo(out);
         assertThat(out.toString()).isEqualTo("abc");

@@ -1,10 +1,9 @@
 package dev.agentbox.sandbox.local;
 
-import dev.agentbox.problem.ProblemCode;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxProvider;
@@ -30,7 +29,8 @@ class LocalProviderTest extends SandboxProviderContract {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new LocalSandboxProvider(new LocalSettings(true, root), new DaemonThreads("test-local"), Clock.systemUTC());
+        return new LocalSandboxProvider(
+                new LocalSettings(true, root), new DaemonThreads("test-local"), Clock.systemUTC());
     }
 
     @Override
@@ -70,15 +70,19 @@ class LocalProviderTest extends SandboxProviderContract {
     @Test
     @DisplayName("the local provider has no images: asking for one is invalid-request")
     void noImages() {
-        assertThatThrownBy(() -> provider.create(baseInput().withImage("agentbox/sandbox:bookworm")))
+        assertThatThrownBy(
+                        () -> provider.create(baseInput().withImage("agentbox/sandbox:bookworm")))
                 .isInstanceOf(ProblemException.class)
-                .extracting(e -> ((ProblemException) e).code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                .extracting(e -> ((ProblemException) e).code())
+                .isEqualTo(ProblemCode.INVALID_REQUEST);
     }
 
     @Test
-    @DisplayName("the workspace root is a folder under the configured root; sandbox env does not leak the server's env")
+    @DisplayName(
+            "the workspace root is a folder under the configured root; sandbox env does not leak the server's env")
     void workspaceRootAndEnv() {
-        assertThat(Path.of(sb.workspaceRoot()).getParent()).isEqualTo(root.toAbsolutePath().normalize());
+        assertThat(Path.of(sb.workspaceRoot()).getParent())
+                .isEqualTo(root.toAbsolutePath().normalize());
         assertThat(sb.process().exec("env | cut -d= -f1 | sort").stdout().split("\n"))
                 .doesNotContain("JAVA_HOME", "MAVEN_OPTS");
         assertThat(provider.available()).isTrue();

@@ -1,9 +1,5 @@
 package dev.agentbox.sandbox.spi;
 
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -20,7 +16,9 @@ class BoundedOutputTest {
     void captureKeepsBothStreamsApartAndStopsAtTheCapTogether() {
         BoundedCapture c = new BoundedCapture(10);
         assertThat(c.append(false, bytes("abcdef"), 0, 6)).isTrue();
-        assertThat(c.append(true, bytes("1234"), 0, 4)).as("exactly at the cap is not over it").isTrue();
+        assertThat(c.append(true, bytes("1234"), 0, 4))
+                .as("exactly at the cap is not over it")
+                .isTrue();
         assertThat(c.overflowed()).isFalse();
         assertThat(c.append(false, bytes("X"), 0, 1)).isFalse();
         assertThat(c.overflowed()).isTrue();
@@ -56,16 +54,16 @@ class BoundedOutputTest {
         }
         assertThat(out.retainedChars()).isLessThanOrEqualTo(100);
         StringBuilder seen = new StringBuilder();
-        out.subscribe(new SandboxProcess.OutputListener() {
-            @Override
-            public void onOutput(OutputChunk chunk) {
-                seen.append(chunk.text());
-            }
+        out.subscribe(
+                new SandboxProcess.OutputListener() {
+                    @Override
+                    public void onOutput(OutputChunk chunk) {
+                        seen.append(chunk.text());
+                    }
 
-            @Override
-            public void onExit(int exitCode) {
-            }
-        });
+                    @Override
+                    public void onExit(int exitCode) {}
+                });
         assertThat(seen.toString()).endsWith("line 049\n").doesNotContain("line 000");
     }
 
@@ -76,16 +74,16 @@ class BoundedOutputTest {
         out.bytes(OutputChunk.Stream.STDERR, big, 0, big.length);
         assertThat(out.retainedChars()).isEqualTo(10);
         StringBuilder seen = new StringBuilder();
-        out.subscribe(new SandboxProcess.OutputListener() {
-            @Override
-            public void onOutput(OutputChunk chunk) {
-                seen.append(chunk.text());
-            }
+        out.subscribe(
+                new SandboxProcess.OutputListener() {
+                    @Override
+                    public void onOutput(OutputChunk chunk) {
+                        seen.append(chunk.text());
+                    }
 
-            @Override
-            public void onExit(int exitCode) {
-            }
-        });
+                    @Override
+                    public void onExit(int exitCode) {}
+                });
         assertThat(seen.toString()).isEqualTo("abcdefghij");
     }
 }

@@ -1,31 +1,11 @@
 package dev.agentbox.sandbox.spi;
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-import dev.agentbox.problem.ProblemCode;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.testing.Slow;
@@ -56,8 +36,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The one conformance suite every {@link SandboxProvider} passes (docs/behavior.md FS-01..FS-08,
  * PR-01..PR-09). One sandbox is shared by the whole class; each test works in its own
- * sub-directory. A capability a provider lacks is asserted as the exception path, never
- * skipped.
+ * sub-directory. A capability a provider lacks is asserted as the exception path, never skipped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
@@ -65,15 +44,19 @@ public abstract class SandboxProviderContract {
 
     /** Unique per test class, carried as the sandbox key label: cleanup finds everything by it. */
     protected final String runKey = "contract-" + UUID.randomUUID().toString().substring(0, 8);
+
     protected SandboxProvider provider;
     protected SandboxHandle sb;
+
     /** Sandboxes made by tests besides {@link #sb}, destroyed at the end whatever happens. */
     protected final List<SandboxHandle> extra = new CopyOnWriteArrayList<>();
 
     /** A fresh provider instance, configured for the target. */
     protected abstract SandboxProvider newProvider();
 
-    /** True when the sandbox boundary is the workspace folder itself (paths outside are refused). */
+    /**
+     * True when the sandbox boundary is the workspace folder itself (paths outside are refused).
+     */
     protected abstract boolean workspaceIsTheBoundary();
 
     /** Whether the target has git (the Debian image and the host do, BusyBox does not). */
@@ -94,8 +77,7 @@ public abstract class SandboxProviderContract {
     protected abstract void removeBehindTheProvidersBack(String id);
 
     /** Removes whatever the class left (snapshot images, ...). */
-    protected void cleanupExtras() {
-    }
+    protected void cleanupExtras() {}
 
     protected SandboxCreateInput baseInput() {
         return SandboxCreateInput.defaults()
@@ -131,7 +113,8 @@ public abstract class SandboxProviderContract {
         }
         cleanupExtras();
         if (provider != null) {
-            assertThat(provider.listManaged()).noneMatch(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)));
+            assertThat(provider.listManaged())
+                    .noneMatch(m -> runKey.equals(m.labels().get(SandboxLabels.KEY)));
         }
         if (!failures.isEmpty()) {
             throw failures.get(0);
@@ -141,7 +124,8 @@ public abstract class SandboxProviderContract {
     // ---------------------------------------------------------------- fs
 
     @Test
-    @DisplayName("FS-01 write keeps text, bytes and a 180000-byte file exact, creates parents, replaces, and exec sees it")
+    @DisplayName(
+            "FS-01 write keeps text, bytes and a 180000-byte file exact, creates parents, replaces, and exec sees it")
     void writeIsByteExactCreatesParentsAndReplaces() {
         sb.fs().write("fs01/text.txt", "héllo € ✓\n");
         assertThat(sb.fs().read("fs01/text.txt")).isEqualTo("héllo € ✓\n");
@@ -154,7 +138,10 @@ public abstract class SandboxProviderContract {
         new Random(42).nextBytes(big);
         sb.fs().write("fs01/big.bin", big);
         assertThat(sb.fs().readBytes("fs01/big.bin")).isEqualTo(big);
-        assertThat(sb.fs().lstat("fs01/big.bin")).get().extracting(s -> s.size().getAsLong()).isEqualTo(180_000L);
+        assertThat(sb.fs().lstat("fs01/big.bin"))
+                .get()
+                .extracting(s -> s.size().getAsLong())
+                .isEqualTo(180_000L);
 
         sb.fs().write("fs01/a/b/c.txt", "first version, longer");
         sb.fs().write("fs01/a/b/c.txt", "second");
@@ -168,11 +155,13 @@ public abstract class SandboxProviderContract {
     void readingAMissingFileIsNotFound() {
         assertThatThrownBy(() -> sb.fs().readBytes("fs01-missing/nothing.txt"))
                 .isInstanceOf(SandboxFileNotFoundException.class)
-                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
+                .extracting(e -> ((ProblemException) e).status())
+                .isEqualTo(404);
     }
 
     @Test
-    @DisplayName("FS-02 list gives name, path and type; a symlink to a dir is a file; dotfiles listed; no . or ..; missing dir is an error")
+    @DisplayName(
+            "FS-02 list gives name, path and type; a symlink to a dir is a file; dotfiles listed; no . or ..; missing dir is an error")
     void listDoesNotFollowSymlinksAndShowsDotfiles() {
         sb.fs().mkdir("fs02/d/sub");
         sb.fs().write("fs02/d/f.txt", "x");
@@ -180,24 +169,36 @@ public abstract class SandboxProviderContract {
         assertThat(sb.process().exec("ln -s sub fs02/d/linkdir").exitCode()).isZero();
 
         List<FsEntry> entries = sb.fs().list("fs02/d");
-        assertThat(entries).extracting(FsEntry::name, FsEntry::type).containsExactlyInAnyOrder(
-                org.assertj.core.groups.Tuple.tuple("f.txt", FsEntry.Type.FILE),
-                org.assertj.core.groups.Tuple.tuple(".hidden", FsEntry.Type.FILE),
-                org.assertj.core.groups.Tuple.tuple("sub", FsEntry.Type.DIR),
-                org.assertj.core.groups.Tuple.tuple("linkdir", FsEntry.Type.FILE));
-        assertThat(entries).extracting(FsEntry::path).containsExactlyInAnyOrder(
-                "/workspace/fs02/d/f.txt", "/workspace/fs02/d/.hidden", "/workspace/fs02/d/sub", "/workspace/fs02/d/linkdir");
+        assertThat(entries)
+                .extracting(FsEntry::name, FsEntry::type)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("f.txt", FsEntry.Type.FILE),
+                        org.assertj.core.groups.Tuple.tuple(".hidden", FsEntry.Type.FILE),
+                        org.assertj.core.groups.Tuple.tuple("sub", FsEntry.Type.DIR),
+                        org.assertj.core.groups.Tuple.tuple("linkdir", FsEntry.Type.FILE));
+        assertThat(entries)
+                .extracting(FsEntry::path)
+                .containsExactlyInAnyOrder(
+                        "/workspace/fs02/d/f.txt",
+                        "/workspace/fs02/d/.hidden",
+                        "/workspace/fs02/d/sub",
+                        "/workspace/fs02/d/linkdir");
 
-        assertThatThrownBy(() -> sb.fs().list("fs02/missing")).isInstanceOf(SandboxFileNotFoundException.class);
+        assertThatThrownBy(() -> sb.fs().list("fs02/missing"))
+                .isInstanceOf(SandboxFileNotFoundException.class);
         assertThatThrownBy(() -> sb.fs().list("fs02/d/f.txt")).isInstanceOf(ProblemException.class);
     }
 
     @Test
-    @DisplayName("FS-03 mkdir is recursive and idempotent; remove is recursive; removing a missing path succeeds")
+    @DisplayName(
+            "FS-03 mkdir is recursive and idempotent; remove is recursive; removing a missing path succeeds")
     void mkdirAndRemove() {
         sb.fs().mkdir("fs03/x/y/z");
         sb.fs().mkdir("fs03/x/y/z");
-        assertThat(sb.fs().lstat("fs03/x/y/z")).get().extracting(FsStat::type).isEqualTo(FsStat.Type.DIR);
+        assertThat(sb.fs().lstat("fs03/x/y/z"))
+                .get()
+                .extracting(FsStat::type)
+                .isEqualTo(FsStat.Type.DIR);
         sb.fs().write("fs03/x/y/z/file", "x");
 
         sb.fs().remove("fs03/x");
@@ -220,7 +221,8 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("FS-05 lstat of a missing path is empty; through a file (ENOTDIR) it is an error, not empty")
+    @DisplayName(
+            "FS-05 lstat of a missing path is empty; through a file (ENOTDIR) it is an error, not empty")
     void lstatMissingVersusNotADirectory() {
         assertThat(sb.fs().lstat("fs05/missing")).isEmpty();
         assertThat(sb.fs().lstat("fs05-missing-parent/missing")).isEmpty();
@@ -231,7 +233,8 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("FS-06 lstat: file with type bits and size, empty file size 0, dir without size, fifo and /dev/null are other")
+    @DisplayName(
+            "FS-06 lstat: file with type bits and size, empty file size 0, dir without size, fifo and /dev/null are other")
     void lstatTypes() {
         sb.fs().write("fs06/file.txt", "12345");
         sb.process().exec("chmod 640 fs06/file.txt");
@@ -255,7 +258,8 @@ public abstract class SandboxProviderContract {
         assertThat(fifo.size()).isEmpty();
 
         if (workspaceIsTheBoundary()) {
-            assertThatThrownBy(() -> sb.fs().lstat("/dev/null")).isInstanceOf(PathOutsideSandboxException.class);
+            assertThatThrownBy(() -> sb.fs().lstat("/dev/null"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
         } else {
             FsStat devNull = sb.fs().lstat("/dev/null").orElseThrow();
             assertThat(devNull.type()).isEqualTo(FsStat.Type.OTHER);
@@ -267,37 +271,60 @@ public abstract class SandboxProviderContract {
     @DisplayName("FS-07 live and dangling symlinks are symlinks; a dangling one does not exist")
     void symlinks() {
         sb.fs().write("fs07/target.txt", "t");
-        assertThat(sb.process().exec("ln -s target.txt fs07/live && ln -s nowhere fs07/dangling").exitCode()).isZero();
+        assertThat(
+                        sb.process()
+                                .exec("ln -s target.txt fs07/live && ln -s nowhere fs07/dangling")
+                                .exitCode())
+                .isZero();
         FsStat live = sb.fs().lstat("fs07/live").orElseThrow();
         assertThat(live.type()).isEqualTo(FsStat.Type.SYMLINK);
         assertThat(live.mode() & 0170000).isEqualTo(0120000);
-        assertThat(sb.fs().lstat("fs07/dangling").orElseThrow().type()).isEqualTo(FsStat.Type.SYMLINK);
+        assertThat(sb.fs().lstat("fs07/dangling").orElseThrow().type())
+                .isEqualTo(FsStat.Type.SYMLINK);
         assertThat(sb.fs().exists("fs07/live")).isTrue();
         assertThat(sb.fs().exists("fs07/dangling")).isFalse();
         assertThat(sb.fs().read("fs07/live")).isEqualTo("t");
     }
 
     @Test
-    @DisplayName("FS-08 a path escaping the workspace is path-outside-sandbox where the workspace is the boundary")
+    @DisplayName(
+            "FS-08 a path escaping the workspace is path-outside-sandbox where the workspace is the boundary")
     void pathEscapingTheWorkspace() {
         if (workspaceIsTheBoundary()) {
             assertThatThrownBy(() -> sb.fs().read("../../../etc/hosts"))
                     .isInstanceOf(PathOutsideSandboxException.class)
-                    .extracting(e -> ((ProblemException) e).code(), e -> ((ProblemException) e).status())
+                    .extracting(
+                            e -> ((ProblemException) e).code(),
+                            e -> ((ProblemException) e).status())
                     .containsExactly(ProblemCode.PATH_OUTSIDE_SANDBOX, 400);
-            assertThatThrownBy(() -> sb.fs().write("/etc/agentbox-escape", "x")).isInstanceOf(PathOutsideSandboxException.class);
-            assertThat(sb.process().exec("mkdir -p fs08 && ln -s /etc fs08/out").exitCode()).isZero();
-            assertThatThrownBy(() -> sb.fs().read("fs08/out/hosts")).isInstanceOf(PathOutsideSandboxException.class);
-            assertThatThrownBy(() -> sb.fs().write("fs08/out/agentbox-escape", "x")).isInstanceOf(PathOutsideSandboxException.class);
+            assertThatThrownBy(() -> sb.fs().write("/etc/agentbox-escape", "x"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
+            assertThat(sb.process().exec("mkdir -p fs08 && ln -s /etc fs08/out").exitCode())
+                    .isZero();
+            assertThatThrownBy(() -> sb.fs().read("fs08/out/hosts"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
+            assertThatThrownBy(() -> sb.fs().write("fs08/out/agentbox-escape", "x"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
             // a dangling link pointing outside: writing through it would create the target
             String outside = "/tmp/agentbox-escape-" + UUID.randomUUID();
-            assertThat(sb.process().exec("ln -s " + outside + " fs08/dangling-out").exitCode()).isZero();
-            assertThatThrownBy(() -> sb.fs().write("fs08/dangling-out", "x")).isInstanceOf(PathOutsideSandboxException.class);
-            assertThat(sb.process().exec("ln -s /tmp fs08/tmp-out && ln -s tmp-out/" + outside.substring(5) + " fs08/chained").exitCode()).isZero();
-            assertThatThrownBy(() -> sb.fs().write("fs08/chained", "x")).isInstanceOf(PathOutsideSandboxException.class);
+            assertThat(sb.process().exec("ln -s " + outside + " fs08/dangling-out").exitCode())
+                    .isZero();
+            assertThatThrownBy(() -> sb.fs().write("fs08/dangling-out", "x"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
+            assertThat(
+                            sb.process()
+                                    .exec(
+                                            "ln -s /tmp fs08/tmp-out && ln -s tmp-out/"
+                                                    + outside.substring(5)
+                                                    + " fs08/chained")
+                                    .exitCode())
+                    .isZero();
+            assertThatThrownBy(() -> sb.fs().write("fs08/chained", "x"))
+                    .isInstanceOf(PathOutsideSandboxException.class);
             assertThat(java.nio.file.Files.exists(java.nio.file.Path.of(outside))).isFalse();
             // the link itself is inside: it can be inspected and removed
-            assertThat(sb.fs().lstat("fs08/out").orElseThrow().type()).isEqualTo(FsStat.Type.SYMLINK);
+            assertThat(sb.fs().lstat("fs08/out").orElseThrow().type())
+                    .isEqualTo(FsStat.Type.SYMLINK);
             sb.fs().remove("fs08/out");
             assertThat(sb.fs().lstat("fs08/out")).isEmpty();
         } else {
@@ -317,14 +344,25 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-02 per-command env merges over the sandbox env; cwd is relative to the workspace; env.set reaches later commands")
+    @DisplayName(
+            "PR-02 per-command env merges over the sandbox env; cwd is relative to the workspace; env.set reaches later commands")
     void envAndCwd() {
-        assertThat(sb.process().exec("echo \"$SANDBOX_VAR $OVERRIDE\"",
-                ProcessOptions.defaults().withEnv(Map.of("OVERRIDE", "call"))).stdout()).isEqualTo("base call\n");
+        assertThat(
+                        sb.process()
+                                .exec(
+                                        "echo \"$SANDBOX_VAR $OVERRIDE\"",
+                                        ProcessOptions.defaults()
+                                                .withEnv(Map.of("OVERRIDE", "call")))
+                                .stdout())
+                .isEqualTo("base call\n");
         assertThat(sb.process().exec("echo \"$OVERRIDE\"").stdout()).isEqualTo("base\n");
 
         sb.fs().mkdir("pr02/sub");
-        assertThat(sb.process().exec("pwd", ProcessOptions.defaults().withCwd("pr02/sub")).stdout().strip())
+        assertThat(
+                        sb.process()
+                                .exec("pwd", ProcessOptions.defaults().withCwd("pr02/sub"))
+                                .stdout()
+                                .strip())
                 .isEqualTo(sb.workspaceRoot() + "/pr02/sub");
         assertThat(sb.process().exec("pwd").stdout().strip()).isEqualTo(sb.workspaceRoot());
 
@@ -338,16 +376,21 @@ public abstract class SandboxProviderContract {
     @DisplayName("a cwd that does not exist is not-found, for exec and spawn")
     void missingCwd() {
         ProcessOptions o = ProcessOptions.defaults().withCwd("no-such-dir/below");
-        assertThatThrownBy(() -> sb.process().exec("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
-        assertThatThrownBy(() -> sb.process().spawn("pwd", o)).isInstanceOf(SandboxFileNotFoundException.class);
+        assertThatThrownBy(() -> sb.process().exec("pwd", o))
+                .isInstanceOf(SandboxFileNotFoundException.class);
+        assertThatThrownBy(() -> sb.process().spawn("pwd", o))
+                .isInstanceOf(SandboxFileNotFoundException.class);
     }
 
     @Test
     @DisplayName("exec timeout kills the command and reports exit 124")
     void execTimeoutKills() {
         long t0 = System.nanoTime();
-        ExecResult r = sb.process().exec("echo started; sleep 30; echo never",
-                ProcessOptions.defaults().withTimeout(Duration.ofMillis(1000)));
+        ExecResult r =
+                sb.process()
+                        .exec(
+                                "echo started; sleep 30; echo never",
+                                ProcessOptions.defaults().withTimeout(Duration.ofMillis(1000)));
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThat(r.exitCode()).isEqualTo(ExecResult.TIMED_OUT);
         assertThat(r.stdout()).isEqualTo("started\n");
@@ -355,20 +398,28 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-03 streaming is causal: the second line comes only after the test, having seen the first, opens the gate")
+    @DisplayName(
+            "PR-03 streaming is causal: the second line comes only after the test, having seen the first, opens the gate")
     void streamingIsCausal() throws Exception {
         sb.fs().mkdir("pr03");
-        SandboxProcess p = sb.process().spawn(
-                "echo first; while [ ! -e pr03/gate ]; do sleep 0.05; done; echo second; echo err-line >&2");
+        SandboxProcess p =
+                sb.process()
+                        .spawn(
+                                "echo first; while [ ! -e pr03/gate ]; do sleep 0.05; done; echo second; echo err-line >&2");
         StringBuffer out = new StringBuffer();
         StringBuffer err = new StringBuffer();
-        try (AutoCloseable sub = p.subscribe(c -> (c.stream() == OutputChunk.Stream.STDOUT ? out : err).append(c.text()))) {
+        try (AutoCloseable sub =
+                p.subscribe(
+                        c ->
+                                (c.stream() == OutputChunk.Stream.STDOUT ? out : err)
+                                        .append(c.text()))) {
             await().atMost(Duration.ofSeconds(20)).until(() -> out.toString().equals("first\n"));
             Thread.sleep(300);
             assertThat(out.toString()).isEqualTo("first\n");
             assertThat(p.onExit()).isNotDone();
             sb.fs().write("pr03/gate", "open");
-            await().atMost(Duration.ofSeconds(20)).until(() -> out.toString().equals("first\nsecond\n"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> out.toString().equals("first\nsecond\n"));
             assertThat(p.waitFor(Duration.ofSeconds(20))).hasValue(0);
             assertThat(err.toString()).isEqualTo("err-line\n");
         }
@@ -377,9 +428,13 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-04 a '€' split across chunks is reassembled; a truncated UTF-8 tail becomes U+FFFD, not dropped")
+    @DisplayName(
+            "PR-04 a '€' split across chunks is reassembled; a truncated UTF-8 tail becomes U+FFFD, not dropped")
     void utf8AcrossChunks() {
-        SandboxProcess p = sb.process().spawn("printf '\\342\\202'; sleep 0.3; printf '\\254\\n'; sleep 0.2; printf 'a\\342\\202'");
+        SandboxProcess p =
+                sb.process()
+                        .spawn(
+                                "printf '\\342\\202'; sleep 0.3; printf '\\254\\n'; sleep 0.2; printf 'a\\342\\202'");
         List<String> chunks = new CopyOnWriteArrayList<>();
         p.subscribe(c -> chunks.add(c.text()));
         assertThat(p.waitFor(Duration.ofSeconds(20))).hasValue(0);
@@ -392,7 +447,8 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-05 stdin echoes back where writable; elsewhere it is the unsupported-capability error, never a silent no-op")
+    @DisplayName(
+            "PR-05 stdin echoes back where writable; elsewhere it is the unsupported-capability error, never a silent no-op")
     void stdin() throws Exception {
         SandboxProcess p = sb.process().spawn("cat; echo done");
         try {
@@ -400,7 +456,8 @@ public abstract class SandboxProviderContract {
                 StringBuffer out = new StringBuffer();
                 p.subscribe(c -> out.append(c.text()));
                 p.writeStdin("ping €\n");
-                await().atMost(Duration.ofSeconds(10)).until(() -> out.toString().equals("ping €\n"));
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> out.toString().equals("ping €\n"));
                 p.closeStdin();
                 assertThat(p.waitFor(Duration.ofSeconds(10))).hasValue(0);
                 assertThat(out.toString()).isEqualTo("ping €\ndone\n");
@@ -414,17 +471,22 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-06 kill takes backgrounded grandchildren too: the heartbeat stops growing (6 s after a 5 s settle)")
+    @DisplayName(
+            "PR-06 kill takes backgrounded grandchildren too: the heartbeat stops growing (6 s after a 5 s settle)")
     @Slow
     void killTakesTheWholeProcessGroup() throws Exception {
         assertThat(provider.capabilities().killableProcesses()).isTrue();
         sb.fs().mkdir("pr06");
-        SandboxProcess p = sb.process().spawn(
-                "sh -c '(while true; do echo beat >> pr06/hb; sleep 0.2; done) & while true; do sleep 1; done' & sleep 1000");
+        SandboxProcess p =
+                sb.process()
+                        .spawn(
+                                "sh -c '(while true; do echo beat >> pr06/hb; sleep 0.2; done) & while true; do sleep 1; done' & sleep 1000");
         await().atMost(Duration.ofSeconds(20)).until(() -> heartbeatSize("pr06/hb") > 10);
         long before = heartbeatSize("pr06/hb");
         Thread.sleep(600);
-        assertThat(heartbeatSize("pr06/hb")).as("heartbeat grows before the kill").isGreaterThan(before);
+        assertThat(heartbeatSize("pr06/hb"))
+                .as("heartbeat grows before the kill")
+                .isGreaterThan(before);
 
         p.kill();
         assertThat(p.waitFor(Duration.ofSeconds(15))).isPresent();
@@ -443,7 +505,8 @@ public abstract class SandboxProviderContract {
         assertThatCode(done::kill).doesNotThrowAnyException();
 
         sb.fs().mkdir("pr07");
-        SandboxProcess p = sb.process().spawn("while true; do echo beat >> pr07/hb; sleep 0.1; done");
+        SandboxProcess p =
+                sb.process().spawn("while true; do echo beat >> pr07/hb; sleep 0.1; done");
         p.kill();
         assertThat(p.waitFor(Duration.ofSeconds(15))).isPresent();
         long settled = heartbeatSize("pr07/hb");
@@ -452,7 +515,8 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-08 capabilities are the measured truth; snapshot/fork work where claimed, else unsupported-capability")
+    @DisplayName(
+            "PR-08 capabilities are the measured truth; snapshot/fork work where claimed, else unsupported-capability")
     void capabilitiesSnapshotsAndFork() {
         SandboxCapabilities caps = provider.capabilities();
         assertThat(sb.capabilities()).isEqualTo(caps);
@@ -474,10 +538,12 @@ public abstract class SandboxProviderContract {
             }
             assertThatThrownBy(() -> provider.restoreSnapshot(ref.id(), baseInput()))
                     .isInstanceOf(ProblemException.class)
-                    .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
+                    .extracting(e -> ((ProblemException) e).status())
+                    .isEqualTo(404);
         } else {
             assertUnsupported(() -> sb.snapshot(Optional.empty()), Capability.SNAPSHOTS);
-            assertUnsupported(() -> provider.restoreSnapshot("any", baseInput()), Capability.SNAPSHOTS);
+            assertUnsupported(
+                    () -> provider.restoreSnapshot("any", baseInput()), Capability.SNAPSHOTS);
         }
         if (caps.fork()) {
             SandboxHandle fork = sb.fork();
@@ -493,7 +559,8 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("PR-09 resume by id works; a sandbox removed behind the provider's back resumes as gone; destroy is idempotent")
+    @DisplayName(
+            "PR-09 resume by id works; a sandbox removed behind the provider's back resumes as gone; destroy is idempotent")
     void resumeAndGone() {
         SandboxHandle again = provider.resume(sb.id()).orElseThrow();
         sb.fs().write("pr09/mark.txt", "still here");
@@ -507,7 +574,8 @@ public abstract class SandboxProviderContract {
         assertThat(provider.resume(doomed.id())).isEmpty();
         assertThatThrownBy(() -> doomed.process().exec("true"))
                 .isInstanceOf(ProblemException.class)
-                .extracting(e -> ((ProblemException) e).status()).isEqualTo(404);
+                .extracting(e -> ((ProblemException) e).status())
+                .isEqualTo(404);
         assertThatCode(() -> provider.destroy(doomed.id())).doesNotThrowAnyException();
         assertThatCode(doomed::destroy).doesNotThrowAnyException();
     }
@@ -517,21 +585,30 @@ public abstract class SandboxProviderContract {
     void requestedIdTaken() {
         assertThatThrownBy(() -> provider.create(baseInput().withRequestedId(runKey + "-main")))
                 .isInstanceOf(SandboxExistsException.class)
-                .extracting(e -> ((ProblemException) e).status()).isEqualTo(409);
+                .extracting(e -> ((ProblemException) e).status())
+                .isEqualTo(409);
     }
 
     @Test
     @DisplayName("listManaged finds the sandbox with its labels and creation time")
     void listManaged() {
-        ManagedSandbox m = provider.listManaged().stream().filter(x -> x.id().equals(sb.id())).findFirst().orElseThrow();
-        assertThat(m.labels()).containsEntry(SandboxLabels.MANAGED, "true")
+        ManagedSandbox m =
+                provider.listManaged().stream()
+                        .filter(x -> x.id().equals(sb.id()))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(m.labels())
+                .containsEntry(SandboxLabels.MANAGED, "true")
                 .containsEntry(SandboxLabels.KEY, runKey)
                 .containsEntry(SandboxLabels.TENANT, "tenant-contract");
-        assertThat(m.createdAt()).isBetween(Instant.now().minus(Duration.ofMinutes(30)), Instant.now().plusSeconds(5));
+        assertThat(m.createdAt())
+                .isBetween(
+                        Instant.now().minus(Duration.ofMinutes(30)), Instant.now().plusSeconds(5));
     }
 
     @Test
-    @DisplayName("git desugars to git commands (clone with ref and depth, status, add, commit, branch); without git it is an error")
+    @DisplayName(
+            "git desugars to git commands (clone with ref and depth, status, add, commit, branch); without git it is an error")
     void git() {
         if (!hasGit()) {
             assertThatThrownBy(() -> sb.git().status(Optional.empty()))
@@ -539,22 +616,34 @@ public abstract class SandboxProviderContract {
                     .hasMessageContaining("git status failed");
             return;
         }
-        ExecResult init = sb.process().exec("set -e; mkdir -p git/origin; cd git/origin; git init -q -b main; "
-                + "git config user.email t@example.com; git config user.name t; echo one > a.txt; git add a.txt; "
-                + "git commit -q -m one; git checkout -q -b feature; echo two > b.txt; git add b.txt; git commit -q -m two");
+        ExecResult init =
+                sb.process()
+                        .exec(
+                                "set -e; mkdir -p git/origin; cd git/origin; git init -q -b main; "
+                                        + "git config user.email t@example.com; git config user.name t; echo one > a.txt; git add a.txt; "
+                                        + "git commit -q -m one; git checkout -q -b feature; echo two > b.txt; git add b.txt; git commit -q -m two");
         assertThat(init.exitCode()).as(init.stderr()).isZero();
         String url = "file://" + sb.workspaceRoot() + "/git/origin";
         sb.git().clone(url, Optional.of("git/clone"), Optional.of("feature"), OptionalInt.of(1));
         assertThat(sb.git().branch(Optional.of("git/clone"))).isEqualTo("feature");
-        assertThat(sb.process().exec("git -C git/clone rev-list --count HEAD").stdout().strip()).isEqualTo("1");
+        assertThat(sb.process().exec("git -C git/clone rev-list --count HEAD").stdout().strip())
+                .isEqualTo("1");
         assertThat(sb.git().status(Optional.of("git/clone"))).isEmpty();
         sb.fs().write("git/clone/c.txt", "three");
         assertThat(sb.git().status(Optional.of("git/clone"))).contains("?? c.txt");
         sb.git().add(List.of("c.txt"), Optional.of("git/clone"));
         sb.git().commit("add c", Optional.of("git/clone"));
         assertThat(sb.git().status(Optional.of("git/clone"))).isEmpty();
-        assertThat(sb.process().exec("git -C git/clone log -1 --format=%s").stdout().strip()).isEqualTo("add c");
-        assertThatThrownBy(() -> sb.git().clone("file:///nonexistent/repo", Optional.of("git/bad"), Optional.empty(), OptionalInt.empty()))
+        assertThat(sb.process().exec("git -C git/clone log -1 --format=%s").stdout().strip())
+                .isEqualTo("add c");
+        assertThatThrownBy(
+                        () ->
+                                sb.git()
+                                        .clone(
+                                                "file:///nonexistent/repo",
+                                                Optional.of("git/bad"),
+                                                Optional.empty(),
+                                                OptionalInt.empty()))
                 .isInstanceOf(SandboxOperationException.class);
     }
 
@@ -565,16 +654,27 @@ public abstract class SandboxProviderContract {
         int port = servicePort();
         SandboxHandle h = sandboxForPort(port);
         h.fs().write("ports/index.html", "hello");
-        SandboxProcess server = h.process().spawn(httpServerCommand(port), ProcessOptions.defaults().withCwd("ports"));
+        SandboxProcess server =
+                h.process()
+                        .spawn(httpServerCommand(port), ProcessOptions.defaults().withCwd("ports"));
         try {
             SandboxPorts.Channel ch = h.ports().connect(port);
             assertThat(ch.url()).startsWith("http://");
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-                HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(ch.url() + "/index.html"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-                return resp.statusCode() == 200 && resp.body().contains("hello");
-            });
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .until(
+                            () -> {
+                                HttpResponse<String> resp =
+                                        http.send(
+                                                HttpRequest.newBuilder(
+                                                                URI.create(
+                                                                        ch.url() + "/index.html"))
+                                                        .timeout(Duration.ofSeconds(2))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.ofString());
+                                return resp.statusCode() == 200 && resp.body().contains("hello");
+                            });
         } finally {
             server.kill();
         }
@@ -583,29 +683,45 @@ public abstract class SandboxProviderContract {
     // ---------------------------------------------------------------- helpers
 
     protected long heartbeatSize(String path) {
-        return sb.fs().lstat(path).flatMap(s -> s.size().isPresent() ? Optional.of(s.size().getAsLong()) : Optional.empty())
+        return sb.fs()
+                .lstat(path)
+                .flatMap(
+                        s ->
+                                s.size().isPresent()
+                                        ? Optional.of(s.size().getAsLong())
+                                        : Optional.empty())
                 .orElse(0L);
     }
 
     protected static String collect(SandboxProcess p) {
         StringBuffer out = new StringBuffer();
-        p.subscribe(c -> {
-            if (c.stream() == OutputChunk.Stream.STDOUT) {
-                out.append(c.text());
-            }
-        });
+        p.subscribe(
+                c -> {
+                    if (c.stream() == OutputChunk.Stream.STDOUT) {
+                        out.append(c.text());
+                    }
+                });
         assertThat(p.waitFor(Duration.ofSeconds(30))).isPresent();
         return out.toString();
     }
 
-    protected void assertUnsupported(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, Capability c) {
+    protected void assertUnsupported(
+            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, Capability c) {
         assertThatThrownBy(call)
                 .isInstanceOf(UnsupportedCapabilityException.class)
-                .hasMessage("Sandbox provider \"" + provider.name() + "\" does not support the \"" + c.wireName() + "\" capability.")
-                .satisfies(e -> {
-                    assertThat(((UnsupportedCapabilityException) e).capability()).isEqualTo(c);
-                    assertThat(((UnsupportedCapabilityException) e).provider()).isEqualTo(provider.name());
-                });
+                .hasMessage(
+                        "Sandbox provider \""
+                                + provider.name()
+                                + "\" does not support the \""
+                                + c.wireName()
+                                + "\" capability.")
+                .satisfies(
+                        e -> {
+                            assertThat(((UnsupportedCapabilityException) e).capability())
+                                    .isEqualTo(c);
+                            assertThat(((UnsupportedCapabilityException) e).provider())
+                                    .isEqualTo(provider.name());
+                        });
     }
 
     protected static Set<String> names(List<FsEntry> entries) {

@@ -1,6 +1,5 @@
 package dev.agentbox.sandbox.spi;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

@@ -12,8 +12,13 @@ class ConcurrentWritesTest {
     @Test
     void anOptimisticLockFailureAnywhereInTheCauseChainIsALostTouch() {
         assertThat(ConcurrentWrites.lost(new OptimisticLockException("stale"))).isTrue();
-        assertThat(ConcurrentWrites.lost(
-                new RuntimeException("tx", new PersistenceException("flush", new OptimisticLockException("stale"))))).isTrue();
+        assertThat(
+                        ConcurrentWrites.lost(
+                                new RuntimeException(
+                                        "tx",
+                                        new PersistenceException(
+                                                "flush", new OptimisticLockException("stale")))))
+                .isTrue();
     }
 
     @Test
