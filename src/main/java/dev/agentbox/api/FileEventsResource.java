@@ -20,7 +20,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under the
@@ -105,23 +104,6 @@ public class FileEventsResource {
                         },
                         scheduler);
         sink.send(sse.newEventBuilder().comment("watching").build());
-        heartbeat[0] =
-                scheduler.scheduleWithFixedDelay(
-                        () -> {
-                            if (sink.isClosed()) {
-                                stop.run();
-                            } else {
-                                sink.send(sse.newEventBuilder().comment("heartbeat").build())
-                                        .whenComplete(
-                                                (ok, failed) -> {
-                                                    if (failed != null) {
-                                                        stop.run();
-                                                    }
-                                                });
-                            }
-                        },
-                        15,
-                        15,
-                        TimeUnit.SECONDS);
+        heartbeat[0] = SseHeartbeat.start(scheduler, sink, sse, "heartbeat", stop);
     }
 }

@@ -27,7 +27,6 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /** Background processes of a sandbox: spawn, stream output (SSE), write stdin, kill. */
 @Path("v1/sandboxes/{key}/processes")
@@ -89,24 +88,7 @@ public class SandboxProcessesResource {
             subscription[0] = subscribe(process, sink, sse, stop);
             // A client that left a quiet process is only noticed on a write: without a
             // heartbeat its stream slot would stay taken until the process printed again.
-            heartbeat[0] =
-                    scheduler.scheduleWithFixedDelay(
-                            () -> {
-                                if (sink.isClosed()) {
-                                    stop.run();
-                                } else {
-                                    sink.send(sse.newEventBuilder().comment("").build())
-                                            .whenComplete(
-                                                    (ok, failed) -> {
-                                                        if (failed != null) {
-                                                            stop.run();
-                                                        }
-                                                    });
-                                }
-                            },
-                            15,
-                            15,
-                            TimeUnit.SECONDS);
+            heartbeat[0] = SseHeartbeat.start(scheduler, sink, sse, "", stop);
             if (sink.isClosed()) {
                 stop.run(); // the process had exited already: its exit event was sent during
                 // subscribe
