@@ -545,9 +545,11 @@ public abstract class JournalReaderContract {
         String runId = newRunId("jn11slow");
         JournalReaderOptions o =
                 options(mode)
-                        .withFirstByteBound(Duration.ofMillis(500))
+                        // The bound only has to cover starting the agent (a docker exec, slow
+                        // on a loaded host); the pause after the first line is twice as long.
+                        .withFirstByteBound(Duration.ofMillis(1500))
                         .withWriterProbeAfter(Duration.ofMillis(300));
-        launcher.start(sb, id(runId), "echo first; sleep 2; echo second");
+        launcher.start(sb, id(runId), "echo first; sleep 3; echo second");
         try (JournalReader reader = JournalReader.open(sb, id(runId), 0, o)) {
             Outcome all = readToEnd(reader, Duration.ofSeconds(15));
             assertThat(all.texts()).containsExactly("first", "second");
