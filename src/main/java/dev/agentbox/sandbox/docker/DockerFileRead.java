@@ -17,13 +17,13 @@ import java.time.Duration;
  */
 final class DockerFileRead implements FileRead {
 
-    private final DockerSandbox sandbox;
+    private final DockerFs fs;
     private final String path;
     private final long size;
     private final long limit;
 
-    DockerFileRead(DockerSandbox sandbox, String path, long size, long limit) {
-        this.sandbox = sandbox;
+    DockerFileRead(DockerFs fs, String path, long size, long limit) {
+        this.fs = fs;
         this.path = path;
         this.size = size;
         this.limit = limit;
@@ -36,9 +36,9 @@ final class DockerFileRead implements FileRead {
 
     @Override
     public void transferTo(OutputStream out) throws IOException {
-        Duration silence = sandbox.providerBean().limits().internalExecTimeout();
-        String pid = sandbox.newReadId();
-        DockerEngine.StreamCall call = sandbox.startRead(pid, path, limit);
+        Duration silence = fs.providerBean().limits().internalExecTimeout();
+        String pid = fs.newReadId();
+        DockerEngine.StreamCall call = fs.startRead(pid, path, limit);
         boolean ended = false;
         try {
             long copied = 0;
@@ -73,7 +73,7 @@ final class DockerFileRead implements FileRead {
                 copied += b.length;
             }
             ended = true;
-            int code = sandbox.providerBean().engine().exitCode(call.execId());
+            int code = fs.providerBean().engine().exitCode(call.execId());
             if (code != 0) {
                 throw new IOException(
                         "read of "
@@ -88,7 +88,7 @@ final class DockerFileRead implements FileRead {
         } finally {
             call.close();
             if (!ended) {
-                sandbox.kill(pid);
+                fs.kill(pid);
             }
         }
     }

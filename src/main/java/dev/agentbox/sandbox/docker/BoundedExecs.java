@@ -1,0 +1,124 @@
+package dev.agentbox.sandbox.docker;
+
+import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxOperationException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Execs in one container that end in bounded time with bounded output: each runs under the pid-file
+ * wrapper of {@link ProcessGroups}, is waited for in Java up to a deadline, and captures at most an
+ * output cap.
+ *
+ * <p>Invariants: a caller waits at most the deadline plus {@link #STREAM_GRACE}; an exec that timed
+ * out, overflowed or was abandoned has its group killed (on the kill pool, never on the caller's
+ * thread); an exec that never reported its exit code counts as {@code 137}.
+ */
+final class BoundedExecs {
+
+    /**
+     * How long a thread that gave up on an exec waits for its stream to end after the kill was
+     * sent.
+     */
+    static final Duration STREAM_GRACE = Duration.ofSeconds(2);
+
+    private final DockerSandboxProvider provider;
+    private final String name;
+    private final ProcessGroups groups;
+
+    BoundedExecs(DockerSandboxProvider provider, String name, ProcessGroups groups) {
+        this.provider = provider;
+        this.name = name;
+        this.groups = groups;
+    }
+
+    private SandboxLimits limits() {
+        return provider.limits();
+    }
+
+    /**
+     * What a bounded exec left: output up to the cap, exit code (137 when it never reported one),
+     * why it ended.
+     */
+    record Outcome(byte[] stdout, byte[] stderr, int exitCode, End end, boolean truncated) {}
+
+    /**
+     * Runs {@code scriptAndArgs} (a script, then its positional parameters) under the pid-file
+     * wrapper with a Java-side deadline and output cap; see {@link DockerSandbox#exec}.
+     */
+    Outcome bounded(
+            List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
+        String pid = ProcessGroups.newProcessId();
+        DockerEngine.ExecCall call =
+                provider.engine()
+                        .start(
+                                name,
+                                ProcessGroups.boundedWrapper(pid, scriptAndArgs),
+                                env,
+                                cwd,
+                                cap);
+        End end = End.DEADLINE;
+        boolean killed = false;
+        try {
+            end = call.await(deadline);
+            if (end != End.COMPLETED) {
+                killed = true;
+                groups.killLater(pid);
+                // The stream ends once the group is dead; a sandbox that stalls its kill only
+                // costs this short grace.
+                call.awaitCompleted(STREAM_GRACE);
+            }
+        } finally {
+            if (!killed && !call.isCompleted()) {
+                // Abandoned (interrupted, engine error): nobody waits for it any more.
+                groups.killLater(pid);
+            }
+            call.close();
+        }
+        int code = call.isCompleted() ? provider.engine().exitCode(call.execId()) : 137;
+        return new Outcome(
+                call.capture().stdout(),
+                call.capture().stderr(),
+                code,
+                end,
+                call.capture().overflowed());
+    }
+
+    /**
+     * Runs a script with the path arguments as positional parameters (no quoting games), with the
+     * internal deadline and the output cap: a sandbox that stalls or floods an fs operation gets an
+     * error, and the command is killed.
+     */
+    Outcome script(String script, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(script));
+        cmd.addAll(Arrays.asList(args));
+        Outcome r =
+                bounded(
+                        cmd,
+                        List.of("LC_ALL=C"),
+                        "/",
+                        limits().internalExecTimeout(),
+                        limits().maxOutputBytes());
+        if (r.end() == End.DEADLINE) {
+            throw new SandboxOperationException(
+                    args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+                    "the sandbox did not answer within "
+                            + limits().internalExecTimeout().toMillis()
+                            + " ms");
+        }
+        if (r.truncated()) {
+            throw new SandboxOperationException(
+                    args.length == 0 ? "sandbox operation" : "operation on " + args[0],
+                    "its output exceeded " + limits().maxOutputBytes() + " bytes");
+        }
+        return r;
+    }
+
+    static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,280 @@
+package dev.agentbox.sandbox.docker;
+
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.exception.BadRequestException;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Ports;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxExistsException;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Creates and starts the container of a new sandbox, with the hardening described on {@link
+ * DockerSandboxProvider}.
+ *
+ * <p>Invariants: every container it creates is labelled {@link SandboxLabels#MANAGED}{@code =true}
+ * and runs {@code sleep} as its keep-alive command in {@link DockerSandboxProvider#WORKSPACE}; the
+ * policy is checked against this server (bridge enabled, the engine's CPUs) before the engine is
+ * asked; a container that was created but could not be started is removed again; what the engine
+ * refuses reaches the caller as a problem with a safe detail, the engine's own words only in the
+ * log.
+ */
+final class ContainerFactory {
+
+    /** Where the image of a create came from: it decides what a missing image means. */
+    enum ImageRole {
+        DEFAULT,
+        REQUESTED,
+        SNAPSHOT
+    }
+
+    private static final Logger LOG = Logger.getLogger(ContainerFactory.class.getName());
+    private static final com.github.dockerjava.api.model.Capability[] CAPS_KEPT = {
+        com.github.dockerjava.api.model.Capability.CHOWN,
+        com.github.dockerjava.api.model.Capability.DAC_OVERRIDE,
+        com.github.dockerjava.api.model.Capability.FOWNER,
+        com.github.dockerjava.api.model.Capability.FSETID,
+        com.github.dockerjava.api.model.Capability.SETUID,
+        com.github.dockerjava.api.model.Capability.SETGID,
+        com.github.dockerjava.api.model.Capability.KILL
+    };
+
+    private final DockerSandboxProvider provider;
+    private volatile int engineCpus;
+
+    ContainerFactory(DockerSandboxProvider provider) {
+        this.provider = provider;
+    }
+
+    private DockerSettings settings() {
+        return provider.settings();
+    }
+
+    private DockerEngine engine() {
+        return provider.engine();
+    }
+
+    private TenantNetworks networks() {
+        return provider.networks();
+    }
+
+    /** How many CPUs the engine has (asked once); 0 when the engine does not say. */
+    private int engineCpus() {
+        int n = engineCpus;
+        if (n == 0) {
+            Integer reported =
+                    DockerEngine.call("info", () -> engine().client().infoCmd().exec()).getNCPU();
+            n = reported == null ? 0 : reported;
+            engineCpus = n;
+        }
+        return n;
+    }
+
+    /**
+     * Creates and starts a container from {@code image}, which the caller has already vetted for
+     * its role (the configured default, an allowlisted name, or a snapshot this provider
+     * committed); {@code extraLabels} are added to the input's labels.
+     */
+    SandboxHandle createFrom(
+            String image,
+            SandboxCreateInput input,
+            ImageRole role,
+            Map<String, String> extraLabels) {
+        String name =
+                input.requestedId()
+                        .map(DockerSandboxProvider::containerName)
+                        .orElseGet(() -> "agentbox-" + UUID.randomUUID());
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(SandboxLabels.MANAGED, "true");
+        labels.putAll(input.labels());
+        labels.putAll(extraLabels);
+        SandboxPolicy policy = input.policy();
+        checkPolicy(policy);
+        boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
+        if (bridge) {
+            labels.put(DockerSandboxProvider.NETWORK, "bridge");
+        }
+        HostConfig host =
+                HostConfig.newHostConfig()
+                        .withInit(true)
+                        .withPrivileged(false)
+                        .withSecurityOpts(List.of("no-new-privileges:true"))
+                        .withCapDrop(com.github.dockerjava.api.model.Capability.ALL)
+                        .withCapAdd(CAPS_KEPT)
+                        .withMemory(
+                                policy.memoryMb().orElse(settings().defaultMemoryMb())
+                                        * 1024L
+                                        * 1024L)
+                        .withMemorySwap(
+                                policy.memoryMb().orElse(settings().defaultMemoryMb())
+                                        * 1024L
+                                        * 1024L)
+                        .withNanoCPUs(
+                                (long)
+                                        (policy.cpus().orElse(settings().defaultCpus())
+                                                * 1_000_000_000L))
+                        .withPidsLimit((long) policy.pids().orElse(settings().defaultPids()))
+                        .withNetworkMode(
+                                bridge ? networks().ensure(input.tenant().orElse("")) : "none");
+        ContainerHardening.apply(settings().hardening(), host);
+        List<ExposedPort> exposed = new ArrayList<>();
+        if (bridge && !policy.ports().isEmpty()) {
+            Ports bindings = new Ports();
+            for (int p : policy.ports()) {
+                ExposedPort ep = ExposedPort.tcp(p);
+                exposed.add(ep);
+                bindings.bind(ep, Ports.Binding.bindIp(settings().publishHost()));
+            }
+            host.withPortBindings(bindings);
+        }
+        List<String> env =
+                input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        CreateContainerResponse created =
+                createContainer(
+                        image,
+                        name,
+                        role,
+                        () -> {
+                            CreateContainerCmd cmd =
+                                    engine().client()
+                                            .createContainerCmd(image)
+                                            .withName(name)
+                                            .withLabels(labels)
+                                            .withEnv(env)
+                                            .withWorkingDir(DockerSandboxProvider.WORKSPACE)
+                                            .withCmd(
+                                                    "sleep",
+                                                    DockerSandboxProvider.KEEP_ALIVE_SECONDS)
+                                            .withExposedPorts(exposed)
+                                            .withHostConfig(host);
+                            settings().hardening().user().ifPresent(cmd::withUser);
+                            return cmd.exec();
+                        });
+        try {
+            DockerEngine.run(
+                    "container start",
+                    () -> engine().client().startContainerCmd(created.getId()).exec());
+            return new DockerSandbox(provider, name);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            Incident incident =
+                    Incident.log(LOG, Level.WARNING, "the engine could not start " + name, e);
+            ProblemException p =
+                    new ProblemException(
+                            ProblemCode.PROVIDER_UNAVAILABLE,
+                            incident.text("The Docker engine could not start sandbox " + name),
+                            Map.of("incident", incident.id()),
+                            null);
+            removeQuietly(created.getId(), p);
+            throw p;
+        } catch (RuntimeException e) {
+            removeQuietly(created.getId(), e);
+            throw e;
+        }
+    }
+
+    /** What the parser cannot know: whether bridge is on here, and how many CPUs the engine has. */
+    private void checkPolicy(SandboxPolicy policy) {
+        boolean bridge = policy.network() == SandboxPolicy.Network.BRIDGE;
+        if (bridge && !settings().hardening().bridgeEnabled()) {
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    "policy.network \"bridge\" is disabled on this server (agentbox.docker.bridge-enabled)",
+                    Map.of("field", "policy.network"),
+                    null);
+        }
+        if (policy.cpus().isPresent()
+                && engineCpus() > 0
+                && policy.cpus().getAsDouble() > engineCpus()) {
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    "policy.cpus is above this server's ceiling of "
+                            + engineCpus()
+                            + " (the engine's CPUs)",
+                    Map.of("field", "policy.cpus", "ceiling", engineCpus()),
+                    null);
+        }
+        if (!bridge && !policy.ports().isEmpty()) {
+            throw ProblemException.invalidRequest("policy.ports needs policy.network=bridge");
+        }
+    }
+
+    /**
+     * Runs the container create and maps the engine's refusals: a missing image by its role, a name
+     * in use, settings the engine rejects ({@code 400}, the engine's words only in the log).
+     */
+    private CreateContainerResponse createContainer(
+            String image,
+            String name,
+            ImageRole role,
+            java.util.function.Supplier<CreateContainerResponse> create) {
+        try {
+            return DockerEngine.call("container create", create);
+        } catch (NotFoundException e) {
+            throw switch (role) {
+                case REQUESTED ->
+                        ProblemException.invalidRequest(
+                                "Image "
+                                        + image
+                                        + " is not present on the Docker engine (agentbox never pulls images).");
+                case SNAPSHOT ->
+                        ProblemException.notFound("Snapshot " + image + " does not exist.");
+                case DEFAULT ->
+                        ProblemException.providerUnavailable(
+                                "The configured sandbox image "
+                                        + image
+                                        + " is not present on the Docker engine (agentbox never pulls images).",
+                                e);
+            };
+        } catch (ConflictException e) {
+            throw new SandboxExistsException(name);
+        } catch (BadRequestException e) {
+            // e.g. "Range of CPUs is from 0.01 to 2.00", "Minimum memory limit allowed is 6MB":
+            // the caller's settings, but the engine's words stay in the log.
+            Incident incident =
+                    Incident.log(LOG, Level.WARNING, "the engine refused to create " + name, e);
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    incident.text(
+                            "The Docker engine refused this sandbox's settings"
+                                    + " (image, policy.memoryMb, policy.cpus, policy.pids or policy.ports)"),
+                    Map.of("field", "policy", "incident", incident.id()),
+                    null);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            Incident incident =
+                    Incident.log(LOG, Level.WARNING, "the engine failed to create " + name, e);
+            throw new ProblemException(
+                    ProblemCode.PROVIDER_UNAVAILABLE,
+                    incident.text("The Docker engine could not create the sandbox"),
+                    Map.of("incident", incident.id()),
+                    null);
+        }
+    }
+
+    private void removeQuietly(String containerId, RuntimeException cause) {
+        try {
+            engine().client()
+                    .removeContainerCmd(containerId)
+                    .withForce(true)
+                    .withRemoveVolumes(true)
+                    .exec();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

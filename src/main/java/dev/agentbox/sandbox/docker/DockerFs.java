@@ -1,0 +1,267 @@
+package dev.agentbox.sandbox.docker;
+
+import static dev.agentbox.sandbox.docker.BoundedExecs.utf8;
+import static dev.agentbox.sandbox.docker.DockerSandbox.abs;
+
+import com.github.dockerjava.api.exception.NotFoundException;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
+import dev.agentbox.sandbox.spi.FileRead;
+import dev.agentbox.sandbox.spi.FileTooLargeException;
+import dev.agentbox.sandbox.spi.FsEntry;
+import dev.agentbox.sandbox.spi.FsStat;
+import dev.agentbox.sandbox.spi.SandboxFileNotFoundException;
+import dev.agentbox.sandbox.spi.SandboxFs;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxOperationException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/**
+ * The filesystem of one container: small POSIX shell scripts (they work with GNU coreutils and
+ * BusyBox alike) run as bounded execs, streamed reads ({@link DockerFileRead}), and a tar upload
+ * for writes.
+ *
+ * <p>Invariants: relative paths resolve against the workspace; every script gets its paths as
+ * positional parameters, never spliced into the script; a sandbox that stalls or floods an
+ * operation gets an error within the internal deadline, and its command is killed; the engine's own
+ * words about a refused write stay in the log.
+ */
+final class DockerFs implements SandboxFs {
+
+    private static final Logger LOG = Logger.getLogger(DockerFs.class.getName());
+
+    private final DockerSandboxProvider provider;
+    private final String name;
+    private final BoundedExecs execs;
+    private final ProcessGroups groups;
+
+    DockerFs(
+            DockerSandboxProvider provider, String name, BoundedExecs execs, ProcessGroups groups) {
+        this.provider = provider;
+        this.name = name;
+        this.execs = execs;
+        this.groups = groups;
+    }
+
+    DockerSandboxProvider providerBean() {
+        return provider;
+    }
+
+    private SandboxLimits limits() {
+        return provider.limits();
+    }
+
+    private Outcome script(String script, String... args) {
+        return execs.script(script, args);
+    }
+
+    @Override
+    public byte[] readBytes(String path) {
+        FileRead read = openRead(path, limits().maxReadBytes());
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(read.size(), 1 << 20));
+        try {
+            read.transferTo(out);
+        } catch (IOException e) {
+            throw new SandboxOperationException("read " + abs(path), e.getMessage());
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * {@code stat -L} first (type and size of what a read would open), then a bounded stream; see
+     * {@link FileRead}.
+     */
+    @Override
+    public FileRead openRead(String path, long maxBytes) {
+        String p = abs(path);
+        Outcome r = script("[ -e \"$1\" ] || exit 2; exec stat -L -c '%f %s' -- \"$1\"", p);
+        if (r.exitCode() == 2) {
+            throw new SandboxFileNotFoundException(p);
+        }
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException("read " + p, utf8(r.stderr()));
+        }
+        String[] parts = utf8(r.stdout()).strip().split(" ");
+        FsStat st = FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
+        if (st.type() != FsStat.Type.FILE) {
+            if (st.type() == FsStat.Type.DIR) {
+                throw new SandboxOperationException("read " + p, "it is a directory");
+            }
+            throw FileTooLargeException.notRegular(
+                    p, FileTooLargeException.kind(st.mode()), maxBytes);
+        }
+        long size = st.size().orElse(0);
+        if (size > maxBytes) {
+            throw FileTooLargeException.overLimit(p, size, maxBytes);
+        }
+        return new DockerFileRead(this, p, size, maxBytes);
+    }
+
+    /**
+     * Starts the reading command of a {@link DockerFileRead}: wrapped, so it can be killed as a
+     * group.
+     */
+    DockerEngine.StreamCall startRead(String pid, String path, long maxBytes) {
+        // -f again right before the read narrows the window for a FIFO swapped in after the
+        // stat; head -c bounds a file that grew. What remains (a swap between the two) is
+        // caught by the reader's silence deadline and byte count.
+        return provider.engine()
+                .startStream(
+                        name,
+                        ProcessGroups.boundedWrapper(
+                                pid,
+                                List.of(
+                                        "[ -f \"$1\" ] || exit 5; exec head -c "
+                                                + (maxBytes + 1)
+                                                + " -- \"$1\"",
+                                        path)),
+                        List.of("LC_ALL=C"),
+                        "/");
+    }
+
+    void kill(String pid) {
+        groups.killLater(pid);
+    }
+
+    String newReadId() {
+        return ProcessGroups.newProcessId();
+    }
+
+    @Override
+    public void write(String path, byte[] data) {
+        String p = abs(path);
+        ByteArrayOutputStream tar = new ByteArrayOutputStream(data.length + 2048);
+        try (TarArchiveOutputStream out = new TarArchiveOutputStream(tar)) {
+            out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            out.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+            TarArchiveEntry e = new TarArchiveEntry(p.substring(1));
+            e.setSize(data.length);
+            e.setMode(0100644);
+            e.setModTime(System.currentTimeMillis());
+            out.putArchiveEntry(e);
+            out.write(data);
+            out.closeArchiveEntry();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            DockerEngine.run(
+                    "copy to container",
+                    () ->
+                            provider.engine()
+                                    .client()
+                                    .copyArchiveToContainerCmd(name)
+                                    .withRemotePath("/")
+                                    .withNoOverwriteDirNonDir(true)
+                                    .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
+                                    .exec());
+        } catch (NotFoundException e) {
+            throw DockerEngine.gone(name, e);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            // The engine's response body is for the log; the caller learns which write failed.
+            Incident incident =
+                    Incident.log(LOG, Level.WARNING, "write " + p + " in " + name + " failed", e);
+            throw new SandboxOperationException(
+                    "write " + p, incident.text("the Docker engine refused the copy"));
+        }
+    }
+
+    @Override
+    public List<FsEntry> list(String path) {
+        String p = abs(path);
+        Outcome r =
+                script(
+                        "[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
+                                + "for f in * .*; do case \"$f\" in .|..) continue;; esac; "
+                                + "if [ -L \"$f\" ]; then t=f; elif [ -d \"$f\" ]; then t=d; elif [ -e \"$f\" ]; then t=f; else continue; fi; "
+                                + "printf '%s/%s\\0' \"$t\" \"$f\"; done",
+                        p);
+        if (r.exitCode() == 2) {
+            throw new SandboxFileNotFoundException(p);
+        }
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException("list " + p, utf8(r.stderr()));
+        }
+        String base = p.endsWith("/") && p.length() > 1 ? p.substring(0, p.length() - 1) : p;
+        List<FsEntry> entries = new ArrayList<>();
+        for (String item : utf8(r.stdout()).split("\0")) {
+            if (item.length() < 3) {
+                continue;
+            }
+            String n = item.substring(2);
+            entries.add(
+                    new FsEntry(
+                            n,
+                            (base.equals("/") ? "" : base) + "/" + n,
+                            item.charAt(0) == 'd' ? FsEntry.Type.DIR : FsEntry.Type.FILE));
+        }
+        return entries;
+    }
+
+    @Override
+    public void mkdir(String path) {
+        String p = abs(path);
+        Outcome r = script("mkdir -p -- \"$1\"", p);
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException("mkdir " + p, utf8(r.stderr()));
+        }
+    }
+
+    @Override
+    public void remove(String path) {
+        String p = abs(path);
+        Outcome r = script("rm -rf -- \"$1\"", p);
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException("remove " + p, utf8(r.stderr()));
+        }
+    }
+
+    @Override
+    public void rename(String from, String to) {
+        String f = abs(from);
+        String t = abs(to);
+        Outcome r =
+                script(
+                        "{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
+                                + "mkdir -p -- \"$(dirname -- \"$2\")\" && mv -f -- \"$1\" \"$2\"",
+                        f,
+                        t);
+        if (r.exitCode() == 2) {
+            throw new SandboxFileNotFoundException(f);
+        }
+        if (r.exitCode() != 0) {
+            throw new SandboxOperationException("rename " + f + " to " + t, utf8(r.stderr()));
+        }
+    }
+
+    @Override
+    public boolean exists(String path) {
+        return script("[ -e \"$1\" ]", abs(path)).exitCode() == 0;
+    }
+
+    @Override
+    public Optional<FsStat> lstat(String path) {
+        String p = abs(path);
+        Outcome r = script("exec stat -c '%f %s' -- \"$1\"", p);
+        if (r.exitCode() == 0) {
+            String[] parts = utf8(r.stdout()).strip().split(" ");
+            return Optional.of(
+                    FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1])));
+        }
+        String err = utf8(r.stderr());
+        if (err.contains("No such file or directory")) {
+            return Optional.empty();
+        }
+        throw new SandboxOperationException("lstat " + p, err);
+    }
+}

@@ -1,0 +1,161 @@
+package dev.agentbox.sandbox.docker;
+
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.Container;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The containers that already exist: resume, destroy, list.
+ *
+ * <p>Invariants: only containers labelled {@link SandboxLabels#MANAGED}{@code =true} are resumed,
+ * destroyed or listed (any other container is as if absent, and left alone); a container that is
+ * gone, or going, is never an error here — destroy treats it as done, resume as absent.
+ */
+final class ManagedContainers {
+
+    private static final Logger LOG = Logger.getLogger(ManagedContainers.class.getName());
+
+    private final DockerSandboxProvider provider;
+
+    ManagedContainers(DockerSandboxProvider provider) {
+        this.provider = provider;
+    }
+
+    private DockerSettings settings() {
+        return provider.settings();
+    }
+
+    private DockerEngine engine() {
+        return provider.engine();
+    }
+
+    Optional<SandboxHandle> resume(String id) {
+        InspectContainerResponse c;
+        try {
+            c =
+                    DockerEngine.call(
+                            "container inspect",
+                            () -> engine().client().inspectContainerCmd(id).exec());
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        }
+        Map<String, String> labels = c.getConfig().getLabels();
+        if (labels == null || !"true".equals(labels.get(SandboxLabels.MANAGED))) {
+            return Optional.empty();
+        }
+        InspectContainerResponse.ContainerState state = c.getState();
+        if (state != null
+                && ("removing".equals(state.getStatus()) || "dead".equals(state.getStatus()))) {
+            return Optional.empty();
+        }
+        if (state == null || !Boolean.TRUE.equals(state.getRunning())) {
+            try {
+                DockerEngine.run(
+                        "container start",
+                        () -> engine().client().startContainerCmd(c.getId()).exec());
+            } catch (NotModifiedException e) {
+                // already running
+            } catch (NotFoundException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new DockerSandbox(provider, c.getName().replaceFirst("^/", "")));
+    }
+
+    /**
+     * Stops (short grace) and removes the container with its volumes. Gone = success; a container
+     * that is not agentbox's is left alone (as if gone). A fork's private image is removed with it.
+     */
+    void destroy(String id) {
+        InspectContainerResponse c;
+        try {
+            c =
+                    DockerEngine.call(
+                            "container inspect",
+                            () -> engine().client().inspectContainerCmd(id).exec());
+        } catch (NotFoundException e) {
+            return;
+        }
+        Map<String, String> labels =
+                c.getConfig().getLabels() == null ? Map.of() : c.getConfig().getLabels();
+        if (!"true".equals(labels.get(SandboxLabels.MANAGED))) {
+            LOG.log(
+                    Level.WARNING,
+                    "refusing to destroy container {0}: it is not labelled {1}=true",
+                    new Object[] {id, SandboxLabels.MANAGED});
+            return;
+        }
+        try {
+            DockerEngine.run(
+                    "container stop",
+                    () ->
+                            engine().client()
+                                    .stopContainerCmd(c.getId())
+                                    .withTimeout((int) settings().stopGrace().toSeconds())
+                                    .exec());
+        } catch (NotFoundException e) {
+            return;
+        } catch (NotModifiedException e) {
+            // already stopped
+        }
+        try {
+            DockerEngine.run(
+                    "container remove",
+                    () ->
+                            engine().client()
+                                    .removeContainerCmd(c.getId())
+                                    .withForce(true)
+                                    .withRemoveVolumes(true)
+                                    .exec());
+        } catch (NotFoundException e) {
+            // gone already: success
+        } catch (ConflictException e) {
+            // removal already in progress
+            LOG.log(Level.FINE, "removal of {0} already in progress", id);
+        }
+        String forkImage = labels.get(DockerSandboxProvider.FORK_IMAGE);
+        if (forkImage != null) {
+            try {
+                DockerEngine.run(
+                        "image remove",
+                        () -> engine().client().removeImageCmd(forkImage).withForce(false).exec());
+            } catch (NotFoundException | ConflictException e) {
+                // gone already, or another fork still uses it
+            }
+        }
+    }
+
+    List<ManagedSandbox> listManaged() {
+        List<Container> list =
+                DockerEngine.call(
+                        "container list",
+                        () ->
+                                engine().client()
+                                        .listContainersCmd()
+                                        .withShowAll(true)
+                                        .withLabelFilter(Map.of(SandboxLabels.MANAGED, "true"))
+                                        .exec());
+        return list.stream()
+                .map(
+                        c ->
+                                new ManagedSandbox(
+                                        c.getNames() != null && c.getNames().length > 0
+                                                ? c.getNames()[0].replaceFirst("^/", "")
+                                                : c.getId(),
+                                        c.getLabels() == null ? Map.of() : c.getLabels(),
+                                        Instant.ofEpochSecond(
+                                                c.getCreated() == null ? 0 : c.getCreated())))
+                .toList();
+    }
+}
