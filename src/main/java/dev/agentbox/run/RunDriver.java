@@ -32,7 +32,6 @@ import java.util.logging.Logger;
 public final class RunDriver implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
-    static final int STDERR_TAIL = 1000;
 
     private final RunContext ctx;
     private final RunRecordView run;

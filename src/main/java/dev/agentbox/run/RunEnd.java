@@ -33,6 +33,8 @@ final class RunEnd {
     /** The driver's logger: one run's lines read as one story. */
     private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
 
+    private static final int STDERR_TAIL = 1000;
+
     private final RunContext ctx;
     private final RunRecordView run;
     private final DriverWriter writer;
@@ -78,11 +80,7 @@ final class RunEnd {
                         ? ""
                         : sandbox.redactor()
                                 .redactTail(
-                                        ctx.launcher()
-                                                .errTail(
-                                                        handle,
-                                                        run.runId(),
-                                                        RunDriver.STDERR_TAIL));
+                                        ctx.launcher().errTail(handle, run.runId(), STDERR_TAIL));
         out.addAll(translator.onExit(code, stderr));
         translator.usage().ifPresent(u -> ctx.runs().setUsage(run.ref(), Optional.of(u)));
         out = RedactedChunks.of(sandbox.redactor(), out);
