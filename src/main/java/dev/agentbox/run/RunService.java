@@ -2,7 +2,6 @@ package dev.agentbox.run;
 
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
-import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
@@ -16,7 +15,6 @@ import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunCreation;
 import dev.agentbox.run.store.RunRecordView;
-import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
@@ -31,13 +29,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Durable runs: start (record first, then the driver on a managed executor, so the request returns
- * at once), lookups scoped to the tenant, cancel, and the attach/detach bookkeeping of viewers.
+ * at once), lookups scoped to the tenant, cancel, and the attach/detach bookkeeping of viewers. The
+ * drivers on this server are {@link LocalDrivers}; whether to take over a run nobody drives is
+ * {@link Takeovers}; a cancel that no local driver can act on is landed by {@link CancelLanding}.
  * Intent never comes from a disconnect alone: a durable run whose last viewer on this server leaves
  * is detached (the agent keeps running); only a non-durable run (or one with {@code
  * detachOnDisconnect=false}) is cancelled by it.
@@ -61,11 +60,7 @@ public class RunService {
 
     @Inject NodeIdentity node;
 
-    /**
-     * Drivers and event streams are long-lived loops (minutes): each gets its own managed thread
-     * rather than a slot of the shared pool, which grows only slowly and would leave new streams
-     * waiting behind old ones.
-     */
+    /** The drivers' threads (see {@link LocalDrivers}). */
     @Resource ManagedThreadFactory threads;
 
     @Inject Leases leases;
@@ -99,7 +94,9 @@ public class RunService {
     @Inject TenantQuotas quotas;
 
     private RunContext context;
-    private final Map<RunRef, RunDriver> drivers = new ConcurrentHashMap<>();
+    private LocalDrivers drivers;
+    private Takeovers takeovers;
+    private CancelLanding cancels;
 
     @PostConstruct
     void init() {
@@ -123,6 +120,11 @@ public class RunService {
                                 Duration.ofMillis(leaseRenewMs),
                                 Duration.ofMillis(fenceQuietMs),
                                 Duration.ofMillis(journalWaitMs)));
+        drivers = new LocalDrivers(threads);
+        takeovers =
+                new Takeovers(
+                        context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);
+        cancels = new CancelLanding(context, runs, leases, drivers, node.id(), leaseTtlMs);
     }
 
     /** What drivers on this server work with; the reaper finalizes runs through it. */
@@ -179,7 +181,8 @@ public class RunService {
                                                     Map.of("runId", request.runId()),
                                                     null));
         }
-        launch(new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
+        drivers.launch(
+                new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
         LOG.info(
                 "run "
                         + LogText.quote(record.runId())
@@ -207,26 +210,7 @@ public class RunService {
     /** On shutdown, drivers leave their runs to a successor instead of failing them. */
     @PreDestroy
     void stop() {
-        stopping = true;
-        drivers.values().forEach(RunDriver::leave);
-    }
-
-    private volatile boolean stopping;
-
-    private boolean launch(RunDriver driver) {
-        if (drivers.putIfAbsent(driver.ref(), driver) != null) {
-            return false;
-        }
-        threads.newThread(
-                        () -> {
-                            try {
-                                driver.run();
-                            } finally {
-                                drivers.remove(driver.ref(), driver);
-                            }
-                        })
-                .start();
-        return true;
+        drivers.leaveAll();
     }
 
     /** What {@link #adopt} did with a run that may have no live driver. */
@@ -262,43 +246,7 @@ public class RunService {
      * claims, replays the journal with alignment and keeps driving.
      */
     public Adoption adopt(RunRecordView run, String why) {
-        if (drivers.containsKey(run.ref()) || leases.held(LeaseNames.runDriver(run.ref().id()))) {
-            return Adoption.DRIVEN;
-        }
-        // A run younger than one lease TTL may simply not have taken its lease yet: a
-        // successor racing its first driver would leave nobody to start the agent.
-        Optional<RunRecordView> fresh =
-                runs.findById(run.ref())
-                        .filter(r -> !r.isTerminal())
-                        .filter(
-                                r ->
-                                        r.startedAt()
-                                                .plusMillis(leaseTtlMs)
-                                                .isBefore(clock.instant()));
-        if (fresh.isEmpty()) {
-            return Adoption.NOT_ELIGIBLE;
-        }
-        if (drivers.size() >= maxDriven) {
-            LOG.warning(
-                    "run "
-                            + LogText.quote(run.runId())
-                            + ": no live driver, but this server already drives "
-                            + drivers.size()
-                            + " runs (agentbox.runs.max-driven); leaving it to another server");
-            return Adoption.AT_CAPACITY;
-        }
-        if (!launch(RunDriver.successor(context, fresh.get()))) {
-            return Adoption.DRIVEN;
-        }
-        LOG.info(
-                "run "
-                        + LogText.quote(run.runId())
-                        + ": no live driver; "
-                        + node.id()
-                        + " takes it over ("
-                        + why
-                        + ")");
-        return Adoption.STARTED;
+        return takeovers.adopt(run, why);
     }
 
     public RunRecordView get(String tenant, String runId) {
@@ -329,62 +277,13 @@ public class RunService {
         if (!run.isTerminal()) {
             runs.setCancelRequested(run.ref(), Optional.of(true));
             LOG.info("run " + LogText.quote(runId) + ": cancel requested");
-            if (!abortLocal(run)) {
-                threads.newThread(() -> landCancel(run)).start();
-            }
+            cancels.land(run);
         }
         return get(tenant, runId);
     }
 
-    private boolean abortLocal(RunRecordView run) {
-        RunDriver local = drivers.get(run.ref());
-        if (local != null) {
-            local.abort();
-            return true;
-        }
-        return false;
-    }
-
-    private void landCancel(RunRecordView run) {
-        long deadline = System.nanoTime() + Duration.ofMillis(leaseTtlMs + 5_000).toNanos();
-        try {
-            while (System.nanoTime() < deadline && !stopping) {
-                Optional<RunRecordView> fresh = runs.findById(run.ref());
-                if (fresh.isEmpty() || fresh.get().isTerminal() || abortLocal(run)) {
-                    return;
-                }
-                if (!leases.held(LeaseNames.runDriver(run.ref().id()))) {
-                    RunAbort.Aborted<Void> a =
-                            RunAbort.abort(
-                                    context,
-                                    fresh.get(),
-                                    r -> true,
-                                    r -> RunAbort.destroySandbox(context, r),
-                                    RunAbort.CANCELLED);
-                    if (a.ended()) {
-                        LOG.info(
-                                "run "
-                                        + LogText.quote(run.runId())
-                                        + ": no live driver; cancel landed by "
-                                        + node.id());
-                        return;
-                    }
-                }
-                Thread.sleep(250);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.warning(
-                    "run "
-                            + LogText.quote(run.runId())
-                            + ": could not land the cancel here (the reaper will): "
-                            + e);
-        }
-    }
-
     public RunEventStream stream() {
-        return new RunEventStream(log, runs, hub, () -> stopping);
+        return new RunEventStream(log, runs, hub, drivers::stopping);
     }
 
     /**

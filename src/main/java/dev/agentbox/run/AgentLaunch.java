@@ -1,0 +1,111 @@
+package dev.agentbox.run;
+
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * The start of a driven run, before its journal is read: the opening chunks, the sandbox, then the
+ * agent — started journaled by a first driver, already running for a successor, which waits for its
+ * journal to appear.
+ *
+ * <p>Invariant: when {@link #open} returns no handle, the run has already been ended through {@link
+ * RunEnd}; a cancel seen before the agent starts ends the run without starting it.
+ */
+final class AgentLaunch {
+
+    /** The driver's logger: one run's lines read as one story. */
+    private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
+
+    private final RunContext ctx;
+    private final RunRecordView run;
+    private final DriverWriter writer;
+    private final DriverSignals signals;
+    private final RunSandbox sandbox;
+    private final RunEnd end;
+
+    /** The first driver's agent; null for a successor, whose agent already runs. */
+    private final AgentInvocation agent;
+
+    private final boolean takeover;
+    private final boolean finalizing;
+
+    AgentLaunch(
+            RunContext ctx,
+            RunRecordView run,
+            DriverWriter writer,
+            DriverSignals signals,
+            RunSandbox sandbox,
+            RunEnd end,
+            AgentInvocation agent,
+            boolean takeover,
+            boolean finalizing) {
+        this.ctx = ctx;
+        this.run = run;
+        this.writer = writer;
+        this.signals = signals;
+        this.sandbox = sandbox;
+        this.end = end;
+        this.agent = agent;
+        this.takeover = takeover;
+        this.finalizing = finalizing;
+    }
+
+    /** The sandbox's handle with the agent running in it, or empty when the run has ended. */
+    Optional<SandboxHandle> open(String label, HarnessTranslator translator, ChunkFactory chunks) {
+        List<JsonObject> opening = new ArrayList<>();
+        if (!takeover) {
+            opening.add(ServiceChunks.runAccepted(chunks));
+        }
+        opening.addAll(translator.onStart());
+        writer.emit(opening);
+
+        SandboxHandle handle;
+        try {
+            handle = sandbox.open();
+        } catch (ProblemException e) {
+            end.sandboxNotOpened(label, chunks, e);
+            return Optional.empty();
+        }
+        if (!finalizing && signals.cancelled()) {
+            end.cancelled(label, chunks);
+            return Optional.empty();
+        }
+        if (takeover) {
+            // (A finalizer skips the wait: the reaper's probe has just read the journal's
+            // sentinel.)
+            if (!finalizing && !journalAppears(handle)) {
+                end.journalNeverAppeared(label);
+                return Optional.empty();
+            }
+        } else {
+            ctx.launcher().start(handle, run.journal(), agent);
+            LOG.info(label + ": agent started in " + handle.id());
+        }
+        return Optional.of(handle);
+    }
+
+    private boolean journalAppears(SandboxHandle handle) {
+        long deadline = System.nanoTime() + ctx.takeover().journalWait().toNanos();
+        while (System.nanoTime() < deadline) {
+            if (ctx.launcher().exists(handle, run.runId())) {
+                return true;
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return ctx.launcher().exists(handle, run.runId());
+    }
+}

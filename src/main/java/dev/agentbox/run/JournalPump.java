@@ -1,0 +1,139 @@
+package dev.agentbox.run;
+
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.JournalEndedWithoutSentinelException;
+import dev.agentbox.run.journal.JournalLine;
+import dev.agentbox.run.journal.JournalReader;
+import dev.agentbox.run.journal.JournalReaderOptions;
+import dev.agentbox.run.journal.JournalStalledException;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The driver's read-translate-append loop: reads the agent's journal from byte 0, translates its
+ * lines to chunks, masks the sandbox's secrets in them and appends them through the fenced {@link
+ * DriverWriter}, until the journal's exit sentinel — or until the driver is told to leave or abort,
+ * the run passes its maximum duration, or a finalizer runs out of its budget.
+ *
+ * <p>Invariants: between polls, abort and leave are seen within one poll interval and a durable
+ * cancel within about a second; a finalizer acts on neither a cancel nor the maximum duration (its
+ * agent is done); the sandbox is touched while the loop runs, so idle expiry leaves it alone.
+ */
+final class JournalPump {
+
+    /** The driver's logger: one run's lines read as one story. */
+    private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
+
+    private static final Duration POLL = Duration.ofMillis(250);
+    private static final long CANCEL_CHECK_MS = 1000;
+
+    private final RunContext ctx;
+    private final RunRecordView run;
+    private final DriverWriter writer;
+    private final DriverSignals signals;
+    private final RunSandbox sandbox;
+    private final RunEnd end;
+
+    /** A finalizer's budget; null for any other driver. */
+    private final RunDriver.Finalizing finalizing;
+
+    JournalPump(
+            RunContext ctx,
+            RunRecordView run,
+            DriverWriter writer,
+            DriverSignals signals,
+            RunSandbox sandbox,
+            RunEnd end,
+            RunDriver.Finalizing finalizing) {
+        this.ctx = ctx;
+        this.run = run;
+        this.writer = writer;
+        this.signals = signals;
+        this.sandbox = sandbox;
+        this.end = end;
+        this.finalizing = finalizing;
+    }
+
+    /** Pumps the journal of the agent in {@code handle} until the run ends or is left. */
+    void pump(
+            String label, SandboxHandle handle, HarnessTranslator translator, ChunkFactory chunks) {
+        long lastCancelCheck = System.nanoTime();
+        long lastTouch = System.nanoTime();
+        // Keep the sandbox from idle expiry while the agent works in it.
+        long touchEveryNs = sandbox.touchEveryNs();
+        // A finished journal is read whole with bounded reads; following it would cost a tail
+        // process to start and to kill.
+        try (JournalReader reader =
+                finalizing != null
+                        ? JournalReader.open(
+                                handle,
+                                run.journal(),
+                                0,
+                                JournalReaderOptions.defaults()
+                                        .withMode(JournalReaderOptions.Mode.POLL))
+                        : ctx.readers().open(handle, run.journal(), 0)) {
+            while (true) {
+                if (signals.leaving()) {
+                    writer.ending(RunDriver.Ending.LEFT);
+                    LOG.info(label + ": server stopping; the run is left running for a successor");
+                    return;
+                }
+                if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
+                    end.budgetExceeded(label);
+                    return;
+                }
+                if (finalizing == null
+                        && (signals.abortRequested()
+                                || ((System.nanoTime() - lastCancelCheck) / 1_000_000
+                                                >= CANCEL_CHECK_MS
+                                        && signals.cancelled()))) {
+                    end.cancelled(label, chunks);
+                    return;
+                }
+                if (finalizing == null && RunAbort.pastMaxDuration(run, ctx.clock().instant())) {
+                    end.aborted(label, chunks, RunAbort.maxDuration(run));
+                    return;
+                }
+                if ((System.nanoTime() - lastCancelCheck) / 1_000_000 >= CANCEL_CHECK_MS) {
+                    lastCancelCheck = System.nanoTime();
+                }
+                if (System.nanoTime() - lastTouch >= touchEveryNs && sandbox.key().isPresent()) {
+                    sandbox.touch();
+                    lastTouch = System.nanoTime();
+                }
+                JournalReader.Batch batch;
+                try {
+                    batch = reader.poll(POLL);
+                } catch (RuntimeException e) {
+                    if (signals.abortRequested()) {
+                        end.cancelled(label, chunks);
+                        return;
+                    }
+                    throw e;
+                }
+                List<JsonObject> out = new ArrayList<>();
+                for (JournalLine line : batch.lines()) {
+                    out.addAll(translator.onLine(line.text()));
+                }
+                if (batch.exitCode().isPresent()) {
+                    end.exited(label, handle, translator, batch.exitCode().getAsInt(), out);
+                    return;
+                }
+                writer.emit(RedactedChunks.of(sandbox.redactor(), out));
+            }
+        } catch (JournalStalledException e) {
+            end.stalled(label, e);
+        } catch (JournalEndedWithoutSentinelException e) {
+            end.agentLost(label, e);
+        } catch (ProblemException e) {
+            end.sandboxFailed(label, e);
+        }
+    }
+}

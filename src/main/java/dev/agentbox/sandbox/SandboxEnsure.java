@@ -1,0 +1,287 @@
+package dev.agentbox.sandbox;
+
+import dev.agentbox.platform.InstallationService;
+import dev.agentbox.platform.lease.HeldLease;
+import dev.agentbox.platform.lease.LeaseNames;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/**
+ * Ensure, for {@link SandboxService}: resume the recorded sandbox, else restore its snapshot, else
+ * create and bootstrap a new one, and record the result.
+ *
+ * <p>Invariants: exactly one sandbox per key — the whole ensure runs under the database lease
+ * {@code sandbox:<key>}, so a second concurrent ensure of the key (on this server or another
+ * sharing the database) waits and then resumes what the first made; a half-made sandbox is
+ * destroyed and never recorded; only a key without a record counts against the tenant's sandbox
+ * quota.
+ */
+final class SandboxEnsure {
+
+    /** The service's logger: an ensure's lines read with the rest of the sandbox's. */
+    private static final Logger LOG = Logger.getLogger(SandboxService.class.getName());
+
+    private final SandboxProviders providers;
+    private final SandboxInstanceStore store;
+    private final Leases leases;
+    private final Clock clock;
+    private final ManagedExecutorService executor;
+    private final InstallationService installation;
+    private final TenantQuotas quotas;
+    private final Duration stepTimeout;
+    private final Duration ensureWait;
+
+    /** {@code executor} and {@code installation} may be null outside the server. */
+    SandboxEnsure(
+            SandboxProviders providers,
+            SandboxInstanceStore store,
+            Leases leases,
+            Clock clock,
+            ManagedExecutorService executor,
+            InstallationService installation,
+            TenantQuotas quotas,
+            Duration stepTimeout,
+            Duration ensureWait) {
+        this.providers = providers;
+        this.store = store;
+        this.leases = leases;
+        this.clock = clock;
+        this.executor = executor;
+        this.installation = installation;
+        this.quotas = quotas;
+        this.stepTimeout = stepTimeout;
+        this.ensureWait = ensureWait;
+    }
+
+    Ensured ensure(String tenant, SandboxSpec spec) {
+        SandboxProvider provider =
+                providers
+                        .find(spec.provider())
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                ProblemCode.INVALID_REQUEST,
+                                                "provider \""
+                                                        + spec.provider()
+                                                        + "\" is not an enabled provider",
+                                                Map.of("field", "provider"),
+                                                null));
+        if (!provider.available()) {
+            throw ProblemException.providerUnavailable(
+                    "The " + provider.name() + " provider's backend is unreachable.", null);
+        }
+        String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
+        String label = "sandbox " + SandboxKey.shortForm(key);
+        try (HeldLease lease =
+                leases.acquire(LeaseNames.sandbox(key), SandboxService.LEASE_TTL, ensureWait)
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                ProblemCode.PROVIDER_UNAVAILABLE,
+                                                "Another ensure of this sandbox is still running; try again later.",
+                                                Map.of(),
+                                                null))) {
+            Optional<SandboxInstance> recorded = store.find(tenant, key);
+            if (recorded.isPresent()) {
+                Optional<Ensured> reused = reuse(provider, recorded.get(), spec, label);
+                if (reused.isPresent()) {
+                    return reused.get();
+                }
+            }
+            // Only a key without a record is a new sandbox for the tenant's quota.
+            try (Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key)) {
+                return create(provider, tenant, key, spec, recorded, lease, label);
+            }
+        }
+    }
+
+    /**
+     * A slot of the tenant's sandbox quota for {@code key}, held until its record is stored or
+     * creation failed.
+     */
+    Slot reserveSandbox(String tenant, String key) {
+        return quotas.reserve(
+                tenant,
+                Quota.SANDBOXES,
+                key,
+                max ->
+                        store.list(tenant).stream()
+                                .map(SandboxInstance::key)
+                                .collect(java.util.stream.Collectors.toSet()));
+    }
+
+    private Optional<Ensured> reuse(
+            SandboxProvider provider, SandboxInstance instance, SandboxSpec spec, String label) {
+        Optional<SandboxHandle> running = provider.resume(instance.providerSandboxId());
+        if (running.isPresent()) {
+            // Secrets are re-supplied on every ensure; the exec is skipped only when there
+            // are none now and none were installed before (the warm-resume fast path).
+            if (!spec.workspace().secrets().isEmpty() || instance.secretsInstalled()) {
+                SandboxSecrets.install(running.get(), spec.workspace().secrets());
+                instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            }
+            instance.touch(clock.instant());
+            SandboxInstance stored = store.upsert(instance);
+            LOG.info(label + ": resumed " + instance.providerSandboxId());
+            return Optional.of(
+                    new Ensured(
+                            new Sandbox(stored, new SecretsHandle(running.get())),
+                            EnsureOutcome.RESUMED));
+        }
+        if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
+                && instance.snapshotId().isPresent()
+                && provider.capabilities().snapshots()) {
+            try {
+                SandboxHandle restored =
+                        provider.restoreSnapshot(
+                                instance.snapshotId().get(),
+                                inputFor(instance.key(), instance.tenant(), spec));
+                try {
+                    if (!spec.workspace().secrets().isEmpty()) {
+                        SandboxSecrets.install(restored, spec.workspace().secrets());
+                    }
+                    instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+                    instance.replaceSandbox(restored.id(), clock.instant());
+                    SandboxInstance stored = store.upsert(instance);
+                    LOG.info(
+                            label
+                                    + ": restored "
+                                    + restored.id()
+                                    + " from "
+                                    + instance.snapshotId().get());
+                    return Optional.of(
+                            new Ensured(
+                                    new Sandbox(stored, new SecretsHandle(restored)),
+                                    EnsureOutcome.RESTORED));
+                } catch (RuntimeException e) {
+                    SandboxService.destroyQuietly(restored, label);
+                    throw e;
+                }
+            } catch (ProblemException e) {
+                if (e.code() != ProblemCode.NOT_FOUND) {
+                    throw e;
+                }
+                LOG.info(
+                        label
+                                + ": snapshot "
+                                + instance.snapshotId().get()
+                                + " is gone; creating anew");
+            }
+        }
+        LOG.info(
+                label
+                        + ": recorded sandbox "
+                        + instance.providerSandboxId()
+                        + " is gone; creating anew");
+        return Optional.empty();
+    }
+
+    private Ensured create(
+            SandboxProvider provider,
+            String tenant,
+            String key,
+            SandboxSpec spec,
+            Optional<SandboxInstance> recorded,
+            HeldLease lease,
+            String label) {
+        long t0 = System.nanoTime();
+        SandboxHandle raw = provider.create(inputFor(key, tenant, spec));
+        try {
+            if (!spec.workspace().secrets().isEmpty()) {
+                SandboxSecrets.install(raw, spec.workspace().secrets());
+            }
+            SecretsHandle handle = new SecretsHandle(raw);
+            new WorkspaceBootstrap(handle, stepTimeout, executor, label).run(spec.workspace());
+            String snapshotId = null;
+            if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
+                    && provider.capabilities().snapshots()) {
+                snapshotId = raw.snapshot(Optional.of("after-setup")).id();
+                LOG.info(label + ": snapshot after setup " + snapshotId);
+            }
+            if (lease.lost()) {
+                throw new ProblemException(
+                        ProblemCode.PROVIDER_UNAVAILABLE,
+                        "Lost the sandbox lease during setup (database unreachable?); nothing was recorded.",
+                        Map.of(),
+                        null);
+            }
+            Instant now = clock.instant();
+            SandboxInstance instance =
+                    new SandboxInstance(
+                            key,
+                            tenant,
+                            provider.name(),
+                            raw.id(),
+                            spec.threadId().orElse(null),
+                            recorded.map(SandboxInstance::createdAt).orElse(now),
+                            spec.lifecycle().keepAliveMs());
+            instance.touch(now);
+            instance.recordSnapshot(snapshotId);
+            instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
+            SandboxInstance stored = store.upsert(instance);
+            oldSnapshot
+                    .filter(old -> !old.equals(stored.snapshotId().orElse(null)))
+                    .ifPresent(old -> SandboxService.deleteSnapshotQuietly(provider, old, label));
+            LOG.info(
+                    label
+                            + ": created "
+                            + raw.id()
+                            + " in "
+                            + (System.nanoTime() - t0) / 1_000_000
+                            + " ms");
+            return new Ensured(new Sandbox(stored, handle), EnsureOutcome.CREATED);
+        } catch (RuntimeException e) {
+            // A half-made sandbox is never left behind, and nothing was recorded for it.
+            SandboxService.destroyQuietly(raw, label);
+            throw e;
+        }
+    }
+
+    /**
+     * The create input, labelled with this installation so orphan collection can tell its own
+     * sandboxes.
+     */
+    private SandboxCreateInput inputFor(String key, String tenant, SandboxSpec spec) {
+        SandboxCreateInput input = createInput(key, tenant, spec);
+        if (installation == null) {
+            return input;
+        }
+        return installation
+                .current()
+                .map(i -> input.withInstallation(i.installationId()))
+                .orElse(input);
+    }
+
+    static SandboxCreateInput createInput(String key, String tenant, SandboxSpec spec) {
+        SandboxPolicy policy = spec.policy();
+        String requestedId =
+                "ab-" + key.substring(0, 16) + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return new SandboxCreateInput(
+                Optional.of(requestedId),
+                Optional.of(key),
+                Optional.of(tenant),
+                spec.image(),
+                spec.workspace().env(),
+                policy);
+    }
+}
