@@ -27,6 +27,13 @@ import java.util.logging.Logger;
  */
 final class TenantNetworks {
 
+    /**
+     * Lookups of a network another creator won, 100 ms apart: enough for the engine to commit it.
+     */
+    private static final int RACE_LOOKUPS = 20;
+
+    private static final long RACE_LOOKUP_PAUSE_MS = 100;
+
     /** The Linux bridge name prefix of every tenant network; the host rule matches {@code abr+}. */
     static final String BRIDGE_PREFIX = "abr-";
 
@@ -91,14 +98,31 @@ final class TenantNetworks {
             LOG.info("created tenant network " + name + " (bridge " + bridgeName(tenant) + ")");
             return created.getId();
         } catch (DockerException e) {
-            // Lost a race with another server (409 duplicate name, or the bridge name in use):
-            // the network is there now. Anything else is still an error.
-            String raced = find(name);
+            // Lost a race with another server (409 duplicate name, or 403 "conflicts with
+            // network": the bridge name is taken). The winner's network may still be being
+            // set up and not yet visible by name, so look a few times before calling it an error.
+            String raced = findAfterRace(name);
             if (raced != null) {
                 return raced;
             }
             throw e;
         }
+    }
+
+    private String findAfterRace(String name) {
+        for (int attempt = 0; attempt < RACE_LOOKUPS; attempt++) {
+            String found = find(name);
+            if (found != null) {
+                return found;
+            }
+            try {
+                Thread.sleep(RACE_LOOKUP_PAUSE_MS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return find(name);
     }
 
     private String find(String name) {
