@@ -51,6 +51,18 @@ final class DriverWriter {
         return claim == null ? 0 : claim.epoch();
     }
 
+    /**
+     * Stops a driver whose lease is lost even while its agent is silent: without it the driver
+     * would notice only at its next append, and hold its place on this server until then.
+     *
+     * @throws RunWriter.LeaseLostException when the lease is lost
+     */
+    void checkLease() {
+        if (claim != null && claim.leaseLost()) {
+            throw new RunWriter.LeaseLostException("lease of run " + run.runId() + " lost");
+        }
+    }
+
     RunDriver.Ending ending() {
         return ending;
     }

@@ -85,6 +85,7 @@ final class JournalPump {
                     LOG.info(label + ": server stopping; the run is left running for a successor");
                     return;
                 }
+                writer.checkLease();
                 if (finalizing != null && System.nanoTime() - finalizing.deadlineNanos() > 0) {
                     end.budgetExceeded(label);
                     return;

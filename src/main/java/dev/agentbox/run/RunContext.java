@@ -9,7 +9,10 @@ import dev.agentbox.sandbox.SandboxService;
 import java.time.Clock;
 import java.time.Duration;
 
-/** What a {@link RunDriver} works with. */
+/**
+ * What a {@link RunDriver} works with. {@code takeoverCounter} is told of each successor that
+ * claimed its run (the server counts them by cause).
+ */
 public record RunContext(
         RunStore runs,
         ClaimStore claims,
@@ -21,7 +24,8 @@ public record RunContext(
         Clock clock,
         String nodeId,
         Leases leases,
-        Takeover takeover) {
+        Takeover takeover,
+        java.util.function.Consumer<TakeoverCause> takeoverCounter) {
 
     /**
      * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a successor

@@ -14,6 +14,7 @@ import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -43,6 +44,16 @@ public final class RunDriver implements Runnable {
     private final AgentInvocation agent;
 
     private final boolean takeover;
+
+    /** For a successor: why its predecessor is gone; empty for a first driver or a finalizer. */
+    private final Optional<TakeoverCause> cause;
+
+    /**
+     * For a successor of a driver whose server session ended: that session, whose lease it takes at
+     * once and without a quiet window.
+     */
+    private final OptionalLong goneSession;
+
     private final Finalizing finalizing;
     private final DriverSignals signals;
     private final DriverWriter writer;
@@ -97,7 +108,7 @@ public final class RunDriver implements Runnable {
             Optional<SandboxSpec> sandboxSpec,
             AgentInvocation agent,
             boolean takeover) {
-        this(ctx, run, sandboxSpec, agent, takeover, null);
+        this(ctx, run, sandboxSpec, agent, takeover, null, Optional.empty(), OptionalLong.empty());
     }
 
     private RunDriver(
@@ -106,8 +117,12 @@ public final class RunDriver implements Runnable {
             Optional<SandboxSpec> sandboxSpec,
             AgentInvocation agent,
             boolean takeover,
-            Finalizing finalizing) {
+            Finalizing finalizing,
+            Optional<TakeoverCause> cause,
+            OptionalLong goneSession) {
         this.finalizing = finalizing;
+        this.cause = cause;
+        this.goneSession = goneSession;
         this.ctx = ctx;
         this.run = run;
         this.agent = agent;
@@ -119,11 +134,40 @@ public final class RunDriver implements Runnable {
     }
 
     /**
-     * A successor for a run whose driver is gone: it re-reads the journal from byte 0 and appends
-     * only what the stored log does not hold yet (the agent is already running).
+     * A successor for a run whose driver's lease is free ({@code cause}: it expired, or its holder
+     * released it): it takes the lease, waits for the quiet window, claims, re-reads the journal
+     * from byte 0 and appends only what the stored log does not hold yet (the agent is already
+     * running).
      */
-    public static RunDriver successor(RunContext ctx, RunRecordView run) {
-        return new RunDriver(ctx, run, Optional.empty(), null, true);
+    public static RunDriver successor(RunContext ctx, RunRecordView run, TakeoverCause cause) {
+        return new RunDriver(
+                ctx,
+                run,
+                Optional.empty(),
+                null,
+                true,
+                null,
+                Optional.of(cause),
+                OptionalLong.empty());
+    }
+
+    /**
+     * A successor for a run whose driver's server session has ended: it takes the lease from that
+     * session at once, expired or not, and claims without a quiet window. The ended session is the
+     * evidence that the predecessor writes no more (see {@code ServerSession}); a write of it that
+     * was already in flight lands before the claim, and is aligned, or is refused by the epoch.
+     */
+    public static RunDriver successorOfGoneSession(
+            RunContext ctx, RunRecordView run, long goneSession) {
+        return new RunDriver(
+                ctx,
+                run,
+                Optional.empty(),
+                null,
+                true,
+                null,
+                Optional.of(TakeoverCause.SESSION_GONE),
+                OptionalLong.of(goneSession));
     }
 
     /**
@@ -140,7 +184,9 @@ public final class RunDriver implements Runnable {
                 Optional.empty(),
                 null,
                 true,
-                new Finalizing(System.nanoTime() + budget.toNanos()));
+                new Finalizing(System.nanoTime() + budget.toNanos()),
+                Optional.empty(),
+                OptionalLong.empty());
     }
 
     public RunRef ref() {
@@ -179,7 +225,10 @@ public final class RunDriver implements Runnable {
                 "run "
                         + run.runId()
                         + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
-        Optional<RunWriter.Lease> held = RunWriter.of(ctx).lease(run.ref());
+        Optional<RunWriter.Lease> held =
+                goneSession.isPresent()
+                        ? RunWriter.of(ctx).leaseFromGoneSession(run.ref(), goneSession.getAsLong())
+                        : RunWriter.of(ctx).lease(run.ref());
         if (held.isEmpty()) {
             LOG.info(label + ": another live driver holds the run");
             return;
@@ -191,7 +240,7 @@ public final class RunDriver implements Runnable {
                 LOG.info(label + ": a viewer re-attached or the run ended; not finalizing");
                 return;
             }
-            if (takeover && finalizing == null && !quiesced(label)) {
+            if (takeover && finalizing == null && goneSession.isEmpty() && !quiesced(label)) {
                 return;
             }
             Optional<RunWriter.Claim> claimed = lease.claim();
@@ -200,6 +249,7 @@ public final class RunDriver implements Runnable {
                 return;
             }
             long epoch = claimed.get().epoch();
+            cause.ifPresent(ctx.takeoverCounter());
             Alignment alignment = null;
             if (takeover) {
                 // Read after the claim: a predecessor's append either landed before it (and is
@@ -210,6 +260,7 @@ public final class RunDriver implements Runnable {
                         label
                                 + ": claimed with epoch "
                                 + epoch
+                                + cause.map(c -> " (" + c.tag() + ")").orElse("")
                                 + "; replaying the journal against "
                                 + stored.size()
                                 + " stored chunks");

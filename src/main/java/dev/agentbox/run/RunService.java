@@ -3,6 +3,7 @@ package dev.agentbox.run;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.platform.lease.SessionLiveness.GoneSessionLeases;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
@@ -23,6 +24,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,6 +33,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
 
 /**
  * Durable runs: start (record first, then the driver on a managed executor, so the request returns
@@ -93,6 +97,8 @@ public class RunService {
 
     @Inject TenantQuotas quotas;
 
+    @Inject MetricRegistry metrics;
+
     private RunContext context;
     private LocalDrivers drivers;
     private Takeovers takeovers;
@@ -119,12 +125,26 @@ public class RunService {
                                 Duration.ofMillis(leaseTtlMs),
                                 Duration.ofMillis(leaseRenewMs),
                                 Duration.ofMillis(fenceQuietMs),
-                                Duration.ofMillis(journalWaitMs)));
+                                Duration.ofMillis(journalWaitMs)),
+                        this::countTakeover);
         drivers = new LocalDrivers(threads);
         takeovers =
                 new Takeovers(
                         context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);
         cancels = new CancelLanding(context, runs, leases, drivers, node.id(), leaseTtlMs);
+    }
+
+    /** {@code agentbox.runs.takeovers{cause=…}}: successors that claimed their run, by cause. */
+    private void countTakeover(TakeoverCause cause) {
+        metrics.counter("agentbox.runs.takeovers", new Tag("cause", cause.tag())).inc();
+    }
+
+    /**
+     * A poll of this server's session found run-driver leases held by ended sessions: their runs
+     * are taken over at once, whether anybody watches them or not.
+     */
+    void onGoneSessions(@Observes GoneSessionLeases gone) {
+        takeovers.adoptGone(gone.leases());
     }
 
     /** What drivers on this server work with; the reaper finalizes runs through it. */

@@ -99,6 +99,17 @@ public final class RunWriter {
                 .map(held -> new Lease(run, held));
     }
 
+    /**
+     * Step 1 for a successor whose predecessor's server session has ended: takes the driver lease
+     * at once, expired or not, if {@code goneSession} still holds it (see {@link
+     * Leases#takeFromGoneSession}). Empty when another successor took it first.
+     */
+    public Optional<Lease> leaseFromGoneSession(RunRef run, long goneSession) {
+        return leases.takeFromGoneSession(
+                        LeaseNames.runDriver(run.id()), goneSession, leaseTtl, leaseRenew)
+                .map(held -> new Lease(run, held));
+    }
+
     /** The driver lease of one run, renewed in the background until closed. */
     public final class Lease implements AutoCloseable {
 
@@ -110,7 +121,10 @@ public final class RunWriter {
             this.held = held;
         }
 
-        /** Whether a renewal failed: the holder must stop writing, a successor may own the run. */
+        /**
+         * Whether a renewal failed or the server session it was taken under broke: the holder must
+         * stop writing, a successor may own the run.
+         */
         public boolean lost() {
             return held.lost();
         }
@@ -147,6 +161,11 @@ public final class RunWriter {
 
         public long epoch() {
             return epoch;
+        }
+
+        /** See {@link Lease#lost()}. */
+        public boolean leaseLost() {
+            return lease.lost();
         }
 
         /**

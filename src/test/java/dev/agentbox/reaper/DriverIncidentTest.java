@@ -56,7 +56,8 @@ class DriverIncidentTest extends ReaperDatabaseTest {
                         f.clock,
                         f.ctx.nodeId(),
                         f.leases,
-                        f.ctx.takeover());
+                        f.ctx.takeover(),
+                        cause -> {});
         List<LogRecord> logged = new ArrayList<>();
         Logger driverLog = Logger.getLogger(RunDriver.class.getName());
         Handler capture =

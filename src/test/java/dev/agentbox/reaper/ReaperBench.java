@@ -532,7 +532,8 @@ public final class ReaperBench {
                         f.clock,
                         NODE,
                         leases,
-                        f.ctx.takeover());
+                        f.ctx.takeover(),
+                        cause -> {});
     }
 
     /**

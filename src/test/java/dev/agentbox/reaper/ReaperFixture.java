@@ -120,7 +120,8 @@ final class ReaperFixture implements AutoCloseable {
                                 Duration.ofSeconds(10),
                                 Duration.ofSeconds(2),
                                 Duration.ofMillis(200),
-                                Duration.ofSeconds(5)));
+                                Duration.ofSeconds(5)),
+                        cause -> {});
     }
 
     ReaperSettings settings() {
@@ -158,7 +159,8 @@ final class ReaperFixture implements AutoCloseable {
                         ctx.clock(),
                         ctx.nodeId(),
                         ctx.leases(),
-                        ctx.takeover());
+                        ctx.takeover(),
+                        ctx.takeoverCounter());
         Reclaimer reclaimer =
                 new Reclaimer(
                         instances,

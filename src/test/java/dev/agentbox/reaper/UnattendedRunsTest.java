@@ -65,7 +65,11 @@ class UnattendedRunsTest extends ReaperDatabaseTest {
                         .withAdopter(
                                 r -> {
                                     adopted.add(r);
-                                    RunDriver.successor(f.ctx, r).execute();
+                                    RunDriver.successor(
+                                                    f.ctx,
+                                                    r,
+                                                    dev.agentbox.run.TakeoverCause.LEASE_EXPIRED)
+                                            .execute();
                                     return "started";
                                 })
                         .sweep();

@@ -79,7 +79,8 @@ class RunWriterTest {
                 clock,
                 node,
                 new Leases(leaseStore, clock, node, scheduler),
-                new RunContext.Takeover(TTL, RENEW, Duration.ZERO, Duration.ZERO));
+                new RunContext.Takeover(TTL, RENEW, Duration.ZERO, Duration.ZERO),
+                cause -> {});
     }
 
     private RunRecordView newRun() {

@@ -3,6 +3,7 @@ package dev.agentbox.platform.lease;
 import dev.agentbox.platform.LogText;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,9 @@ import java.util.logging.Logger;
 /**
  * A lease this server holds, renewed in the background (by default every third of its TTL) until
  * closed. If a renewal fails the lease is {@link #lost()}: the holder must stop the guarded work,
- * because another server may take the lease once it expires.
+ * because another server may take the lease once it expires. A lease taken under a server session
+ * ({@link ServerSession}) is lost as well the moment this server knows that session broke: other
+ * servers may take it at once.
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -23,6 +26,8 @@ public final class HeldLease implements AutoCloseable {
     private final String name;
     private final String holder;
     private final Duration ttl;
+    private final OptionalLong session;
+    private final SessionLiveness liveness;
     private final ScheduledFuture<?> renewal;
     private volatile boolean lost;
     private volatile boolean closed;
@@ -34,8 +39,12 @@ public final class HeldLease implements AutoCloseable {
             String holder,
             Duration ttl,
             Duration renewEvery,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService scheduler,
+            OptionalLong session,
+            SessionLiveness liveness) {
         this.store = store;
+        this.session = session;
+        this.liveness = liveness;
         this.clock = clock;
         this.name = name;
         this.holder = holder;
@@ -46,7 +55,7 @@ public final class HeldLease implements AutoCloseable {
     }
 
     private void renew() {
-        if (closed || lost) {
+        if (closed || lost()) {
             return;
         }
         try {
@@ -66,7 +75,10 @@ public final class HeldLease implements AutoCloseable {
     }
 
     public boolean lost() {
-        return lost;
+        return lost
+                || (session.isPresent()
+                        && liveness != null
+                        && !liveness.holds(session.getAsLong()));
     }
 
     /** Stops renewing and gives the lease up, so a waiter gets it at once. */

@@ -7,6 +7,7 @@ import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** {@link LeaseStore} on the {@code AB_LEASE} table. */
 @ApplicationScoped
@@ -24,13 +25,16 @@ public class JpaLeaseStore implements LeaseStore {
     }
 
     @Override
-    public boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
+    public boolean tryAcquire(
+            String name, String holder, OptionalLong session, Instant now, Duration ttl) {
         int taken =
                 em.createQuery(
-                                "UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires "
+                                "UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires, "
+                                        + "l.holderSession = :session, l.released = FALSE "
                                         + "WHERE l.name = :name AND (l.holder = :holder OR l.expiresAt <= :now)")
                         .setParameter("holder", holder)
                         .setParameter("expires", now.plus(ttl))
+                        .setParameter("session", boxed(session))
                         .setParameter("name", name)
                         .setParameter("now", now)
                         .executeUpdate();
@@ -42,9 +46,44 @@ public class JpaLeaseStore implements LeaseStore {
         }
         // First use of this name. A concurrent first insert fails on the primary key and
         // rolls this transaction back; the caller's retry then takes the UPDATE path.
-        em.persist(new LeaseRow(name, holder, now.plus(ttl)));
+        em.persist(new LeaseRow(name, holder, now.plus(ttl), session));
         em.flush();
         return true;
+    }
+
+    @Override
+    public boolean takeFromGoneSession(
+            String name,
+            String holder,
+            OptionalLong session,
+            long goneSession,
+            Instant now,
+            Duration ttl) {
+        return em.createQuery(
+                                "UPDATE LeaseRow l SET l.holder = :holder, l.expiresAt = :expires, "
+                                        + "l.holderSession = :session, l.released = FALSE "
+                                        + "WHERE l.name = :name AND l.holderSession = :gone")
+                        .setParameter("holder", holder)
+                        .setParameter("expires", now.plus(ttl))
+                        .setParameter("session", boxed(session))
+                        .setParameter("name", name)
+                        .setParameter("gone", goneSession)
+                        .executeUpdate()
+                == 1;
+    }
+
+    @Override
+    public void forgetGoneSession(String name, long goneSession) {
+        em.createQuery(
+                        "UPDATE LeaseRow l SET l.holderSession = NULL "
+                                + "WHERE l.name = :name AND l.holderSession = :gone")
+                .setParameter("name", name)
+                .setParameter("gone", goneSession)
+                .executeUpdate();
+    }
+
+    private static Long boxed(OptionalLong session) {
+        return session.isPresent() ? session.getAsLong() : null;
     }
 
     @Override
@@ -63,7 +102,8 @@ public class JpaLeaseStore implements LeaseStore {
     @Override
     public void release(String name, String holder, Instant now) {
         em.createQuery(
-                        "UPDATE LeaseRow l SET l.expiresAt = :now WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
+                        "UPDATE LeaseRow l SET l.expiresAt = :now, l.released = TRUE, l.holderSession = NULL "
+                                + "WHERE l.name = :name AND l.holder = :holder AND l.expiresAt > :now")
                 .setParameter("now", now)
                 .setParameter("name", name)
                 .setParameter("holder", holder)

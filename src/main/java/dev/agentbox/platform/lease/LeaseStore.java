@@ -3,6 +3,7 @@ package dev.agentbox.platform.lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Named, expiring leases shared by every server on one database. Each method is one transaction.
@@ -20,7 +21,37 @@ public interface LeaseStore {
      * persistence exception when a first-ever insert races another; callers retry (see {@link
      * Leases}).
      */
-    boolean tryAcquire(String name, String holder, Instant now, Duration ttl);
+    default boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
+        return tryAcquire(name, holder, OptionalLong.empty(), now, ttl);
+    }
+
+    /**
+     * As {@link #tryAcquire(String, String, Instant, Duration)}, recording {@code session} (the key
+     * of the taker's {@link ServerSession}, empty when it has none) as the lease's holder session.
+     */
+    boolean tryAcquire(String name, String holder, OptionalLong session, Instant now, Duration ttl);
+
+    /**
+     * Takes {@code name} for {@code holder} until {@code now + ttl}, whatever its expiry, but only
+     * while its holder session is still {@code goneSession}: a compare-and-set on that column. The
+     * caller has seen that session end; session keys are never reused, so a session that has ended
+     * stays ended and its holder writes nothing more (see {@link ServerSession}). False when the
+     * lease has changed hands since, or was released.
+     */
+    boolean takeFromGoneSession(
+            String name,
+            String holder,
+            OptionalLong session,
+            long goneSession,
+            Instant now,
+            Duration ttl);
+
+    /**
+     * Clears the holder session of {@code name} if it is still {@code goneSession}, leaving holder
+     * and expiry as they are: for a lease of a run that needs no successor (it has ended), so that
+     * nobody keeps finding it.
+     */
+    void forgetGoneSession(String name, long goneSession);
 
     /**
      * Extends the lease only while {@code holder} still holds it unexpired; false means it was
@@ -28,7 +59,10 @@ public interface LeaseStore {
      */
     boolean renew(String name, String holder, Instant now, Duration ttl);
 
-    /** Gives the lease up if {@code holder} has it (expires it at once); otherwise does nothing. */
+    /**
+     * Gives the lease up if {@code holder} has it (expires it at once, marks it released and clears
+     * its holder session); otherwise does nothing.
+     */
     void release(String name, String holder, Instant now);
 
     Optional<Lease> find(String name);

@@ -9,12 +9,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Takes leases for this server. Every acquisition gets its own holder id (node id plus a random
- * suffix), so two threads of one server exclude each other just like two servers.
+ * suffix), so two threads of one server exclude each other just like two servers. While this server
+ * holds a database session ({@link SessionLiveness}), every lease it takes records the session's
+ * key, and is lost with it.
  */
 @ApplicationScoped
 public class Leases {
@@ -27,6 +30,8 @@ public class Leases {
 
     @Inject NodeIdentity node;
 
+    @Inject SessionLiveness liveness;
+
     @Resource ManagedScheduledExecutorService scheduler;
 
     protected Leases() {}
@@ -37,6 +42,7 @@ public class Leases {
         this.store = store;
         this.clock = clock;
         this.node = null;
+        this.liveness = null;
         this.nodeIdOverride = nodeId;
         this.testScheduler = scheduler;
     }
@@ -55,12 +61,12 @@ public class Leases {
     /** As {@link #acquire(String, Duration, Duration)}, renewing every {@code renewEvery}. */
     public Optional<HeldLease> acquire(
             String name, Duration ttl, Duration renewEvery, Duration maxWait) {
-        String holder = nodeId() + "/" + UUID.randomUUID();
+        String holder = newHolder();
         Instant deadline = clock.instant().plus(maxWait);
         while (true) {
-            if (tryOnce(name, holder, ttl)) {
-                return Optional.of(
-                        new HeldLease(store, clock, name, holder, ttl, renewEvery, scheduler()));
+            OptionalLong session = session();
+            if (tryOnce(name, holder, session, ttl)) {
+                return Optional.of(held(name, holder, ttl, renewEvery, session));
             }
             if (!clock.instant().isBefore(deadline)) {
                 return Optional.empty();
@@ -74,12 +80,51 @@ public class Leases {
         }
     }
 
-    private boolean tryOnce(String name, String holder, Duration ttl) {
+    /**
+     * Takes {@code name} at once, expired or not, if its holder session is still {@code
+     * goneSession} — a session this server has seen end (see {@link ServerSession}). Empty when
+     * someone took it first.
+     */
+    public Optional<HeldLease> takeFromGoneSession(
+            String name, long goneSession, Duration ttl, Duration renewEvery) {
+        String holder = newHolder();
+        OptionalLong session = session();
+        if (store.takeFromGoneSession(name, holder, session, goneSession, clock.instant(), ttl)) {
+            return Optional.of(held(name, holder, ttl, renewEvery, session));
+        }
+        return Optional.empty();
+    }
+
+    /** See {@link LeaseStore#forgetGoneSession}. */
+    public void forgetGoneSession(String name, long goneSession) {
+        store.forgetGoneSession(name, goneSession);
+    }
+
+    /** The lease row of {@code name}, if it was ever taken. */
+    public Optional<Lease> find(String name) {
+        return store.find(name);
+    }
+
+    private HeldLease held(
+            String name, String holder, Duration ttl, Duration renewEvery, OptionalLong session) {
+        return new HeldLease(
+                store, clock, name, holder, ttl, renewEvery, scheduler(), session, liveness);
+    }
+
+    private String newHolder() {
+        return nodeId() + "/" + UUID.randomUUID();
+    }
+
+    private OptionalLong session() {
+        return liveness == null ? OptionalLong.empty() : liveness.currentSession();
+    }
+
+    private boolean tryOnce(String name, String holder, OptionalLong session, Duration ttl) {
         try {
-            return store.tryAcquire(name, holder, clock.instant(), ttl);
+            return store.tryAcquire(name, holder, session, clock.instant(), ttl);
         } catch (RuntimeException firstInsertRace) {
             // Two first-ever acquisitions raced on the insert; the loser's retry sees the row.
-            return store.tryAcquire(name, holder, clock.instant(), ttl);
+            return store.tryAcquire(name, holder, session, clock.instant(), ttl);
         }
     }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -15,20 +16,59 @@ public class InMemoryLeaseStore implements LeaseStore {
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
 
     @Override
-    public synchronized boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
+    public synchronized boolean tryAcquire(
+            String name, String holder, OptionalLong session, Instant now, Duration ttl) {
         Lease current = leases.get(name);
         if (current == null || current.holder().equals(holder) || !current.heldAt(now)) {
-            leases.put(name, new Lease(name, holder, now.plus(ttl)));
+            leases.put(name, new Lease(name, holder, now.plus(ttl), session, false));
             return true;
         }
         return false;
     }
 
     @Override
+    public synchronized boolean takeFromGoneSession(
+            String name,
+            String holder,
+            OptionalLong session,
+            long goneSession,
+            Instant now,
+            Duration ttl) {
+        Lease current = leases.get(name);
+        if (current != null && current.holderSession().equals(OptionalLong.of(goneSession))) {
+            leases.put(name, new Lease(name, holder, now.plus(ttl), session, false));
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized void forgetGoneSession(String name, long goneSession) {
+        Lease current = leases.get(name);
+        if (current != null && current.holderSession().equals(OptionalLong.of(goneSession))) {
+            leases.put(
+                    name,
+                    new Lease(
+                            name,
+                            current.holder(),
+                            current.expiresAt(),
+                            OptionalLong.empty(),
+                            current.released()));
+        }
+    }
+
+    @Override
     public synchronized boolean renew(String name, String holder, Instant now, Duration ttl) {
         Lease current = leases.get(name);
         if (current != null && current.holder().equals(holder) && current.heldAt(now)) {
-            leases.put(name, new Lease(name, holder, now.plus(ttl)));
+            leases.put(
+                    name,
+                    new Lease(
+                            name,
+                            holder,
+                            now.plus(ttl),
+                            current.holderSession(),
+                            current.released()));
             return true;
         }
         return false;
@@ -38,7 +78,7 @@ public class InMemoryLeaseStore implements LeaseStore {
     public synchronized void release(String name, String holder, Instant now) {
         Lease current = leases.get(name);
         if (current != null && current.holder().equals(holder) && current.heldAt(now)) {
-            leases.put(name, new Lease(name, holder, now));
+            leases.put(name, new Lease(name, holder, now, OptionalLong.empty(), true));
         }
     }
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -88,6 +89,73 @@ public abstract class LeaseStoreContract {
         assertThat(store().tryAcquire(name, "b", T0.plusSeconds(1), TTL)).isFalse();
         store().release(name, "a", T0.plusSeconds(1));
         assertThat(store().tryAcquire(name, "b", T0.plusSeconds(1), TTL)).isTrue();
+    }
+
+    @Test
+    void theTakersSessionIsRecordedAndAReleaseClearsItAndMarksTheLeaseReleased() {
+        store().tryAcquire(name, "a", OptionalLong.of(41), T0, TTL);
+        assertThat(store().find(name).orElseThrow().holderSession()).hasValue(41);
+        assertThat(store().find(name).orElseThrow().released()).isFalse();
+
+        store().release(name, "a", T0.plusSeconds(1));
+        Lease released = store().find(name).orElseThrow();
+        assertThat(released.holderSession()).isEmpty();
+        assertThat(released.released()).isTrue();
+
+        store().tryAcquire(name, "b", T0.plusSeconds(2), TTL);
+        assertThat(store().find(name).orElseThrow().released())
+                .as("taken again: no longer released")
+                .isFalse();
+    }
+
+    @Test
+    void aLeaseOfAGoneSessionIsTakenBeforeItExpiresButOnlyWhileThatSessionStillHoldsIt() {
+        store().tryAcquire(name, "a", OptionalLong.of(7), T0, TTL);
+
+        assertThat(store().takeFromGoneSession(name, "b", OptionalLong.of(8), 6, T0, TTL))
+                .as("another session holds it")
+                .isFalse();
+        assertThat(
+                        store().takeFromGoneSession(
+                                        name, "b", OptionalLong.of(8), 7, T0.plusSeconds(1), TTL))
+                .as("unexpired, but its session is gone")
+                .isTrue();
+        Lease taken = store().find(name).orElseThrow();
+        assertThat(taken.holder()).isEqualTo("b");
+        assertThat(taken.holderSession()).hasValue(8);
+        assertThat(taken.expiresAt()).isEqualTo(T0.plusSeconds(1).plus(TTL));
+
+        assertThat(
+                        store().takeFromGoneSession(
+                                        name, "c", OptionalLong.of(9), 7, T0.plusSeconds(2), TTL))
+                .as("a second taker of the same gone session loses the compare-and-set")
+                .isFalse();
+        assertThat(store().renew(name, "a", T0.plusSeconds(2), TTL))
+                .as("the old holder cannot renew")
+                .isFalse();
+    }
+
+    @Test
+    void aReleasedLeaseIsNeverTakenAsAGoneSessions() {
+        store().tryAcquire(name, "a", OptionalLong.of(7), T0, TTL);
+        store().release(name, "a", T0);
+        assertThat(store().takeFromGoneSession(name, "b", OptionalLong.of(8), 7, T0, TTL))
+                .isFalse();
+    }
+
+    @Test
+    void forgettingAGoneSessionClearsOnlyThatSessionAndKeepsHolderAndExpiry() {
+        store().tryAcquire(name, "a", OptionalLong.of(7), T0, TTL);
+        store().forgetGoneSession(name, 6);
+        assertThat(store().find(name).orElseThrow().holderSession()).hasValue(7);
+
+        store().forgetGoneSession(name, 7);
+        Lease forgotten = store().find(name).orElseThrow();
+        assertThat(forgotten.holderSession()).isEmpty();
+        assertThat(forgotten.holder()).isEqualTo("a");
+        assertThat(forgotten.expiresAt()).isEqualTo(T0.plus(TTL));
+        assertThat(store().takeFromGoneSession(name, "b", OptionalLong.of(8), 7, T0, TTL))
+                .isFalse();
     }
 
     @Test
