@@ -12,6 +12,10 @@ import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.journal.JournalNames;
 import jakarta.json.JsonObject;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +24,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +35,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * PostgreSQL pass only: runs taken over across servers. Server A (a runnable jar) drives a run and
  * dies or stalls; server B (another runnable jar) and the IT server share the database. Short
- * takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s, quiet window 1.5 s.
+ * takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s, quiet window 1.5 s. Every
+ * server holds a database session (liveness {@code session}): a server that dies is replaced within
+ * the session poll, far below TTL + quiet window, which the timed tests tell apart.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TakeoverPostgresIT {
@@ -134,6 +142,103 @@ class TakeoverPostgresIT {
     }
 
     @Test
+    void aKilledDriversNextChunkReachesAClientOfAnotherServerWithinTwoSeconds() throws Exception {
+        startA();
+        String runId = "tk-fast-" + UUID.randomUUID();
+        startRunOnA(runId, agent(gate(runId)));
+        double sessionGone = takeovers("session-gone");
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<String> seen = new ArrayList<>();
+        try (SseClient sse = onB.events(runId, null)) {
+            while (seen.size() < AFTER_THREE) {
+                seen.add(Chunks.fingerprint(Api.parse(sse.next(Duration.ofSeconds(30)).data())));
+            }
+            long killed = System.nanoTime();
+            killA();
+            sandboxes.exec(key, "touch " + gate(runId));
+            SseClient.Event next = sse.next(Duration.ofSeconds(30));
+            long elapsedMs = (System.nanoTime() - killed) / 1_000_000;
+            assertThat(elapsedMs)
+                    .as("SIGKILL → the next chunk at a client of another server (lease TTL 3 s)")
+                    .isLessThanOrEqualTo(2_000);
+            seen.add(Chunks.fingerprint(Api.parse(next.data())));
+            for (SseClient.Event e : Runs.drain(sse, Duration.ofSeconds(30))) {
+                seen.add(Chunks.fingerprint(Api.parse(e.data())));
+            }
+        }
+        assertThat(seen).containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .containsExactlyElementsOf(expected(runId));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+        assertThat(takeovers("session-gone")).isEqualTo(sessionGone + 1);
+    }
+
+    @Test
+    void aNeverWatchedRunWhoseServerIsKilledIsDrivenOnWithinTwoSeconds() throws Exception {
+        String runId = runOnAPastThreeLines("tk-unwatched-");
+        long killed = System.nanoTime();
+        killA();
+        sandboxes.exec(key, "touch " + gate(runId));
+        await().pollInterval(Duration.ofMillis(50))
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> storedFingerprints(serverB.api(), runId).size() > AFTER_THREE);
+        long elapsedMs = (System.nanoTime() - killed) / 1_000_000;
+        assertThat(elapsedMs)
+                .as("SIGKILL → the next chunk stored, nobody watching (lease TTL 3 s)")
+                .isLessThanOrEqualTo(2_000);
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                new Runs(serverB.api(), Api.TENANT_A)
+                                        .get(runId)
+                                        .getString("status")
+                                        .equals("completed"));
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .containsExactlyElementsOf(expected(runId));
+    }
+
+    @Test
+    void aLiveServerWhoseDatabaseSessionIsCutStopsWritingAndAnotherTakesItsRunsOver()
+            throws Exception {
+        String runId = runOnAPastThreeLines("tk-cut-");
+        long session = holderSession(runId);
+        assertThat(terminateBackendHolding(session)).as("A's session backend was found").isTrue();
+        sandboxes.exec(key, "touch " + gate(runId));
+
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = onB.transcript(runId, null);
+        assertThat(transcript.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+                .containsExactlyElementsOf(expected(runId));
+        JsonObject record = onB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).as("A never claimed it again").isEqualTo(2);
+        // A lives on: it noticed, stopped its driver, and holds a new session.
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(serverA.log())
+                                        .contains("Database session " + session + " broke")
+                                        .contains("this driver stops writing"));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                serverA.api()
+                                                        .send(
+                                                                serverA.api()
+                                                                        .request("/health/ready")
+                                                                        .GET())
+                                                        .body())
+                                        .contains("\"liveness\":\"session\""));
+        Thread.sleep(2_000);
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .as("A wrote nothing after its session was cut")
+                .containsExactlyElementsOf(expected(runId));
+    }
+
+    @Test
     void aServerStoppedGracefullyLeavesItsRunToAnotherServerInsteadOfFailingIt() throws Exception {
         String runId = runOnAPastThreeLines("tk-stop-gracefully-");
         serverA.close();
@@ -152,6 +257,8 @@ class TakeoverPostgresIT {
     @Test
     void aPausedDriverWokenAfterATakeoverLandsNothing() throws Exception {
         String runId = runOnAPastThreeLines("tk-stop-");
+        double sessionGone = takeovers("session-gone");
+        double leaseExpired = takeovers("lease-expired");
         pause(serverA);
         sandboxes.exec(key, "touch " + gate(runId));
 
@@ -160,6 +267,11 @@ class TakeoverPostgresIT {
         assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
         List<String> settled = storedFingerprints(serverB.api(), runId);
         assertThat(settled).containsExactlyElementsOf(expected(runId));
+
+        assertThat(takeovers("session-gone"))
+                .as("a frozen server keeps its session: no takeover by session")
+                .isEqualTo(sessionGone);
+        assertThat(takeovers("lease-expired")).isEqualTo(leaseExpired + 1);
 
         resume(serverA);
         Thread.sleep(5000);
@@ -250,6 +362,65 @@ class TakeoverPostgresIT {
         assertThat(record.getString("status")).isEqualTo("failed");
         assertThat(record.getJsonObject("error").getString("code")).isEqualTo("replay-diverged");
         assertThat(record.getJsonObject("error").getString("message")).contains("4");
+    }
+
+    /**
+     * Takeovers of {@code cause} counted by the servers that may take A's runs over (B and the IT
+     * server), from their /metrics.
+     */
+    private double takeovers(String cause) {
+        Pattern line =
+                Pattern.compile(
+                        "(?m)^agentbox_runs_takeovers_total\\{[^}]*cause=\""
+                                + cause
+                                + "\"[^}]*\\} ([0-9.Ee+-]+)$");
+        double sum = 0;
+        for (Api api : List.of(serverB.api(), Api.itServer())) {
+            String metrics = api.send(api.request("/metrics?scope=application").GET()).body();
+            Matcher m = line.matcher(metrics);
+            while (m.find()) {
+                sum += Double.parseDouble(m.group(1));
+            }
+        }
+        return sum;
+    }
+
+    private static Connection database() throws Exception {
+        return DriverManager.getConnection(
+                ENV.get("AGENTBOX_DB_URL") + "?user=agentbox&password=agentbox");
+    }
+
+    /** The server session recorded in the driver lease of {@code runId} (tenant-a's). */
+    private static long holderSession(String runId) throws Exception {
+        try (Connection db = database();
+                PreparedStatement q =
+                        db.prepareStatement(
+                                "SELECT l.holder_session FROM ab_lease l JOIN ab_run r ON l.name ="
+                                        + " 'run-driver:' || r.run_pk WHERE r.tenant = 'tenant-a' AND"
+                                        + " r.run_id = ?")) {
+            q.setString(1, runId);
+            try (ResultSet rs = q.executeQuery()) {
+                assertThat(rs.next()).as("the run's driver lease").isTrue();
+                long session = rs.getLong(1);
+                assertThat(rs.wasNull()).as("the lease carries its holder's session").isFalse();
+                return session;
+            }
+        }
+    }
+
+    /** pg_terminate_backend of the session holding the advisory lock {@code session}. */
+    private static boolean terminateBackendHolding(long session) throws Exception {
+        try (Connection db = database();
+                PreparedStatement kill =
+                        db.prepareStatement(
+                                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype ="
+                                        + " 'advisory' AND objsubid = 1 AND granted AND"
+                                        + " ((classid::bigint << 32) | objid::bigint) = ?")) {
+            kill.setLong(1, session);
+            try (ResultSet rs = kill.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     /** SIGSTOP / SIGCONT the server JVM (the runnable jar forks it as a child of the launcher). */
