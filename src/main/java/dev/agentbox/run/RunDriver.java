@@ -271,7 +271,10 @@ public final class RunDriver implements Runnable {
             writer.ending(Ending.FENCED_OUT);
             LOG.warning(
                     label
-                            + ": another driver took over (epoch "
+                            + (e instanceof StaleEpochException
+                                    ? ": another driver took over (epoch "
+                                    : ": its lease is lost — a renewal failed or this server's"
+                                            + " database session ended (epoch ")
                             + writer.epoch()
                             + "); this driver stops writing: "
                             + e.getMessage());

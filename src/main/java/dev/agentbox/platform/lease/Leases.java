@@ -47,6 +47,17 @@ public class Leases {
         this.testScheduler = scheduler;
     }
 
+    /** For tests outside the server, with this server's database session. */
+    public Leases(
+            LeaseStore store,
+            Clock clock,
+            String nodeId,
+            ScheduledExecutorService scheduler,
+            SessionLiveness liveness) {
+        this(store, clock, nodeId, scheduler);
+        this.liveness = liveness;
+    }
+
     private String nodeIdOverride;
     private ScheduledExecutorService testScheduler;
 
