@@ -28,6 +28,27 @@ class HealthIT {
     }
 
     @Test
+    void theDatabaseCheckSaysHowOtherServersLearnThisOneDied() {
+        // PostgreSQL: by its database session (taken in the background at start); embedded
+        // Derby has no other server, only leases.
+        String expected =
+                "postgresql".equals(System.getProperty("agentbox.it.db.kind"))
+                        ? "session"
+                        : "lease";
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(15))
+                .untilAsserted(
+                        () -> {
+                            HttpResponse<String> r = api.send(api.request("/health/ready").GET());
+                            assertThat(
+                                            check(Api.object(r), "database")
+                                                    .getJsonObject("data")
+                                                    .getString("liveness"))
+                                    .isEqualTo(expected);
+                        });
+    }
+
+    @Test
     void liveAndStartedAreUp() {
         assertThat(api.send(api.request("/health/live").GET()).statusCode()).isEqualTo(200);
         HttpResponse<String> started = api.send(api.request("/health/started").GET());

@@ -28,6 +28,9 @@ class ReaperPostgresIT {
         Map<String, String> env = new HashMap<>(TakeoverPostgresIT.ENV);
         env.put("AGENTBOX_NODE_ID", "A");
         env.put("AGENTBOX_REAPER_ENABLED", "false");
+        // No database session for A: its death is seen by lease expiry only, which leaves the
+        // detached run to the reaper's finalizer rather than an immediate successor.
+        env.put("AGENTBOX_TAKEOVER_LIVENESS", "lease");
         Api it = Api.itServer();
         Runs runs = new Runs(it, Api.TENANT_A);
         String runId = "reaped-" + UUID.randomUUID();

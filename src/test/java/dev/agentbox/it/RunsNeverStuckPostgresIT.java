@@ -28,7 +28,9 @@ import org.junit.jupiter.api.TestInstance;
  * PostgreSQL pass only: runs never get stuck when servers die, whoever watches them. Server A (a
  * runnable jar) drives a run and dies; server B (another runnable jar, reaper every second) and the
  * IT server share the database and pick the run up. Lease TTL 3 s, renewal 1 s, quiet window 1.5 s,
- * detached runs eligible after 1 s.
+ * detached runs eligible after 1 s. A runs with {@code liveness=lease}: its leases carry no
+ * database session, so its death is seen only by lease expiry — the path a frozen or cut-off server
+ * takes, and the one the reaper must cover (the session path is {@link TakeoverPostgresIT}'s).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunsNeverStuckPostgresIT {
@@ -71,7 +73,9 @@ class RunsNeverStuckPostgresIT {
     }
 
     private JarServer startA() {
-        serverA = JarServer.start(work, 19780, env("A", false), "/health/ready");
+        Map<String, String> env = env("A", false);
+        env.put("AGENTBOX_TAKEOVER_LIVENESS", "lease");
+        serverA = JarServer.start(work, 19780, env, "/health/ready");
         return serverA;
     }
 
