@@ -141,6 +141,7 @@ class TakeoverPostgresIT {
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
     }
 
+    /** TK-11. */
     @Test
     void aKilledDriversNextChunkReachesAClientOfAnotherServerWithinTwoSeconds() throws Exception {
         startA();
@@ -175,6 +176,7 @@ class TakeoverPostgresIT {
         assertThat(takeovers("session-gone")).isEqualTo(sessionGone + 1);
     }
 
+    /** TK-12. */
     @Test
     void aNeverWatchedRunWhoseServerIsKilledIsDrivenOnWithinTwoSeconds() throws Exception {
         String runId = runOnAPastThreeLines("tk-unwatched-");
@@ -199,6 +201,7 @@ class TakeoverPostgresIT {
                 .containsExactlyElementsOf(expected(runId));
     }
 
+    /** TK-13. */
     @Test
     void aLiveServerWhoseDatabaseSessionIsCutStopsWritingAndAnotherTakesItsRunsOver()
             throws Exception {
@@ -254,6 +257,7 @@ class TakeoverPostgresIT {
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
     }
 
+    /** TK-03, TK-14. */
     @Test
     void aPausedDriverWokenAfterATakeoverLandsNothing() throws Exception {
         String runId = runOnAPastThreeLines("tk-stop-");

@@ -10,7 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Leases taken under this server's session: recorded with it, lost with it. */
+/** Leases taken under this server's session: recorded with it, lost with it (TK-15). */
 class LeasesSessionTest {
 
     private static final Duration TTL = Duration.ofSeconds(10);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Server sessions on the real PostgreSQL: a lease counts as its holder's gone session exactly when
  * no session holds the key it carries — never while its server lives, at once when its connection
- * closes or its backend is terminated.
+ * closes or its backend is terminated (TK-15).
  */
 @NeedsPostgres
 class ServerSessionPostgresTest {
