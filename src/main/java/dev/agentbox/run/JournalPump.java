@@ -44,6 +44,9 @@ final class JournalPump {
     /** A finalizer's budget; null for any other driver. */
     private final RunDriver.Finalizing finalizing;
 
+    /** The driver has just seen the journal exist (a successor that waited for it). */
+    private final boolean journalSeen;
+
     JournalPump(
             RunContext ctx,
             RunRecordView run,
@@ -51,7 +54,9 @@ final class JournalPump {
             DriverSignals signals,
             RunSandbox sandbox,
             RunEnd end,
-            RunDriver.Finalizing finalizing) {
+            RunDriver.Finalizing finalizing,
+            boolean journalSeen) {
+        this.journalSeen = journalSeen;
         this.ctx = ctx;
         this.run = run;
         this.writer = writer;
@@ -66,6 +71,7 @@ final class JournalPump {
             String label, SandboxHandle handle, HarnessTranslator translator, ChunkFactory chunks) {
         long lastCancelCheck = System.nanoTime();
         long lastTouch = System.nanoTime();
+        boolean firstPoll = true;
         // Keep the sandbox from idle expiry while the agent works in it.
         long touchEveryNs = sandbox.touchEveryNs();
         // A finished journal is read whole with bounded reads; following it would cost a tail
@@ -78,7 +84,9 @@ final class JournalPump {
                                 0,
                                 JournalReaderOptions.defaults()
                                         .withMode(JournalReaderOptions.Mode.POLL))
-                        : ctx.readers().open(handle, run.journal(), 0)) {
+                        : journalSeen
+                                ? ctx.readers().openSeen(handle, run.journal(), 0)
+                                : ctx.readers().open(handle, run.journal(), 0)) {
             while (true) {
                 if (signals.leaving()) {
                     writer.ending(RunDriver.Ending.LEFT);
@@ -111,7 +119,11 @@ final class JournalPump {
                 }
                 JournalReader.Batch batch;
                 try {
-                    batch = reader.poll(POLL);
+                    // The first poll only starts the reader (a tail in the sandbox): the
+                    // redactor's read below then overlaps the tail's start instead of
+                    // preceding it — a successor's first chunk comes sooner.
+                    batch = reader.poll(firstPoll ? Duration.ZERO : POLL);
+                    firstPoll = false;
                 } catch (RuntimeException e) {
                     if (signals.abortRequested()) {
                         end.cancelled(label, chunks);

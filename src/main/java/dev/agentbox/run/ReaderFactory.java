@@ -8,4 +8,12 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 @FunctionalInterface
 public interface ReaderFactory {
     JournalReader open(SandboxHandle handle, JournalId journal, long fromOffset);
+
+    /**
+     * As {@link #open}, for a journal the caller has just seen exist (a successor, after waiting
+     * for it): the reader need not check again.
+     */
+    default JournalReader openSeen(SandboxHandle handle, JournalId journal, long fromOffset) {
+        return open(handle, journal, fromOffset);
+    }
 }

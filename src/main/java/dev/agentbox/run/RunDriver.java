@@ -349,7 +349,16 @@ public final class RunDriver implements Runnable {
                                 finalizing != null)
                         .open(label, translator, chunks);
         if (handle.isPresent()) {
-            new JournalPump(ctx, run, writer, signals, sandbox, end, finalizing)
+            // A successor (not a finalizer) has just waited for its journal to exist.
+            new JournalPump(
+                            ctx,
+                            run,
+                            writer,
+                            signals,
+                            sandbox,
+                            end,
+                            finalizing,
+                            takeover && finalizing == null)
                     .pump(label, handle.get(), translator, chunks);
         }
     }

@@ -18,7 +18,7 @@ import java.util.Optional;
  *
  * <p>Invariants: once a first driver ensured the sandbox, its key is recorded on the run before the
  * agent starts, so any successor finds the same sandbox; the redactor is {@link Redactor#none()}
- * only until the sandbox is open.
+ * only until the sandbox is open, and read from it on first use after that.
  */
 final class RunSandbox {
 
@@ -29,10 +29,12 @@ final class RunSandbox {
     private String key;
 
     /**
-     * The sandbox's secrets, masked in every chunk the driver writes; known once the sandbox is
-     * open.
+     * The sandbox's secrets, masked in every chunk the driver writes; read on first use once the
+     * sandbox is open (null until then).
      */
-    private Redactor redactor = Redactor.none();
+    private Redactor redactor;
+
+    private SandboxHandle handle;
 
     RunSandbox(RunContext ctx, RunRecordView run, Optional<SandboxSpec> spec) {
         this.ctx = ctx;
@@ -42,14 +44,14 @@ final class RunSandbox {
     }
 
     /**
-     * Ensures or opens the sandbox and learns its secrets.
+     * Ensures or opens the sandbox. Its secrets are read on the first {@link #redactor()} call, so
+     * that a successor can start reading the journal while that read runs.
      *
      * @throws ProblemException when it cannot be had (an ensure failed, none is recorded, it is
      *     gone)
      */
     SandboxHandle open() {
-        SandboxHandle handle = openSandbox();
-        redactor = redactorFor(handle);
+        handle = openSandbox();
         return handle;
     }
 
@@ -59,6 +61,12 @@ final class RunSandbox {
     }
 
     Redactor redactor() {
+        if (redactor == null) {
+            if (handle == null) {
+                return Redactor.none();
+            }
+            redactor = redactorFor(handle);
+        }
         return redactor;
     }
 

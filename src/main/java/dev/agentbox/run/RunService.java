@@ -108,7 +108,23 @@ public class RunService {
     void init() {
         JournalLauncher launcher = new JournalLauncher();
         ReaderFactory readers =
-                (handle, journal, from) -> JournalReader.open(handle, journal, from);
+                new ReaderFactory() {
+                    @Override
+                    public JournalReader open(
+                            dev.agentbox.sandbox.spi.SandboxHandle handle,
+                            dev.agentbox.run.journal.JournalId journal,
+                            long from) {
+                        return JournalReader.open(handle, journal, from);
+                    }
+
+                    @Override
+                    public JournalReader openSeen(
+                            dev.agentbox.sandbox.spi.SandboxHandle handle,
+                            dev.agentbox.run.journal.JournalId journal,
+                            long from) {
+                        return JournalReader.openSeen(handle, journal, from);
+                    }
+                };
         context =
                 new RunContext(
                         runs,

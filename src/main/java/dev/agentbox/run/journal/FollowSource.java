@@ -71,13 +71,18 @@ final class FollowSource implements ByteSource {
         }
     }
 
+    /** The caller saw the journal exist just before: the first tail starts without a check. */
+    private final boolean journalSeen;
+
     FollowSource(
             SandboxHandle handle,
             String runId,
             long fromOffset,
             JournalFiles files,
             Duration pollInterval,
-            int maxBuffered) {
+            int maxBuffered,
+            boolean journalSeen) {
+        this.journalSeen = journalSeen;
         this.handle = handle;
         this.runId = runId;
         this.received = fromOffset;
@@ -99,9 +104,9 @@ final class FollowSource implements ByteSource {
             restart = t != null && t.stopped && queue.isEmpty();
         }
         if (t == null) {
-            boolean exists;
+            boolean exists = journalSeen;
             try {
-                exists = files.exists(handle, runId);
+                exists = exists || files.exists(handle, runId);
             } catch (RuntimeException e) {
                 return Fetch.ended(
                         "checking the journal failed: " + e.getMessage(), Optional.of(e));

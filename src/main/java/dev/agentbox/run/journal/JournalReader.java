@@ -86,7 +86,8 @@ public final class JournalReader implements AutoCloseable {
             SandboxHandle handle,
             JournalId journal,
             long fromOffset,
-            JournalReaderOptions options) {
+            JournalReaderOptions options,
+            boolean journalSeen) {
         if (fromOffset < 0) {
             throw new IllegalArgumentException("fromOffset must not be negative: " + fromOffset);
         }
@@ -111,7 +112,8 @@ public final class JournalReader implements AutoCloseable {
                                 fromOffset,
                                 files,
                                 options.pollInterval(),
-                                options.maxBufferedBytes())
+                                options.maxBufferedBytes(),
+                                journalSeen)
                         : new PollSource(handle, runId, fromOffset, files, options.pollInterval());
     }
 
@@ -131,7 +133,17 @@ public final class JournalReader implements AutoCloseable {
             JournalId journal,
             long fromOffset,
             JournalReaderOptions options) {
-        return new JournalReader(handle, journal, fromOffset, options);
+        return new JournalReader(handle, journal, fromOffset, options, false);
+    }
+
+    /**
+     * A reader, with the default options, of a journal the caller has just seen exist (journals are
+     * never removed while their run lives): the first read starts following it without checking for
+     * it again.
+     */
+    public static JournalReader openSeen(SandboxHandle handle, JournalId journal, long fromOffset) {
+        return new JournalReader(
+                handle, journal, fromOffset, JournalReaderOptions.defaults(), true);
     }
 
     private static Mode resolveMode(SandboxHandle handle, Mode requested) {

@@ -2,6 +2,7 @@ package dev.agentbox.run.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.harness.AgentCommands;
@@ -238,6 +239,20 @@ public abstract class JournalReaderContract {
             JournalReader.Batch again = reader.poll(Duration.ZERO);
             assertThat(again.lines()).isEmpty();
             assertThat(again.exitCode()).hasValue(0);
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "JN-01 a reader of a journal the caller has just seen exist reads it the same, from byte 0")
+    void aReaderOfAJournalJustSeenReadsTheSameLines_JN01() {
+        String runId = newRunId("jn01 seen");
+        launcher.start(sb, id(runId), "printf '{\"a\":1}\\n{\"b\":2}\\n'");
+        await().atMost(Duration.ofSeconds(15)).until(() -> launcher.exists(sb, runId));
+        try (JournalReader reader = JournalReader.openSeen(sb, id(runId), 0)) {
+            Outcome o = readToEnd(reader, Duration.ofSeconds(15));
+            assertThat(o.texts()).containsExactly("{\"a\":1}", "{\"b\":2}");
+            assertThat(o.exitCode()).hasValue(0);
         }
     }
 
