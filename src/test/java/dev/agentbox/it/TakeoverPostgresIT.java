@@ -146,30 +146,35 @@ class TakeoverPostgresIT {
     void aKilledDriversNextChunkReachesAClientOfAnotherServerWithinTwoSeconds() throws Exception {
         startA();
         String runId = "tk-fast-" + UUID.randomUUID();
-        startRunOnA(runId, agent(gate(runId)));
+        startRunOnA(runId, TickingAgent.agent(gate(runId)));
         double sessionGone = takeovers("session-gone");
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<String> seen = new ArrayList<>();
         try (SseClient sse = onB.events(runId, null)) {
-            while (seen.size() < AFTER_THREE) {
+            while (TickingAgent.ticks(seen) < 5) {
                 seen.add(Chunks.fingerprint(Api.parse(sse.next(Duration.ofSeconds(30)).data())));
             }
             long killed = System.nanoTime();
             killA();
-            sandboxes.exec(key, "touch " + gate(runId));
-            SseClient.Event next = sse.next(Duration.ofSeconds(30));
+            // A is dead: what the log holds now is all it wrote. The client's next event past
+            // that is the successor's first chunk.
+            int storedByA = storedFingerprints(serverB.api(), runId).size();
+            while (seen.size() <= storedByA) {
+                seen.add(Chunks.fingerprint(Api.parse(sse.next(Duration.ofSeconds(30)).data())));
+            }
             long elapsedMs = (System.nanoTime() - killed) / 1_000_000;
             assertThat(elapsedMs)
-                    .as("SIGKILL → the next chunk at a client of another server (lease TTL 3 s)")
+                    .as(
+                            "SIGKILL → the successor's first chunk at a client of another server (lease TTL 3 s)")
                     .isLessThanOrEqualTo(2_000);
-            seen.add(Chunks.fingerprint(Api.parse(next.data())));
+            sandboxes.exec(key, "touch " + gate(runId));
             for (SseClient.Event e : Runs.drain(sse, Duration.ofSeconds(30))) {
                 seen.add(Chunks.fingerprint(Api.parse(e.data())));
             }
         }
-        assertThat(seen).containsExactlyElementsOf(expected(runId));
-        assertThat(storedFingerprints(serverB.api(), runId))
-                .containsExactlyElementsOf(expected(runId));
+        List<String> expected = TickingAgent.expected(runId, TickingAgent.ticks(seen));
+        assertThat(seen).as("every chunk once, in order").containsExactlyElementsOf(expected);
+        assertThat(storedFingerprints(serverB.api(), runId)).containsExactlyElementsOf(expected);
         JsonObject record = onB.get(runId);
         assertThat(record.getString("status")).isEqualTo("completed");
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
@@ -179,26 +184,29 @@ class TakeoverPostgresIT {
     /** TK-12. */
     @Test
     void aNeverWatchedRunWhoseServerIsKilledIsDrivenOnWithinTwoSeconds() throws Exception {
-        String runId = runOnAPastThreeLines("tk-unwatched-");
+        startA();
+        String runId = "tk-unwatched-" + UUID.randomUUID();
+        startRunOnA(runId, TickingAgent.agent(gate(runId)));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> TickingAgent.ticks(storedFingerprints(serverB.api(), runId)) >= 5);
         long killed = System.nanoTime();
         killA();
-        sandboxes.exec(key, "touch " + gate(runId));
+        int storedByA = storedFingerprints(serverB.api(), runId).size();
         await().pollInterval(Duration.ofMillis(50))
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> storedFingerprints(serverB.api(), runId).size() > AFTER_THREE);
+                .until(() -> storedFingerprints(serverB.api(), runId).size() > storedByA);
         long elapsedMs = (System.nanoTime() - killed) / 1_000_000;
         assertThat(elapsedMs)
-                .as("SIGKILL → the next chunk stored, nobody watching (lease TTL 3 s)")
+                .as("SIGKILL → the successor's first chunk stored, nobody watching (lease TTL 3 s)")
                 .isLessThanOrEqualTo(2_000);
+        sandboxes.exec(key, "touch " + gate(runId));
+        Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         await().atMost(Duration.ofSeconds(30))
-                .until(
-                        () ->
-                                new Runs(serverB.api(), Api.TENANT_A)
-                                        .get(runId)
-                                        .getString("status")
-                                        .equals("completed"));
-        assertThat(storedFingerprints(serverB.api(), runId))
-                .containsExactlyElementsOf(expected(runId));
+                .until(() -> onB.get(runId).getString("status").equals("completed"));
+        List<String> stored = storedFingerprints(serverB.api(), runId);
+        assertThat(stored)
+                .containsExactlyElementsOf(
+                        TickingAgent.expected(runId, TickingAgent.ticks(stored)));
     }
 
     /** TK-13. */
@@ -351,10 +359,13 @@ class TakeoverPostgresIT {
     @Test
     void aJournalRewrittenAfterItWasStoredFailsTheTakeoverAsReplayDiverged() throws Exception {
         String runId = runOnAPastThreeLines("tk-diverge-");
-        killA();
+        // Rewritten while A still lives (its tail follows the old file and reads nothing new:
+        // the agent waits at its gate), so the successor that starts as soon as A dies replays
+        // the rewritten journal.
         String journal = "/tmp/agentbox-runs/" + JournalNames.encode(runId) + ".ndjson";
-        sandboxes.exec(
-                key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal + " && touch " + gate(runId));
+        sandboxes.exec(key, "sed -i 's/\"line2\"/\"LINE2\"/' " + journal);
+        killA();
+        sandboxes.exec(key, "touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
         List<SseClient.Event> transcript = onB.transcript(runId, null);
