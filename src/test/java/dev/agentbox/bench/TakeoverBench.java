@@ -16,39 +16,66 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Takeover latency with the default settings (lease TTL 10 s, renewal 2 s, quiet window 5 s):
- * server A drives a run and is killed with SIGKILL; a client is attached to server B; the time from
- * the kill to the first new chunk at that client, split into the wait for A's lease to expire (B's
- * successor takes the lease), the quiet window + claim (the epoch turns 2) and the replay up to the
- * first appended chunk. Both servers are runnable jars on the PostgreSQL test database
- * (scripts/postgres).
+ * Takeover latency: server A drives a run and is killed with SIGKILL; the time from the kill to the
+ * first new chunk, split into kill → the run's driver lease held by B, lease → claim (the epoch
+ * turns 2) and claim → first new chunk (replay and append). Both servers are runnable jars on the
+ * PostgreSQL test database (scripts/postgres).
+ *
+ * <p>With the default settings ({@code agentbox.takeover.liveness=session}) B's session poll finds
+ * A's ended database session and takes the run over at once. With the third argument {@code lease}
+ * both servers run with {@code AGENTBOX_TAKEOVER_LIVENESS=lease}: B waits for A's lease to expire
+ * (TTL 10 s) and then for the quiet window (5 s) before it claims. Each iteration prints the causes
+ * B's {@code agentbox_runs_takeovers_total} counter grew by, which shows the path taken.
+ *
+ * <p>Usage: {@code TakeoverBench [iterations=10] [attached|never-watched|both] [session|lease]}.
  */
 public final class TakeoverBench {
 
-    static final String DB = "jdbc:postgresql://127.0.0.1:5432/agentbox_it";
+    /**
+     * A schema of its own in the IT database: every server on the session path takes over the runs
+     * of any ended session whose leases it can see, so a server of another test on {@code
+     * agentbox_it} would otherwise race B for the bench's runs (and B for its).
+     */
+    static final String SCHEMA = "agentbox_takeover_bench";
+
+    static final String DB = "jdbc:postgresql://127.0.0.1:5432/agentbox_it?currentSchema=" + SCHEMA;
+
+    private static final Pattern TAKEOVERS =
+            Pattern.compile(
+                    "^agentbox_runs_takeovers_total\\{[^}]*cause=\"([^\"]+)\"[^}]*\\}\\s+([0-9.eE+-]+)",
+                    Pattern.MULTILINE);
 
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         String mode = args.length > 1 ? args[1] : "both";
+        String liveness = args.length > 2 ? args[2] : "session";
+        if (!liveness.equals("session") && !liveness.equals("lease")) {
+            throw new IllegalArgumentException("liveness must be session or lease: " + liveness);
+        }
+        try (Connection db =
+                        DriverManager.getConnection(
+                                "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
+                                "agentbox",
+                                "agentbox");
+                java.sql.Statement s = db.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+        }
         if (!mode.equals("never-watched")) {
-            attached(iterations);
+            attached(iterations, liveness);
         }
         if (!mode.equals("attached")) {
-            neverWatched(iterations);
+            neverWatched(iterations, liveness);
         }
     }
 
-    /**
-     * A run nobody watches: A drives it and is killed; no client attaches anywhere, so only B's
-     * reaper (default interval) can take it over. Measured: the kill → the next chunk in the stored
-     * log (polled every 50 ms in the table). Bound: lease TTL + reaper interval + quiet window +
-     * replay.
-     */
-    private static void neverWatched(int iterations) throws Exception {
-        Path work = Files.createTempDirectory("agentbox-takeover-bench");
+    /** The servers' environment: defaults, except the liveness path in {@code lease} mode. */
+    private static Map<String, String> env(String liveness) {
         Map<String, String> env =
                 new HashMap<>(
                         Map.of(
@@ -60,12 +87,28 @@ public final class TakeoverBench {
                                 "agentbox",
                                 "AGENTBOX_AUTH_TOKENS",
                                 "tenant-a=token-a"));
-        long[] total = new long[iterations];
+        if (liveness.equals("lease")) {
+            env.put("AGENTBOX_TAKEOVER_LIVENESS", "lease");
+        }
+        return env;
+    }
+
+    /**
+     * A run nobody watches: A drives it and is killed; no client attaches anywhere. On the session
+     * path B's session poll finds A's ended session; on the lease path only B's reaper (default
+     * interval) can take it over. Measured: the kill → the next chunk in the stored log (polled
+     * every 20 ms), with the same parts as the attached case.
+     */
+    private static void neverWatched(int iterations, String liveness) throws Exception {
+        Path work = Files.createTempDirectory("agentbox-takeover-bench");
+        System.err.println("never-watched (" + liveness + " path), server logs in " + work);
+        Map<String, String> env = env(liveness);
+        Parts parts = new Parts(iterations);
+        Map<String, Long> causes = new TreeMap<>();
         env.put("AGENTBOX_NODE_ID", "B");
         try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
                 Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A);
-                Connection db =
-                        DriverManager.getConnection(DB + "?user=agentbox&password=agentbox")) {
+                Connection db = connect()) {
             String key =
                     sandboxes
                             .ensure(
@@ -81,33 +124,40 @@ public final class TakeoverBench {
                 try (JarServer a = JarServer.start(work, 19780, env, "/health/ready")) {
                     String runId = "tk-bench-nw-" + UUID.randomUUID();
                     String gate = "/tmp/gate-" + runId;
-                    new Runs(a.api(), Api.TENANT_A)
-                            .start(
-                                    Runs.runBody(
-                                            runId,
-                                            "{\"key\":\"" + key + "\"}",
-                                            "echo '{\"delta\":\"a\"}'; while [ ! -f "
-                                                    + gate
-                                                    + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'",
-                                            ""));
+                    new Runs(a.api(), Api.TENANT_A).start(tickingRun(runId, key, gate));
                     org.awaitility.Awaitility.await()
                             .atMost(Duration.ofSeconds(30))
                             .until(() -> storedChunks(db, runId) >= 4);
-                    long before = storedChunks(db, runId);
-                    long t0 = System.nanoTime();
-                    a.kill();
-                    sandboxes.exec(key, "touch " + gate);
-                    long deadline = t0 + Duration.ofMinutes(5).toNanos();
-                    while (storedChunks(db, runId) <= before) {
-                        if (System.nanoTime() > deadline) {
-                            throw new IllegalStateException(
-                                    "no new chunk within 5 minutes of the kill");
+                    Map<String, Long> countsBefore = takeovers(b);
+                    try (Probe probe = Probe.start(runId)) {
+                        long t0 = System.nanoTime();
+                        String killedAt = java.time.Instant.now().toString();
+                        a.kill();
+                        long tKilled = System.nanoTime();
+                        long deadline = t0 + Duration.ofMinutes(5).toNanos();
+                        // The first chunk beyond what was stored when the epoch turned 2: the
+                        // successor's (the dead driver's late writes are fenced off by the claim).
+                        while (probe.seqAtClaim() < 0 || maxSeq(db, runId) <= probe.seqAtClaim()) {
+                            if (System.nanoTime() > deadline) {
+                                throw new IllegalStateException(
+                                        "no new chunk within 5 minutes of the kill");
+                            }
+                            Thread.sleep(20);
                         }
-                        Thread.sleep(50);
+                        long t1 = System.nanoTime();
+                        sandboxes.exec(key, "touch " + gate);
+                        Map<String, Long> grown = grown(countsBefore, takeovers(b));
+                        grown.forEach((c, n) -> causes.merge(c, n, Long::sum));
+                        parts.record(
+                                i,
+                                "never-watched (kill at " + killedAt + ")",
+                                t0,
+                                tKilled,
+                                probe.leaseTaken(),
+                                probe.claimed(),
+                                t1,
+                                grown);
                     }
-                    total[i] = (System.nanoTime() - t0) / 1_000_000;
-                    System.err.printf(
-                            Locale.ROOT, "never-watched iteration %d: %d ms%n", i + 1, total[i]);
                     org.awaitility.Awaitility.await()
                             .atMost(Duration.ofSeconds(60))
                             .until(
@@ -119,48 +169,21 @@ public final class TakeoverBench {
                 }
             }
         }
-        System.out.printf(
-                Locale.ROOT,
-                "| never-watched run: SIGKILL of its driver → next chunk in the stored log, %d runs | median %d ms | max %d ms |%n",
-                iterations,
-                median(total),
-                max(total));
+        parts.print(
+                "never-watched run: SIGKILL of its driver → next chunk in the stored log",
+                liveness,
+                causes);
     }
 
-    private static long storedChunks(Connection db, String runId) throws Exception {
-        try (PreparedStatement s =
-                db.prepareStatement(
-                        "SELECT COUNT(*) FROM ab_run_event e JOIN ab_run r ON e.run_pk = r.run_pk WHERE r.run_id = ?")) {
-            s.setString(1, runId);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    private static void attached(int iterations) throws Exception {
+    private static void attached(int iterations, String liveness) throws Exception {
         Path work = Files.createTempDirectory("agentbox-takeover-bench");
-        Map<String, String> env =
-                new HashMap<>(
-                        Map.of(
-                                "AGENTBOX_DB_URL",
-                                DB,
-                                "AGENTBOX_DB_USER",
-                                "agentbox",
-                                "AGENTBOX_DB_PASSWORD",
-                                "agentbox",
-                                "AGENTBOX_AUTH_TOKENS",
-                                "tenant-a=token-a"));
-        long[] total = new long[iterations];
-        long[] leaseWait = new long[iterations];
-        long[] quietAndClaim = new long[iterations];
-        long[] replay = new long[iterations];
+        System.err.println("attached (" + liveness + " path), server logs in " + work);
+        Map<String, String> env = env(liveness);
+        Parts parts = new Parts(iterations);
+        Map<String, Long> causes = new TreeMap<>();
         env.put("AGENTBOX_NODE_ID", "B");
         try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
-                Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A);
-                Connection db =
-                        DriverManager.getConnection(DB + "?user=agentbox&password=agentbox")) {
+                Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A)) {
             String key =
                     sandboxes
                             .ensure(
@@ -176,15 +199,7 @@ public final class TakeoverBench {
                 try (JarServer a = JarServer.start(work, 19780, env, "/health/ready")) {
                     String runId = "tk-bench-" + UUID.randomUUID();
                     String gate = "/tmp/gate-" + runId;
-                    new Runs(a.api(), Api.TENANT_A)
-                            .start(
-                                    Runs.runBody(
-                                            runId,
-                                            "{\"key\":\"" + key + "\"}",
-                                            "echo '{\"delta\":\"a\"}'; while [ ! -f "
-                                                    + gate
-                                                    + " ]; do sleep 0.05; done; echo '{\"delta\":\"b\"}'",
-                                            ""));
+                    new Runs(a.api(), Api.TENANT_A).start(tickingRun(runId, key, gate));
                     org.awaitility.Awaitility.await()
                             .atMost(Duration.ofSeconds(30))
                             .until(
@@ -199,87 +214,283 @@ public final class TakeoverBench {
                                                             .size()
                                                     >= 4);
                     try (SseClient sse = onB.events(runId, "4")) {
-                        long t0 = System.nanoTime();
-                        a.kill();
-                        sandboxes.exec(key, "touch " + gate);
-                        long tLease = 0;
-                        long tClaim = 0;
-                        // Watch the lease row and the epoch while waiting for the first new chunk.
-                        Thread watcher = Thread.currentThread();
-                        long[] marks = new long[2];
-                        Thread probe =
-                                new Thread(
-                                        () -> {
-                                            while (!Thread.currentThread().isInterrupted()
-                                                    && (marks[0] == 0 || marks[1] == 0)) {
-                                                try {
-                                                    if (marks[0] == 0
-                                                            && driverHolder(db, runId)
-                                                                    .startsWith("B/")) {
-                                                        marks[0] = System.nanoTime();
-                                                    }
-                                                    if (marks[1] == 0
-                                                            && onB.get(runId)
-                                                                            .getInt(
-                                                                                    "driverEpoch",
-                                                                                    1)
-                                                                    == 2) {
-                                                        marks[1] = System.nanoTime();
-                                                    }
-                                                    Thread.sleep(20);
-                                                } catch (Exception e) {
-                                                    return;
-                                                }
-                                            }
-                                        });
-                        probe.start();
-                        SseClient.Event first = sse.next(Duration.ofSeconds(60));
-                        long t1 = System.nanoTime();
-                        probe.join(5000);
-                        tLease = marks[0];
-                        tClaim = marks[1];
-                        if (first == null) {
-                            throw new IllegalStateException("no new chunk after takeover");
+                        Map<String, Long> countsBefore = takeovers(b);
+                        try (Probe probe = Probe.start(runId)) {
+                            long t0 = System.nanoTime();
+                            String killedAt = java.time.Instant.now().toString();
+                            a.kill();
+                            long tKilled = System.nanoTime();
+                            long t1 = firstNewChunk(sse, probe);
+                            sandboxes.exec(key, "touch " + gate);
+                            Map<String, Long> grown = grown(countsBefore, takeovers(b));
+                            grown.forEach((c, n) -> causes.merge(c, n, Long::sum));
+                            parts.record(
+                                    i,
+                                    "attached (kill at " + killedAt + ")",
+                                    t0,
+                                    tKilled,
+                                    probe.leaseTaken(),
+                                    probe.claimed(),
+                                    t1,
+                                    grown);
                         }
-                        total[i] = (t1 - t0) / 1_000_000;
-                        leaseWait[i] = (tLease - t0) / 1_000_000;
-                        quietAndClaim[i] = (tClaim - tLease) / 1_000_000;
-                        replay[i] = (t1 - tClaim) / 1_000_000;
-                        System.err.printf(
-                                Locale.ROOT,
-                                "iteration %d: total %d ms (lease %d, quiet+claim %d, replay %d)%n",
-                                i + 1,
-                                total[i],
-                                leaseWait[i],
-                                quietAndClaim[i],
-                                replay[i]);
                     }
                     onB.transcript(runId, null);
                 }
             }
         }
-        System.out.printf(
-                Locale.ROOT,
-                "| takeover (SIGKILL → first new chunk on the other server), %d runs | median %d ms | max %d ms |%n",
-                iterations,
-                median(total),
-                max(total));
-        System.out.printf(
-                Locale.ROOT,
-                "| part: lease expiry wait | median %d ms | |%n| part: quiet window + claim | median %d ms | |%n| part: replay to first appended chunk | median %d ms | |%n",
-                median(leaseWait),
-                median(quietAndClaim),
-                median(replay));
+        parts.print(
+                "takeover (SIGKILL → first new chunk at a client of the other server)",
+                liveness,
+                causes);
     }
 
-    /** The holder of the run's driver lease ({@code run-driver:<run pk>}). */
-    private static String driverHolder(Connection db, String runId) throws Exception {
+    /**
+     * When the client received the first chunk with a sequence number beyond what was stored when
+     * the epoch turned 2, i.e. the first chunk the successor appended. Chunks the dead driver had
+     * stored still arrive before it (the client may lag); they are not new.
+     */
+    private static long firstNewChunk(SseClient sse, Probe probe) {
+        java.util.List<long[]> received = new java.util.ArrayList<>();
+        while (true) {
+            SseClient.Event e = sse.next(Duration.ofSeconds(60));
+            long now = System.nanoTime();
+            if (e == null) {
+                throw new IllegalStateException("the stream ended before a new chunk arrived");
+            }
+            if (e.id() != null && !e.id().isBlank()) {
+                received.add(new long[] {Long.parseLong(e.id().trim()), now});
+            }
+            long atClaim = probe.seqAtClaim();
+            if (atClaim >= 0) {
+                for (long[] r : received) {
+                    if (r[0] > atClaim) {
+                        return r[1];
+                    }
+                }
+            }
+        }
+    }
+
+    private static long maxSeq(Connection db, String runId) throws Exception {
         try (PreparedStatement s =
                 db.prepareStatement(
-                        "SELECT l.holder FROM ab_lease l JOIN ab_run r ON l.name = 'run-driver:' || r.run_pk WHERE r.run_id = ?")) {
+                        "SELECT COALESCE(MAX(e.chunk_seq), 0) FROM ab_run_event e JOIN ab_run r ON e.run_pk = r.run_pk WHERE r.run_id = ?")) {
             s.setString(1, runId);
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getString(1) : "";
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * The agent: one chunk, then one every 100 ms until the gate file exists (at most 2 minutes),
+     * then a last one. It keeps writing while its driver is dead, so the first chunk its successor
+     * appends does not wait for anything the bench does after the kill.
+     */
+    private static String tickingRun(String runId, String key, String gate) {
+        return Runs.runBody(
+                runId,
+                "{\"key\":\"" + key + "\"}",
+                "echo '{\"delta\":\"a\"}'; i=0; while [ ! -f "
+                        + gate
+                        + " ] && [ $i -lt 1200 ]; do echo '{\"delta\":\"t'$i'\"}'; i=$((i+1));"
+                        + " sleep 0.1; done; echo '{\"delta\":\"b\"}'",
+                "");
+    }
+
+    /** Per-iteration times (ms): total and its three parts. */
+    private static final class Parts {
+        final long[] total;
+        final long[] lease;
+        final long[] claim;
+        final long[] firstChunk;
+        final long[] killed;
+
+        Parts(int n) {
+            killed = new long[n];
+            total = new long[n];
+            lease = new long[n];
+            claim = new long[n];
+            firstChunk = new long[n];
+        }
+
+        void record(
+                int i,
+                String label,
+                long t0,
+                long tKilled,
+                long tLease,
+                long tClaim,
+                long t1,
+                Map<String, Long> causes) {
+            if (tLease == 0 || tClaim == 0) {
+                throw new IllegalStateException(
+                        "the probe saw no " + (tLease == 0 ? "lease taken by B" : "epoch 2"));
+            }
+            killed[i] = (tKilled - t0) / 1_000_000;
+            total[i] = (t1 - t0) / 1_000_000;
+            lease[i] = (tLease - t0) / 1_000_000;
+            claim[i] = (tClaim - tLease) / 1_000_000;
+            firstChunk[i] = (t1 - tClaim) / 1_000_000;
+            System.err.printf(
+                    Locale.ROOT,
+                    "iteration %d, %s: total %d ms (kill → lease at B %d, lease → claim %d, claim →"
+                            + " first new chunk %d; A's processes gone at %d); takeovers at B: %s%n",
+                    i + 1,
+                    label,
+                    total[i],
+                    lease[i],
+                    claim[i],
+                    firstChunk[i],
+                    killed[i],
+                    causes);
+        }
+
+        void print(String what, String liveness, Map<String, Long> causes) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s, %s path, %d runs | median %d ms | max %d ms |%n"
+                            + "| part: kill → driver lease held by B | median %d ms | max %d ms |%n"
+                            + "| part: lease → claim (epoch 2) | median %d ms | max %d ms |%n"
+                            + "| part: claim → first new chunk (replay, append) | median %d ms | max %d ms |%n"
+                            + "| (bench) kill → A's processes gone | median %d ms | max %d ms |%n"
+                            + "takeovers counted by B, by cause: %s%n",
+                    what,
+                    liveness,
+                    total.length,
+                    median(total),
+                    max(total),
+                    median(lease),
+                    max(lease),
+                    median(claim),
+                    max(claim),
+                    median(firstChunk),
+                    max(firstChunk),
+                    median(killed),
+                    max(killed),
+                    causes);
+        }
+    }
+
+    /**
+     * Polls the run's driver lease row and claim row every 10 ms on its own connection: the first
+     * moment B holds the lease and the first moment the epoch is 2 or more.
+     */
+    private static final class Probe implements AutoCloseable {
+        private final Thread thread;
+        private volatile long leaseTaken;
+        private volatile long claimed;
+        private volatile long seqAtClaim = -1;
+
+        private Probe(String runId) {
+            thread =
+                    new Thread(
+                            () -> {
+                                try (Connection db = connect();
+                                        PreparedStatement s =
+                                                db.prepareStatement(
+                                                        "SELECT (SELECT l.holder FROM ab_lease l WHERE l.name = 'run-driver:' || r.run_pk),"
+                                                                + " (SELECT c.version FROM ab_run_claim c WHERE c.run_pk = r.run_pk),"
+                                                                + " (SELECT COALESCE(MAX(e.chunk_seq), 0) FROM ab_run_event e WHERE e.run_pk = r.run_pk)"
+                                                                + " FROM ab_run r WHERE r.run_id = ?")) {
+                                    s.setString(1, runId);
+                                    while (!Thread.currentThread().isInterrupted()
+                                            && (leaseTaken == 0 || claimed == 0)) {
+                                        try (ResultSet rs = s.executeQuery()) {
+                                            long now = System.nanoTime();
+                                            if (rs.next()) {
+                                                String holder = rs.getString(1);
+                                                if (leaseTaken == 0
+                                                        && holder != null
+                                                        && holder.startsWith("B/")) {
+                                                    leaseTaken = now;
+                                                }
+                                                if (claimed == 0 && rs.getLong(2) >= 2) {
+                                                    seqAtClaim = rs.getLong(3);
+                                                    claimed = now;
+                                                    if (leaseTaken == 0) {
+                                                        leaseTaken = now;
+                                                    }
+                                                }
+                                            }
+                                        }
+                                        Thread.sleep(10);
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                } catch (Exception e) {
+                                    System.err.println("probe failed: " + e);
+                                }
+                            },
+                            "takeover-probe");
+        }
+
+        static Probe start(String runId) {
+            Probe p = new Probe(runId);
+            p.thread.start();
+            return p;
+        }
+
+        /** The last sequence number stored when the epoch was first seen at 2; -1 before. */
+        long seqAtClaim() {
+            return seqAtClaim;
+        }
+
+        long leaseTaken() throws InterruptedException {
+            thread.join(5_000);
+            return leaseTaken;
+        }
+
+        long claimed() throws InterruptedException {
+            thread.join(5_000);
+            return claimed;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            thread.interrupt();
+            thread.join(5_000);
+        }
+    }
+
+    /** B's {@code agentbox_runs_takeovers_total} by cause, from {@code /metrics}. */
+    private static Map<String, Long> takeovers(JarServer server) {
+        String body =
+                server.api().send(server.api().request("/metrics?scope=application").GET()).body();
+        Map<String, Long> counts = new TreeMap<>();
+        Matcher m = TAKEOVERS.matcher(body);
+        while (m.find()) {
+            counts.merge(m.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+        }
+        return counts;
+    }
+
+    private static Map<String, Long> grown(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> grown = new TreeMap<>();
+        after.forEach(
+                (cause, n) -> {
+                    long d = n - before.getOrDefault(cause, 0L);
+                    if (d != 0) {
+                        grown.put(cause, d);
+                    }
+                });
+        return grown;
+    }
+
+    private static Connection connect() throws Exception {
+        return DriverManager.getConnection(DB, "agentbox", "agentbox");
+    }
+
+    private static long storedChunks(Connection db, String runId) throws Exception {
+        try (PreparedStatement s =
+                db.prepareStatement(
+                        "SELECT COUNT(*) FROM ab_run_event e JOIN ab_run r ON e.run_pk = r.run_pk WHERE r.run_id = ?")) {
+            s.setString(1, runId);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         }
     }
