@@ -4,6 +4,7 @@ import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.util.ArrayList;
@@ -46,8 +47,16 @@ final class TickingAgent {
         return chunks.stream().map(Chunks::fingerprint).toList();
     }
 
-    /** How many tick deltas {@code fingerprints} (a run's log, as fingerprints) holds. */
-    static int ticks(List<String> fingerprints) {
-        return (int) fingerprints.stream().filter(f -> f.matches("(?s).*\"tick[0-9]+\".*")).count();
+    /** How many tick deltas {@code chunks} (chunks as JSON text) hold. */
+    static int ticks(List<String> chunks) {
+        return (int)
+                chunks.stream().filter(c -> c.matches("(?s).*\"delta\":\"tick[0-9]+\".*")).count();
+    }
+
+    /** The ticks in the run's stored log, as {@code /runs/{id}/log} returns it. */
+    static int storedTicks(Api api, String runId) {
+        JsonArray log = Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray();
+        return ticks(
+                log.stream().map(v -> v.asJsonObject().getJsonObject("chunk").toString()).toList());
     }
 }
