@@ -99,16 +99,17 @@ public final class RunDriver implements Runnable {
             RunRecordView run,
             Optional<SandboxSpec> sandboxSpec,
             AgentInvocation agent) {
-        this(ctx, run, sandboxSpec, agent, false);
+        this(ctx, run, sandboxSpec, agent, false, null, Optional.empty(), OptionalLong.empty());
     }
 
+    /** A successor or a finalizer: no spec (the sandbox is the run's), no agent to start. */
     private RunDriver(
             RunContext ctx,
             RunRecordView run,
-            Optional<SandboxSpec> sandboxSpec,
-            AgentInvocation agent,
-            boolean takeover) {
-        this(ctx, run, sandboxSpec, agent, takeover, null, Optional.empty(), OptionalLong.empty());
+            Optional<TakeoverCause> cause,
+            OptionalLong goneSession,
+            Finalizing finalizing) {
+        this(ctx, run, Optional.empty(), null, true, finalizing, cause, goneSession);
     }
 
     private RunDriver(
@@ -140,15 +141,7 @@ public final class RunDriver implements Runnable {
      * running).
      */
     public static RunDriver successor(RunContext ctx, RunRecordView run, TakeoverCause cause) {
-        return new RunDriver(
-                ctx,
-                run,
-                Optional.empty(),
-                null,
-                true,
-                null,
-                Optional.of(cause),
-                OptionalLong.empty());
+        return new RunDriver(ctx, run, Optional.of(cause), OptionalLong.empty(), null);
     }
 
     /**
@@ -162,12 +155,9 @@ public final class RunDriver implements Runnable {
         return new RunDriver(
                 ctx,
                 run,
-                Optional.empty(),
-                null,
-                true,
-                null,
                 Optional.of(TakeoverCause.SESSION_GONE),
-                OptionalLong.of(goneSession));
+                OptionalLong.of(goneSession),
+                null);
     }
 
     /**
@@ -182,11 +172,8 @@ public final class RunDriver implements Runnable {
                 ctx,
                 run,
                 Optional.empty(),
-                null,
-                true,
-                new Finalizing(System.nanoTime() + budget.toNanos()),
-                Optional.empty(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                new Finalizing(System.nanoTime() + budget.toNanos()));
     }
 
     public RunRef ref() {
