@@ -14,7 +14,6 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -103,7 +102,7 @@ public final class TakeoverBench {
         Path work = Files.createTempDirectory("agentbox-takeover-bench");
         System.err.println("never-watched (" + liveness + " path), server logs in " + work);
         Map<String, String> env = env(liveness);
-        Parts parts = new Parts(iterations);
+        TakeoverParts parts = new TakeoverParts(iterations);
         Map<String, Long> causes = new TreeMap<>();
         env.put("AGENTBOX_NODE_ID", "B");
         try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
@@ -129,7 +128,7 @@ public final class TakeoverBench {
                             .atMost(Duration.ofSeconds(30))
                             .until(() -> storedChunks(db, runId) >= 4);
                     Map<String, Long> countsBefore = takeovers(b);
-                    try (Probe probe = Probe.start(runId)) {
+                    try (TakeoverProbe probe = TakeoverProbe.start(runId)) {
                         long t0 = System.nanoTime();
                         String killedAt = java.time.Instant.now().toString();
                         a.kill();
@@ -179,7 +178,7 @@ public final class TakeoverBench {
         Path work = Files.createTempDirectory("agentbox-takeover-bench");
         System.err.println("attached (" + liveness + " path), server logs in " + work);
         Map<String, String> env = env(liveness);
-        Parts parts = new Parts(iterations);
+        TakeoverParts parts = new TakeoverParts(iterations);
         Map<String, Long> causes = new TreeMap<>();
         env.put("AGENTBOX_NODE_ID", "B");
         try (JarServer b = JarServer.start(work, 19680, env, "/health/ready");
@@ -215,7 +214,7 @@ public final class TakeoverBench {
                                                     >= 4);
                     try (SseClient sse = onB.events(runId, "4")) {
                         Map<String, Long> countsBefore = takeovers(b);
-                        try (Probe probe = Probe.start(runId)) {
+                        try (TakeoverProbe probe = TakeoverProbe.start(runId)) {
                             long t0 = System.nanoTime();
                             String killedAt = java.time.Instant.now().toString();
                             a.kill();
@@ -250,7 +249,7 @@ public final class TakeoverBench {
      * the epoch turned 2, i.e. the first chunk the successor appended. Chunks the dead driver had
      * stored still arrive before it (the client may lag); they are not new.
      */
-    private static long firstNewChunk(SseClient sse, Probe probe) {
+    private static long firstNewChunk(SseClient sse, TakeoverProbe probe) {
         java.util.List<long[]> received = new java.util.ArrayList<>();
         while (true) {
             SseClient.Event e = sse.next(Duration.ofSeconds(60));
@@ -300,161 +299,6 @@ public final class TakeoverBench {
                 "");
     }
 
-    /** Per-iteration times (ms): total and its three parts. */
-    private static final class Parts {
-        final long[] total;
-        final long[] lease;
-        final long[] claim;
-        final long[] firstChunk;
-        final long[] killed;
-
-        Parts(int n) {
-            killed = new long[n];
-            total = new long[n];
-            lease = new long[n];
-            claim = new long[n];
-            firstChunk = new long[n];
-        }
-
-        void record(
-                int i,
-                String label,
-                long t0,
-                long tKilled,
-                long tLease,
-                long tClaim,
-                long t1,
-                Map<String, Long> causes) {
-            if (tLease == 0 || tClaim == 0) {
-                throw new IllegalStateException(
-                        "the probe saw no " + (tLease == 0 ? "lease taken by B" : "epoch 2"));
-            }
-            killed[i] = (tKilled - t0) / 1_000_000;
-            total[i] = (t1 - t0) / 1_000_000;
-            lease[i] = (tLease - t0) / 1_000_000;
-            claim[i] = (tClaim - tLease) / 1_000_000;
-            firstChunk[i] = (t1 - tClaim) / 1_000_000;
-            System.err.printf(
-                    Locale.ROOT,
-                    "iteration %d, %s: total %d ms (kill → lease at B %d, lease → claim %d, claim →"
-                            + " first new chunk %d; A's processes gone at %d); takeovers at B: %s%n",
-                    i + 1,
-                    label,
-                    total[i],
-                    lease[i],
-                    claim[i],
-                    firstChunk[i],
-                    killed[i],
-                    causes);
-        }
-
-        void print(String what, String liveness, Map<String, Long> causes) {
-            System.out.printf(
-                    Locale.ROOT,
-                    "| %s, %s path, %d runs | median %d ms | max %d ms |%n"
-                            + "| part: kill → driver lease held by B | median %d ms | max %d ms |%n"
-                            + "| part: lease → claim (epoch 2) | median %d ms | max %d ms |%n"
-                            + "| part: claim → first new chunk (replay, append) | median %d ms | max %d ms |%n"
-                            + "| (bench) kill → A's processes gone | median %d ms | max %d ms |%n"
-                            + "takeovers counted by B, by cause: %s%n",
-                    what,
-                    liveness,
-                    total.length,
-                    median(total),
-                    max(total),
-                    median(lease),
-                    max(lease),
-                    median(claim),
-                    max(claim),
-                    median(firstChunk),
-                    max(firstChunk),
-                    median(killed),
-                    max(killed),
-                    causes);
-        }
-    }
-
-    /**
-     * Polls the run's driver lease row and claim row every 10 ms on its own connection: the first
-     * moment B holds the lease and the first moment the epoch is 2 or more.
-     */
-    private static final class Probe implements AutoCloseable {
-        private final Thread thread;
-        private volatile long leaseTaken;
-        private volatile long claimed;
-        private volatile long seqAtClaim = -1;
-
-        private Probe(String runId) {
-            thread =
-                    new Thread(
-                            () -> {
-                                try (Connection db = connect();
-                                        PreparedStatement s =
-                                                db.prepareStatement(
-                                                        "SELECT (SELECT l.holder FROM ab_lease l WHERE l.name = 'run-driver:' || r.run_pk),"
-                                                                + " (SELECT c.version FROM ab_run_claim c WHERE c.run_pk = r.run_pk),"
-                                                                + " (SELECT COALESCE(MAX(e.chunk_seq), 0) FROM ab_run_event e WHERE e.run_pk = r.run_pk)"
-                                                                + " FROM ab_run r WHERE r.run_id = ?")) {
-                                    s.setString(1, runId);
-                                    while (!Thread.currentThread().isInterrupted()
-                                            && (leaseTaken == 0 || claimed == 0)) {
-                                        try (ResultSet rs = s.executeQuery()) {
-                                            long now = System.nanoTime();
-                                            if (rs.next()) {
-                                                String holder = rs.getString(1);
-                                                if (leaseTaken == 0
-                                                        && holder != null
-                                                        && holder.startsWith("B/")) {
-                                                    leaseTaken = now;
-                                                }
-                                                if (claimed == 0 && rs.getLong(2) >= 2) {
-                                                    seqAtClaim = rs.getLong(3);
-                                                    claimed = now;
-                                                    if (leaseTaken == 0) {
-                                                        leaseTaken = now;
-                                                    }
-                                                }
-                                            }
-                                        }
-                                        Thread.sleep(10);
-                                    }
-                                } catch (InterruptedException e) {
-                                    Thread.currentThread().interrupt();
-                                } catch (Exception e) {
-                                    System.err.println("probe failed: " + e);
-                                }
-                            },
-                            "takeover-probe");
-        }
-
-        static Probe start(String runId) {
-            Probe p = new Probe(runId);
-            p.thread.start();
-            return p;
-        }
-
-        /** The last sequence number stored when the epoch was first seen at 2; -1 before. */
-        long seqAtClaim() {
-            return seqAtClaim;
-        }
-
-        long leaseTaken() throws InterruptedException {
-            thread.join(5_000);
-            return leaseTaken;
-        }
-
-        long claimed() throws InterruptedException {
-            thread.join(5_000);
-            return claimed;
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            thread.interrupt();
-            thread.join(5_000);
-        }
-    }
-
     /** B's {@code agentbox_runs_takeovers_total} by cause, from {@code /metrics}. */
     private static Map<String, Long> takeovers(JarServer server) {
         String body =
@@ -479,7 +323,7 @@ public final class TakeoverBench {
         return grown;
     }
 
-    private static Connection connect() throws Exception {
+    static Connection connect() throws Exception {
         return DriverManager.getConnection(DB, "agentbox", "agentbox");
     }
 
@@ -495,13 +339,13 @@ public final class TakeoverBench {
         }
     }
 
-    private static long median(long[] v) {
+    static long median(long[] v) {
         long[] s = v.clone();
         Arrays.sort(s);
         return s[s.length / 2];
     }
 
-    private static long max(long[] v) {
+    static long max(long[] v) {
         return Arrays.stream(v).max().orElse(0);
     }
 }
