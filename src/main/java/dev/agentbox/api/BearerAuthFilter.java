@@ -34,29 +34,19 @@ public class BearerAuthFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        String tenant;
-        if (tokens.devMode()) {
-            tenant = TenantTokens.DEV_TENANT;
-        } else {
-            String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
-            Optional<String> found =
-                    header != null && header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
-                            ? tokens.tenantFor(credential(header))
-                            : Optional.empty();
-            if (found.isEmpty()) {
-                request.abortWith(
-                        Problems.builder(
-                                        ProblemCode.UNAUTHORIZED,
-                                        header == null
-                                                ? "A bearer token is required."
-                                                : "The bearer token is not valid.",
-                                        Map.of())
-                                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"agentbox\"")
-                                .build());
-                return;
-            }
-            tenant = found.get();
+        String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
+        Optional<String> found = tokens.authenticate(header);
+        if (found.isEmpty()) {
+            request.abortWith(
+                    Problems.builder(
+                                    ProblemCode.UNAUTHORIZED,
+                                    TenantTokens.refusal(header),
+                                    Map.of())
+                            .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"agentbox\"")
+                            .build());
+            return;
         }
+        String tenant = found.get();
         if (!tokens.isAdmin(tenant)
                 && AdminPath.isAdmin(
                         request.getUriInfo().getRequestUri().getRawPath(),

@@ -20,10 +20,13 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** Sandboxes of the caller's tenant: ensure, list, get, delete, exec, snapshot, fork, ports. */
@@ -113,14 +116,39 @@ public class SandboxesResource {
                 .build();
     }
 
+    /**
+     * Where the caller reaches a port of the sandbox. A port the provider publishes (declared in
+     * {@code policy.ports} on a bridge sandbox, or any port of a local sandbox) keeps its direct
+     * host URL; every other port answers the port proxy's URL, which takes the caller's bearer
+     * token like the rest of the API. The token is never echoed back: {@code proxied} tells the
+     * caller whether to send it. Nothing needs to listen yet.
+     */
     @GET
     @Path("{key}/ports/{port}")
-    public Map<String, Object> port(@PathParam("key") String key, @PathParam("port") int port) {
-        SandboxPorts.Channel channel =
-                sandboxes.open(caller.tenant(), key).handle().ports().connect(port);
-        return channel.headers().isEmpty()
-                ? Map.of("url", channel.url())
-                : Map.of("url", channel.url(), "headers", channel.headers());
+    @Operation(
+            summary =
+                    "Where to reach a port of the sandbox: its published host URL, or agentbox's authenticated proxy for any port it opens")
+    public Map<String, Object> port(
+            @PathParam("key") String key, @PathParam("port") int port, @Context UriInfo uri) {
+        SandboxPorts ports = sandboxes.open(caller.tenant(), key).handle().ports();
+        Optional<SandboxPorts.Channel> published = ports.published(port);
+        if (published.isPresent()) {
+            return Map.of(
+                    "url", published.get().url(),
+                    "headers", published.get().headers(),
+                    "proxied", false);
+        }
+        ports.address(port); // a sandbox without a network address is refused here, not later
+        String url =
+                uri.getBaseUriBuilder()
+                        .path("v1/sandboxes")
+                        .path(key)
+                        .path("ports")
+                        .path(Integer.toString(port))
+                        .path("proxy/")
+                        .build()
+                        .toString();
+        return Map.of("url", url, "headers", Map.of(), "proxied", true);
     }
 
     private SandboxCapabilities capabilities(SandboxInstance i) {

@@ -142,6 +142,31 @@ public class TenantTokens {
         return Optional.ofNullable(match);
     }
 
+    /**
+     * The tenant an {@code Authorization} header authenticates: {@link #DEV_TENANT} in dev mode,
+     * whatever the header; otherwise the tenant of its bearer token, empty when the header is
+     * missing, not {@code Bearer} or names no configured token. The one check every entry point
+     * (the JAX-RS filter, the port proxy) applies.
+     */
+    public Optional<String> authenticate(String authorizationHeader) {
+        if (devMode()) {
+            return Optional.of(DEV_TENANT);
+        }
+        String prefix = "Bearer ";
+        if (authorizationHeader == null
+                || !authorizationHeader.regionMatches(true, 0, prefix, 0, prefix.length())) {
+            return Optional.empty();
+        }
+        return tenantFor(BearerAuthFilter.credential(authorizationHeader));
+    }
+
+    /** The {@code 401} detail for a refused {@code Authorization} header. */
+    static String refusal(String authorizationHeader) {
+        return authorizationHeader == null
+                ? "A bearer token is required."
+                : "The bearer token is not valid.";
+    }
+
     /** Whether {@code tenant} may call {@code /admin}; in dev mode everyone may. */
     public boolean isAdmin(String tenant) {
         return devMode() || adminTenant.map(String::trim).map(tenant::equals).orElse(false);

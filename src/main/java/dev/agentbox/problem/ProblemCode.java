@@ -30,6 +30,8 @@ public enum ProblemCode {
     SANDBOX_EXISTS(409, "Sandbox already exists"),
     SANDBOX_NOT_RUNNING(409, "Sandbox not running"),
     AGENT_LOST(404, "Agent lost"),
+    PORT_UNREACHABLE(502, "Port unreachable"),
+    PORT_TIMEOUT(504, "Port timeout"),
     INTERNAL_ERROR(500, "Internal server error");
 
     private final int status;

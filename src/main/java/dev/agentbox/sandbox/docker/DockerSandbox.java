@@ -18,6 +18,7 @@ import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SnapshotRef;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -122,8 +123,13 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     }
 
     @Override
-    public Channel connect(int port) {
-        return new Channel(provider.portUrl(name, port), Map.of());
+    public Optional<Channel> published(int port) {
+        return provider.portUrl(name, port).map(url -> new Channel(url, Map.of()));
+    }
+
+    @Override
+    public InetSocketAddress address(int port) {
+        return provider.portAddress(name, port);
     }
 
     // ---- processes ----

@@ -3,8 +3,10 @@ package dev.agentbox.sandbox.docker;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.*;
 
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
 import dev.agentbox.sandbox.spi.DaemonThreads;
@@ -19,7 +21,10 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -287,22 +292,69 @@ public class DockerSandboxProvider implements SandboxProvider {
     }
 
     /** The host URL of a published container port. */
-    String portUrl(String containerName, int port) {
-        InspectContainerResponse c =
-                DockerEngine.call(
-                        "container inspect",
-                        () -> engine().client().inspectContainerCmd(containerName).exec());
+    /**
+     * The host URL of a port published at creation ({@code policy.ports} with network bridge);
+     * empty for any other port.
+     */
+    Optional<String> portUrl(String containerName, int port) {
+        checkPort(port);
+        InspectContainerResponse c = inspect(containerName);
         Ports ports = c.getNetworkSettings() == null ? null : c.getNetworkSettings().getPorts();
         Ports.Binding[] b = ports == null ? null : ports.getBindings().get(ExposedPort.tcp(port));
         if (b == null || b.length == 0 || b[0].getHostPortSpec() == null) {
-            throw ProblemException.invalidRequest(
-                    "Port "
-                            + port
-                            + " is not published by sandbox "
-                            + containerName
-                            + " (declare it in policy.ports with network bridge).");
+            return Optional.empty();
         }
-        return "http://" + urlHost() + ":" + b[0].getHostPortSpec();
+        return Optional.of("http://" + urlHost() + ":" + b[0].getHostPortSpec());
+    }
+
+    /**
+     * The container's address on its sandbox network (the tenant network of a bridge sandbox),
+     * which the host reaches without publishing anything: the host rule on {@code abr+} refuses
+     * only connections the sandbox opens, not replies to the host's own.
+     */
+    InetSocketAddress portAddress(String containerName, int port) {
+        checkPort(port);
+        InspectContainerResponse c = inspect(containerName);
+        Map<String, ContainerNetwork> networks =
+                c.getNetworkSettings() == null ? null : c.getNetworkSettings().getNetworks();
+        String ip = null;
+        if (networks != null) {
+            for (Map.Entry<String, ContainerNetwork> n : networks.entrySet()) {
+                String candidate = n.getValue() == null ? null : n.getValue().getIpAddress();
+                if (candidate != null && !candidate.isBlank()) {
+                    if (ip == null || n.getKey().startsWith(TenantNetworks.NAME_PREFIX)) {
+                        ip = candidate;
+                    }
+                }
+            }
+        }
+        if (ip == null) {
+            throw new ProblemException(
+                    ProblemCode.UNSUPPORTED_CAPABILITY,
+                    "Sandbox "
+                            + containerName
+                            + " has no network address (policy.network none), so none of its ports"
+                            + " can be reached; ensure it with policy.network bridge.",
+                    Map.of("capability", "ports"),
+                    null);
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("engine reported a malformed address " + ip, e);
+        }
+    }
+
+    private static void checkPort(int port) {
+        if (port < 1 || port > 65535) {
+            throw ProblemException.invalidRequest("port out of range: " + port);
+        }
+    }
+
+    private InspectContainerResponse inspect(String containerName) {
+        return DockerEngine.call(
+                "container inspect",
+                () -> engine().client().inspectContainerCmd(containerName).exec());
     }
 
     private String urlHost() {

@@ -28,6 +28,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -146,13 +148,19 @@ final class LocalSandbox
         env.putAll(vars);
     }
 
-    /** Local processes listen on the host itself. */
+    /** Local processes listen on the host itself: every port is published on its loopback. */
     @Override
-    public Channel connect(int port) {
+    public Optional<Channel> published(int port) {
+        InetSocketAddress at = address(port);
+        return Optional.of(new Channel("http://127.0.0.1:" + at.getPort(), Map.of()));
+    }
+
+    @Override
+    public InetSocketAddress address(int port) {
         if (port < 1 || port > 65535) {
             throw ProblemException.invalidRequest("port out of range: " + port);
         }
-        return new Channel("http://127.0.0.1:" + port, Map.of());
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     }
 
     // ---- paths ----

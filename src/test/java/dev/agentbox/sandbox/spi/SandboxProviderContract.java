@@ -648,7 +648,7 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
-    @DisplayName("ports: connect resolves a URL the host can reach")
+    @DisplayName("ports: a published port has a URL the host reaches; its address is reachable too")
     void ports() throws Exception {
         assertThat(provider.capabilities().ports()).isTrue();
         int port = servicePort();
@@ -658,8 +658,19 @@ public abstract class SandboxProviderContract {
                 h.process()
                         .spawn(httpServerCommand(port), ProcessOptions.defaults().withCwd("ports"));
         try {
-            SandboxPorts.Channel ch = h.ports().connect(port);
+            SandboxPorts.Channel ch = h.ports().published(port).orElseThrow();
             assertThat(ch.url()).startsWith("http://");
+            java.net.InetSocketAddress at = h.ports().address(port);
+            assertThat(at.getPort()).isEqualTo(port);
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .until(
+                            () -> {
+                                try (java.net.Socket s = new java.net.Socket()) {
+                                    s.connect(at, 2000);
+                                    return true;
+                                }
+                            });
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             await().atMost(Duration.ofSeconds(20))
                     .ignoreExceptions()

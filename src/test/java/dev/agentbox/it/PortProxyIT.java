@@ -1,0 +1,308 @@
+package dev.agentbox.it;
+
+import static dev.agentbox.it.ProblemAssert.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The port proxy: a server a sandbox starts after creation, on a port nobody declared, is reached
+ * through agentbox under the API's own bearer auth and tenant check, without anything published on
+ * the host.
+ */
+class PortProxyIT {
+
+    private static final String BUSYBOX = "agentbox/sandbox:busybox";
+
+    /** A CGI script that answers with its environment (the request's fields) and its body. */
+    private static final String ECHO_CGI =
+            "#!/bin/sh\n"
+                    + "printf 'Content-Type: text/plain\\r\\nX-From-Sandbox: yes\\r\\n"
+                    + "Set-Cookie: sandbox=1\\r\\n\\r\\n'\n"
+                    + "env | sort\n"
+                    + "echo body=$(head -c ${CONTENT_LENGTH:-0})\n";
+
+    /**
+     * A peer that reads a request head, switches protocols, greets with the request line it got,
+     * then echoes every byte: after the {@code 101} nothing but raw bytes crosses the relay.
+     */
+    private static final String UPGRADE_ECHO =
+            "#!/bin/sh\n"
+                    + "cr=$(printf '\\r')\n"
+                    + "IFS= read -r first\n"
+                    + "while IFS= read -r line; do [ -z \"${line%$cr}\" ] && break; done\n"
+                    + "printf 'HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\n"
+                    + "Connection: Upgrade\\r\\nSec-WebSocket-Accept: test\\r\\n\\r\\n'\n"
+                    + "echo \"hello ${first%$cr}\"\n"
+                    + "exec cat\n";
+
+    private final Api api = Api.itServer();
+    private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+
+    @AfterEach
+    void cleanUp() {
+        sandboxes.close();
+    }
+
+    private JsonObject sandbox(String network) {
+        return sandboxes.ensure(
+                "{\"definitionId\":\"ports-"
+                        + UUID.randomUUID()
+                        + "\",\"image\":\""
+                        + BUSYBOX
+                        + "\",\"policy\":{\"network\":\""
+                        + network
+                        + "\"}}");
+    }
+
+    private void put(String key, String path, String content) {
+        HttpResponse<String> r =
+                api.send(
+                        api.request(
+                                        "/api/v1/sandboxes/" + key + "/files?path=" + path,
+                                        Api.TENANT_A)
+                                .PUT(HttpRequest.BodyPublishers.ofString(content)));
+        assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+    }
+
+    private void start(String key, String command) {
+        HttpResponse<String> r =
+                api.send(
+                        api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                Json.createObjectBuilder()
+                                                        .add("command", command)
+                                                        .build()
+                                                        .toString())));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    }
+
+    /** A bridge sandbox whose busybox httpd serves www/ on 8081, started after creation. */
+    private String serving() {
+        String key = sandbox("bridge").getString("key");
+        put(key, "www/index.html", "served through the proxy");
+        put(key, "www/cgi-bin/echo", ECHO_CGI);
+        sandboxes.exec(key, "chmod +x www/cgi-bin/echo");
+        start(key, "httpd -f -p 8081 -h /workspace/www");
+        return key;
+    }
+
+    private String proxyUrl(String key, int port) {
+        JsonObject channel =
+                Api.object(api.get("/api/v1/sandboxes/" + key + "/ports/" + port, Api.TENANT_A));
+        assertThat(channel.getBoolean("proxied")).isTrue();
+        assertThat(channel.getJsonObject("headers")).isEmpty();
+        return channel.getString("url");
+    }
+
+    private HttpResponse<String> awaitAnswer(HttpRequest.Builder request) {
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            last.set(api.send(request));
+                            return last.get().statusCode() != 502;
+                        });
+        return last.get();
+    }
+
+    @Test
+    void aPortOpenedAfterCreationIsServedThroughTheProxyAndNothingIsPublished() {
+        String key = serving();
+        String url = proxyUrl(key, 8081);
+        assertThat(url)
+                .isEqualTo(api.baseUrl() + "/api/v1/sandboxes/" + key + "/ports/8081/proxy/");
+
+        HttpResponse<String> page =
+                awaitAnswer(
+                        HttpRequest.newBuilder(URI.create(url + "index.html"))
+                                .header("Authorization", "Bearer " + Api.TENANT_A));
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).isEqualTo("served through the proxy");
+
+        HttpResponse<String> echoed =
+                api.send(
+                        HttpRequest.newBuilder(URI.create(url + "cgi-bin/echo?q=1&r=two"))
+                                .header("Authorization", "Bearer " + Api.TENANT_A)
+                                .header("Cookie", "agentbox-session=secret")
+                                .header("X-Test", "passed-along")
+                                .POST(HttpRequest.BodyPublishers.ofString("posted-body")));
+        assertThat(echoed.statusCode()).isEqualTo(200);
+        assertThat(echoed.body())
+                .contains("REQUEST_METHOD=POST")
+                .contains("REQUEST_URI=/cgi-bin/echo?q=1&r=two")
+                .contains("HTTP_X_TEST=passed-along")
+                .contains("HTTP_X_FORWARDED_PREFIX=/api/v1/sandboxes/" + key + "/ports/8081/proxy")
+                .contains("body=posted-body")
+                .doesNotContain("HTTP_AUTHORIZATION")
+                .doesNotContain(Api.TENANT_A)
+                .doesNotContain("HTTP_COOKIE");
+        assertThat(echoed.headers().firstValue("X-From-Sandbox")).hasValue("yes");
+        assertThat(echoed.headers().firstValue("Set-Cookie")).isEmpty();
+
+        String container =
+                Api.object(api.get("/api/v1/sandboxes/" + key, Api.TENANT_A))
+                        .getString("providerSandboxId");
+        assertThat(DockerCli.ok("inspect", "-f", "{{json .HostConfig.PortBindings}}", container))
+                .doesNotContain("8081");
+        assertThat(DockerCli.ok("inspect", "-f", "{{json .NetworkSettings.Ports}}", container))
+                .doesNotContain("8081");
+    }
+
+    @Test
+    void theProxyTakesTheApiBearerTokenAndOnlyTheOwnersTenant() {
+        String key = serving();
+        String url = proxyUrl(key, 8081);
+        awaitAnswer(
+                HttpRequest.newBuilder(URI.create(url + "index.html"))
+                        .header("Authorization", "Bearer " + Api.TENANT_A));
+
+        HttpResponse<String> anonymous =
+                api.send(HttpRequest.newBuilder(URI.create(url + "index.html")));
+        assertProblem(anonymous, 401, "unauthorized");
+        assertThat(anonymous.headers().firstValue("WWW-Authenticate")).isPresent();
+        assertProblem(
+                api.send(
+                        HttpRequest.newBuilder(URI.create(url + "index.html"))
+                                .header("Authorization", "Bearer not-a-token")),
+                401,
+                "unauthorized");
+        HttpResponse<String> otherTenant =
+                api.send(
+                        HttpRequest.newBuilder(URI.create(url + "index.html"))
+                                .header("Authorization", "Bearer " + Api.TENANT_B));
+        assertProblem(otherTenant, 404, "not-found");
+        assertThat(otherTenant.body()).doesNotContain("served through the proxy");
+        assertProblem(
+                api.get("/api/v1/sandboxes/" + key + "/ports/8081", Api.TENANT_B),
+                404,
+                "not-found");
+    }
+
+    @Test
+    void aPortNothingListensOnIsA502ProblemAndABadPortA400() {
+        String key = sandbox("bridge").getString("key");
+        String url = proxyUrl(key, 8099);
+        JsonObject problem =
+                assertProblem(
+                        api.send(
+                                HttpRequest.newBuilder(URI.create(url))
+                                        .header("Authorization", "Bearer " + Api.TENANT_A)),
+                        502,
+                        "port-unreachable");
+        assertThat(problem.getString("detail")).contains("8099").contains("refused");
+        assertThat(problem.getInt("port")).isEqualTo(8099);
+        assertProblem(
+                api.get("/api/v1/sandboxes/" + key + "/ports/0/proxy/", Api.TENANT_A),
+                400,
+                "invalid-request");
+        assertProblem(
+                api.get("/api/v1/sandboxes/" + key + "/ports/70000/proxy/", Api.TENANT_A),
+                400,
+                "invalid-request");
+    }
+
+    @Test
+    void aSandboxWithoutNetworkHasNoReachablePorts() {
+        String key = sandbox("none").getString("key");
+        JsonObject problem =
+                assertProblem(
+                        api.get("/api/v1/sandboxes/" + key + "/ports/8081", Api.TENANT_A),
+                        422,
+                        "unsupported-capability");
+        assertThat(problem.getString("capability")).isEqualTo("ports");
+        assertThat(problem.getString("detail")).contains("network");
+        assertProblem(
+                api.get("/api/v1/sandboxes/" + key + "/ports/8081/proxy/", Api.TENANT_A),
+                422,
+                "unsupported-capability");
+    }
+
+    @Test
+    void anUpgradedConnectionRelaysRawBytesBothWays() throws Exception {
+        String key = sandbox("bridge").getString("key");
+        put(key, "upgrade-echo", UPGRADE_ECHO);
+        sandboxes.exec(key, "chmod +x upgrade-echo");
+        start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo");
+        URI base = URI.create(api.baseUrl());
+        String head =
+                "GET /api/v1/sandboxes/"
+                        + key
+                        + "/ports/8082/proxy/chat?room=1 HTTP/1.1\r\n"
+                        + "Host: "
+                        + base.getHost()
+                        + ":"
+                        + base.getPort()
+                        + "\r\nAuthorization: Bearer "
+                        + Api.TENANT_A
+                        + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n\r\n";
+        AtomicReference<Socket> open = new AtomicReference<>();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            Socket s = new Socket(base.getHost(), base.getPort());
+                            s.setSoTimeout(10_000);
+                            s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+                            String status = line(s.getInputStream());
+                            if (status.startsWith("HTTP/1.1 101")) {
+                                open.set(s);
+                                return true;
+                            }
+                            s.close();
+                            return false;
+                        });
+        try (Socket s = open.get()) {
+            InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            StringBuilder fields = new StringBuilder();
+            for (String l = line(in); !l.isEmpty(); l = line(in)) {
+                fields.append(l.toLowerCase()).append('\n');
+            }
+            assertThat(fields.toString()).contains("upgrade: websocket");
+            assertThat(line(in)).isEqualTo("hello GET /chat?room=1 HTTP/1.1");
+            for (String message : new String[] {"ping-1", "second message", "ping-3"}) {
+                out.write((message + "\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                assertThat(line(in)).isEqualTo(message);
+            }
+        }
+    }
+
+    /** One line without its CR LF. */
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new IOException("connection ended after: " + b);
+            }
+            if (c != '\r') {
+                b.write(c);
+            }
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+}
