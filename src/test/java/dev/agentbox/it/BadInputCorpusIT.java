@@ -227,6 +227,7 @@ class BadInputCorpusIT {
                         "/snapshots",
                         "/fork",
                         "/ports/",
+                        "/proxy/",
                         "POST /api/v1/runs",
                         "GET /api/v1/runs?",
                         "GET /api/v1/runs/",
@@ -923,6 +924,21 @@ class BadInputCorpusIT {
         c.add(of("ports: 2^31", "GET", S + "/ports/2147483648").expect4xx());
         c.add(of("ports: not a number", "GET", S + "/ports/http").expect4xx());
         c.add(of("ports: unknown sandbox", "GET", U + "/ports/8080").expect(404, "not-found"));
+        c.add(of("proxy: port 0", "GET", S + "/ports/0/proxy/").expect(400, "invalid-request"));
+        c.add(
+                of("proxy: port 70000", "POST", S + "/ports/70000/proxy/x")
+                        .json("{}")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("proxy: not a number", "GET", S + "/ports/http/proxy/")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("proxy: unknown sandbox", "DELETE", U + "/ports/8080/proxy/a?b=c")
+                        .expect(404, "not-found"));
+        c.add(
+                of("proxy: another tenant's sandbox", "GET", S + "/ports/8080/proxy/")
+                        .token(Api.TENANT_B)
+                        .expect(404, "not-found"));
     }
 
     private static void runs(List<BadInputCase> c) {
