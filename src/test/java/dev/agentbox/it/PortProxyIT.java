@@ -52,39 +52,56 @@ class PortProxyIT {
                     + "echo \"hello ${first%$cr}\"\n"
                     + "exec cat\n";
 
+    /** tenant-q's own quotas (pom.xml): 2 streams. */
+    private static final String TENANT_Q = "token-q";
+
     private final Api api = Api.itServer();
     private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+    private final Sandboxes quotaTenant = new Sandboxes(api, TENANT_Q);
 
     @AfterEach
     void cleanUp() {
         sandboxes.close();
+        quotaTenant.close();
     }
 
     private JsonObject sandbox(String network) {
-        return sandboxes.ensure(
+        return sandbox(sandboxes, network, "");
+    }
+
+    private static JsonObject sandbox(Sandboxes of, String network, String ports) {
+        return of.ensure(
                 "{\"definitionId\":\"ports-"
                         + UUID.randomUUID()
                         + "\",\"image\":\""
                         + BUSYBOX
                         + "\",\"policy\":{\"network\":\""
                         + network
-                        + "\"}}");
+                        + "\""
+                        + ports
+                        + "}}");
     }
 
     private void put(String key, String path, String content) {
+        put(key, path, content, Api.TENANT_A);
+    }
+
+    private void put(String key, String path, String content, String token) {
         HttpResponse<String> r =
                 api.send(
-                        api.request(
-                                        "/api/v1/sandboxes/" + key + "/files?path=" + path,
-                                        Api.TENANT_A)
+                        api.request("/api/v1/sandboxes/" + key + "/files?path=" + path, token)
                                 .PUT(HttpRequest.BodyPublishers.ofString(content)));
         assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
     }
 
     private void start(String key, String command) {
+        start(key, command, Api.TENANT_A);
+    }
+
+    private void start(String key, String command, String token) {
         HttpResponse<String> r =
                 api.send(
-                        api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
+                        api.request("/api/v1/sandboxes/" + key + "/processes", token)
                                 .header("Content-Type", "application/json")
                                 .POST(
                                         HttpRequest.BodyPublishers.ofString(
@@ -244,38 +261,7 @@ class PortProxyIT {
         put(key, "upgrade-echo", UPGRADE_ECHO);
         sandboxes.exec(key, "chmod +x upgrade-echo");
         start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo");
-        URI base = URI.create(api.baseUrl());
-        String head =
-                "GET /api/v1/sandboxes/"
-                        + key
-                        + "/ports/8082/proxy/chat?room=1 HTTP/1.1\r\n"
-                        + "Host: "
-                        + base.getHost()
-                        + ":"
-                        + base.getPort()
-                        + "\r\nAuthorization: Bearer "
-                        + Api.TENANT_A
-                        + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                        + "Sec-WebSocket-Version: 13\r\n\r\n";
-        AtomicReference<Socket> open = new AtomicReference<>();
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(300))
-                .until(
-                        () -> {
-                            Socket s = new Socket(base.getHost(), base.getPort());
-                            s.setSoTimeout(10_000);
-                            s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
-                            String status = line(s.getInputStream());
-                            if (status.startsWith("HTTP/1.1 101")) {
-                                open.set(s);
-                                return true;
-                            }
-                            s.close();
-                            return false;
-                        });
-        try (Socket s = open.get()) {
+        try (Socket s = awaitUpgrade(key, Api.TENANT_A)) {
             InputStream in = s.getInputStream();
             OutputStream out = s.getOutputStream();
             StringBuilder fields = new StringBuilder();
@@ -290,6 +276,141 @@ class PortProxyIT {
                 assertThat(line(in)).isEqualTo(message);
             }
         }
+    }
+
+    @Test
+    void eachUpgradedConnectionHoldsAStreamsSlotUntilItCloses() throws Exception {
+        String key = sandbox(quotaTenant, "bridge", "").getString("key");
+        put(key, "upgrade-echo", UPGRADE_ECHO, TENANT_Q);
+        quotaTenant.exec(key, "chmod +x upgrade-echo");
+        start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo", TENANT_Q);
+        Socket first = awaitUpgrade(key, TENANT_Q);
+        try (Socket second = awaitUpgrade(key, TENANT_Q);
+                Socket third = sendUpgrade(key, TENANT_Q)) {
+            String refused = line(third.getInputStream());
+            assertThat(refused).startsWith("HTTP/1.1 429");
+            assertThat(until(third.getInputStream(), "\"quota\":\"streams\""))
+                    .contains("Retry-After");
+        } finally {
+            first.close();
+        }
+        // both closed by the client: their slots come back, so two more relays open
+        try (Socket again = awaitUpgrade(key, TENANT_Q);
+                Socket andAgain = awaitUpgrade(key, TENANT_Q)) {
+            andAgain.getOutputStream().write("still relayed\n".getBytes(StandardCharsets.UTF_8));
+            InputStream in = andAgain.getInputStream();
+            for (String l = line(in); !l.isEmpty(); l = line(in)) {
+                // the 101's fields
+            }
+            assertThat(line(in)).startsWith("hello GET /chat");
+            assertThat(line(in)).isEqualTo("still relayed");
+        }
+    }
+
+    @Test
+    void aPortThatAcceptsButNeverAnswersIsA504ProblemWithinTheReadTimeout() {
+        String key = sandbox("bridge").getString("key");
+        put(key, "silent", "#!/bin/sh\nexec sleep 600\n");
+        sandboxes.exec(key, "chmod +x silent");
+        start(key, "nc -ll -p 8083 -e /workspace/silent");
+        String url = proxyUrl(key, 8083);
+        // pom.xml sets agentbox.ports.proxy.read-timeout-ms=3000 for the IT server
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            last.set(
+                                    api.send(
+                                            HttpRequest.newBuilder(URI.create(url))
+                                                    .header(
+                                                            "Authorization",
+                                                            "Bearer " + Api.TENANT_A)));
+                            return last.get().statusCode() != 502;
+                        });
+        JsonObject problem = assertProblem(last.get(), 504, "port-timeout");
+        assertThat(problem.getString("detail")).contains("8083").contains("3000 ms");
+    }
+
+    @Test
+    void aDeclaredPortKeepsItsHostUrlAndIsReachableThroughTheProxyToo() {
+        String key = sandbox(sandboxes, "bridge", ",\"ports\":[8080]").getString("key");
+        put(key, "www/index.html", "declared and proxied");
+        start(key, "httpd -f -p 8080 -h /workspace/www");
+        JsonObject channel =
+                Api.object(api.get("/api/v1/sandboxes/" + key + "/ports/8080", Api.TENANT_A));
+        assertThat(channel.getBoolean("proxied")).isFalse();
+        assertThat(URI.create(channel.getString("url")).getHost()).isEqualTo("127.0.0.1");
+        HttpResponse<String> proxied =
+                awaitAnswer(
+                        HttpRequest.newBuilder(
+                                        URI.create(
+                                                api.baseUrl()
+                                                        + "/api/v1/sandboxes/"
+                                                        + key
+                                                        + "/ports/8080/proxy/index.html"))
+                                .header("Authorization", "Bearer " + Api.TENANT_A));
+        assertThat(proxied.statusCode()).isEqualTo(200);
+        assertThat(proxied.body()).isEqualTo("declared and proxied");
+    }
+
+    /** Sends an upgrade request for port 8082 and returns the socket, nothing read yet. */
+    private Socket sendUpgrade(String key, String token) throws IOException {
+        URI base = URI.create(api.baseUrl());
+        String head =
+                "GET /api/v1/sandboxes/"
+                        + key
+                        + "/ports/8082/proxy/chat?room=1 HTTP/1.1\r\n"
+                        + "Host: "
+                        + base.getHost()
+                        + ":"
+                        + base.getPort()
+                        + "\r\nAuthorization: Bearer "
+                        + token
+                        + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n\r\n";
+        Socket s = new Socket(base.getHost(), base.getPort());
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+        return s;
+    }
+
+    /**
+     * An upgraded connection to the echo peer on 8082, its {@code 101} status line read, once the
+     * peer listens.
+     */
+    private Socket awaitUpgrade(String key, String token) {
+        AtomicReference<Socket> open = new AtomicReference<>();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            Socket s = sendUpgrade(key, token);
+                            String status = line(s.getInputStream());
+                            if (status.startsWith("HTTP/1.1 101")) {
+                                open.set(s);
+                                return true;
+                            }
+                            s.close();
+                            return false;
+                        });
+        return open.get();
+    }
+
+    /** What arrives up to and including {@code needle} (the connection stays open after it). */
+    private static String until(InputStream in, String needle) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while (!b.toString(StandardCharsets.UTF_8).contains(needle)) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("connection ended before " + needle + " in: " + b);
+            }
+            b.write(c);
+        }
+        return b.toString(StandardCharsets.UTF_8);
     }
 
     /** One line without its CR LF. */
