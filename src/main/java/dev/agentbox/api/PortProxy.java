@@ -328,7 +328,7 @@ final class PortProxy {
     }
 
     /** Re-chunks a request body of unknown length, refusing it past {@code maxBodyBytes}. */
-    private void copyChunked(InputStream in, OutputStream out) throws IOException {
+    void copyChunked(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[BUFFER];
         long total = 0;
         for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
@@ -349,7 +349,7 @@ final class PortProxy {
     private static final byte[] CRLF = {'\r', '\n'};
 
     /** Decodes a chunked body (RFC 9112 7.1), dropping extensions and trailers. */
-    private static void copyDechunked(InputStream in, OutputStream out) throws IOException {
+    static void copyDechunked(InputStream in, OutputStream out) throws IOException {
         while (true) {
             String sizeLine = asciiLine(in);
             int semi = sizeLine.indexOf(';');

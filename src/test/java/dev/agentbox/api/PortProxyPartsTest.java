@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemException;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -89,6 +90,33 @@ class PortProxyPartsTest {
                                 .matcher("/api/v1/sandboxes/k;x/ports/80/proxy/")
                                 .matches())
                 .isFalse();
+    }
+
+    @Test
+    void aChunkedResponseBodyIsDecodedWithoutExtensionsOrTrailers() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        InputStream in = bytes("5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\nnext");
+        PortProxy.copyDechunked(in, out);
+        assertThat(out.toString(StandardCharsets.ISO_8859_1)).isEqualTo("hello, world");
+        assertThat(new String(in.readAllBytes(), StandardCharsets.ISO_8859_1)).isEqualTo("next");
+        assertThatThrownBy(() -> PortProxy.copyDechunked(bytes("zz\r\n"), out))
+                .isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> PortProxy.copyDechunked(bytes("5\r\nhel"), out))
+                .isInstanceOf(EOFException.class);
+    }
+
+    @Test
+    void aRequestBodyOfUnknownLengthIsReChunkedAndCappedAtTheBodyLimit() throws IOException {
+        PortProxy proxy = new PortProxy(new PortProxy.Settings(1000, 1000, 10));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        proxy.copyChunked(bytes("0123456789"), out);
+        ByteArrayOutputStream decoded = new ByteArrayOutputStream();
+        PortProxy.copyDechunked(new ByteArrayInputStream(out.toByteArray()), decoded);
+        assertThat(decoded.toString(StandardCharsets.ISO_8859_1)).isEqualTo("0123456789");
+        assertThatThrownBy(
+                        () -> proxy.copyChunked(bytes("0123456789A"), new ByteArrayOutputStream()))
+                .isInstanceOf(ProblemException.class)
+                .hasMessageContaining("agentbox.http.max-body-bytes");
     }
 
     @Test
