@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.spi.GitStatus;
 import dev.agentbox.sandbox.spi.SandboxGit;
@@ -9,6 +11,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -17,7 +20,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -56,12 +63,12 @@ public class SandboxGitResource {
 
     @POST
     @Path("pull")
-    @Consumes(MediaType.APPLICATION_JSON)
+    @Consumes(MediaType.WILDCARD)
     @Operation(
             summary =
                     "Fast-forward the current branch to its upstream with the sandbox's git credentials; answers the status after")
-    public JsonObject pull(JsonValue body) {
-        Optional<String> dir = dirOf(body);
+    public JsonObject pull(@Context HttpHeaders headers, byte[] body) {
+        Optional<String> dir = dirOf(headers.getMediaType(), body);
         SandboxGit git = git();
         git.pull(dir);
         return view(git.statusOf(dir));
@@ -69,12 +76,12 @@ public class SandboxGitResource {
 
     @POST
     @Path("push")
-    @Consumes(MediaType.APPLICATION_JSON)
+    @Consumes(MediaType.WILDCARD)
     @Operation(
             summary =
                     "Push the current branch to its upstream (a new branch to origin) with the sandbox's git credentials; answers the status after")
-    public JsonObject push(JsonValue body) {
-        Optional<String> dir = dirOf(body);
+    public JsonObject push(@Context HttpHeaders headers, byte[] body) {
+        Optional<String> dir = dirOf(headers.getMediaType(), body);
         SandboxGit git = git();
         git.push(dir);
         return view(git.statusOf(dir));
@@ -84,12 +91,24 @@ public class SandboxGitResource {
         return sandboxes.open(caller.tenant(), key).handle().git();
     }
 
-    /** The optional body {@code {"dir"?}}; no body at all is the workspace root. */
-    private static Optional<String> dirOf(JsonValue body) {
-        if (body == null || body == JsonValue.NULL) {
+    /**
+     * The optional body {@code {"dir"?}}. No body at all (and no {@code Content-Type}, as a bare
+     * {@code curl -X POST} sends it) is the workspace root; a body is JSON or {@code 415}.
+     */
+    static Optional<String> dirOf(MediaType type, byte[] body) {
+        String text = body == null ? "" : new String(body, StandardCharsets.UTF_8);
+        if (text.isBlank()) {
             return Optional.empty();
         }
-        return dir(JsonBodies.optionalString(JsonBodies.object(body, MEMBERS), "dir").orElse(null));
+        if (type == null || !type.isCompatible(MediaType.APPLICATION_JSON_TYPE)) {
+            throw new ProblemException(
+                    ProblemCode.UNSUPPORTED_MEDIA_TYPE, "A body must be application/json.");
+        }
+        JsonValue json;
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            json = reader.readValue();
+        }
+        return dir(JsonBodies.optionalString(JsonBodies.object(json, MEMBERS), "dir").orElse(null));
     }
 
     private static Optional<String> dir(String dir) {
