@@ -317,6 +317,8 @@ class SandboxGitIT {
                                         "git-failed")
                                 .getString("reason"))
                 .isEqualTo("no-remote");
+        assertProblem(
+                git(key, "pull", Api.TENANT_A, "{\"dir\":\"no/such/dir\"}"), 404, "not-found");
         JsonObject local = ok(status(key, "?dir=/tmp/local"));
         assertThat(local.isNull("upstream")).isTrue();
         assertThat(local.getInt("ahead")).isZero();
