@@ -7,6 +7,8 @@ import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +34,10 @@ import java.util.regex.Pattern;
  * only its tail comes back, so a chatty step cannot make the server buffer without bound. A
  * parallel group starts every command from the same saved state and the next step waits for all of
  * them.
+ *
+ * <p>A {@code local} source arrives as a tar archive packed on the host beforehand ({@link
+ * LocalSourceArchive}) and is unpacked into the workspace root through {@link
+ * dev.agentbox.sandbox.spi.SandboxFs#writeArchive}, before any setup step runs.
  *
  * <p>Every step text and output tail that leaves this class (the {@code setup-failed} problem, a
  * log line) passes the {@link Redactor} of the workspace's secrets first: a step that prints {@code
@@ -67,7 +73,19 @@ final class WorkspaceBootstrap {
 
     /** Clones and runs setup; throws {@link SetupFailedException} on the first failure. */
     public void run(SandboxSpec.Workspace workspace) {
+        run(workspace, null);
+    }
+
+    /**
+     * Copies the local source ({@code archive}, packed from {@code workspace.source()}; null for
+     * any other source) or clones, then runs setup; throws {@link SetupFailedException} on the
+     * first failure.
+     */
+    public void run(SandboxSpec.Workspace workspace, LocalSourceArchive archive) {
         redactor = Redactor.of(workspace.secrets().values());
+        if (archive != null) {
+            copy(archive);
+        }
         if (workspace.source() instanceof GitSource git) {
             long t0 = System.nanoTime();
             try {
@@ -127,6 +145,25 @@ final class WorkspaceBootstrap {
         } finally {
             cleanUp();
         }
+    }
+
+    private void copy(LocalSourceArchive archive) {
+        long t0 = System.nanoTime();
+        try (InputStream tar = archive.open()) {
+            handle.fs().writeArchive(handle.workspaceRoot(), tar);
+        } catch (IOException | RuntimeException e) {
+            throw failed("copy local source", -1, "copy failed", e.getMessage());
+        }
+        LOG.info(
+                () ->
+                        label
+                                + ": copied the local source: "
+                                + archive.files()
+                                + " entries, "
+                                + archive.bytes()
+                                + " bytes in "
+                                + ms(t0)
+                                + " ms");
     }
 
     private void init() {
