@@ -103,6 +103,13 @@ public class RunsResource {
     @GET
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary = "The tenant's runs, newest first (at most 200), by ?threadId and ?status",
+            description =
+                    "status is reported, not stored: interrupted = not terminal and no live driver (its driver "
+                            + "lease expired or was released, or its server's database session ended) until a successor "
+                            + "takes it over; then running again. ?status=running lists only runs with a live driver, "
+                            + "?status=interrupted only those without.")
     public String list(
             @QueryParam("threadId") String threadId, @QueryParam("status") String status) {
         if (threadId != null) {
@@ -168,20 +175,28 @@ public class RunsResource {
                     "Cancel a run on any server: its live driver stops within about a second; a run whose server "
                             + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
     public Response cancel(@PathParam("runId") String runId) {
-        return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString())
+        return Response.accepted(
+                        RunViews.record(runs.reported(runs.cancel(caller.tenant(), runId)))
+                                .toString())
                 .build();
     }
 
     @GET
     @Path("runs/{runId: .+}")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary =
+                    "The run record; status interrupted while the run is not terminal and no live driver holds it")
     public String get(@PathParam("runId") String runId) {
-        return RunViews.record(runs.get(caller.tenant(), runId)).toString();
+        return RunViews.record(runs.reported(runs.get(caller.tenant(), runId))).toString();
     }
 
     @GET
     @Path("threads/{threadId}/active-run")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary =
+                    "The thread's newest non-terminal run (status running or interrupted), else 404")
     public String activeRun(@PathParam("threadId") String threadId) {
         return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
     }
