@@ -76,7 +76,8 @@ public class RunsResource {
                             + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
                             + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
                             + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
-                            + "+ reaper interval + quiet window, watched or not.")
+                            + "+ reaper interval + quiet window, watched or not. fileEvents: true adds CUSTOM file.changed "
+                            + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded.")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
         return Response.accepted(RunViews.accepted(run).toString())

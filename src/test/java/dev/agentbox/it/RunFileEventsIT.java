@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * RN-FE-01: a run started with {@code fileEvents: true} has {@code CUSTOM file.changed} chunks in
- * its log for what its agent does in the workspace, between its own chunks and before the terminal
- * one; a run without the flag has none.
+ * RN-03: a run started with {@code fileEvents: true} has {@code CUSTOM file.changed} chunks in its
+ * log for what its agent does in the workspace, between its own chunks and before the terminal one;
+ * a run without the flag has none.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunFileEventsIT {

@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * RN-INT-01: a run is reported {@code interrupted} while it is not terminal and no live driver
- * holds its lease, {@code running} otherwise; the stored status is never changed for it.
+ * RN-01: a run is reported {@code interrupted} while it is not terminal and no live driver holds
+ * its lease, {@code running} otherwise; the stored status is never changed for it.
  */
 class DriverLivenessTest {
 

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** RN-FE-02: file events are coalesced per path and bounded per second and per run. */
+/** RN-04: file events are coalesced per path and bounded per second and per run. */
 class RunFileEventsTest {
 
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
