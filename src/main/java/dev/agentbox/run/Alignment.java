@@ -56,6 +56,10 @@ public final class Alignment {
     private final List<StoredChunk> stored;
     private final String recordThreadId;
     private final Set<String> serviceInserted;
+
+    /** Index of the last stored chunk not marked as the service's; -1 when there is none. */
+    private final int lastJournalChunk;
+
     private int position;
     private int consecutiveSkips;
     private int totalSkipped;
@@ -71,6 +75,11 @@ public final class Alignment {
         this.stored = List.copyOf(stored);
         this.recordThreadId = recordThreadId;
         this.serviceInserted = ServiceChunks.fingerprints(runId, recordThreadId);
+        int last = this.stored.size() - 1;
+        while (last >= 0 && this.stored.get(last).service()) {
+            last--;
+        }
+        this.lastJournalChunk = last;
     }
 
     /** An alignment against stored chunks given as JSON. */
@@ -168,6 +177,15 @@ public final class Alignment {
     /** Whether every stored chunk has been matched or skipped: further chunks are remainder. */
     public boolean caughtUp() {
         return position >= stored.size();
+    }
+
+    /**
+     * Whether every stored chunk a replay must match has been matched: what is left, if anything,
+     * are marked service chunks. From then on nothing the replay offers can diverge before it is
+     * appended.
+     */
+    public boolean journalCaughtUp() {
+        return position > lastJournalChunk;
     }
 
     /** Stored service-inserted chunks skipped so far. */

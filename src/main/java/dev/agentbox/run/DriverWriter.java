@@ -97,6 +97,14 @@ final class DriverWriter {
         }
     }
 
+    /**
+     * Whether this successor is still replaying what the stored log holds: until then it appends no
+     * service chunks either, so a replay that diverges has written nothing.
+     */
+    boolean replaying() {
+        return alignment != null && !alignment.journalCaughtUp();
+    }
+
     /** The chunks the stored log does not hold yet. */
     List<JsonObject> aligned(List<JsonObject> chunks) {
         if (alignment == null) {

@@ -24,8 +24,9 @@ import java.util.logging.Logger;
  *
  * <p>For a run with {@code fileEvents} it also watches the workspace ({@link RunFileEvents}) and
  * appends the {@code file.changed} chunks due after each batch, on this thread, so they are
- * serialized with the journal's chunks and fenced the same way; the watcher stops when the loop
- * ends, whatever ended it.
+ * serialized with the journal's chunks and fenced the same way; a successor starts appending them
+ * once its replay has matched the stored log (changes meanwhile wait, merged and bounded); the
+ * watcher stops when the loop ends, whatever ended it.
  *
  * <p>Invariants: between polls, abort and leave are seen within one poll interval and a durable
  * cancel within about a second; a finalizer acts on neither a cancel nor the maximum duration (its
@@ -156,7 +157,7 @@ final class JournalPump {
                     return;
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
-                if (files != null) {
+                if (files != null && !writer.replaying()) {
                     writer.emitService(
                             RedactedChunks.of(sandbox.redactor(), files.drain(chunks, false)));
                 }

@@ -404,6 +404,27 @@ class AlignmentTest {
         alignment.finish();
     }
 
+    /**
+     * AL-06: a successor appends file events of its own only once its replay has matched every
+     * stored journal chunk; trailing service chunks do not hold it back.
+     */
+    @Test
+    void theJournalIsCaughtUpOnceOnlyServiceChunksAreLeft_AL06() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>(original.subList(0, 2));
+        stored.add(fileChanged("/workspace/a", "create", 3));
+        stored.add(fileChanged("/workspace/b", "create", 3));
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        assertThat(alignment.journalCaughtUp()).isFalse();
+        alignment.offer(replay.get(0));
+        assertThat(alignment.journalCaughtUp()).isFalse();
+        alignment.offer(replay.get(1));
+        assertThat(alignment.journalCaughtUp()).isTrue();
+        assertThat(alignment.caughtUp()).as("the file events are not passed over yet").isFalse();
+        assertThat(Alignment.ofStoredChunks(List.of(), RUN, THREAD).journalCaughtUp()).isTrue();
+    }
+
     /** AL-06: a storm puts any number of them between two journal lines. */
     @Test
     void anyNumberOfConsecutiveFileChangedChunksIsSkipped_AL06() {
