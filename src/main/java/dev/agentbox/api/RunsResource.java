@@ -76,7 +76,8 @@ public class RunsResource {
                             + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
                             + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
                             + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
-                            + "+ reaper interval + quiet window, watched or not.")
+                            + "+ reaper interval + quiet window, watched or not. fileEvents: true adds CUSTOM file.changed "
+                            + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded.")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
         return Response.accepted(RunViews.accepted(run).toString())
@@ -103,7 +104,13 @@ public class RunsResource {
     @GET
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The caller's runs, newest first (filter by threadId and status)")
+    @Operation(
+            summary = "The tenant's runs, newest first (at most 200), by ?threadId and ?status",
+            description =
+                    "status is reported, not stored: interrupted = not terminal and no live driver (its driver "
+                            + "lease expired or was released, or its server's database session ended) until a successor "
+                            + "takes it over; then running again. ?status=running lists only runs with a live driver, "
+                            + "?status=interrupted only those without.")
     public String list(
             @QueryParam("threadId") String threadId, @QueryParam("status") String status) {
         if (threadId != null) {
@@ -169,22 +176,28 @@ public class RunsResource {
                     "Cancel a run on any server: its live driver stops within about a second; a run whose server "
                             + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
     public Response cancel(@PathParam("runId") String runId) {
-        return Response.accepted(RunViews.record(runs.cancel(caller.tenant(), runId)).toString())
+        return Response.accepted(
+                        RunViews.record(runs.reported(runs.cancel(caller.tenant(), runId)))
+                                .toString())
                 .build();
     }
 
     @GET
     @Path("runs/{runId: .+}")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The run record")
+    @Operation(
+            summary =
+                    "The run record; status interrupted while the run is not terminal and no live driver holds it")
     public String get(@PathParam("runId") String runId) {
-        return RunViews.record(runs.get(caller.tenant(), runId)).toString();
+        return RunViews.record(runs.reported(runs.get(caller.tenant(), runId))).toString();
     }
 
     @GET
     @Path("threads/{threadId}/active-run")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The newest run of the thread that has not ended")
+    @Operation(
+            summary =
+                    "The thread's newest non-terminal run (status running or interrupted), else 404")
     public String activeRun(@PathParam("threadId") String threadId) {
         return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
     }

@@ -18,19 +18,25 @@ import java.util.Set;
  *   <li>Replayed chunk i is compared with the stored chunk at the current stored position by
  *       {@linkplain Chunks#fingerprint fingerprint} (canonical JSON without {@code timestamp}). A
  *       match is suppressed ({@link #offer} returns empty) and the position advances.
- *   <li>On a mismatch, a stored chunk the service inserted itself ({@link ServiceChunks}, e.g.
- *       {@code run.accepted}) is skipped, up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones;
- *       the count resets on every match. Only those: every other stored chunk, the translators'
- *       {@code CUSTOM} ones included ({@code agent.text} for a plain-text line, {@code
- *       agent.output}, …), came from a journal line, so a mismatch there is a rewritten line, and
- *       skipping it would append the rewritten line after the original. The bound keeps this a
- *       tolerance rather than a forward search for any fingerprint that happens to match. Any other
- *       mismatch, or a 65th consecutive skip, is a {@link ReplayDivergedException} with the stored
+ *   <li>On a mismatch, a stored chunk the service inserted itself ({@link ServiceChunks}) is
+ *       skipped. A chunk marked as the service's when it was appended ({@link StoredChunk#service},
+ *       {@code run.accepted} and {@code file.changed}) is skipped however many there are: no
+ *       translator emits those names ({@link Chunks#SERVICE_NAMES}), so it cannot stand for a
+ *       journal line, and a storm of file changes may put many between two journal lines. An
+ *       unmarked {@code run.accepted} (stored before the mark existed) is recognised by fingerprint
+ *       and skipped up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; that count resets on
+ *       every match. Only those: every other stored chunk, the translators' {@code CUSTOM} ones
+ *       included ({@code agent.text} for a plain-text line, {@code agent.output}, …), came from a
+ *       journal line, so a mismatch there is a rewritten line, and skipping it would append the
+ *       rewritten line after the original. The bound keeps the fingerprint rule a tolerance rather
+ *       than a forward search for any fingerprint that happens to match. Any other mismatch, or a
+ *       65th consecutive fingerprint skip, is a {@link ReplayDivergedException} with the stored
  *       index and both fingerprints.
  *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
  *       remainder: {@link #offer} returns it, to be appended (never upserted).
  *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit chunks);
- *       stored chunks left over mean "replay is shorter than the stored log".
+ *       stored service chunks left over are skipped as above, anything else left over means "replay
+ *       is shorter than the stored log".
  *   <li>A replayed chunk whose {@code threadId} differs from the record's is a {@link
  *       ReplayThreadIdMismatchException} — a different error, because it is a wiring bug, not a
  *       determinism bug.
@@ -50,6 +56,10 @@ public final class Alignment {
     private final List<StoredChunk> stored;
     private final String recordThreadId;
     private final Set<String> serviceInserted;
+
+    /** Index of the last stored chunk not marked as the service's; -1 when there is none. */
+    private final int lastJournalChunk;
+
     private int position;
     private int consecutiveSkips;
     private int totalSkipped;
@@ -65,6 +75,11 @@ public final class Alignment {
         this.stored = List.copyOf(stored);
         this.recordThreadId = recordThreadId;
         this.serviceInserted = ServiceChunks.fingerprints(runId, recordThreadId);
+        int last = this.stored.size() - 1;
+        while (last >= 0 && this.stored.get(last).service()) {
+            last--;
+        }
+        this.lastJournalChunk = last;
     }
 
     /** An alignment against stored chunks given as JSON. */
@@ -100,15 +115,11 @@ public final class Alignment {
                 consecutiveSkips = 0;
                 return Optional.empty();
             }
-            if (!serviceInserted.contains(expected.fingerprint())
-                    || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+            if (!skip(expected)) {
                 throw fail(
                         ReplayDivergedException.mismatch(
                                 position, expected.fingerprint(), fingerprint));
             }
-            consecutiveSkips++;
-            totalSkipped++;
-            position++;
         }
         // Only skipped service-inserted chunks were left: this chunk is the first of the remainder.
         return Optional.of(replayed);
@@ -131,6 +142,9 @@ public final class Alignment {
      */
     public void finish() {
         requireUsable();
+        while (position < stored.size() && skip(stored.get(position))) {
+            // trailing service chunks: nothing a replay could match them with
+        }
         if (position < stored.size()) {
             throw fail(
                     ReplayDivergedException.shorter(
@@ -139,9 +153,39 @@ public final class Alignment {
         finished = true;
     }
 
+    /**
+     * Passes over {@code expected}, the stored chunk at the current position, if the service
+     * inserted it; false (nothing changed) for any other chunk or past the fingerprint rule's
+     * bound.
+     */
+    private boolean skip(StoredChunk expected) {
+        if (expected.service()) {
+            totalSkipped++;
+            position++;
+            return true;
+        }
+        if (!serviceInserted.contains(expected.fingerprint())
+                || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+            return false;
+        }
+        consecutiveSkips++;
+        totalSkipped++;
+        position++;
+        return true;
+    }
+
     /** Whether every stored chunk has been matched or skipped: further chunks are remainder. */
     public boolean caughtUp() {
         return position >= stored.size();
+    }
+
+    /**
+     * Whether every stored chunk a replay must match has been matched: what is left, if anything,
+     * are marked service chunks. From then on nothing the replay offers can diverge before it is
+     * appended.
+     */
+    public boolean journalCaughtUp() {
+        return position > lastJournalChunk;
     }
 
     /** Stored service-inserted chunks skipped so far. */

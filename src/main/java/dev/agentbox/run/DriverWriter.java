@@ -86,6 +86,25 @@ final class DriverWriter {
         }
     }
 
+    /**
+     * Appends chunks the service writes on its own account ({@link ServiceChunks}, e.g. {@code
+     * file.changed}), past alignment: a replay never reproduces them, so a successor appends them
+     * as they come, after whatever the log holds — between journal chunks, never instead of one.
+     */
+    void emitService(List<JsonObject> chunks) {
+        if (!chunks.isEmpty()) {
+            append(chunks);
+        }
+    }
+
+    /**
+     * Whether this successor is still replaying what the stored log holds: until then it appends no
+     * service chunks either, so a replay that diverges has written nothing.
+     */
+    boolean replaying() {
+        return alignment != null && !alignment.journalCaughtUp();
+    }
+
     /** The chunks the stored log does not hold yet. */
     List<JsonObject> aligned(List<JsonObject> chunks) {
         if (alignment == null) {

@@ -22,6 +22,12 @@ import java.util.logging.Logger;
  * DriverWriter}, until the journal's exit sentinel — or until the driver is told to leave or abort,
  * the run passes its maximum duration, or a finalizer runs out of its budget.
  *
+ * <p>For a run with {@code fileEvents} it also watches the workspace ({@link RunFileEvents}) and
+ * appends the {@code file.changed} chunks due after each batch, on this thread, so they are
+ * serialized with the journal's chunks and fenced the same way; a successor starts appending them
+ * once its replay has matched the stored log (changes meanwhile wait, merged and bounded); the
+ * watcher stops when the loop ends, whatever ended it.
+ *
  * <p>Invariants: between polls, abort and leave are seen within one poll interval and a durable
  * cancel within about a second; a finalizer acts on neither a cancel nor the maximum duration (its
  * agent is done); the sandbox is touched while the loop runs, so idle expiry leaves it alone.
@@ -77,16 +83,21 @@ final class JournalPump {
         // A finished journal is read whole with bounded reads; following it would cost a tail
         // process to start and to kill.
         try (JournalReader reader =
-                finalizing != null
-                        ? JournalReader.open(
-                                handle,
-                                run.journal(),
-                                0,
-                                JournalReaderOptions.defaults()
-                                        .withMode(JournalReaderOptions.Mode.POLL))
-                        : journalSeen
-                                ? ctx.readers().openSeen(handle, run.journal(), 0)
-                                : ctx.readers().open(handle, run.journal(), 0)) {
+                        finalizing != null
+                                ? JournalReader.open(
+                                        handle,
+                                        run.journal(),
+                                        0,
+                                        JournalReaderOptions.defaults()
+                                                .withMode(JournalReaderOptions.Mode.POLL))
+                                : journalSeen
+                                        ? ctx.readers().openSeen(handle, run.journal(), 0)
+                                        : ctx.readers().open(handle, run.journal(), 0);
+                // A finalizer's agent is done: nothing changes its workspace any more.
+                RunFileEvents files =
+                        run.fileEvents() && finalizing == null
+                                ? RunFileEvents.watch(label, handle)
+                                : null) {
             while (true) {
                 if (signals.leaving()) {
                     writer.ending(RunDriver.Ending.LEFT);
@@ -136,10 +147,20 @@ final class JournalPump {
                     out.addAll(translator.onLine(line.text()));
                 }
                 if (batch.exitCode().isPresent()) {
+                    if (files != null) {
+                        // The agent's last changes go before its last lines and the terminal
+                        // chunk: nothing of the run is written after that.
+                        writer.emitService(
+                                RedactedChunks.of(sandbox.redactor(), files.drain(chunks, true)));
+                    }
                     end.exited(label, handle, translator, batch.exitCode().getAsInt(), out);
                     return;
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
+                if (files != null && !writer.replaying()) {
+                    writer.emitService(
+                            RedactedChunks.of(sandbox.redactor(), files.drain(chunks, false)));
+                }
             }
         } catch (JournalStalledException e) {
             end.stalled(label, e);

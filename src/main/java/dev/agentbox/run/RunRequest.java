@@ -30,7 +30,8 @@ public record RunRequest(
         boolean durable,
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
-        Optional<Long> maxDurationMs) {
+        Optional<Long> maxDurationMs,
+        boolean fileEvents) {
 
     /**
      * Longest accepted runId and threadId: ids are part of lease names, journal names and log
@@ -49,7 +50,8 @@ public record RunRequest(
                     "durable",
                     "detachOnDisconnect",
                     "destroyOnComplete",
-                    "maxDurationMs");
+                    "maxDurationMs",
+                    "fileEvents");
 
     /**
      * What runs in the sandbox: the caller's command for {@code command}; for a CLI harness its
@@ -149,7 +151,8 @@ public record RunRequest(
                 durable,
                 bool(o, "detachOnDisconnect", true),
                 bool(o, "destroyOnComplete", false),
-                maxDurationMs);
+                maxDurationMs,
+                bool(o, "fileEvents", false));
     }
 
     /**

@@ -103,6 +103,7 @@ public class RunService {
     private LocalDrivers drivers;
     private Takeovers takeovers;
     private CancelLanding cancels;
+    private DriverLiveness liveness;
 
     @PostConstruct
     void init() {
@@ -148,6 +149,7 @@ public class RunService {
                 new Takeovers(
                         context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);
         cancels = new CancelLanding(context, runs, leases, drivers, node.id(), leaseTtlMs);
+        liveness = new DriverLiveness(leases, clock, Duration.ofMillis(leaseTtlMs));
     }
 
     /** {@code agentbox.runs.takeovers{cause=…}}: successors that claimed their run, by cause. */
@@ -160,6 +162,7 @@ public class RunService {
      * are taken over at once, whether anybody watches them or not.
      */
     void onGoneSessions(@Observes GoneSessionLeases gone) {
+        liveness.sessionsGone(gone.leases().stream().map(l -> l.goneSession()).toList());
         takeovers.adoptGone(gone.leases());
     }
 
@@ -197,7 +200,8 @@ public class RunService {
                         request.prompt(),
                         request.sandboxKey(),
                         NewRun.randomNonce(),
-                        maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty());
+                        maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty(),
+                        request.fileEvents());
         RunRecordView record;
         try (Slot slot =
                 quotas.reserve(
@@ -290,13 +294,48 @@ public class RunService {
                 .orElseThrow(() -> ProblemException.notFound("No run " + runId));
     }
 
+    /** {@code run} as the API reports it: see {@link DriverLiveness} for {@code interrupted}. */
+    public RunRecordView reported(RunRecordView run) {
+        return liveness.reported(run);
+    }
+
+    /**
+     * The tenant's runs as the API reports them (newest first, at most {@value #LIST_LIMIT}).
+     * {@code running} and {@code interrupted} are told apart by the driver lease ({@link
+     * DriverLiveness}), not by the stored status: either filter reads the stored live runs (at most
+     * {@value #LIVE_SCAN} — a tenant's live runs are bounded by its concurrent-runs quota), looks
+     * their leases up in one query and keeps those reported with the status asked for. So {@code
+     * status=running} lists only runs with a live driver, and {@code status=interrupted} only those
+     * without.
+     */
     public List<RunRecordView> list(
             String tenant, Optional<String> threadId, Optional<RunStatus> status) {
-        return runs.list(tenant, threadId, status, 200);
+        if (status.isPresent() && !status.get().isTerminal()) {
+            List<RunRecordView> live = new java.util.ArrayList<>();
+            for (RunStatus stored : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
+                live.addAll(runs.list(tenant, threadId, Optional.of(stored), LIVE_SCAN));
+            }
+            live.sort(
+                    java.util.Comparator.comparing(RunRecordView::startedAt)
+                            .thenComparing(RunRecordView::runId)
+                            .reversed());
+            return liveness.reported(live).stream()
+                    .filter(r -> r.status() == status.get())
+                    .limit(LIST_LIMIT)
+                    .toList();
+        }
+        return liveness.reported(runs.list(tenant, threadId, status, LIST_LIMIT));
     }
+
+    /** The most a list returns. */
+    static final int LIST_LIMIT = 200;
+
+    /** The most stored live runs a {@code running}/{@code interrupted} filter reads. */
+    static final int LIVE_SCAN = 1000;
 
     public RunRecordView activeRun(String tenant, String threadId) {
         return runs.findActiveRun(tenant, threadId)
+                .map(liveness::reported)
                 .orElseThrow(
                         () -> ProblemException.notFound("No active run in thread " + threadId));
     }

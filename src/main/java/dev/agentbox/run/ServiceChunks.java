@@ -10,22 +10,29 @@ import java.util.stream.Stream;
 
 /**
  * The {@code CUSTOM} chunks the service writes into a run's log on its own account rather than
- * translating them from the journal. A takeover's replay cannot reproduce them, so they are the
+ * translating them from the journal: {@code run.accepted}, and {@code file.changed} for a run with
+ * file events ({@link RunFileEvents}). A takeover's replay cannot reproduce them, so they are the
  * only stored chunks {@link Alignment} may skip.
  *
  * <p>Not the translators' {@code CUSTOM} chunks ({@code agent.text}, {@code agent.output}, {@code
  * claude-code.*}, {@code codex.*}): those come from journal lines, a replay reproduces them, and a
  * stored one that differs is a rewritten line.
  *
- * <p>Each service chunk is a function of the run alone (no server, no attempt; its timestamp is
- * outside the fingerprint), so alignment recognises a stored one by fingerprint and the store never
- * reads chunk JSON back for it. A service chunk carrying anything else would need a stored marker
- * instead.
+ * <p>How alignment knows one: their names are reserved ({@link Chunks#SERVICE_NAMES}) — no
+ * translator emits them from a journal line, the {@code command} harness turns an agent's line
+ * naming one into {@code agent.output} — and the event log marks a chunk with a reserved name when
+ * it is appended ({@code StoredChunk.service}), so alignment never reads chunk JSON back. A {@code
+ * file.changed} chunk carries data (a path and a kind), so only the mark can recognise it. {@code
+ * run.accepted} is a function of the run alone, so one stored before the mark existed is still
+ * recognised by its fingerprint.
  */
 final class ServiceChunks {
 
     /** The first driver's mark that it took the run on (a successor does not repeat it). */
     static final String RUN_ACCEPTED = "run.accepted";
+
+    /** A change in the run's workspace, for a run with {@code fileEvents}. */
+    static final String FILE_CHANGED = "file.changed";
 
     private ServiceChunks() {}
 
@@ -33,7 +40,36 @@ final class ServiceChunks {
         return chunks.custom(RUN_ACCEPTED, JsonValue.EMPTY_JSON_OBJECT);
     }
 
-    /** Fingerprints of every chunk the service may insert into the log of run {@code runId}. */
+    /**
+     * {@code file.changed} of {@code path} ({@code /workspace/…}): {@code create|change|delete}.
+     */
+    static JsonObject fileChanged(ChunkFactory chunks, String path, String kind) {
+        return chunks.custom(
+                FILE_CHANGED,
+                jakarta.json.Json.createObjectBuilder()
+                        .add("path", path)
+                        .add("kind", kind)
+                        .build());
+    }
+
+    /**
+     * The {@code file.changed} that stands for {@code dropped} changes not reported one by one (the
+     * bounds of {@link RunFileEvents}): somewhere under {@code /workspace}.
+     */
+    static JsonObject fileChangesDropped(ChunkFactory chunks, long dropped) {
+        return chunks.custom(
+                FILE_CHANGED,
+                jakarta.json.Json.createObjectBuilder()
+                        .add("path", "/workspace")
+                        .add("kind", "change")
+                        .add("dropped", dropped)
+                        .build());
+    }
+
+    /**
+     * Fingerprints of the chunks the service may insert into the log of run {@code runId} that are
+     * a function of the run alone ({@code run.accepted}).
+     */
     static Set<String> fingerprints(String runId, String threadId) {
         ChunkFactory chunks = new ChunkFactory(runId, threadId, () -> 0L);
         return Stream.of(runAccepted(chunks))

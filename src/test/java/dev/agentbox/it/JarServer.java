@@ -29,7 +29,7 @@ public final class JarServer implements AutoCloseable {
 
     /**
      * Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it
-     * fails at once).
+     * fails at once). A server that does not come up within 180 s is killed before the failure.
      */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
@@ -51,7 +51,23 @@ public final class JarServer implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         JarServer server = new JarServer(process, log, port);
-        await().atMost(Duration.ofSeconds(120))
+        try {
+            awaitReady(server, process, log, readyPath);
+        } catch (RuntimeException | Error e) {
+            // Never leave a server that did not come up (in time) running: it would hold the
+            // port and the database for the next test.
+            try {
+                server.kill();
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            throw e;
+        }
+        return server;
+    }
+
+    private static void awaitReady(JarServer server, Process process, Path log, String readyPath) {
+        await().atMost(Duration.ofSeconds(180))
                 .pollInterval(Duration.ofMillis(500))
                 .until(
                         () -> {
@@ -71,7 +87,6 @@ public final class JarServer implements AutoCloseable {
                                 return false;
                             }
                         });
-        return server;
     }
 
     public Api api() {

@@ -9,6 +9,7 @@ import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.CommandTranslator;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.store.StoredChunk;
 import dev.agentbox.testing.Slow;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -173,7 +174,7 @@ class AlignmentTest {
         stored.addAll(serviceInserted(64));
         stored.add(translate(JOURNAL, 1).get(1));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        Alignment alignment = unmarked(stored);
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(64);
         alignment.finish();
@@ -187,7 +188,7 @@ class AlignmentTest {
         stored.addAll(serviceInserted(65));
         stored.add(translate(JOURNAL, 1).get(1));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        Alignment alignment = unmarked(stored);
         ReplayDivergedException e =
                 catchThrowableOfType(
                         ReplayDivergedException.class, () -> alignment.offerAll(replay));
@@ -207,7 +208,7 @@ class AlignmentTest {
         stored.add(original.get(1));
         stored.addAll(serviceInserted(64));
 
-        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        Alignment alignment = unmarked(stored);
         // The trailing 64 are skipped by the next replayed chunk, which then starts the remainder.
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(192);
@@ -363,6 +364,125 @@ class AlignmentTest {
                                         && name.equals(chunks.get(i).getString("name")))
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /**
+     * An alignment against a log stored before service chunks were marked: {@code run.accepted} is
+     * recognised by its fingerprint only.
+     */
+    private static Alignment unmarked(List<JsonObject> stored) {
+        return new Alignment(
+                stored.stream()
+                        .map(c -> new StoredChunk(c.getString("type"), Chunks.fingerprint(c)))
+                        .toList(),
+                RUN,
+                THREAD);
+    }
+
+    private static JsonObject fileChanged(String path, String kind, long at) {
+        return ServiceChunks.fileChanged(service(at), path, kind);
+    }
+
+    /** AL-06. */
+    @Test
+    void fileChangedChunksInterleavedByTheFirstDriverAreSkippedByTheSuccessorsReplay_AL06() {
+        List<JsonObject> original = translate(JOURNAL, 1_000);
+        List<JsonObject> stored = new ArrayList<>(runAccepted());
+        stored.add(original.get(0));
+        stored.add(fileChanged("/workspace/a.txt", "create", 5));
+        stored.add(original.get(1));
+        stored.add(original.get(2));
+        stored.add(fileChanged("/workspace/a.txt", "change", 6));
+        stored.add(fileChanged("/workspace/b.txt", "delete", 6));
+        stored.add(original.get(3));
+        stored.add(fileChanged("/workspace/c.txt", "create", 7)); // after the last stored line
+        List<JsonObject> replay = translate(JOURNAL, 9_000_000);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(4, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(5);
+        alignment.finish();
+    }
+
+    /**
+     * AL-06: a successor appends file events of its own only once its replay has matched every
+     * stored journal chunk; trailing service chunks do not hold it back.
+     */
+    @Test
+    void theJournalIsCaughtUpOnceOnlyServiceChunksAreLeft_AL06() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>(original.subList(0, 2));
+        stored.add(fileChanged("/workspace/a", "create", 3));
+        stored.add(fileChanged("/workspace/b", "create", 3));
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        assertThat(alignment.journalCaughtUp()).isFalse();
+        alignment.offer(replay.get(0));
+        assertThat(alignment.journalCaughtUp()).isFalse();
+        alignment.offer(replay.get(1));
+        assertThat(alignment.journalCaughtUp()).isTrue();
+        assertThat(alignment.caughtUp()).as("the file events are not passed over yet").isFalse();
+        assertThat(Alignment.ofStoredChunks(List.of(), RUN, THREAD).journalCaughtUp()).isTrue();
+    }
+
+    /** AL-06: a storm puts any number of them between two journal lines. */
+    @Test
+    void anyNumberOfConsecutiveFileChangedChunksIsSkipped_AL06() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>();
+        stored.add(original.get(0));
+        IntStream.range(0, 500)
+                .forEach(i -> stored.add(fileChanged("/workspace/n/" + i, "create", 3)));
+        stored.add(original.get(1));
+        List<JsonObject> replay = translate(JOURNAL, 2);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(500);
+    }
+
+    /** AL-06: stored file changes after the last journal chunk do not make the replay short. */
+    @Test
+    void trailingFileChangedChunksDoNotMakeTheReplayShorter_AL06() {
+        List<JsonObject> replay = translate(JOURNAL, 2);
+        List<JsonObject> stored = new ArrayList<>(translate(JOURNAL, 1));
+        stored.add(stored.size() - 1, fileChanged("/workspace/x", "change", 4));
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(alignment.offerAll(replay)).isEmpty();
+        alignment.finish();
+
+        List<JsonObject> prefix = new ArrayList<>(translate(JOURNAL, 1).subList(0, 3));
+        prefix.add(fileChanged("/workspace/y", "create", 4));
+        Alignment partial = Alignment.ofStoredChunks(prefix, RUN, THREAD);
+        assertThat(partial.offerAll(replay.subList(0, 3))).isEmpty();
+        partial.finish();
+    }
+
+    /**
+     * AL-06: an agent that prints a {@code file.changed} line of its own gets {@code agent.output},
+     * so its line is aligned like any other: a rewritten one still diverges, and a stored service
+     * chunk with the same path and kind is no stand-in for it.
+     */
+    @Test
+    void aForgedFileChangedLineIsAnOrdinaryJournalChunk_AL06() {
+        String forged =
+                "{\"type\":\"CUSTOM\",\"name\":\"file.changed\",\"value\":"
+                        + "{\"path\":\"/workspace/a\",\"kind\":\"create\"}}";
+        List<JsonObject> original = translate(List.of("one", forged, "two"), 1);
+        assertThat(original.get(2).getString("name")).isEqualTo(CommandTranslator.AGENT_OUTPUT);
+        assertThat(StoredChunk.of(original.get(2)).service()).isFalse();
+
+        // Stored: the forged line as agent.output; replay: the line rewritten to something else.
+        List<JsonObject> rewritten = translate(List.of("one", "{\"x\":1}", "two"), 2);
+        assertDivergesAt(2, original, rewritten, 2);
+
+        // A service chunk with the very same path and kind does not match the forged line.
+        List<JsonObject> stored = new ArrayList<>(original.subList(0, 2));
+        stored.add(fileChanged("/workspace/a", "create", 3));
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        List<JsonObject> replay = translate(List.of("one", forged, "two"), 4);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(1);
     }
 
     private static List<JsonObject> serviceInserted(int n) {

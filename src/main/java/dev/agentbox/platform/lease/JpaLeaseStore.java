@@ -127,6 +127,23 @@ public class JpaLeaseStore implements LeaseStore {
         return out;
     }
 
+    /** Reads at most this many names per query (bind-parameter limits of the databases). */
+    private static final int FIND_ALL_BATCH = 500;
+
+    @Override
+    public java.util.Map<String, Lease> findAll(java.util.Collection<String> names) {
+        java.util.List<String> all = java.util.List.copyOf(new java.util.LinkedHashSet<>(names));
+        java.util.Map<String, Lease> found = new java.util.HashMap<>();
+        for (int from = 0; from < all.size(); from += FIND_ALL_BATCH) {
+            em.createQuery("SELECT l FROM LeaseRow l WHERE l.name IN :names", LeaseRow.class)
+                    .setParameter(
+                            "names", all.subList(from, Math.min(all.size(), from + FIND_ALL_BATCH)))
+                    .getResultList()
+                    .forEach(row -> found.put(row.toLease().name(), row.toLease()));
+        }
+        return found;
+    }
+
     @Override
     public Optional<Lease> find(String name) {
         return Optional.ofNullable(em.find(LeaseRow.class, name)).map(LeaseRow::toLease);

@@ -116,6 +116,11 @@ public class Leases {
         return store.find(name);
     }
 
+    /** The lease rows of {@code names} that were ever taken (see {@link LeaseStore#findAll}). */
+    public java.util.Map<String, Lease> findAll(java.util.Collection<String> names) {
+        return names.isEmpty() ? java.util.Map.of() : store.findAll(names);
+    }
+
     private HeldLease held(
             String name, String holder, Duration ttl, Duration renewEvery, OptionalLong session) {
         return new HeldLease(

@@ -32,7 +32,26 @@ public final class Chunks {
                     "message",
                     "code");
 
+    /**
+     * Names of the {@code CUSTOM} chunks only the service writes on its own account ({@code
+     * run.accepted}, {@code file.changed}). No translator emits them from a journal line (the
+     * {@code command} harness turns an agent's line naming one into {@code agent.output}), so a
+     * stored {@code CUSTOM} chunk with one of these names was written by the service, and a
+     * takeover's replay may pass over it.
+     */
+    public static final java.util.Set<String> SERVICE_NAMES =
+            java.util.Set.of("run.accepted", "file.changed");
+
     private Chunks() {}
+
+    /**
+     * Whether {@code chunk} is a {@code CUSTOM} chunk with a {@linkplain #SERVICE_NAMES service
+     * name}.
+     */
+    public static boolean isServiceChunk(JsonObject chunk) {
+        return "CUSTOM".equals(string(chunk, "type").orElse(null))
+                && string(chunk, "name").filter(SERVICE_NAMES::contains).isPresent();
+    }
 
     /**
      * The chunk's fingerprint: lowercase hex SHA-256 of the canonical JSON of the chunk without its

@@ -39,9 +39,13 @@ import java.util.function.LongSupplier;
  * RUN_FINISHED} would end every reader's stream while the agent still runs; and a typed line that
  * still lacks a field its type requires (e.g. a {@code TOOL_CALL_START} without {@code
  * toolCallName}, a {@code CUSTOM} without {@code value}) is {@code agent.output} rather than an
- * invalid chunk. A text message the agent started explicitly is left to the agent to end (inserting
- * an END would cut it wherever another chunk type appears), but one still open at the exit is ended
- * before the terminal chunk, so every START has its END in the log.
+ * invalid chunk. A third: a {@code CUSTOM} line named like a chunk the service writes itself
+ * ({@link Chunks#SERVICE_NAMES}: {@code run.accepted}, {@code file.changed}) is {@code
+ * agent.output} too, so an agent cannot forge one — a takeover's alignment passes over stored
+ * service chunks, and would pass over a forged one as well. A text message the agent started
+ * explicitly is left to the agent to end (inserting an END would cut it wherever another chunk type
+ * appears), but one still open at the exit is ended before the terminal chunk, so every START has
+ * its END in the log.
  */
 public final class CommandTranslator extends TranslatorBase {
 
@@ -75,7 +79,7 @@ public final class CommandTranslator extends TranslatorBase {
         Optional<ChunkType> type =
                 object.containsKey("type") ? Chunks.typeOf(object) : Optional.empty();
         if (type.isPresent() && !type.get().isLifecycle()) {
-            if (unfillableProblems(type.get(), object)) {
+            if (unfillableProblems(type.get(), object) || Chunks.isServiceChunk(object)) {
                 out.emit(chunks.custom(AGENT_OUTPUT, object));
             } else {
                 JsonObject chunk = chunks.stamp(fillIds(type.get(), object));

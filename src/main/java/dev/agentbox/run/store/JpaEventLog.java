@@ -56,7 +56,13 @@ public class JpaEventLog implements EventLog {
         for (PreparedChunk chunk : prepared) {
             seq++;
             em.persist(
-                    new RunEvent(run.id(), seq, chunk.type(), chunk.json(), chunk.fingerprint()));
+                    new RunEvent(
+                            run.id(),
+                            seq,
+                            chunk.type(),
+                            chunk.json(),
+                            chunk.fingerprint(),
+                            chunk.service()));
             logged.add(chunk.at(seq));
         }
         em.flush();
@@ -154,12 +160,18 @@ public class JpaEventLog implements EventLog {
     public List<StoredChunk> fingerprints(RunRef run) {
         return em
                 .createQuery(
-                        "SELECT e.type, e.fingerprint FROM RunEvent e WHERE e.runPk = :pk ORDER BY e.seq",
+                        "SELECT e.type, e.fingerprint, e.service FROM RunEvent e WHERE e.runPk = :pk"
+                                + " ORDER BY e.seq",
                         Object[].class)
                 .setParameter("pk", run.id())
                 .getResultList()
                 .stream()
-                .map(row -> new StoredChunk((String) row[0], (String) row[1]))
+                .map(
+                        row ->
+                                new StoredChunk(
+                                        (String) row[0],
+                                        (String) row[1],
+                                        Boolean.TRUE.equals(row[2])))
                 .toList();
     }
 }

@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param sandboxKey the sandbox the run uses, when already known at creation
  * @param journalNonce the run's exit-sentinel nonce (32 hex), random per run
  * @param maxDurationMs the run's duration bound; empty for none
+ * @param fileEvents whether the run's log gets {@code file.changed} chunks
  */
 public record NewRun(
         String tenant,
@@ -32,7 +33,8 @@ public record NewRun(
         Optional<String> prompt,
         Optional<String> sandboxKey,
         String journalNonce,
-        Optional<Long> maxDurationMs) {
+        Optional<Long> maxDurationMs,
+        boolean fileEvents) {
 
     public static final int MAX_TENANT = 128;
 
@@ -63,6 +65,38 @@ public record NewRun(
                                 "maxDurationMs must be positive when set");
                     }
                 });
+    }
+
+    /** A run without file events. */
+    public NewRun(
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            Instant startedAt,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
+            Optional<String> sandboxKey,
+            String journalNonce,
+            Optional<Long> maxDurationMs) {
+        this(
+                tenant,
+                runId,
+                threadId,
+                harness,
+                startedAt,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                sandboxKey,
+                journalNonce,
+                maxDurationMs,
+                false);
     }
 
     /** A run with a fresh random journal nonce and no duration bound. */

@@ -9,7 +9,7 @@ import java.util.List;
  * A chunk checked and serialized before an append takes the claim lock, so the lock is held only
  * for the fence check and the inserts, never for hashing.
  */
-record PreparedChunk(String type, String json, String fingerprint) {
+record PreparedChunk(String type, String json, String fingerprint, boolean service) {
 
     /**
      * @throws IllegalArgumentException when the chunk has no string {@code type} of 1..{@value
@@ -22,7 +22,11 @@ record PreparedChunk(String type, String json, String fingerprint) {
             throw new IllegalArgumentException(
                     "a chunk needs a string type of 1.." + RunEvent.MAX_TYPE + " characters");
         }
-        return new PreparedChunk(type.getString(), chunk.toString(), Chunks.fingerprint(chunk));
+        return new PreparedChunk(
+                type.getString(),
+                chunk.toString(),
+                Chunks.fingerprint(chunk),
+                Chunks.isServiceChunk(chunk));
     }
 
     static List<PreparedChunk> all(List<JsonObject> chunks) {
@@ -34,6 +38,6 @@ record PreparedChunk(String type, String json, String fingerprint) {
     }
 
     StoredChunk stored() {
-        return new StoredChunk(type, fingerprint);
+        return new StoredChunk(type, fingerprint, service);
     }
 }

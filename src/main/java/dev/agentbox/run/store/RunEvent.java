@@ -42,13 +42,27 @@ public class RunEvent {
     @Column(name = "FINGERPRINT", nullable = false, length = 64)
     private String fingerprint;
 
+    /**
+     * TRUE for a chunk the service wrote on its own account ({@code run.accepted}, {@code
+     * file.changed}), which a takeover's alignment passes over. Nullable for rows written before
+     * the column existed: NULL reads as not marked.
+     */
+    @Column(name = "SERVICE_CHUNK")
+    private Boolean service;
+
     protected RunEvent() {}
 
     RunEvent(String runPk, long seq, String type, String json, String fingerprint) {
+        this(runPk, seq, type, json, fingerprint, false);
+    }
+
+    RunEvent(
+            String runPk, long seq, String type, String json, String fingerprint, boolean service) {
         this.runPk = runPk;
         this.seq = seq;
         this.type = type;
         this.json = json;
         this.fingerprint = fingerprint;
+        this.service = service ? Boolean.TRUE : null;
     }
 }

@@ -114,6 +114,10 @@ public class RunRecord {
     @Column(name = "MAX_DURATION_MS")
     private Long maxDurationMs;
 
+    /** Nullable for rows written before the column existed; null reads as false. */
+    @Column(name = "FILE_EVENTS")
+    private Boolean fileEvents;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -136,6 +140,7 @@ public class RunRecord {
         this.sandboxKey = run.sandboxKey().orElse(null);
         this.journalNonce = run.journalNonce();
         this.maxDurationMs = run.maxDurationMs().orElse(null);
+        this.fileEvents = run.fileEvents();
     }
 
     public RunRef ref() {
@@ -175,7 +180,8 @@ public class RunRecord {
                 driverEpoch,
                 version,
                 journalNonce != null ? journalNonce : JournalId.derived(runId).nonce(),
-                Optional.ofNullable(maxDurationMs));
+                Optional.ofNullable(maxDurationMs),
+                Boolean.TRUE.equals(fileEvents));
     }
 
     /** The stored text of a usage object; rejects one too large for its column. */

@@ -18,6 +18,8 @@ import java.util.OptionalLong;
  * @param journalNonce the exit-sentinel nonce of the run's journal: random per run; for a record
  *     written before nonces were stored, the one derived from the runId ({@link JournalId#derived})
  * @param maxDurationMs the run's duration bound, when it has one
+ * @param fileEvents whether the run's log gets {@code CUSTOM file.changed} chunks for changes in
+ *     its workspace (a successor restarts the watcher)
  */
 public record RunRecordView(
         RunRef ref,
@@ -41,7 +43,90 @@ public record RunRecordView(
         OptionalLong driverEpoch,
         long version,
         String journalNonce,
-        Optional<Long> maxDurationMs) {
+        Optional<Long> maxDurationMs,
+        boolean fileEvents) {
+
+    /** A snapshot of a run without file events. */
+    public RunRecordView(
+            RunRef ref,
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            RunStatus status,
+            Instant startedAt,
+            Optional<Instant> finishedAt,
+            Optional<RunError> error,
+            Optional<JsonObject> usage,
+            Optional<String> sandboxKey,
+            Optional<Instant> detachedSince,
+            Optional<Boolean> cancelRequested,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
+            OptionalLong driverEpoch,
+            long version,
+            String journalNonce,
+            Optional<Long> maxDurationMs) {
+        this(
+                ref,
+                tenant,
+                runId,
+                threadId,
+                harness,
+                status,
+                startedAt,
+                finishedAt,
+                error,
+                usage,
+                sandboxKey,
+                detachedSince,
+                cancelRequested,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                driverEpoch,
+                version,
+                journalNonce,
+                maxDurationMs,
+                false);
+    }
+
+    /**
+     * This snapshot with {@code reported} as its status: for the read views, which report a live
+     * run without a live driver as {@code interrupted} while the stored status stays {@code
+     * running}.
+     */
+    public RunRecordView withStatus(RunStatus reported) {
+        return new RunRecordView(
+                ref,
+                tenant,
+                runId,
+                threadId,
+                harness,
+                reported,
+                startedAt,
+                finishedAt,
+                error,
+                usage,
+                sandboxKey,
+                detachedSince,
+                cancelRequested,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                driverEpoch,
+                version,
+                journalNonce,
+                maxDurationMs,
+                fileEvents);
+    }
 
     public boolean isTerminal() {
         return status.isTerminal();

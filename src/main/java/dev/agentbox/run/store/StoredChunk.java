@@ -8,9 +8,16 @@ import jakarta.json.JsonObject;
  *
  * @param type the chunk's {@code type}
  * @param fingerprint {@link Chunks#fingerprint} of the stored chunk (also how alignment knows a
- *     service-inserted chunk, see {@code run.ServiceChunks})
+ *     {@code run.accepted} stored before service chunks were marked, see {@code run.ServiceChunks})
+ * @param service whether the service wrote the chunk on its own account ({@link
+ *     Chunks#isServiceChunk}); marked when it was appended
  */
-public record StoredChunk(String type, String fingerprint) {
+public record StoredChunk(String type, String fingerprint, boolean service) {
+
+    /** A chunk not marked as the service's. */
+    public StoredChunk(String type, String fingerprint) {
+        this(type, fingerprint, false);
+    }
 
     public StoredChunk {
         if (type == null || fingerprint == null) {
@@ -20,6 +27,9 @@ public record StoredChunk(String type, String fingerprint) {
 
     /** The stored-log view of {@code chunk}. */
     public static StoredChunk of(JsonObject chunk) {
-        return new StoredChunk(chunk.getString("type", ""), Chunks.fingerprint(chunk));
+        return new StoredChunk(
+                chunk.getString("type", ""),
+                Chunks.fingerprint(chunk),
+                Chunks.isServiceChunk(chunk));
     }
 }

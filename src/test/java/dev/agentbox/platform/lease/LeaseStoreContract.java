@@ -41,6 +41,23 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
+    void findAllReadsEveryTakenLeaseOfTheNamesAtOnce() {
+        String prefix = "all-" + UUID.randomUUID() + ":";
+        store().tryAcquire(prefix + "a", "a", T0, TTL);
+        store().tryAcquire(prefix + "b", "b", T0.minus(TTL), TTL);
+        store().tryAcquire(prefix + "c", "c", T0, TTL);
+        store().release(prefix + "c", "c", T0);
+
+        var found =
+                store().findAll(List.of(prefix + "a", prefix + "b", prefix + "c", prefix + "x"));
+        assertThat(found).containsOnlyKeys(prefix + "a", prefix + "b", prefix + "c");
+        assertThat(found.get(prefix + "a")).isEqualTo(store().find(prefix + "a").orElseThrow());
+        assertThat(found.get(prefix + "b").heldAt(T0)).isFalse();
+        assertThat(found.get(prefix + "c").released()).isTrue();
+        assertThat(store().findAll(List.of())).isEmpty();
+    }
+
+    @Test
     void aFreeLeaseIsTakenUntilNowPlusTtl() {
         assertThat(store().tryAcquire(name, "a", T0, TTL)).isTrue();
         assertThat(store().find(name)).contains(new Lease(name, "a", T0.plus(TTL)));

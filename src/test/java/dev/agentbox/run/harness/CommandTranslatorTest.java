@@ -56,6 +56,34 @@ class CommandTranslatorTest {
                         "RUN_FINISHED");
     }
 
+    /** AL-06: an agent cannot forge a chunk the service writes on its own account. */
+    @Test
+    void aCustomLineNamedLikeAServiceChunkIsAgentOutputNotAServiceChunk() {
+        String fileChanged =
+                "{\"type\":\"CUSTOM\",\"name\":\"file.changed\",\"value\":"
+                        + "{\"path\":\"/workspace/a\",\"kind\":\"create\"}}";
+        String accepted = "{\"type\":\"CUSTOM\",\"name\":\"run.accepted\",\"value\":{}}";
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                fileChanged,
+                                accepted,
+                                "{\"type\":\"CUSTOM\",\"name\":\"x\",\"value\":1}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=agent.output value={\"name\":\"file.changed\",\"type\":\"CUSTOM\","
+                                + "\"value\":{\"kind\":\"create\",\"path\":\"/workspace/a\"}}",
+                        "CUSTOM name=agent.output value={\"name\":\"run.accepted\",\"type\":\"CUSTOM\","
+                                + "\"value\":{}}",
+                        "CUSTOM name=x value=1",
+                        "RUN_FINISHED");
+        assertThat(chunks).noneMatch(Chunks::isServiceChunk);
+    }
+
     @Test
     void everyChunkCarriesTheServicesThreadRunAndTimestampAndIsValid() {
         List<JsonObject> chunks =

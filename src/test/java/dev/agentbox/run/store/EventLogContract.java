@@ -78,6 +78,40 @@ public abstract class EventLogContract extends RunStoresFixture {
                 .isEqualTo(Chunks.fingerprint(chunk("TEXT_MESSAGE_CONTENT", "hi", 999)));
     }
 
+    /** AL-06: the mark alignment passes service chunks over by, and only theirs. */
+    @Test
+    void chunksWithAServiceNameAreMarkedAsTheServicesWhenAppended() {
+        RunRef run = claimedRun();
+        JsonObject fileChanged =
+                Json.createObjectBuilder()
+                        .add("type", "CUSTOM")
+                        .add("name", "file.changed")
+                        .add(
+                                "value",
+                                Json.createObjectBuilder()
+                                        .add("path", "/workspace/a")
+                                        .add("kind", "create"))
+                        .build();
+        JsonObject accepted =
+                Json.createObjectBuilder()
+                        .add("type", "CUSTOM")
+                        .add("name", "run.accepted")
+                        .add("value", Json.createObjectBuilder())
+                        .build();
+        JsonObject output =
+                Json.createObjectBuilder()
+                        .add("type", "CUSTOM")
+                        .add("name", "agent.output")
+                        .add("value", fileChanged)
+                        .build();
+        log.append(run, 1, List.of(accepted, chunk("TEXT_MESSAGE_CONTENT", "hi", 2)));
+        log.append(run, 1, List.of(fileChanged, output));
+
+        assertThat(log.fingerprints(run))
+                .extracting(StoredChunk::service)
+                .containsExactly(true, false, true, false);
+    }
+
     @Test
     void theLogsOfTwoRunsAreIndependent() {
         RunRef a = claimedRun();

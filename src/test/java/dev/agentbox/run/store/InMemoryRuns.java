@@ -89,7 +89,8 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                     DriverClaim.epochOf(epoch),
                     version,
                     created.journalNonce(),
-                    created.maxDurationMs());
+                    created.maxDurationMs(),
+                    created.fileEvents());
         }
     }
 

@@ -119,6 +119,29 @@ public abstract class RunStoreContract extends RunStoresFixture {
     }
 
     @Test
+    void fileEventsAreKeptWithTheRunAndOffByDefault() {
+        create(
+                new NewRun(
+                        tenant,
+                        "r-files",
+                        "t-1",
+                        Harness.COMMAND,
+                        T0,
+                        true,
+                        true,
+                        false,
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        NewRun.randomNonce(),
+                        Optional.empty(),
+                        true));
+        create(NewRun.durable(tenant, "r-no-files", "t-1", Harness.COMMAND, T0));
+        assertThat(runs.find(tenant, "r-files").orElseThrow().fileEvents()).isTrue();
+        assertThat(runs.find(tenant, "r-no-files").orElseThrow().fileEvents()).isFalse();
+    }
+
+    @Test
     void theJournalNonceIsKeptAsCreatedAndTheSameRunIdInAnotherTenantGetsAnotherOne() {
         String nonce = NewRun.randomNonce();
         RunRecordView mine =

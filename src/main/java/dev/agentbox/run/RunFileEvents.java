@@ -1,0 +1,181 @@
+package dev.agentbox.run;
+
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.sandbox.FileWatch;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The file events of one run with {@code fileEvents}: changes under its sandbox's workspace (the
+ * watcher of {@code GET /sandboxes/{key}/file-events}, {@link FileWatch}) gathered here and turned
+ * into {@code CUSTOM file.changed} chunks by its driver.
+ *
+ * <p>Threads: the watcher calls {@link #offer} from its own thread; only the driver calls {@link
+ * #drain}, between journal batches, and appends what it returns through its fenced writer — so file
+ * events and journal chunks are serialized by the driver thread, go through the same lease and
+ * epoch checks, and none can follow the terminal chunk (the driver stops draining before it writes
+ * that, and closes the watcher on every way out: the run's end, a lost lease, a cancel, leaving).
+ *
+ * <p>Bounds, so that a storm (an {@code npm install} touching ten thousand files) cannot flood the
+ * log:
+ *
+ * <ul>
+ *   <li><b>coalescing</b>: events are held for at least {@value #WINDOW_MS} ms and merged per path
+ *       (create+change = create, create+delete = nothing, delete+create = change, otherwise the
+ *       last kind); at most {@value #MAX_PENDING} paths wait at once;
+ *   <li><b>rate</b>: at most {@value #PER_SECOND} chunks per second (a token bucket of that size);
+ *   <li><b>per run</b>: at most {@value #PER_RUN} chunks per driver;
+ *   <li>whatever a bound drops is counted and reported as one {@code file.changed} with {@code
+ *       "path":"/workspace","kind":"change","dropped":N}, at most every {@value #SUMMARY_EVERY_MS}
+ *       ms and once more at the agent's exit.
+ * </ul>
+ */
+final class RunFileEvents implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
+
+    static final long WINDOW_MS = 250;
+    static final int MAX_PENDING = 1000;
+    static final int PER_SECOND = 50;
+    static final int PER_RUN = 5000;
+    static final long SUMMARY_EVERY_MS = 5000;
+
+    /**
+     * For the polling fallback of a watcher (a sandbox without {@code inotifywait}): one shared
+     * daemon thread, which only ever runs one {@code find} per second per watched run.
+     */
+    private static volatile ScheduledExecutorService poller;
+
+    private final LongSupplier nanos;
+    private final Map<String, String> pending = new LinkedHashMap<>();
+    private long dropped;
+    private long emitted;
+    private double tokens = PER_SECOND;
+    private long lastDrain;
+    private long lastRefill;
+    private long lastSummary;
+    private FileWatch watch;
+
+    RunFileEvents(LongSupplier nanos) {
+        this.nanos = nanos;
+        long now = nanos.getAsLong();
+        this.lastDrain = now;
+        this.lastRefill = now;
+        this.lastSummary = now;
+    }
+
+    /**
+     * Starts watching the workspace of {@code handle}. Best effort: a watcher that cannot start is
+     * logged and the run goes on without file events.
+     */
+    static RunFileEvents watch(String label, SandboxHandle handle) {
+        RunFileEvents events = new RunFileEvents(System::nanoTime);
+        try {
+            events.watch = FileWatch.start(handle, e -> events.offer(e.path(), e.type()), poller());
+        } catch (RuntimeException e) {
+            LOG.warning(label + ": file events unavailable, the run goes on without them: " + e);
+        }
+        return events;
+    }
+
+    private static ScheduledExecutorService poller() {
+        if (poller == null) {
+            synchronized (RunFileEvents.class) {
+                if (poller == null) {
+                    poller =
+                            Executors.newSingleThreadScheduledExecutor(
+                                    r -> {
+                                        Thread t = new Thread(r, "agentbox-run-file-events");
+                                        t.setDaemon(true);
+                                        return t;
+                                    });
+                }
+            }
+        }
+        return poller;
+    }
+
+    /** One change of {@code path} ({@code create|change|delete}), from the watcher. */
+    synchronized void offer(String path, String kind) {
+        String before = pending.get(path);
+        if (before == null) {
+            if (pending.size() >= MAX_PENDING) {
+                dropped++;
+                return;
+            }
+            pending.put(path, kind);
+            return;
+        }
+        String merged = merge(before, kind);
+        if (merged == null) {
+            pending.remove(path);
+        } else {
+            pending.put(path, merged);
+        }
+    }
+
+    /** The net kind of two changes of one path in a row; null when they cancel out. */
+    static String merge(String before, String after) {
+        if ("create".equals(before) && "change".equals(after)) {
+            return "create";
+        }
+        if ("create".equals(before) && "delete".equals(after)) {
+            return null;
+        }
+        if ("delete".equals(before) && "create".equals(after)) {
+            return "change";
+        }
+        return after;
+    }
+
+    /**
+     * The {@code file.changed} chunks due now, for the driver to append: nothing until {@value
+     * #WINDOW_MS} ms since the previous drain, unless {@code last} (the agent has exited: whatever
+     * waits goes now, with the count of what was dropped).
+     */
+    synchronized List<JsonObject> drain(ChunkFactory chunks, boolean last) {
+        long now = nanos.getAsLong();
+        if (!last && now - lastDrain < WINDOW_MS * 1_000_000) {
+            return List.of();
+        }
+        lastDrain = now;
+        tokens = Math.min(PER_SECOND, tokens + (now - lastRefill) / 1e9 * PER_SECOND);
+        lastRefill = now;
+        List<JsonObject> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, String>> it = pending.entrySet().iterator();
+                it.hasNext(); ) {
+            Map.Entry<String, String> e = it.next();
+            it.remove();
+            if (emitted >= PER_RUN || tokens < 1) {
+                dropped++;
+                continue;
+            }
+            tokens--;
+            emitted++;
+            out.add(ServiceChunks.fileChanged(chunks, e.getKey(), e.getValue()));
+        }
+        if (dropped > 0 && (last || now - lastSummary >= SUMMARY_EVERY_MS * 1_000_000)) {
+            out.add(ServiceChunks.fileChangesDropped(chunks, dropped));
+            dropped = 0;
+            lastSummary = now;
+        }
+        return out;
+    }
+
+    /** Stops the watcher; later events are ignored. */
+    @Override
+    public void close() {
+        if (watch != null) {
+            watch.close();
+        }
+    }
+}
