@@ -1,15 +1,18 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.quota.Slot;
 import dev.agentbox.sandbox.EnsureOutcome;
 import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.Sandbox;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
-import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.store.SandboxInstance;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -37,6 +40,10 @@ public class SandboxesResource {
     @Inject SandboxService sandboxes;
 
     @Inject SandboxProviders providers;
+
+    @Inject HeldExecSlot heldSlot;
+
+    @Resource ManagedExecutorService executor;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -84,12 +91,17 @@ public class SandboxesResource {
     @Path("{key}/exec")
     @Consumes(MediaType.APPLICATION_JSON)
     @ExecQuota
-    @Operation(summary = "Run a command to completion; a non-zero exit is data")
-    public ExecView exec(@PathParam("key") String key, JsonValue body) {
+    @Operation(
+            summary =
+                    "Run a command to completion; a non-zero exit is data. A command still running after 1.5 s is answered 200 with leading whitespace until its result (or a problem document) follows; a client that leaves gets its command killed")
+    public Response exec(@PathParam("key") String key, JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
+        ProcessOptions options = request.options(true);
         Sandbox s = sandboxes.open(caller.tenant(), key);
-        ExecResult r = s.handle().process().exec(request.command(), request.options(true));
-        return ExecView.of(r);
+        return DisconnectAwareExec.run(
+                executor,
+                () -> s.handle().process().exec(request.command(), options),
+                () -> heldSlot.take().orElse(Slot.NONE));
     }
 
     @POST
