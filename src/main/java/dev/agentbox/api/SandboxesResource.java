@@ -19,6 +19,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -102,6 +103,39 @@ public class SandboxesResource {
                 executor,
                 () -> s.handle().process().exec(request.command(), options),
                 () -> heldSlot.take().orElse(Slot.NONE));
+    }
+
+    /**
+     * Sets or removes environment variables ({@code env}, recorded with the sandbox) and secrets
+     * ({@code secrets}, only in the sandbox's tmpfs secrets file) for every later command of the
+     * sandbox, through any server. A {@code null} value removes the variable or secret. See {@link
+     * SandboxService#patchEnv}.
+     */
+    @PATCH
+    @Path("{key}/env")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @ExecQuota
+    @Operation(
+            summary =
+                    "Set or remove environment variables and secrets for later commands of the sandbox (null removes); the key does not change")
+    public Response patchEnv(@PathParam("key") String key, JsonValue body) {
+        if (body == null) {
+            throw JsonBodies.invalid("body", "must be a JSON object");
+        }
+        jakarta.json.JsonObject o = JsonBodies.object(body, List.of("env", "secrets"));
+        Map<String, java.util.Optional<String>> env = JsonBodies.envPatch(o, "env");
+        Map<String, java.util.Optional<String>> secrets = JsonBodies.envPatch(o, "secrets");
+        if (env.isEmpty() && secrets.isEmpty()) {
+            throw JsonBodies.invalid("env", "or secrets must name at least one variable");
+        }
+        SandboxInstance instance = sandboxes.find(caller.tenant(), key);
+        SandboxCapabilities caps = capabilities(instance);
+        if (caps != null && !caps.env()) {
+            throw new dev.agentbox.sandbox.spi.UnsupportedCapabilityException(
+                    instance.provider(), SandboxCapabilities.Capability.ENV);
+        }
+        sandboxes.patchEnv(caller.tenant(), key, env, secrets);
+        return Response.noContent().build();
     }
 
     @POST
