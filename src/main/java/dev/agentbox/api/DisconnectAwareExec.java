@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.sandbox.spi.ExecResult;
 import jakarta.json.Json;
@@ -71,6 +72,16 @@ final class DisconnectAwareExec {
      * the request's exec slot when the answer becomes a stream.
      */
     static Response run(ExecutorService executor, Supplier<ExecResult> exec, Supplier<Slot> slot) {
+        Answer a = answer(executor, exec, slot);
+        return a.streamed() != null
+                ? Response.ok(a.streamed(), MediaType.APPLICATION_JSON_TYPE).build()
+                : Response.ok(ExecView.of(a.quick())).build();
+    }
+
+    /** Either the result of an exec that ended in time, or the body that answers a longer one. */
+    record Answer(ExecResult quick, StreamingOutput streamed) {}
+
+    static Answer answer(ExecutorService executor, Supplier<ExecResult> exec, Supplier<Slot> slot) {
         CompletableFuture<Void> ended = new CompletableFuture<>();
         Future<ExecResult> work =
                 executor.submit(
@@ -82,13 +93,11 @@ final class DisconnectAwareExec {
                             }
                         });
         try {
-            return Response.ok(
-                            ExecView.of(work.get(COMMIT_AFTER.toMillis(), TimeUnit.MILLISECONDS)))
-                    .build();
+            return new Answer(work.get(COMMIT_AFTER.toMillis(), TimeUnit.MILLISECONDS), null);
         } catch (TimeoutException stillRunning) {
             Slot held = slot.get();
             ended.whenComplete((x, y) -> held.close());
-            return Response.ok(streamed(work), MediaType.APPLICATION_JSON_TYPE).build();
+            return new Answer(null, streamed(work));
         } catch (InterruptedException e) {
             work.cancel(true);
             Thread.currentThread().interrupt();
@@ -155,6 +164,9 @@ final class DisconnectAwareExec {
 
     /** The problem the exception mapper would have answered, as a body. */
     private static String problemJson(RuntimeException failed) {
+        if (failed instanceof ProblemException p) {
+            return Problems.json(p.code(), p.detail(), p.extensions());
+        }
         Object entity = new ProblemMapper().toResponse(failed).getEntity();
         return String.valueOf(entity);
     }
