@@ -11,8 +11,6 @@ import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.store.SandboxInstance;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -44,7 +42,7 @@ public class SandboxesResource {
 
     @Inject HeldExecSlot heldSlot;
 
-    @Resource ManagedExecutorService executor;
+    @Inject ExecWorkers execWorkers;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -100,7 +98,7 @@ public class SandboxesResource {
         ProcessOptions options = request.options(true);
         Sandbox s = sandboxes.open(caller.tenant(), key);
         return DisconnectAwareExec.run(
-                executor,
+                execWorkers.executor(),
                 () -> s.handle().process().exec(request.command(), options),
                 () -> heldSlot.take().orElse(Slot.NONE));
     }
