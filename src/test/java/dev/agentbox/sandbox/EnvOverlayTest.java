@@ -6,9 +6,13 @@ import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.lang.reflect.Proxy;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +84,53 @@ class EnvOverlayTest {
         assertThat(calls.get(1).options().env())
                 .containsExactlyInAnyOrderEntriesOf(Map.of("K", "v", "L", "l"));
         assertThat(calls.get(0).command()).endsWith("echo").doesNotStartWith("unset");
+    }
+
+    @Test
+    void openReadsTheEnvironmentFromTheRecordEachTime() {
+        SandboxInstance[] record = {recordWith("{\"K\":\"first\"}")};
+        SandboxHandle raw = raw();
+        SandboxProvider provider =
+                (SandboxProvider)
+                        Proxy.newProxyInstance(
+                                getClass().getClassLoader(),
+                                new Class<?>[] {SandboxProvider.class},
+                                (proxy, method, args) ->
+                                        switch (method.getName()) {
+                                            case "name" -> "docker";
+                                            case "enabled", "available" -> true;
+                                            case "resume" -> Optional.of(raw);
+                                            default ->
+                                                    throw new UnsupportedOperationException(
+                                                            method.getName());
+                                        });
+        SandboxInstanceStore store =
+                (SandboxInstanceStore)
+                        Proxy.newProxyInstance(
+                                getClass().getClassLoader(),
+                                new Class<?>[] {SandboxInstanceStore.class},
+                                (proxy, method, args) ->
+                                        switch (method.getName()) {
+                                            case "find" -> Optional.of(record[0]);
+                                            case "upsert" -> args[0];
+                                            default ->
+                                                    throw new UnsupportedOperationException(
+                                                            method.getName());
+                                        });
+        SandboxService service =
+                new SandboxService(
+                        new SandboxProviders(List.of(provider)),
+                        store,
+                        null,
+                        Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+
+        service.open("t", "k").handle().process().exec("a", ProcessOptions.defaults());
+        // Another server (or a later request) changed the record: the next open sees it.
+        record[0] = recordWith("{\"K\":\"second\"}");
+        service.open("t", "k").handle().process().exec("b", ProcessOptions.defaults());
+
+        assertThat(calls.get(0).options().env()).containsEntry("K", "first");
+        assertThat(calls.get(1).options().env()).containsEntry("K", "second");
     }
 
     @Test
