@@ -110,6 +110,9 @@ public class AdminResource {
             e.exitCode().ifPresent(c -> run.add("exitCode", c));
             e.error().ifPresent(m -> run.add("error", m));
             e.reclaim().ifPresent(c -> run.add("reclaim", c.wireName()));
+            if (e.terminalizedAnyway()) {
+                run.add("terminalizedAnyway", true);
+            }
             runs.add(run);
         }
         JsonObjectBuilder b =

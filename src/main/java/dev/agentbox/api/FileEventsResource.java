@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.concurrent.ScheduledFuture;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under the
@@ -40,6 +41,8 @@ public class FileEventsResource {
 
     @GET
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(
+            summary = "Changes under the workspace as server-sent events (create, change, delete)")
     public void events(@PathParam("key") String key, @Context SseEventSink sink, @Context Sse sse) {
         SandboxHandle handle = sandboxes.open(caller.tenant(), key).handle();
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);

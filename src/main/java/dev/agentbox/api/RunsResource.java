@@ -103,6 +103,7 @@ public class RunsResource {
     @GET
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The caller's runs, newest first (filter by threadId and status)")
     public String list(
             @QueryParam("threadId") String threadId, @QueryParam("status") String status) {
         if (threadId != null) {
@@ -175,6 +176,7 @@ public class RunsResource {
     @GET
     @Path("runs/{runId: .+}")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The run record")
     public String get(@PathParam("runId") String runId) {
         return RunViews.record(runs.get(caller.tenant(), runId)).toString();
     }
@@ -182,6 +184,7 @@ public class RunsResource {
     @GET
     @Path("threads/{threadId}/active-run")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The newest run of the thread that has not ended")
     public String activeRun(@PathParam("threadId") String threadId) {
         return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
     }

@@ -1,6 +1,7 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.LogText;
+import dev.agentbox.sandbox.LocalSources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -20,7 +21,10 @@ import java.util.Optional;
  *       operator who names an admin expects authentication);
  *   <li>the {@code local} provider next to more than one tenant, unless {@code
  *       agentbox.providers.local.allow-multi-tenant=true}: its sandboxes, journal and setup
- *       directories share the host, so tenants are not isolated from each other.
+ *       directories share the host, so tenants are not isolated from each other;
+ *   <li>{@code agentbox.sources.local.enabled=true} without {@code agentbox.sources.local.root}:
+ *       the root is the only host directory a {@code local} source may copy from, and there is no
+ *       safe default for it.
  * </ul>
  */
 final class SafeConfiguration {
@@ -29,6 +33,8 @@ final class SafeConfiguration {
     static final String ADMIN_TENANT = "agentbox.auth.admin-tenant";
     static final String LOCAL_ENABLED = "agentbox.providers.local.enabled";
     static final String LOCAL_MULTI_TENANT = "agentbox.providers.local.allow-multi-tenant";
+    static final String LOCAL_SOURCES_ENABLED = LocalSources.ENABLED;
+    static final String LOCAL_SOURCES_ROOT = LocalSources.ROOT;
 
     /**
      * The values the rules look at.
@@ -39,13 +45,28 @@ final class SafeConfiguration {
      * @param adminTenant {@value #ADMIN_TENANT}
      * @param localEnabled {@value #LOCAL_ENABLED}
      * @param localMultiTenant {@value #LOCAL_MULTI_TENANT}
+     * @param localSourcesEnabled {@code agentbox.sources.local.enabled}
+     * @param localSourcesRootSet {@code agentbox.sources.local.root} is set and not blank
      */
     record Settings(
             Optional<String> tokens,
             boolean tokensSetBlank,
             Optional<String> adminTenant,
             boolean localEnabled,
-            boolean localMultiTenant) {}
+            boolean localMultiTenant,
+            boolean localSourcesEnabled,
+            boolean localSourcesRootSet) {
+
+        /** Settings with local sources disabled. */
+        Settings(
+                Optional<String> tokens,
+                boolean tokensSetBlank,
+                Optional<String> adminTenant,
+                boolean localEnabled,
+                boolean localMultiTenant) {
+            this(tokens, tokensSetBlank, adminTenant, localEnabled, localMultiTenant, false, false);
+        }
+    }
 
     private SafeConfiguration() {}
 
@@ -90,6 +111,13 @@ final class SafeConfiguration {
                             + ": the local provider's sandboxes, journal and setup directories are shared on the host; set "
                             + LOCAL_MULTI_TENANT
                             + "=true to accept that, or disable the local provider");
+        }
+        if (s.localSourcesEnabled() && !s.localSourcesRootSet()) {
+            problems.add(
+                    LOCAL_SOURCES_ENABLED
+                            + "=true but "
+                            + LOCAL_SOURCES_ROOT
+                            + " is not set: name the one host directory local sources may be copied from, or disable them");
         }
         return List.copyOf(problems);
     }

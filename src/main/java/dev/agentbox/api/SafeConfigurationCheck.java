@@ -45,7 +45,12 @@ public class SafeConfigurationCheck {
                 config.getOptionalValue(SafeConfiguration.LOCAL_ENABLED, Boolean.class)
                         .orElse(false),
                 config.getOptionalValue(SafeConfiguration.LOCAL_MULTI_TENANT, Boolean.class)
-                        .orElse(false));
+                        .orElse(false),
+                config.getOptionalValue(SafeConfiguration.LOCAL_SOURCES_ENABLED, Boolean.class)
+                        .orElse(false),
+                config.getOptionalValue(SafeConfiguration.LOCAL_SOURCES_ROOT, String.class)
+                        .filter(r -> !r.isBlank())
+                        .isPresent());
     }
 
     /**

@@ -25,6 +25,7 @@ import jakarta.ws.rs.core.StreamingOutput;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact. Every
@@ -57,6 +58,7 @@ public class SandboxFilesResource {
      */
     @GET
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
+    @Operation(summary = "Read a file's bytes")
     public Response read(@QueryParam("path") String path) {
         FileRead read = fs().openRead(required(path, "path"), maxReadBytes);
         StreamingOutput body = read::transferTo;
@@ -65,12 +67,14 @@ public class SandboxFilesResource {
 
     @PUT
     @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Write a file (creates parent directories, replaces the content)")
     public Response write(@QueryParam("path") String path, byte[] body) {
         fs().write(required(path, "path"), body == null ? new byte[0] : body);
         return Response.noContent().build();
     }
 
     @DELETE
+    @Operation(summary = "Remove a file or directory recursively; a missing path is fine")
     public Response remove(@QueryParam("path") String path) {
         fs().remove(required(path, "path"));
         return Response.noContent().build();
@@ -79,6 +83,7 @@ public class SandboxFilesResource {
     @GET
     @Path("list")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "List a directory (symlinks are not followed)")
     public List<EntryView> list(@QueryParam("path") String path) {
         return fs()
                 .list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path))
@@ -90,6 +95,7 @@ public class SandboxFilesResource {
     @GET
     @Path("stat")
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "A path's type, mode and size")
     public StatView stat(@QueryParam("path") String path) {
         FsStat s =
                 fs().lstat(required(path, "path"))
@@ -101,6 +107,7 @@ public class SandboxFilesResource {
     @POST
     @Path("mkdir")
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Create a directory and its parents (idempotent)")
     public Response mkdir(JsonValue body) {
         JsonObject o = JsonBodies.object(body, List.of("path"));
         fs().mkdir(JsonBodies.requiredString(o, "path"));
@@ -110,6 +117,7 @@ public class SandboxFilesResource {
     @POST
     @Path("move")
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Move or rename a file or directory")
     public Response move(JsonValue body) {
         JsonObject o = JsonBodies.object(body, List.of("from", "to"));
         fs().rename(JsonBodies.requiredString(o, "from"), JsonBodies.requiredString(o, "to"));

@@ -61,6 +61,7 @@ public class SandboxProcessesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Start a background process")
     public Response spawn(JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
         // The tenant's process slot is held until the process exits (a kill ends it too).
@@ -82,6 +83,7 @@ public class SandboxProcessesResource {
     @GET
     @Path("{pid}/output")
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "A background process's output (SSE), then its exit code")
     public void output(@PathParam("pid") String pid, @Context SseEventSink sink, @Context Sse sse) {
         SandboxProcess process = process(pid);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);

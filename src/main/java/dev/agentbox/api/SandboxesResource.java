@@ -73,6 +73,7 @@ public class SandboxesResource {
 
     @GET
     @Path("{key}")
+    @Operation(summary = "One sandbox of the caller")
     public SandboxView get(@PathParam("key") String key) {
         SandboxInstance i = sandboxes.find(caller.tenant(), key);
         return SandboxView.of(i, capabilities(i), null);
@@ -138,6 +139,7 @@ public class SandboxesResource {
 
     @POST
     @Path("{key}/snapshots")
+    @Operation(summary = "Capture the sandbox's filesystem as a snapshot")
     public Response snapshot(@PathParam("key") String key) {
         String id = sandboxes.snapshot(caller.tenant(), key);
         return Response.status(201).entity(Map.of("snapshotId", id)).build();
@@ -145,6 +147,7 @@ public class SandboxesResource {
 
     @POST
     @Path("{key}/fork")
+    @Operation(summary = "A new sandbox branched from this one's current state")
     public Response fork(@PathParam("key") String key) {
         Ensured forked = sandboxes.fork(caller.tenant(), key);
         Sandbox s = forked.sandbox();

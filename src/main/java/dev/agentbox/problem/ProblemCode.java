@@ -29,6 +29,7 @@ public enum ProblemCode {
     QUOTA_EXCEEDED(429, "Quota exceeded"),
     SANDBOX_EXISTS(409, "Sandbox already exists"),
     SANDBOX_NOT_RUNNING(409, "Sandbox not running"),
+    GIT_FAILED(409, "Git operation failed"),
     AGENT_LOST(404, "Agent lost"),
     INTERNAL_ERROR(500, "Internal server error");
 

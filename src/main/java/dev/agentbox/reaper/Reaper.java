@@ -331,7 +331,8 @@ public final class Reaper {
                                 r.status().map(s -> s.wireName()),
                                 r.exitCode(),
                                 Optional.empty(),
-                                Optional.empty());
+                                Optional.empty(),
+                                r.ending() == RunDriver.Ending.BUDGET_EXCEEDED);
                 try {
                     return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
                 } catch (RuntimeException e) {
@@ -372,7 +373,8 @@ public final class Reaper {
                 entry.status(),
                 entry.exitCode(),
                 rc.error().or(entry::error),
-                Optional.of(rc.outcome()));
+                Optional.of(rc.outcome()),
+                entry.terminalizedAnyway());
     }
 
     private OrphanCollector.Report collectOrphans() {

@@ -36,6 +36,11 @@ public record SweepResult(
     /**
      * One run's line: its outcome, and where known the status, the agent's exit code, an error, the
      * reclaim.
+     *
+     * @param terminalizedAnyway true if and only if this sweep ended the run although its replay
+     *     outran the run budget. A later failure (the reclaim) overrides the outcome with {@code
+     *     reclaim-failed} or {@code failed}; this flag is what keeps the budget anomaly on the
+     *     line.
      */
     public record RunEntry(
             String tenant,
@@ -44,7 +49,19 @@ public record SweepResult(
             Optional<String> status,
             Optional<Integer> exitCode,
             Optional<String> error,
-            Optional<ReclaimOutcome> reclaim) {
+            Optional<ReclaimOutcome> reclaim,
+            boolean terminalizedAnyway) {
+
+        public RunEntry(
+                String tenant,
+                String runId,
+                SweepOutcome outcome,
+                Optional<String> status,
+                Optional<Integer> exitCode,
+                Optional<String> error,
+                Optional<ReclaimOutcome> reclaim) {
+            this(tenant, runId, outcome, status, exitCode, error, reclaim, false);
+        }
 
         static RunEntry of(String tenant, String runId, SweepOutcome outcome) {
             return new RunEntry(
@@ -59,7 +76,14 @@ public record SweepResult(
 
         RunEntry withError(String message) {
             return new RunEntry(
-                    tenant, runId, outcome, status, exitCode, Optional.of(message), reclaim);
+                    tenant,
+                    runId,
+                    outcome,
+                    status,
+                    exitCode,
+                    Optional.of(message),
+                    reclaim,
+                    terminalizedAnyway);
         }
 
         /** This line as {@code failed} with {@code message}, keeping what is known of the run. */
@@ -71,7 +95,8 @@ public record SweepResult(
                     status,
                     exitCode,
                     Optional.of(message),
-                    reclaim);
+                    reclaim,
+                    terminalizedAnyway);
         }
     }
 

@@ -46,7 +46,7 @@ public final class FileWatch implements AutoCloseable {
             ScheduledExecutorService scheduler) {
         FileWatch w = new FileWatch(handle, listener);
         boolean hasInotify =
-                handle.capabilities().killableProcesses()
+                handle.capabilities().canFollow()
                         && handle.process()
                                         .exec("command -v inotifywait >/dev/null 2>&1")
                                         .exitCode()

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.platform.InstallationService;
+import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
@@ -9,6 +10,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.sandbox.SandboxSpec.LocalSource;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
@@ -49,6 +51,7 @@ final class SandboxEnsure {
     private final TenantQuotas quotas;
     private final Duration stepTimeout;
     private final Duration ensureWait;
+    private final LocalSources localSources;
 
     /** {@code executor} and {@code installation} may be null outside the server. */
     SandboxEnsure(
@@ -60,7 +63,8 @@ final class SandboxEnsure {
             InstallationService installation,
             TenantQuotas quotas,
             Duration stepTimeout,
-            Duration ensureWait) {
+            Duration ensureWait,
+            LocalSources localSources) {
         this.providers = providers;
         this.store = store;
         this.leases = leases;
@@ -70,6 +74,7 @@ final class SandboxEnsure {
         this.quotas = quotas;
         this.stepTimeout = stepTimeout;
         this.ensureWait = ensureWait;
+        this.localSources = localSources;
     }
 
     Ensured ensure(String tenant, SandboxSpec spec) {
@@ -204,6 +209,47 @@ final class SandboxEnsure {
             HeldLease lease,
             String label) {
         long t0 = System.nanoTime();
+        // A local source is checked and packed before the sandbox exists: a refused one
+        // (400) leaves no container behind and nothing recorded.
+        try (LocalSourceArchive archive = localArchive(spec, label)) {
+            return create(provider, tenant, key, spec, recorded, lease, label, archive, t0);
+        }
+    }
+
+    private LocalSourceArchive localArchive(SandboxSpec spec, String label) {
+        if (!(spec.workspace().source() instanceof LocalSource local)) {
+            return null;
+        }
+        long t0 = System.nanoTime();
+        LocalSourceArchive archive =
+                LocalSourceArchive.pack(
+                        localSources.resolve(local.path()),
+                        localSources.maxBytes(),
+                        localSources.maxFiles());
+        LOG.info(
+                label
+                        + ": packed the local source "
+                        + LogText.quote(local.path())
+                        + ": "
+                        + archive.files()
+                        + " entries, "
+                        + archive.bytes()
+                        + " bytes in "
+                        + (System.nanoTime() - t0) / 1_000_000
+                        + " ms");
+        return archive;
+    }
+
+    private Ensured create(
+            SandboxProvider provider,
+            String tenant,
+            String key,
+            SandboxSpec spec,
+            Optional<SandboxInstance> recorded,
+            HeldLease lease,
+            String label,
+            LocalSourceArchive archive,
+            long t0) {
         SandboxHandle raw = provider.create(inputFor(key, tenant, spec));
         try {
             if (!spec.workspace().secrets().isEmpty()) {
@@ -214,7 +260,8 @@ final class SandboxEnsure {
                     new SecretsHandle(
                             raw,
                             EnvOverlay.parse(recorded.map(SandboxInstance::envJson).orElse(null)));
-            new WorkspaceBootstrap(handle, stepTimeout, executor, label).run(spec.workspace());
+            new WorkspaceBootstrap(handle, stepTimeout, executor, label)
+                    .run(spec.workspace(), archive);
             String snapshotId = null;
             if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
                     && provider.capabilities().snapshots()) {

@@ -68,14 +68,13 @@ public class SandboxService {
     @ConfigProperty(name = "agentbox.sandbox.keep-alive-ms")
     long defaultKeepAliveMs;
 
-    @Inject
-    @ConfigProperty(name = "agentbox.sources.local.enabled")
-    boolean localSourcesEnabled;
-
     @Inject org.eclipse.microprofile.config.Config config;
 
     /** Read once: the allowlist and ceilings do not change while the server runs. */
     private volatile EnsureRules rules;
+
+    /** Read once, like {@link #rules}. */
+    private volatile LocalSources localSources;
 
     protected SandboxService() {}
 
@@ -103,7 +102,19 @@ public class SandboxService {
             r = config == null ? EnsureRules.defaults() : EnsureRules.fromConfig(config);
             rules = r;
         }
-        return new SandboxSpecParser(defaultKeepAliveMs, localSourcesEnabled, r);
+        return new SandboxSpecParser(defaultKeepAliveMs, localSources(), r);
+    }
+
+    /**
+     * {@code agentbox.sources.local.*}; outside the server (no config) local sources are disabled.
+     */
+    LocalSources localSources() {
+        LocalSources l = localSources;
+        if (l == null) {
+            l = config == null ? LocalSources.disabled() : LocalSources.fromConfig(config);
+            localSources = l;
+        }
+        return l;
     }
 
     public Ensured ensure(String tenant, SandboxSpec spec) {
@@ -124,7 +135,8 @@ public class SandboxService {
                 installation,
                 quotas,
                 Duration.ofMillis(stepTimeoutMs),
-                Duration.ofMillis(ensureWaitMs));
+                Duration.ofMillis(ensureWaitMs),
+                localSources());
     }
 
     /**

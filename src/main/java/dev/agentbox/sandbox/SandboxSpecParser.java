@@ -55,18 +55,37 @@ public final class SandboxSpecParser {
     private static final int MAX_TEXT_LENGTH = 8192;
 
     private final long defaultKeepAliveMs;
-    private final boolean localSourcesEnabled;
+    private final LocalSources localSources;
     private final EnsureRules rules;
 
     /** A parser with the default allowlist and ceilings (tests and tools). */
+    /**
+     * A parser with the default allowlist and ceilings (tests and tools); local sources enabled
+     * here have no root, so every one is refused.
+     */
     public SandboxSpecParser(long defaultKeepAliveMs, boolean localSourcesEnabled) {
         this(defaultKeepAliveMs, localSourcesEnabled, EnsureRules.defaults());
     }
 
+    /** As {@link #SandboxSpecParser(long, boolean)}, with these rules. */
     public SandboxSpecParser(
             long defaultKeepAliveMs, boolean localSourcesEnabled, EnsureRules rules) {
+        this(
+                defaultKeepAliveMs,
+                localSourcesEnabled
+                        ? new LocalSources(
+                                true,
+                                Optional.empty(),
+                                LocalSources.DEFAULT_MAX_BYTES,
+                                LocalSources.DEFAULT_MAX_FILES)
+                        : LocalSources.disabled(),
+                rules);
+    }
+
+    public SandboxSpecParser(
+            long defaultKeepAliveMs, LocalSources localSources, EnsureRules rules) {
         this.defaultKeepAliveMs = defaultKeepAliveMs;
-        this.localSourcesEnabled = localSourcesEnabled;
+        this.localSources = localSources;
         this.rules = rules;
     }
 
@@ -210,19 +229,22 @@ public final class SandboxSpecParser {
             }
             case "local" -> {
                 only(s, "workspace.source", "type", "path");
-                if (!localSourcesEnabled) {
+                if (!localSources.enabled()) {
                     throw invalid(
                             "workspace.source.type",
                             "\"local\" is disabled on this server (agentbox.sources.local.enabled)");
                 }
-                return new LocalSource(
+                String path =
                         optionalString(s, "path", "workspace.source.path")
-                                .map(path -> noControl(path, "workspace.source.path"))
+                                .map(p -> noControl(p, "workspace.source.path"))
                                 .orElseThrow(
                                         () ->
                                                 invalid(
                                                         "workspace.source.path",
-                                                        "is required for a local source")));
+                                                        "is required for a local source"));
+                // Lexical rules only; the directory itself is checked when a sandbox is made.
+                localSources.checkAccepted(path);
+                return new LocalSource(path);
             }
             default ->
                     throw invalid(

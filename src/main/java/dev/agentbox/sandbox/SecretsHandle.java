@@ -95,12 +95,12 @@ public final class SecretsHandle implements SandboxHandle {
     }
 
     /**
-     * Git whose commands see the secrets: a clone's credential helper reads {@code GIT_TOKEN} from
-     * them.
+     * Git whose commands see the secrets: the credential helper of a clone, pull or push reads
+     * {@code GIT_TOKEN} from them, and a failure's message is redacted of them.
      */
     @Override
     public SandboxGit git() {
-        return new ExecGit(processes);
+        return new ExecGit(processes, () -> SandboxSecrets.redactorOf(raw));
     }
 
     @Override

@@ -7,8 +7,12 @@ import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +37,22 @@ import java.util.regex.Pattern;
  * parallel group starts every command from the same saved state and the next step waits for all of
  * them.
  *
+ * <p>The end marker cannot be forged by what the step prints. It carries a fresh random nonce per
+ * step ({@link SecureRandom}, 128 bits, hex), so text printed without it — a log that contains an
+ * earlier marker, a test printing {@code __AGENTBOX_STEP_END__ 0} — does not match. The nonce is no
+ * secret from the sandbox (it is in the shell's command line, readable from {@code /proc}), so two
+ * more rules make a found marker count: the LAST match is taken (the real marker is printed after
+ * the echoed output tail), and its status must equal the exit status of the exec itself, which the
+ * trap ends with. A process the step started can write anything to the exec's output, even after
+ * the real marker, but it cannot choose its parent shell's exit status: a marker saying 0 from a
+ * shell that exited 3 or was killed is not trusted, and the step counts as failed (or as a dead
+ * shell). Only the step's own text, run in that shell, could make a failing step look successful —
+ * and it is the caller's own command.
+ *
+ * <p>A {@code local} source arrives as a tar archive packed on the host beforehand ({@link
+ * LocalSourceArchive}) and is unpacked into the workspace root through {@link
+ * dev.agentbox.sandbox.spi.SandboxFs#writeArchive}, before any setup step runs.
+ *
  * <p>Every step text and output tail that leaves this class (the {@code setup-failed} problem, a
  * log line) passes the {@link Redactor} of the workspace's secrets first: a step that prints {@code
  * $API_KEY} must not put its value into the response or the log.
@@ -43,7 +63,7 @@ final class WorkspaceBootstrap {
     static final int TAIL_CHARS = 1500;
     private static final String STATE = SandboxSecrets.DIR + "/setup";
     private static final String MARKER = "__AGENTBOX_STEP_END__";
-    private static final Pattern MARKER_LINE = Pattern.compile("(?m)^" + MARKER + " (\\d+)\\s*$");
+    private static final SecureRandom NONCES = new SecureRandom();
     private static final String STEP_VAR = "AGENTBOX_SETUP_STEP";
 
     private final SandboxHandle handle;
@@ -67,7 +87,19 @@ final class WorkspaceBootstrap {
 
     /** Clones and runs setup; throws {@link SetupFailedException} on the first failure. */
     public void run(SandboxSpec.Workspace workspace) {
+        run(workspace, null);
+    }
+
+    /**
+     * Copies the local source ({@code archive}, packed from {@code workspace.source()}; null for
+     * any other source) or clones, then runs setup; throws {@link SetupFailedException} on the
+     * first failure.
+     */
+    public void run(SandboxSpec.Workspace workspace, LocalSourceArchive archive) {
         redactor = Redactor.of(workspace.secrets().values());
+        if (archive != null) {
+            copy(archive);
+        }
         if (workspace.source() instanceof GitSource git) {
             long t0 = System.nanoTime();
             try {
@@ -127,6 +159,25 @@ final class WorkspaceBootstrap {
         } finally {
             cleanUp();
         }
+    }
+
+    private void copy(LocalSourceArchive archive) {
+        long t0 = System.nanoTime();
+        try (InputStream tar = archive.open()) {
+            handle.fs().writeArchive(handle.workspaceRoot(), tar);
+        } catch (IOException | RuntimeException e) {
+            throw failed("copy local source", -1, "copy failed", e.getMessage());
+        }
+        LOG.info(
+                () ->
+                        label
+                                + ": copied the local source: "
+                                + archive.files()
+                                + " entries, "
+                                + archive.bytes()
+                                + " bytes in "
+                                + ms(t0)
+                                + " ms");
     }
 
     private void init() {
@@ -189,6 +240,7 @@ final class WorkspaceBootstrap {
         // never replace the step with an earlier one. The EXIT trap reports the status even
         // when the step itself calls `exit`; only a shell killed outright (kill -9 $$)
         // leaves no end marker. fd 3 is the exec's stdout, untouched by the step's redirect.
+        String nonce = nonce();
         String finish =
                 (saveState ? "pwd > " + STATE + "/cwd; export -p > " + STATE + "/env; " : "")
                         + "tail -c "
@@ -200,7 +252,9 @@ final class WorkspaceBootstrap {
                         + "; "
                         + "printf \"\\n"
                         + MARKER
-                        + " %d\\n\" \"$__agentbox_rc\" >&3";
+                        + " "
+                        + nonce
+                        + " %d\\n\" \"$__agentbox_rc\" >&3; exit $__agentbox_rc";
         String script =
                 "exec 3>&1; __agentbox_step=\"$"
                         + STEP_VAR
@@ -225,11 +279,15 @@ final class WorkspaceBootstrap {
                                 ProcessOptions.defaults()
                                         .withEnv(Map.of(STEP_VAR, command))
                                         .withTimeout(stepTimeout));
-        Matcher m = MARKER_LINE.matcher(r.stdout());
-        if (m.find()) {
-            int exit = Integer.parseInt(m.group(1));
+        Optional<Marker> marker = endMarker(r.stdout(), nonce);
+        if (marker.isPresent() && marker.get().status() == r.exitCode()) {
+            int exit = marker.get().status();
             if (exit != 0) {
-                throw failed(command, exit, "exit " + exit, r.stdout().substring(0, m.start()));
+                throw failed(
+                        command,
+                        exit,
+                        "exit " + exit,
+                        r.stdout().substring(0, marker.get().start()));
             }
             return;
         }
@@ -246,6 +304,36 @@ final class WorkspaceBootstrap {
                 r.exitCode(),
                 "shell exited before the sentinel, exit " + r.exitCode(),
                 outputTail + r.stderr());
+    }
+
+    /** A step's end marker: its status, and where it starts in the exec's output. */
+    record Marker(int status, int start) {}
+
+    /**
+     * The LAST end marker with this step's {@code nonce} in {@code stdout}; the caller trusts it
+     * only when its status is the exec's exit status too (see the class comment).
+     */
+    static Optional<Marker> endMarker(String stdout, String nonce) {
+        Matcher m =
+                Pattern.compile(
+                                "(?m)^"
+                                        + MARKER
+                                        + " "
+                                        + Pattern.quote(nonce)
+                                        + " (\\d{1,3})[ \\t\\r]*$")
+                        .matcher(stdout);
+        Marker last = null;
+        while (m.find()) {
+            last = new Marker(Integer.parseInt(m.group(1)), m.start());
+        }
+        return Optional.ofNullable(last);
+    }
+
+    /** 128 random bits in hex: a fresh one for every step. */
+    static String nonce() {
+        byte[] b = new byte[16];
+        NONCES.nextBytes(b);
+        return HexFormat.of().formatHex(b);
     }
 
     /**

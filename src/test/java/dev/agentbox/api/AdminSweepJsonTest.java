@@ -19,15 +19,44 @@ class AdminSweepJsonTest {
 
     @Test
     void aReclaimFailedRunKeepsItsStatusAndExitCodeInTheSweepJson() {
-        RunEntry entry =
-                new RunEntry(
-                        "tenant-a",
-                        "run-a",
-                        SweepOutcome.RECLAIM_FAILED,
-                        Optional.of("completed"),
-                        Optional.of(0),
-                        Optional.of("Reclaiming sandbox k failed"),
-                        Optional.of(ReclaimOutcome.DESTROY_FAILED));
+        JsonObject run =
+                runJson(
+                        new RunEntry(
+                                "tenant-a",
+                                "run-a",
+                                SweepOutcome.RECLAIM_FAILED,
+                                Optional.of("completed"),
+                                Optional.of(0),
+                                Optional.of("Reclaiming sandbox k failed"),
+                                Optional.of(ReclaimOutcome.DESTROY_FAILED)));
+
+        assertThat(run.getString("outcome")).isEqualTo("reclaim-failed");
+        assertThat(run.getString("status")).isEqualTo("completed");
+        assertThat(run.getInt("exitCode")).isZero();
+        assertThat(run.getString("reclaim")).isEqualTo("destroy-failed");
+        assertThat(run.getString("error")).contains("Reclaiming sandbox k failed");
+        assertThat(run.containsKey("terminalizedAnyway")).isFalse();
+    }
+
+    @Test
+    void aBudgetExceededRunWhoseReclaimFailedSaysItWasTerminalizedAnyway() {
+        JsonObject run =
+                runJson(
+                        new RunEntry(
+                                "tenant-a",
+                                "run-b",
+                                SweepOutcome.RECLAIM_FAILED,
+                                Optional.of("failed"),
+                                Optional.of(0),
+                                Optional.of("Reclaiming sandbox k failed"),
+                                Optional.of(ReclaimOutcome.DESTROY_FAILED),
+                                true));
+
+        assertThat(run.getString("outcome")).isEqualTo("reclaim-failed");
+        assertThat(run.getBoolean("terminalizedAnyway")).isTrue();
+    }
+
+    private static JsonObject runJson(RunEntry entry) {
         Map<SweepOutcome, Integer> outcomes = new EnumMap<>(SweepOutcome.class);
         for (SweepOutcome o : SweepOutcome.values()) {
             outcomes.put(o, o == SweepOutcome.RECLAIM_FAILED ? 1 : 0);
@@ -44,12 +73,6 @@ class AdminSweepJsonTest {
                         OrphanCollector.Report.empty(),
                         Optional.empty());
 
-        JsonObject run = AdminResource.sweepJson(result).getJsonArray("runs").getJsonObject(0);
-
-        assertThat(run.getString("outcome")).isEqualTo("reclaim-failed");
-        assertThat(run.getString("status")).isEqualTo("completed");
-        assertThat(run.getInt("exitCode")).isZero();
-        assertThat(run.getString("reclaim")).isEqualTo("destroy-failed");
-        assertThat(run.getString("error")).contains("Reclaiming sandbox k failed");
+        return AdminResource.sweepJson(result).getJsonArray("runs").getJsonObject(0);
     }
 }

@@ -79,6 +79,19 @@ class SafeConfigurationTest {
     }
 
     @Test
+    void localSourcesWithoutARootStopTheStartUpNamingBothKeys() {
+        Settings noRoot =
+                new Settings(Optional.empty(), false, Optional.empty(), false, false, true, false);
+        assertThat(SafeConfiguration.problems(noRoot))
+                .singleElement()
+                .asString()
+                .startsWith("agentbox.sources.local.enabled=true but agentbox.sources.local.root");
+        Settings withRoot =
+                new Settings(Optional.empty(), false, Optional.empty(), false, false, true, true);
+        assertThat(SafeConfiguration.problems(withRoot)).isEmpty();
+    }
+
+    @Test
     void aBlankTokenVariableIsAnErrorNotDevMode() {
         Settings blank = new Settings(Optional.empty(), true, Optional.empty(), false, false);
         assertThat(SafeConfiguration.problems(blank))

@@ -354,6 +354,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
         RunEntry e = entry(result, run);
         assertThat(e.outcome()).isEqualTo(SweepOutcome.BUDGET_EXCEEDED);
+        assertThat(e.terminalizedAnyway()).isTrue();
         assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROYED);
         RunRecordView after = f.fresh(run);
         assertThat(after.status().wireName()).isEqualTo("failed");
@@ -476,11 +477,43 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
         RunEntry e = entry(result, run);
         assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
+        assertThat(e.terminalizedAnyway()).isFalse();
         assertThat(e.status()).contains("failed");
         assertThat(e.exitCode()).contains(3);
         assertThat(e.error())
                 .hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
         assertThat(f.fresh(run).status().wireName()).isEqualTo("failed");
+    }
+
+    @Test
+    @DisplayName(
+            "RP-07b a budget-exceeded run whose reclaim then throws → failed, terminalizedAnyway kept on its line")
+    void aBudgetExceededRunWhoseReclaimThrowsKeepsTerminalizedAnyway() {
+        Box box = f.sandbox();
+        RunRecordView run =
+                f.run(box, "i=0; while [ $i -lt 200 ]; do echo line-$i; i=$((i+1)); done");
+        f.awaitExit(box, run);
+        f.detach(run, f.clock.instant());
+        RunStore failing =
+                wrap(
+                        f.runs,
+                        (method, args) -> {
+                            if (method.equals("liveRunsUsing")) { // the reclaim's first call
+                                throw new IllegalStateException("database unreachable");
+                            }
+                        },
+                        NOTHING);
+        ReaperSettings noTime =
+                new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
+
+        SweepResult result = f.reaperOver(failing, noTime).sweep();
+
+        RunEntry e = entry(result, run);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
+        assertThat(e.terminalizedAnyway()).isTrue();
+        assertThat(e.error())
+                .hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));
+        assertThat(f.fresh(run).error().orElseThrow().code()).contains("budget-exceeded");
     }
 
     /**

@@ -46,6 +46,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         assertThat(e.status()).contains("completed");
         assertThat(e.exitCode()).contains(0);
         assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROY_FAILED);
+        assertThat(e.terminalizedAnyway()).as("finalized in time").isFalse();
         assertThat(e.error())
                 .hasValueSatisfying(
                         m -> assertThat(m).contains(box.key()).contains("may still be running"));
@@ -56,6 +57,31 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
                 .as("the leak is real, and reported")
                 .isTrue();
         assertThat(f.fresh(run).status().wireName()).isEqualTo("completed");
+    }
+
+    @Test
+    @DisplayName(
+            "RP-07b a budget-exceeded run whose destroy then fails → reclaim-failed, terminalizedAnyway kept on its line")
+    void aBudgetExceededRunWhoseReclaimFailsKeepsTerminalizedAnyway() {
+        Box box = f.sandbox();
+        RunRecordView run =
+                f.run(box, "i=0; while [ $i -lt 200 ]; do echo line-$i; i=$((i+1)); done");
+        f.awaitExit(box, run);
+        f.detach(run, f.clock.instant());
+        ReaperSettings noTime =
+                new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
+
+        SweepResult result = f.reaper(noTime, new FailingDestroyProvider(f.docker)).sweep();
+
+        RunEntry e = result.runs().get(0);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
+        assertThat(e.terminalizedAnyway()).isTrue();
+        assertThat(e.reclaim()).contains(ReclaimOutcome.DESTROY_FAILED);
+        assertThat(e.status()).contains("failed");
+        assertThat(result.count(SweepOutcome.BUDGET_EXCEEDED))
+                .as("the reclaim failure overrides the outcome")
+                .isZero();
+        assertThat(f.fresh(run).error().orElseThrow().code()).contains("budget-exceeded");
     }
 
     @Test

@@ -126,7 +126,8 @@ public final class JournalReader implements AutoCloseable {
      * Opens a reader of {@code journal} from byte {@code fromOffset}; only a sentinel with the
      * journal's own nonce ends it. Nothing is started in the sandbox until the first {@link #poll}.
      *
-     * @throws IllegalArgumentException for follow mode on a provider without killable processes
+     * @throws IllegalArgumentException for follow mode on a provider without background or killable
+     *     processes
      */
     public static JournalReader open(
             SandboxHandle handle,
@@ -147,16 +148,16 @@ public final class JournalReader implements AutoCloseable {
     }
 
     private static Mode resolveMode(SandboxHandle handle, Mode requested) {
-        boolean killable = handle.capabilities().killableProcesses();
+        boolean canFollow = handle.capabilities().canFollow();
         return switch (requested) {
-            case AUTO -> killable ? Mode.FOLLOW : Mode.POLL;
+            case AUTO -> canFollow ? Mode.FOLLOW : Mode.POLL;
             case POLL -> Mode.POLL;
             case FOLLOW -> {
-                if (!killable) {
+                if (!canFollow) {
                     throw new IllegalArgumentException(
-                            "follow mode needs killable processes; provider "
+                            "follow mode needs background and killable processes; provider "
                                     + handle.provider()
-                                    + " has none");
+                                    + " lacks one");
                 }
                 yield Mode.FOLLOW;
             }

@@ -6,7 +6,8 @@ import java.time.Duration;
  * How a {@link JournalReader} reads. Defaults are docs/behavior.md's constants; tests shorten the
  * bounds.
  *
- * @param mode {@link Mode#AUTO} follows when the provider's processes are killable, else polls
+ * @param mode {@link Mode#AUTO} follows when the provider's processes run in the background and are
+ *     killable, else polls
  * @param pollInterval pause between bounded reads in poll mode (250 ms), and between checks for a
  *     journal file that does not exist yet in follow mode
  * @param firstByteBound a journal read from byte 0 whose first byte has not arrived within this

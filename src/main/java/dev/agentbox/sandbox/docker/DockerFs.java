@@ -17,6 +17,7 @@ import dev.agentbox.sandbox.spi.SandboxOperationException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,6 +174,38 @@ final class DockerFs implements SandboxFs {
                     Incident.log(LOG, Level.WARNING, "write " + p + " in " + name + " failed", e);
             throw new SandboxOperationException(
                     "write " + p, incident.text("the Docker engine refused the copy"));
+        }
+    }
+
+    /**
+     * {@code mkdir -p}, then the engine unpacks the archive ({@code PUT /archive}); it refuses an
+     * entry that climbs out of {@code dir} and, with {@code copyUIDGID}, gives every file to the
+     * container's user.
+     */
+    @Override
+    public void writeArchive(String dir, InputStream tar) {
+        mkdir(dir);
+        String p = abs(dir);
+        try {
+            DockerEngine.run(
+                    "copy archive to container",
+                    () ->
+                            provider.engine()
+                                    .client()
+                                    .copyArchiveToContainerCmd(name)
+                                    .withRemotePath(p)
+                                    .withNoOverwriteDirNonDir(true)
+                                    .withCopyUIDGID(true)
+                                    .withTarInputStream(tar)
+                                    .exec());
+        } catch (NotFoundException e) {
+            throw DockerEngine.gone(name, e);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            Incident incident =
+                    Incident.log(
+                            LOG, Level.WARNING, "archive into " + p + " in " + name + " failed", e);
+            throw new SandboxOperationException(
+                    "write archive into " + p, incident.text("the Docker engine refused the copy"));
         }
     }
 

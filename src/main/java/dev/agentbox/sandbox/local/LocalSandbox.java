@@ -35,7 +35,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,6 +50,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
 /** A folder on the host standing in for {@code /workspace}. */
 final class LocalSandbox
@@ -407,6 +411,79 @@ final class LocalSandbox
         } catch (IOException e) {
             throw new SandboxOperationException("write " + path, e.toString());
         }
+    }
+
+    /**
+     * Unpacks on the host, entry by entry, each path checked like any other ({@link #resolve}:
+     * inside the root lexically and by the real path of its parent). A file is created anew ({@code
+     * CREATE_NEW} after removing what was there, so a symlink in its place is replaced, never
+     * written through); a symlink must be relative and stay inside the root.
+     */
+    @Override
+    public void writeArchive(String dir, InputStream tar) {
+        Path base = resolve(dir, true);
+        try {
+            Files.createDirectories(base);
+            TarArchiveInputStream in = new TarArchiveInputStream(tar);
+            TarArchiveEntry e;
+            while ((e = in.getNextEntry()) != null) {
+                unpack(base, dir, e, in);
+            }
+        } catch (IOException e) {
+            throw new SandboxOperationException("write archive into " + dir, e.toString());
+        }
+    }
+
+    private void unpack(Path base, String dir, TarArchiveEntry e, InputStream in)
+            throws IOException {
+        String name = e.getName();
+        Path rel = Path.of(name).normalize();
+        if (name.startsWith("/") || rel.startsWith("..") || rel.toString().isEmpty()) {
+            throw new SandboxOperationException(
+                    "write archive into " + dir, "entry leaves the directory: " + name);
+        }
+        Path target = base.resolve(rel).normalize();
+        Path p = resolve(target.toString(), false);
+        Files.createDirectories(p.getParent());
+        // The parent was created just now: check it again by its real path.
+        p = resolve(target.toString(), false);
+        int perms = e.getMode() & 0777;
+        if (e.isDirectory()) {
+            if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                Files.deleteIfExists(p);
+                Files.createDirectory(p);
+            }
+            Files.setPosixFilePermissions(p, permissions(perms | 0700));
+        } else if (e.isSymbolicLink()) {
+            Path link = Path.of(e.getLinkName());
+            if (link.isAbsolute() || !p.getParent().resolve(link).normalize().startsWith(root)) {
+                throw new PathOutsideSandboxException(name + " -> " + e.getLinkName());
+            }
+            LocalSandboxProvider.deleteTree(p);
+            Files.createSymbolicLink(p, link);
+        } else if (e.isFile()) {
+            LocalSandboxProvider.deleteTree(p);
+            try (OutputStream out =
+                    Files.newOutputStream(
+                            p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                in.transferTo(out);
+            }
+            Files.setPosixFilePermissions(p, permissions(perms | 0600));
+        } else {
+            throw new SandboxOperationException(
+                    "write archive into " + dir, "unsupported entry type: " + name);
+        }
+    }
+
+    private static java.util.Set<PosixFilePermission> permissions(int mode) {
+        java.util.Set<PosixFilePermission> set =
+                java.util.EnumSet.noneOf(PosixFilePermission.class);
+        for (PosixFilePermission perm : PosixFilePermission.values()) {
+            if ((mode & (1 << (8 - perm.ordinal()))) != 0) {
+                set.add(perm);
+            }
+        }
+        return set;
     }
 
     @Override

@@ -46,6 +46,15 @@ public record SandboxCapabilities(
         }
     }
 
+    /**
+     * Whether a long-lived follower ({@code tail -f}, {@code inotifywait}) may be started: it needs
+     * a background process to run in and a kill to end it. With only one of the two it would either
+     * block the caller or outlive its reader, so callers poll instead.
+     */
+    public boolean canFollow() {
+        return backgroundProcesses && killableProcesses;
+    }
+
     /** Exactly the named capabilities, every other flag false. */
     public static SandboxCapabilities of(Capability... capabilities) {
         java.util.Set<Capability> on =

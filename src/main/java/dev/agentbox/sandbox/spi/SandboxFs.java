@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox.spi;
 
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -37,6 +38,16 @@ public interface SandboxFs {
     default void write(String path, String text) {
         write(path, text.getBytes(StandardCharsets.UTF_8));
     }
+
+    /**
+     * Unpacks a tar archive into the directory {@code dir} (created if missing): directories,
+     * regular files with their permission bits, and symlinks as symlinks; files are owned by the
+     * sandbox's user. Entry names are relative; one that is absolute or climbs out with {@code ..}
+     * fails the whole write ({@link SandboxOperationException}), as does any other entry type.
+     * Where the workspace is the boundary (the local provider), a symlink whose target leaves it
+     * fails too. Entries already unpacked stay: the caller destroys a sandbox whose write failed.
+     */
+    void writeArchive(String dir, InputStream tar);
 
     /**
      * Entries of a directory (dotfiles included, no {@code .}/{@code ..}; symlinks not followed:

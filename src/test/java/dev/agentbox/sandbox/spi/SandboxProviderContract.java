@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The one conformance suite every {@link SandboxProvider} passes (docs/behavior.md FS-01..FS-08,
+ * The one conformance suite every {@link SandboxProvider} passes (docs/behavior.md FS-01..FS-10,
  * PR-01..PR-09). One sandbox is shared by the whole class; each test works in its own
  * sub-directory. A capability a provider lacks is asserted as the exception path, never skipped.
  */
@@ -331,6 +331,89 @@ public abstract class SandboxProviderContract {
             // the container is the boundary: ../../../etc/hosts is the sandbox's own file
             assertThat(sb.fs().read("../../../etc/hosts")).contains("localhost");
         }
+    }
+
+    private static byte[] tar(Object... entries) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (org.apache.commons.compress.archivers.tar.TarArchiveOutputStream out =
+                new org.apache.commons.compress.archivers.tar.TarArchiveOutputStream(bytes)) {
+            for (int i = 0; i < entries.length; i += 3) {
+                String name = (String) entries[i];
+                int mode = (Integer) entries[i + 1];
+                Object body = entries[i + 2];
+                org.apache.commons.compress.archivers.tar.TarArchiveEntry e;
+                if (body instanceof String link) {
+                    e =
+                            new org.apache.commons.compress.archivers.tar.TarArchiveEntry(
+                                    name,
+                                    org.apache.commons.compress.archivers.tar.TarConstants
+                                            .LF_SYMLINK);
+                    e.setLinkName(link);
+                } else {
+                    e = new org.apache.commons.compress.archivers.tar.TarArchiveEntry(name);
+                    if (body instanceof byte[] data) {
+                        e.setSize(data.length);
+                    }
+                }
+                e.setMode((e.getMode() & ~07777) | mode);
+                out.putArchiveEntry(e);
+                if (body instanceof byte[] data) {
+                    out.write(data);
+                }
+                out.closeArchiveEntry();
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    @Test
+    @DisplayName(
+            "FS-09 an archive unpacks into a directory: nested directories, exact bytes, the exec bit, a symlink as a symlink")
+    void writeArchiveUnpacksExactly() {
+        byte[] data = {0, 1, 2, (byte) 250, '\n'};
+        byte[] archive =
+                tar(
+                        "src/",
+                        0755,
+                        null,
+                        "src/lib/",
+                        0750,
+                        null,
+                        "src/lib/data.bin",
+                        0644,
+                        data,
+                        "run.sh",
+                        0755,
+                        "#!/bin/sh\necho ran\n".getBytes(StandardCharsets.UTF_8),
+                        "link",
+                        0777,
+                        "src/lib/data.bin");
+        sb.fs().writeArchive("fs09/into", new java.io.ByteArrayInputStream(archive));
+        assertThat(sb.fs().readBytes("fs09/into/src/lib/data.bin")).containsExactly(data);
+        assertThat(sb.process().exec("cd fs09/into && ./run.sh").stdout()).isEqualTo("ran\n");
+        assertThat(sb.fs().lstat("fs09/into/link").orElseThrow().type())
+                .isEqualTo(FsStat.Type.SYMLINK);
+        assertThat(sb.fs().readBytes("fs09/into/link")).containsExactly(data);
+        assertThat(sb.fs().lstat("fs09/into/src/lib/data.bin").orElseThrow().mode() & 0777)
+                .isEqualTo(0644);
+    }
+
+    @Test
+    @DisplayName("FS-10 an archive entry climbing out with .. fails the write and lands nowhere")
+    void writeArchiveRefusesAnEntryClimbingOut() {
+        String name = "fs10-escape-" + UUID.randomUUID().toString().substring(0, 8);
+        byte[] archive =
+                tar("ok.txt", 0644, new byte[] {'k'}, "../" + name, 0644, new byte[] {'x'});
+        assertThatThrownBy(
+                        () ->
+                                sb.fs()
+                                        .writeArchive(
+                                                "fs10/into",
+                                                new java.io.ByteArrayInputStream(archive)))
+                .isInstanceOf(RuntimeException.class);
+        assertThat(sb.fs().exists("fs10/" + name)).isFalse();
     }
 
     // ---------------------------------------------------------------- processes

@@ -1,0 +1,154 @@
+package dev.agentbox.api;
+
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.spi.GitStatus;
+import dev.agentbox.sandbox.spi.SandboxGit;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * Git in a sandbox's repository: status, pull, push. A pull or push authenticates with the
+ * sandbox's {@code GIT_TOKEN} secret through the credential helper (never a URL, never {@code
+ * .git/config}); a failure is {@code 409 git-failed} with git's message redacted of the sandbox's
+ * secrets. Each request runs a command in the sandbox, so it holds one of the tenant's {@code
+ * concurrent-execs} slots ({@link ExecQuota}), like an exec.
+ */
+@Path("v1/sandboxes/{key}/git")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@ExecQuota
+public class SandboxGitResource {
+
+    private static final List<String> MEMBERS = List.of("dir");
+
+    @Inject Caller caller;
+
+    @Inject SandboxService sandboxes;
+
+    @PathParam("key")
+    String key;
+
+    @GET
+    @Path("status")
+    @Operation(
+            summary =
+                    "The repository's branch, HEAD, upstream, ahead/behind and changed paths (dir defaults to the workspace root)")
+    public JsonObject status(@QueryParam("dir") String dir) {
+        Optional<String> d = dir(dir);
+        return view(git().statusOf(d));
+    }
+
+    @POST
+    @Path("pull")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(
+            summary =
+                    "Fast-forward the current branch to its upstream with the sandbox's git credentials; answers the status after")
+    public JsonObject pull(@Context HttpHeaders headers, byte[] body) {
+        Optional<String> dir = dirOf(headers.getMediaType(), body);
+        SandboxGit git = git();
+        git.pull(dir);
+        return view(git.statusOf(dir));
+    }
+
+    @POST
+    @Path("push")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(
+            summary =
+                    "Push the current branch to its upstream (a new branch to origin) with the sandbox's git credentials; answers the status after")
+    public JsonObject push(@Context HttpHeaders headers, byte[] body) {
+        Optional<String> dir = dirOf(headers.getMediaType(), body);
+        SandboxGit git = git();
+        git.push(dir);
+        return view(git.statusOf(dir));
+    }
+
+    private SandboxGit git() {
+        return sandboxes.open(caller.tenant(), key).handle().git();
+    }
+
+    /**
+     * The optional body {@code {"dir"?}}. No body at all (and no {@code Content-Type}, as a bare
+     * {@code curl -X POST} sends it) is the workspace root; a body is JSON or {@code 415}.
+     */
+    static Optional<String> dirOf(MediaType type, byte[] body) {
+        String text = body == null ? "" : new String(body, StandardCharsets.UTF_8);
+        if (text.isBlank()) {
+            return Optional.empty();
+        }
+        if (type == null || !type.isCompatible(MediaType.APPLICATION_JSON_TYPE)) {
+            throw new ProblemException(
+                    ProblemCode.UNSUPPORTED_MEDIA_TYPE, "A body must be application/json.");
+        }
+        JsonValue json;
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            json = reader.readValue();
+        }
+        return dir(JsonBodies.optionalString(JsonBodies.object(json, MEMBERS), "dir").orElse(null));
+    }
+
+    private static Optional<String> dir(String dir) {
+        if (dir == null) {
+            return Optional.empty();
+        }
+        if (dir.isBlank()) {
+            throw JsonBodies.invalid("dir", "must not be blank");
+        }
+        return Optional.of(JsonBodies.noNul("dir", dir));
+    }
+
+    /**
+     * The wire shape (docs/api.md, "Git"): every member always present, {@code null} where git has
+     * nothing (detached HEAD, no commit yet, no upstream).
+     */
+    static JsonObject view(GitStatus s) {
+        JsonArrayBuilder entries = Json.createArrayBuilder();
+        for (GitStatus.Entry e : s.entries()) {
+            JsonObjectBuilder entry =
+                    Json.createObjectBuilder()
+                            .add("path", e.path())
+                            .add("status", e.status())
+                            .add("code", e.code())
+                            .add("staged", e.staged());
+            e.from().ifPresent(f -> entry.add("from", f));
+            entries.add(entry);
+        }
+        return Json.createObjectBuilder()
+                .add("branch", nullable(s.branch()))
+                .add("commit", nullable(s.commit()))
+                .add("upstream", nullable(s.upstream()))
+                .add("ahead", s.ahead())
+                .add("behind", s.behind())
+                .add("clean", s.clean())
+                .add("entries", entries)
+                .build();
+    }
+
+    private static JsonValue nullable(Optional<String> value) {
+        return value.<JsonValue>map(Json::createValue).orElse(JsonValue.NULL);
+    }
+}
