@@ -30,8 +30,9 @@ import java.util.logging.Logger;
  * <p>Why whitespace: the servlet container learns that a client left only when it writes to the
  * connection (a read-side close is not reported to a request that is not reading, and an async
  * request's listener is told only of timeouts and write errors). So a request that waits silently
- * for a long command cannot notice its client is gone. This class therefore runs the exec on a
- * worker and:
+ * for a long command cannot notice its client is gone, and its command would run to its timeout.
+ * This class therefore runs the exec on a worker ({@link ExecWorkers}) while the request thread
+ * watches, and:
  *
  * <ul>
  *   <li>answers normally when the exec ends within {@link #COMMIT_AFTER}: the usual status codes,
