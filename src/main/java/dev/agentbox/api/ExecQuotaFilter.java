@@ -20,23 +20,25 @@ import jakarta.ws.rs.ext.Provider;
  *
  * <p>The slot is taken after authentication and released when the response leaves the resource —
  * which the runtime does for every outcome the single exception mapper maps (success, problem,
- * unexpected failure), including a client that went away meanwhile.
+ * unexpected failure), including a client that went away meanwhile. A resource whose work outlives
+ * its response (a long exec answered as a stream) takes the slot over from {@link HeldExecSlot} and
+ * releases it when the work ends.
  */
 @Provider
 @ExecQuota
 @Priority(Priorities.USER)
 public class ExecQuotaFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
-    private static final String SLOT = ExecQuotaFilter.class.getName() + ".slot";
-
     @Inject Caller caller;
 
     @Inject TenantQuotas quotas;
 
+    @Inject HeldExecSlot held;
+
     @Override
     public void filter(ContainerRequestContext request) {
         try {
-            request.setProperty(SLOT, quotas.acquire(caller.tenant(), Quota.CONCURRENT_EXECS));
+            held.hold(quotas.acquire(caller.tenant(), Quota.CONCURRENT_EXECS));
         } catch (QuotaExceededException e) {
             request.abortWith(new ProblemMapper().toResponse(e));
         }
@@ -44,9 +46,6 @@ public class ExecQuotaFilter implements ContainerRequestFilter, ContainerRespons
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        if (request.getProperty(SLOT) instanceof Slot slot) {
-            request.removeProperty(SLOT);
-            slot.close();
-        }
+        held.take().ifPresent(Slot::close);
     }
 }

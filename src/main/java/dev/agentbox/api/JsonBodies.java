@@ -103,6 +103,36 @@ final class JsonBodies {
         return env;
     }
 
+    /**
+     * A patch of environment variables: names are shell names, values strings without NUL or {@code
+     * null} (removes the variable, returned as an empty Optional).
+     */
+    static Map<String, Optional<String>> envPatch(JsonObject o, String field) {
+        JsonValue v = o.get(field);
+        if (v == null || v == JsonValue.NULL) {
+            return Map.of();
+        }
+        if (!(v instanceof JsonObject e)) {
+            throw invalid(field, "must be an object of strings or nulls");
+        }
+        Map<String, Optional<String>> env = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonValue> entry : e.entrySet()) {
+            if (!ENV_NAME.matcher(entry.getKey()).matches()) {
+                throw invalid(field, "names must match [A-Za-z_][A-Za-z0-9_]*");
+            }
+            if (entry.getValue() == JsonValue.NULL) {
+                env.put(entry.getKey(), Optional.empty());
+            } else if (entry.getValue() instanceof JsonString s) {
+                env.put(
+                        entry.getKey(),
+                        Optional.of(noNul(field + "." + entry.getKey(), s.getString())));
+            } else {
+                throw invalid(field + "." + entry.getKey(), "must be a string or null");
+            }
+        }
+        return env;
+    }
+
     static String noNul(String field, String value) {
         if (value.indexOf('\0') >= 0) {
             throw invalid(field, "must not contain NUL");

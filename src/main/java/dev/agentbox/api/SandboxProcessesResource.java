@@ -1,13 +1,20 @@
 package dev.agentbox.api;
 
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.SandboxProcessRegistry;
+import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.spi.OutputChunk;
+import dev.agentbox.sandbox.spi.ProcessSignal;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.sandbox.spi.SandboxProcess;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
+import dev.agentbox.sandbox.store.SandboxInstance;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
@@ -20,13 +27,16 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** Background processes of a sandbox: spawn, stream output (SSE), write stdin, kill. */
 @Path("v1/sandboxes/{key}/processes")
@@ -39,6 +49,8 @@ public class SandboxProcessesResource {
 
     @Inject SandboxProcessRegistry registry;
 
+    @Inject SandboxProviders providers;
+
     @Inject TenantQuotas quotas;
 
     @Resource ManagedScheduledExecutorService scheduler;
@@ -49,6 +61,7 @@ public class SandboxProcessesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Start a background process")
     public Response spawn(JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
         // The tenant's process slot is held until the process exits (a kill ends it too).
@@ -70,6 +83,7 @@ public class SandboxProcessesResource {
     @GET
     @Path("{pid}/output")
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "A background process's output (SSE), then its exit code")
     public void output(@PathParam("pid") String pid, @Context SseEventSink sink, @Context Sse sse) {
         SandboxProcess process = process(pid);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
@@ -141,19 +155,93 @@ public class SandboxProcessesResource {
                 });
     }
 
+    /**
+     * Writes the body to the process's stdin; with {@code eof=true} closes stdin after the body (an
+     * empty body just closes it), so "write then close" is one call and a reader such as {@code
+     * cat} sees end of input. Closing twice is quiet. Capability {@code writableStdin}, else 422.
+     */
     @POST
     @Path("{pid}/stdin")
     @Consumes({MediaType.TEXT_PLAIN, MediaType.WILDCARD})
-    public Response stdin(@PathParam("pid") String pid, String text) {
-        process(pid).writeStdin(text == null ? "" : text);
+    @Operation(
+            summary = "Write text to a background process's stdin; eof=true closes stdin after it")
+    public Response stdin(
+            @PathParam("pid") String pid, @QueryParam("eof") String eof, String text) {
+        boolean close = flag("eof", eof);
+        SandboxProcess process = process(pid);
+        if (text != null && !text.isEmpty()) {
+            process.writeStdin(text);
+        } else if (!close) {
+            process.writeStdin("");
+        }
+        if (close) {
+            process.closeStdin();
+        }
         return Response.noContent().build();
     }
 
+    /**
+     * Without {@code signal}: kills the process group (TERM, then KILL after a short grace). With
+     * {@code signal} (one of {@link ProcessSignal}, with or without {@code SIG}): sends that signal
+     * once to the group and returns; the process may trap it. Capability {@code killableProcesses},
+     * else 422.
+     */
     @DELETE
     @Path("{pid}")
-    public Response kill(@PathParam("pid") String pid) {
-        process(pid).kill();
+    @Operation(
+            summary =
+                    "Kill a background process's group, or send it one signal (TERM, INT, KILL, HUP, QUIT, USR1, USR2)")
+    public Response kill(@PathParam("pid") String pid, @QueryParam("signal") String signal) {
+        Optional<ProcessSignal> chosen = Optional.empty();
+        if (signal != null) {
+            chosen = ProcessSignal.parse(signal);
+            if (chosen.isEmpty()) {
+                throw new ProblemException(
+                        ProblemCode.INVALID_REQUEST,
+                        "signal must be one of " + ProcessSignal.names() + " (with or without SIG)",
+                        Map.of("field", "signal"),
+                        null);
+            }
+        }
+        SandboxProcess process = process(pid);
+        requireCapability(Capability.KILLABLE_PROCESSES);
+        if (chosen.isPresent()) {
+            process.signal(chosen.get());
+        } else {
+            process.kill();
+        }
         return Response.noContent().build();
+    }
+
+    private void requireCapability(Capability capability) {
+        SandboxInstance instance = sandboxes.find(caller.tenant(), key);
+        SandboxCapabilities caps =
+                providers.find(instance.provider()).map(p -> p.capabilities()).orElse(null);
+        if (caps != null && !has(caps, capability)) {
+            throw new UnsupportedCapabilityException(instance.provider(), capability);
+        }
+    }
+
+    private static boolean has(SandboxCapabilities caps, Capability capability) {
+        return switch (capability) {
+            case KILLABLE_PROCESSES -> caps.killableProcesses();
+            case WRITABLE_STDIN -> caps.writableStdin();
+            default -> true;
+        };
+    }
+
+    private static boolean flag(String name, String value) {
+        if (value == null || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true") || value.isEmpty()) {
+            return true;
+        }
+        throw new ProblemException(
+                ProblemCode.INVALID_REQUEST,
+                name + " must be true or false",
+                Map.of("field", name),
+                null);
     }
 
     private SandboxProcess process(String pid) {

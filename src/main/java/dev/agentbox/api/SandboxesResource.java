@@ -1,12 +1,13 @@
 package dev.agentbox.api;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.quota.Slot;
 import dev.agentbox.sandbox.EnsureOutcome;
 import dev.agentbox.sandbox.Ensured;
 import dev.agentbox.sandbox.Sandbox;
 import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
-import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.store.SandboxInstance;
@@ -16,6 +17,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -40,6 +42,10 @@ public class SandboxesResource {
     @Inject SandboxService sandboxes;
 
     @Inject SandboxProviders providers;
+
+    @Inject HeldExecSlot heldSlot;
+
+    @Inject ExecWorkers execWorkers;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -88,12 +94,50 @@ public class SandboxesResource {
     @Path("{key}/exec")
     @Consumes(MediaType.APPLICATION_JSON)
     @ExecQuota
-    @Operation(summary = "Run a command to completion; a non-zero exit is data")
-    public ExecView exec(@PathParam("key") String key, JsonValue body) {
+    @Operation(
+            summary =
+                    "Run a command to completion; a non-zero exit is data. A command still running after 1.5 s is answered 200 with leading whitespace until its result (or a problem document) follows; a client that leaves gets its command killed")
+    public Response exec(@PathParam("key") String key, JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
+        ProcessOptions options = request.options(true);
         Sandbox s = sandboxes.open(caller.tenant(), key);
-        ExecResult r = s.handle().process().exec(request.command(), request.options(true));
-        return ExecView.of(r);
+        return DisconnectAwareExec.run(
+                execWorkers.executor(),
+                () -> s.handle().process().exec(request.command(), options),
+                () -> heldSlot.take().orElse(Slot.NONE));
+    }
+
+    /**
+     * Sets or removes environment variables ({@code env}, recorded with the sandbox) and secrets
+     * ({@code secrets}, only in the sandbox's tmpfs secrets file) for every later command of the
+     * sandbox, through any server. A {@code null} value removes the variable or secret. See {@link
+     * SandboxService#patchEnv}.
+     */
+    @PATCH
+    @Path("{key}/env")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @ExecQuota
+    @Operation(
+            summary =
+                    "Set or remove environment variables and secrets for later commands of the sandbox (null removes); the key does not change")
+    public Response patchEnv(@PathParam("key") String key, JsonValue body) {
+        if (body == null) {
+            throw JsonBodies.invalid("body", "must be a JSON object");
+        }
+        jakarta.json.JsonObject o = JsonBodies.object(body, List.of("env", "secrets"));
+        Map<String, java.util.Optional<String>> env = JsonBodies.envPatch(o, "env");
+        Map<String, java.util.Optional<String>> secrets = JsonBodies.envPatch(o, "secrets");
+        if (env.isEmpty() && secrets.isEmpty()) {
+            throw JsonBodies.invalid("env", "or secrets must name at least one variable");
+        }
+        SandboxInstance instance = sandboxes.find(caller.tenant(), key);
+        SandboxCapabilities caps = capabilities(instance);
+        if (caps != null && !caps.env()) {
+            throw new dev.agentbox.sandbox.spi.UnsupportedCapabilityException(
+                    instance.provider(), SandboxCapabilities.Capability.ENV);
+        }
+        sandboxes.patchEnv(caller.tenant(), key, env, secrets);
+        return Response.noContent().build();
     }
 
     @POST

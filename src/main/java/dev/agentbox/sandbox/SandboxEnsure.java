@@ -149,7 +149,7 @@ final class SandboxEnsure {
             LOG.info(label + ": resumed " + instance.providerSandboxId());
             return Optional.of(
                     new Ensured(
-                            new Sandbox(stored, new SecretsHandle(running.get())),
+                            new Sandbox(stored, SandboxService.handleOf(running.get(), stored)),
                             EnsureOutcome.RESUMED));
         }
         if (spec.lifecycle().snapshot() == SnapshotMode.AFTER_SETUP
@@ -175,7 +175,7 @@ final class SandboxEnsure {
                                     + instance.snapshotId().get());
                     return Optional.of(
                             new Ensured(
-                                    new Sandbox(stored, new SecretsHandle(restored)),
+                                    new Sandbox(stored, SandboxService.handleOf(restored, stored)),
                                     EnsureOutcome.RESTORED));
                 } catch (RuntimeException e) {
                     SandboxService.destroyQuietly(restored, label);
@@ -255,7 +255,11 @@ final class SandboxEnsure {
             if (!spec.workspace().secrets().isEmpty()) {
                 SandboxSecrets.install(raw, spec.workspace().secrets());
             }
-            SecretsHandle handle = new SecretsHandle(raw);
+            // A sandbox re-created under a recorded key keeps the environment recorded for it.
+            SecretsHandle handle =
+                    new SecretsHandle(
+                            raw,
+                            EnvOverlay.parse(recorded.map(SandboxInstance::envJson).orElse(null)));
             new WorkspaceBootstrap(handle, stepTimeout, executor, label)
                     .run(spec.workspace(), archive);
             String snapshotId = null;
@@ -284,6 +288,7 @@ final class SandboxEnsure {
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
             instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            instance.envJson(recorded.map(SandboxInstance::envJson).orElse(null));
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
             SandboxInstance stored = store.upsert(instance);
             oldSnapshot

@@ -83,23 +83,53 @@ public final class SandboxSecrets {
      * read: {@link Redactor#none()}.
      */
     public static Redactor redactorOf(SandboxHandle handle) {
-        SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
         try {
-            // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
-            // finalizer must not wait on a binary the tenant replaced.
-            ExecResult r =
-                    raw.process()
-                            .exec(
-                                    "head -c "
-                                            + MAX_READ_BYTES
-                                            + " "
-                                            + ShellQuote.single(file(raw.id()))
-                                            + " 2>/dev/null",
-                                    ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
-            return r.exitCode() == 0 ? Redactor.of(parse(r.stdout()).values()) : Redactor.none();
+            return installed(handle).map(m -> Redactor.of(m.values())).orElse(Redactor.none());
         } catch (RuntimeException sandboxGone) {
             return Redactor.none();
         }
+    }
+
+    /**
+     * The secrets installed in the sandbox, read from its secrets file with the provider's own exec
+     * (never through a path that logs output); empty when there is no file or it cannot be read.
+     * Throws when the sandbox cannot run the read at all.
+     */
+    static java.util.Optional<Map<String, String>> installed(SandboxHandle handle) {
+        SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
+        // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
+        // finalizer must not wait on a binary the tenant replaced.
+        ExecResult r =
+                raw.process()
+                        .exec(
+                                "head -c "
+                                        + MAX_READ_BYTES
+                                        + " "
+                                        + ShellQuote.single(file(raw.id()))
+                                        + " 2>/dev/null",
+                                ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
+        return r.exitCode() == 0
+                ? java.util.Optional.of(parse(r.stdout()))
+                : java.util.Optional.empty();
+    }
+
+    /**
+     * Merges {@code patch} into the installed secrets (a value sets one, an empty value removes
+     * one) and installs the result; returns whether any secret is installed afterwards. The values
+     * travel as {@link #install} sends them: in the environment of one exec.
+     */
+    static boolean merge(SandboxHandle raw, Map<String, java.util.Optional<String>> patch) {
+        Map<String, String> merged = new LinkedHashMap<>(installed(raw).orElse(Map.of()));
+        patch.forEach(
+                (k, v) -> {
+                    if (v.isPresent()) {
+                        merged.put(k, v.get());
+                    } else {
+                        merged.remove(k);
+                    }
+                });
+        install(raw, merged);
+        return !merged.isEmpty();
     }
 
     /** The file's content: one {@code export NAME='value'} line per secret, sorted by name. */

@@ -158,7 +158,69 @@ public class SandboxService {
             instance.touch(now);
             instance = touched(instance);
         }
-        return new Sandbox(instance, new SecretsHandle(raw));
+        return new Sandbox(instance, handleOf(raw, instance));
+    }
+
+    /** The handle through which commands see the sandbox's secrets and recorded environment. */
+    static SecretsHandle handleOf(SandboxHandle raw, SandboxInstance instance) {
+        return new SecretsHandle(raw, EnvOverlay.parse(instance.envJson()));
+    }
+
+    /**
+     * Sets or removes environment variables and secrets for every later command of the sandbox,
+     * through any server (see {@code PATCH /sandboxes/{key}/env}). {@code env} is recorded with the
+     * sandbox ({@link EnvOverlay}); {@code secrets} are merged into the sandbox's tmpfs secrets
+     * file only ({@link SandboxSecrets}), never recorded. An empty value removes the variable or
+     * secret.
+     *
+     * <p>Runs under the sandbox lease, like an ensure: two patches (or a patch and an ensure) do
+     * not interleave their read-merge-write of the record or of the secrets file. Secrets need the
+     * sandbox running (else {@code 404}); a patch of {@code env} alone only updates the record. The
+     * key does not change.
+     */
+    public void patchEnv(
+            String tenant,
+            String key,
+            java.util.Map<String, Optional<String>> env,
+            java.util.Map<String, Optional<String>> secrets) {
+        find(tenant, key); // 404 before the lease for another tenant's or an unknown key
+        try (HeldLease lease =
+                leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ofMillis(ensureWaitMs))
+                        .orElseThrow(
+                                () ->
+                                        new ProblemException(
+                                                dev.agentbox.problem.ProblemCode
+                                                        .PROVIDER_UNAVAILABLE,
+                                                "Another ensure or change of this sandbox is still running; try again later.",
+                                                java.util.Map.of(),
+                                                null))) {
+            SandboxInstance instance = find(tenant, key);
+            if (!secrets.isEmpty()) {
+                SandboxProvider provider = providerOf(instance);
+                SandboxHandle raw =
+                        provider.resume(instance.providerSandboxId())
+                                .orElseThrow(
+                                        () ->
+                                                ProblemException.notFound(
+                                                        "Sandbox "
+                                                                + key
+                                                                + " is no longer running; ensure it again."));
+                instance.secretsInstalled(SandboxSecrets.merge(raw, secrets));
+            }
+            if (!env.isEmpty()) {
+                instance.envJson(EnvOverlay.parse(instance.envJson()).with(env).json());
+            }
+            instance.touch(clock.instant());
+            store.upsert(instance);
+            LOG.info(
+                    "sandbox "
+                            + SandboxKey.shortForm(key)
+                            + ": environment changed ("
+                            + env.size()
+                            + " variables, "
+                            + secrets.size()
+                            + " secrets)");
+        }
     }
 
     /**
@@ -246,9 +308,12 @@ public class SandboxService {
                             source.threadId().orElse(null),
                             now,
                             source.keepAliveMs());
+            // The branch starts with the source's recorded environment (its secrets file lives
+            // on the source's tmpfs and is not carried over).
+            instance.envJson(source.envJson());
             try {
                 return new Ensured(
-                        new Sandbox(store.upsert(instance), new SecretsHandle(forked)),
+                        new Sandbox(store.upsert(instance), handleOf(forked, instance)),
                         EnsureOutcome.CREATED);
             } catch (RuntimeException e) {
                 destroyQuietly(forked, "fork of " + SandboxKey.shortForm(key));

@@ -17,7 +17,9 @@ import java.util.Optional;
 /**
  * A handle whose commands see the sandbox's secrets: every {@code exec} and {@code spawn} first
  * sources the sandbox's tmpfs secrets file ({@link SandboxSecrets}). Because the file is inside the
- * sandbox, a command run through any server sees the same secrets.
+ * sandbox, a command run through any server sees the same secrets. Commands also see the
+ * environment recorded for the sandbox ({@link EnvOverlay}), read from its record whenever a handle
+ * is opened.
  */
 public final class SecretsHandle implements SandboxHandle {
 
@@ -25,6 +27,14 @@ public final class SecretsHandle implements SandboxHandle {
     private final SandboxProcesses processes;
 
     public SecretsHandle(SandboxHandle raw) {
+        this(raw, EnvOverlay.NONE);
+    }
+
+    /**
+     * A handle whose commands also see {@code env}, the environment recorded for the sandbox with
+     * {@code PATCH /sandboxes/{key}/env} (see {@link EnvOverlay} for the layering).
+     */
+    public SecretsHandle(SandboxHandle raw, EnvOverlay env) {
         this.raw = raw;
         String prefix = SandboxSecrets.sourcing(raw.id());
         SandboxProcesses inner = raw.process();
@@ -32,12 +42,14 @@ public final class SecretsHandle implements SandboxHandle {
                 new SandboxProcesses() {
                     @Override
                     public ExecResult exec(String command, ProcessOptions options) {
-                        return inner.exec(prefix + command, options);
+                        return inner.exec(
+                                env.unsetPrefix(options) + prefix + command, env.apply(options));
                     }
 
                     @Override
                     public SandboxProcess spawn(String command, ProcessOptions options) {
-                        return inner.spawn(prefix + command, options);
+                        return inner.spawn(
+                                env.unsetPrefix(options) + prefix + command, env.apply(options));
                     }
                 };
     }

@@ -215,6 +215,8 @@ class BadInputCorpusIT {
                         "/exec",
                         "/processes",
                         "/stdin",
+                        "?signal=",
+                        "PATCH /api/v1/sandboxes/{key}/env",
                         "/output",
                         "/files?",
                         "/files/list",
@@ -612,6 +614,38 @@ class BadInputCorpusIT {
                         .json("{}")
                         .expect(405, "method-not-allowed"));
         c.add(of("sandbox: PUT", "PUT", S).json("{}").expect(405, "method-not-allowed"));
+        String env = S + "/env";
+        c.add(
+                of("env: malformed JSON", "PATCH", env)
+                        .json("{\"env\":")
+                        .expect(400, "invalid-request"));
+        c.add(of("env: a JSON array", "PATCH", env).json("[]").expect(400, "invalid-request"));
+        c.add(of("env: nothing to change", "PATCH", env).json("{}").expect(400, "invalid-request"));
+        c.add(
+                of("env: a name that is not a shell name", "PATCH", env)
+                        .json("{\"env\":{\"A B\":\"x\"}}")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("env: a secret value that is a number", "PATCH", env)
+                        .json("{\"secrets\":{\"S\":1}}")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("env: a value with NUL", "PATCH", env)
+                        .json("{\"env\":{\"A\":\"a\\u0000b\"}}")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("env: unknown member", "PATCH", env)
+                        .json("{\"env\":{\"A\":\"x\"},\"workspace\":{}}")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("env: another tenant's sandbox", "PATCH", env)
+                        .token(Api.TENANT_B)
+                        .json("{\"env\":{\"A\":\"x\"}}")
+                        .expect(404, "not-found"));
+        c.add(
+                of("env: unknown sandbox", "PATCH", U + "/env")
+                        .json("{\"env\":{\"A\":\"x\"}}")
+                        .expect(404, "not-found"));
     }
 
     private static void exec(List<BadInputCase> c) {
@@ -742,6 +776,25 @@ class BadInputCorpusIT {
         c.add(
                 of("processes: kill an unknown pid", "DELETE", p + "/no-such-pid")
                         .expect(404, "not-found"));
+        c.add(
+                of(
+                                "processes: kill with a signal outside the set",
+                                "DELETE",
+                                p + "/no-such-pid?signal=SEGV")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of("processes: kill with a numeric signal", "DELETE", p + "/no-such-pid?signal=9")
+                        .expect(400, "invalid-request"));
+        c.add(
+                of(
+                                "processes: kill an unknown pid with a signal",
+                                "DELETE",
+                                p + "/no-such-pid?signal=INT")
+                        .expect(404, "not-found"));
+        c.add(
+                of("processes: stdin eof not a boolean", "POST", p + "/no-such-pid/stdin?eof=maybe")
+                        .body("text/plain", "x".getBytes())
+                        .expect(400, "invalid-request"));
         c.add(
                 of("processes: kill a 10k-character pid", "DELETE", p + "/" + "9".repeat(10_000))
                         .expect4xx());

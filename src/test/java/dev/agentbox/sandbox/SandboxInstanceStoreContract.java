@@ -45,12 +45,28 @@ public abstract class SandboxInstanceStoreContract {
     }
 
     @Test
+    void theRecordedEnvironmentIsStoredAndReplacedByAnUpsert() {
+        String key = key();
+        SandboxInstance stored = instance(key, "c1");
+        stored.envJson("{\"K\":\"v\",\"GONE\":null}");
+        store().upsert(stored);
+        assertThat(store().find(tenant, key).orElseThrow().envJson())
+                .isEqualTo("{\"K\":\"v\",\"GONE\":null}");
+
+        SandboxInstance changed = store().find(tenant, key).orElseThrow();
+        changed.envJson("{\"K\":\"" + "x".repeat(40_000) + "\"}");
+        store().upsert(changed);
+        assertThat(store().find(tenant, key).orElseThrow().envJson()).hasSize(40_008);
+    }
+
+    @Test
     void absentOptionalFieldsStayAbsent() {
         String key = key();
         store().upsert(new SandboxInstance(key, tenant, "local", "l1", null, T0, 1000));
         SandboxInstance found = store().find(tenant, key).orElseThrow();
         assertThat(found.threadId()).isEmpty();
         assertThat(found.snapshotId()).isEmpty();
+        assertThat(found.envJson()).isNull();
     }
 
     @Test

@@ -79,7 +79,13 @@ final class BoundedExecs {
             }
             call.close();
         }
-        int code = call.isCompleted() ? provider.engine().exitCode(call.execId()) : 137;
+        // An abandoned caller (its thread interrupted: e.g. an exec whose HTTP client left) reads
+        // no exit code: nobody waits for it, and the engine client refuses calls from an
+        // interrupted thread (a warning with an incident for every abandoned exec).
+        int code =
+                call.isCompleted() && !Thread.currentThread().isInterrupted()
+                        ? provider.engine().exitCode(call.execId())
+                        : 137;
         return new Outcome(
                 call.capture().stdout(),
                 call.capture().stderr(),

@@ -5,6 +5,7 @@ import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
 import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.ProcessOutput;
+import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
@@ -101,5 +102,10 @@ final class DockerProcess implements SandboxProcess {
     @Override
     public void kill() {
         sandbox.killGroup(id);
+    }
+
+    @Override
+    public void signal(ProcessSignal signal) {
+        sandbox.signalGroup(id, signal);
     }
 }

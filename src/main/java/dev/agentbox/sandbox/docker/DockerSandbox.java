@@ -225,4 +225,12 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     void killGroup(String pid) {
         groups.killGroup(pid);
     }
+
+    /**
+     * Sends one signal to the process group of a spawned process; see {@link
+     * ProcessGroups#signalGroup}.
+     */
+    void signalGroup(String pid, dev.agentbox.sandbox.spi.ProcessSignal signal) {
+        groups.signalGroup(pid, signal);
+    }
 }

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.docker;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
+import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,6 +144,20 @@ final class ProcessGroups {
             }
         }
         signal(f, "KILL");
+    }
+
+    /**
+     * Sends {@code signal} once to the group recorded for {@code pid}, waiting up to {@link
+     * #PIDFILE_WAIT} for the pid file of a command that is only just starting. Quiet when the group
+     * or the container is gone. The signal's name comes from {@link ProcessSignal}, never from a
+     * caller's text, so it is safe inside the script.
+     */
+    void signalGroup(String pid, ProcessSignal signal) {
+        String f = PROC_DIR + "/" + pid;
+        long waitUntil = System.nanoTime() + PIDFILE_WAIT.toNanos();
+        while (signal(f, signal.name()) == NO_PIDFILE && System.nanoTime() < waitUntil) {
+            sleep(50);
+        }
     }
 
     private static final int NO_PIDFILE = 3;

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.local;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.ProcessOutput;
+import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import java.io.IOException;
 import java.io.InputStream;
@@ -122,6 +123,12 @@ final class LocalProcess implements SandboxProcess {
             signal("KILL", pgid);
         }
         closeStdin();
+    }
+
+    /** Sends {@code signal} once to the group; quiet when the group is gone. */
+    @Override
+    public void signal(ProcessSignal signal) {
+        signal(signal.name(), process.pid());
     }
 
     private static boolean signal(String sig, long pgid) {

@@ -50,6 +50,13 @@ public interface SandboxProcess {
      */
     void kill();
 
+    /**
+     * Sends {@code signal} once to the process and everything it started (its process group), with
+     * no escalation: what the process does with it is its own business (a trap may ignore it).
+     * Signalling an exited process is quiet. Capability {@code killableProcesses}.
+     */
+    void signal(ProcessSignal signal);
+
     /** Receives decoded output. */
     interface OutputListener {
         void onOutput(OutputChunk chunk);

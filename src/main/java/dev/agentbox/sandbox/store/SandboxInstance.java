@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.store;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.Lob;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
@@ -54,6 +55,15 @@ public class SandboxInstance {
      */
     @Column(name = "SECRETS_INSTALLED")
     private boolean secretsInstalled;
+
+    /**
+     * The environment set with {@code PATCH /sandboxes/{key}/env} (never a secret): a JSON object
+     * of name to value, {@code null} for a removed variable; null when none was set. See {@code
+     * EnvOverlay}.
+     */
+    @Lob
+    @Column(name = "ENV_JSON")
+    private String envJson;
 
     @Version
     @Column(name = "VERSION")
@@ -134,6 +144,16 @@ public class SandboxInstance {
         this.lastUsedAt = other.lastUsedAt;
         this.keepAliveMs = other.keepAliveMs;
         this.secretsInstalled = other.secretsInstalled;
+        this.envJson = other.envJson;
+    }
+
+    /** The recorded environment overlay as JSON; null when none was set. */
+    public String envJson() {
+        return envJson;
+    }
+
+    public void envJson(String json) {
+        this.envJson = json;
     }
 
     public boolean secretsInstalled() {

@@ -580,6 +580,28 @@ public abstract class SandboxProviderContract {
     }
 
     @Test
+    @DisplayName(
+            "PR-10 a chosen signal reaches the process group once: a trap for INT runs and sets the exit code; signalling an exited process is quiet")
+    void aChosenSignalReachesTheGroupAndMayBeTrapped() throws Exception {
+        assertThat(provider.capabilities().killableProcesses()).isTrue();
+        SandboxProcess p =
+                sb.process()
+                        .spawn(
+                                "trap 'echo got-int; exit 5' INT; echo ready; while :; do sleep 0.1; done");
+        StringBuffer out = new StringBuffer();
+        p.subscribe(c -> out.append(c.text()));
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> out.toString().contains("ready"));
+            p.signal(ProcessSignal.INT);
+            assertThat(p.waitFor(Duration.ofSeconds(15))).hasValue(5);
+            assertThat(out.toString()).contains("got-int");
+            assertThatCode(() -> p.signal(ProcessSignal.USR1)).doesNotThrowAnyException();
+        } finally {
+            p.kill();
+        }
+    }
+
+    @Test
     @DisplayName("PR-07 killing an exited process is quiet; a kill right after spawn still kills")
     void killEdgeCases() throws Exception {
         SandboxProcess done = sb.process().spawn("echo bye");
