@@ -4,6 +4,7 @@ import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
@@ -20,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -181,18 +183,17 @@ public class SandboxService {
     public void patchEnv(
             String tenant,
             String key,
-            java.util.Map<String, Optional<String>> env,
-            java.util.Map<String, Optional<String>> secrets) {
+            Map<String, Optional<String>> env,
+            Map<String, Optional<String>> secrets) {
         find(tenant, key); // 404 before the lease for another tenant's or an unknown key
         try (HeldLease lease =
                 leases.acquire(LeaseNames.sandbox(key), LEASE_TTL, Duration.ofMillis(ensureWaitMs))
                         .orElseThrow(
                                 () ->
                                         new ProblemException(
-                                                dev.agentbox.problem.ProblemCode
-                                                        .PROVIDER_UNAVAILABLE,
+                                                ProblemCode.PROVIDER_UNAVAILABLE,
                                                 "Another ensure or change of this sandbox is still running; try again later.",
-                                                java.util.Map.of(),
+                                                Map.of(),
                                                 null))) {
             SandboxInstance instance = find(tenant, key);
             if (!secrets.isEmpty()) {
