@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,7 +58,7 @@ record HttpHead(int status, List<Map.Entry<String, String>> fields) {
         if (connection == null) {
             return Set.of();
         }
-        Set<String> out = new java.util.HashSet<>();
+        Set<String> out = new HashSet<>();
         for (String t : connection.split(",")) {
             if (!t.isBlank()) {
                 out.add(t.trim().toLowerCase(Locale.ROOT));
@@ -76,7 +77,7 @@ record HttpHead(int status, List<Map.Entry<String, String>> fields) {
 
     /** The values of every {@code Connection} field, as tokens. */
     Set<String> connectionTokens() {
-        Set<String> out = new java.util.HashSet<>();
+        Set<String> out = new HashSet<>();
         fields.stream()
                 .filter(f -> f.getKey().equalsIgnoreCase("connection"))
                 .forEach(f -> out.addAll(tokens(f.getValue())));

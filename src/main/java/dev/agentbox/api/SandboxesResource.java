@@ -10,6 +10,7 @@ import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxPorts;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -125,15 +126,15 @@ public class SandboxesResource {
             throw JsonBodies.invalid("body", "must be a JSON object");
         }
         jakarta.json.JsonObject o = JsonBodies.object(body, List.of("env", "secrets"));
-        Map<String, java.util.Optional<String>> env = JsonBodies.envPatch(o, "env");
-        Map<String, java.util.Optional<String>> secrets = JsonBodies.envPatch(o, "secrets");
+        Map<String, Optional<String>> env = JsonBodies.envPatch(o, "env");
+        Map<String, Optional<String>> secrets = JsonBodies.envPatch(o, "secrets");
         if (env.isEmpty() && secrets.isEmpty()) {
             throw JsonBodies.invalid("env", "or secrets must name at least one variable");
         }
         SandboxInstance instance = sandboxes.find(caller.tenant(), key);
         SandboxCapabilities caps = capabilities(instance);
         if (caps != null && !caps.env()) {
-            throw new dev.agentbox.sandbox.spi.UnsupportedCapabilityException(
+            throw new UnsupportedCapabilityException(
                     instance.provider(), SandboxCapabilities.Capability.ENV);
         }
         sandboxes.patchEnv(caller.tenant(), key, env, secrets);

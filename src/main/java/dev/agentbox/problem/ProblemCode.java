@@ -1,6 +1,7 @@
 package dev.agentbox.problem;
 
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -42,7 +43,7 @@ public enum ProblemCode {
     ProblemCode(int status, String title) {
         this.status = status;
         this.title = title;
-        this.code = name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        this.code = name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** The code as it appears on the wire, e.g. {@code invalid-request}. */

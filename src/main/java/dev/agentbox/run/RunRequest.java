@@ -10,6 +10,7 @@ import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -135,7 +136,7 @@ public record RunRequest(
             } catch (ProblemException e) {
                 // Keep every member (ceiling, incident, ...); only the field gains its "sandbox."
                 // prefix.
-                Map<String, Object> extensions = new java.util.LinkedHashMap<>(e.extensions());
+                Map<String, Object> extensions = new LinkedHashMap<>(e.extensions());
                 extensions.put("field", "sandbox." + e.extensions().getOrDefault("field", ""));
                 throw new ProblemException(e.code(), "sandbox." + e.detail(), extensions, null);
             }

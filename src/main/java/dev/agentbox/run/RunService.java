@@ -9,16 +9,19 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
+import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunCreation;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -28,9 +31,13 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.metrics.MetricRegistry;
@@ -111,18 +118,13 @@ public class RunService {
         ReaderFactory readers =
                 new ReaderFactory() {
                     @Override
-                    public JournalReader open(
-                            dev.agentbox.sandbox.spi.SandboxHandle handle,
-                            dev.agentbox.run.journal.JournalId journal,
-                            long from) {
+                    public JournalReader open(SandboxHandle handle, JournalId journal, long from) {
                         return JournalReader.open(handle, journal, from);
                     }
 
                     @Override
                     public JournalReader openSeen(
-                            dev.agentbox.sandbox.spi.SandboxHandle handle,
-                            dev.agentbox.run.journal.JournalId journal,
-                            long from) {
+                            SandboxHandle handle, JournalId journal, long from) {
                         return JournalReader.openSeen(handle, journal, from);
                     }
                 };
@@ -238,8 +240,8 @@ public class RunService {
      * The runIds of the tenant's non-terminal runs, at most {@code max} of each non-terminal
      * status.
      */
-    private java.util.Set<String> liveRunIds(String tenant, int max) {
-        java.util.Set<String> ids = new java.util.HashSet<>();
+    private Set<String> liveRunIds(String tenant, int max) {
+        Set<String> ids = new HashSet<>();
         for (RunStatus status : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
             runs.list(tenant, Optional.empty(), Optional.of(status), max)
                     .forEach(r -> ids.add(r.runId()));
@@ -311,12 +313,12 @@ public class RunService {
     public List<RunRecordView> list(
             String tenant, Optional<String> threadId, Optional<RunStatus> status) {
         if (status.isPresent() && !status.get().isTerminal()) {
-            List<RunRecordView> live = new java.util.ArrayList<>();
+            List<RunRecordView> live = new ArrayList<>();
             for (RunStatus stored : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
                 live.addAll(runs.list(tenant, threadId, Optional.of(stored), LIVE_SCAN));
             }
             live.sort(
-                    java.util.Comparator.comparing(RunRecordView::startedAt)
+                    Comparator.comparing(RunRecordView::startedAt)
                             .thenComparing(RunRecordView::runId)
                             .reversed());
             return liveness.reported(live).stream()
@@ -410,15 +412,14 @@ public class RunService {
         }
     }
 
-    public List<dev.agentbox.run.store.LoggedChunk> snapshot(RunRecordView run, int limit) {
+    public List<LoggedChunk> snapshot(RunRecordView run, int limit) {
         return snapshot(run, 0, limit);
     }
 
     /**
      * At most {@code limit} chunks of the stored log after sequence {@code afterSeq} (exclusive).
      */
-    public List<dev.agentbox.run.store.LoggedChunk> snapshot(
-            RunRecordView run, long afterSeq, int limit) {
+    public List<LoggedChunk> snapshot(RunRecordView run, long afterSeq, int limit) {
         return log.read(run.ref(), afterSeq, limit);
     }
 }

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -121,7 +122,7 @@ final class LocalSourceArchive implements AutoCloseable {
             // No FOLLOW_LINKS: a symlink is visited as a file with isSymbolicLink() true.
             Files.walkFileTree(
                     dir,
-                    EnumSet.noneOf(java.nio.file.FileVisitOption.class),
+                    EnumSet.noneOf(FileVisitOption.class),
                     Integer.MAX_VALUE,
                     new SimpleFileVisitor<>() {
                         @Override

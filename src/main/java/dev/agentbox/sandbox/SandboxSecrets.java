@@ -8,6 +8,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -95,7 +96,7 @@ public final class SandboxSecrets {
      * (never through a path that logs output); empty when there is no file or it cannot be read.
      * Throws when the sandbox cannot run the read at all.
      */
-    static java.util.Optional<Map<String, String>> installed(SandboxHandle handle) {
+    static Optional<Map<String, String>> installed(SandboxHandle handle) {
         SandboxHandle raw = handle instanceof SecretsHandle s ? s.raw() : handle;
         // Bounded in time too: the sandbox's own `head` runs, and a driver or the reaper's
         // finalizer must not wait on a binary the tenant replaced.
@@ -108,9 +109,7 @@ public final class SandboxSecrets {
                                         + ShellQuote.single(file(raw.id()))
                                         + " 2>/dev/null",
                                 ProcessOptions.defaults().withTimeout(READ_TIMEOUT));
-        return r.exitCode() == 0
-                ? java.util.Optional.of(parse(r.stdout()))
-                : java.util.Optional.empty();
+        return r.exitCode() == 0 ? Optional.of(parse(r.stdout())) : Optional.empty();
     }
 
     /**
@@ -118,7 +117,7 @@ public final class SandboxSecrets {
      * one) and installs the result; returns whether any secret is installed afterwards. The values
      * travel as {@link #install} sends them: in the environment of one exec.
      */
-    static boolean merge(SandboxHandle raw, Map<String, java.util.Optional<String>> patch) {
+    static boolean merge(SandboxHandle raw, Map<String, Optional<String>> patch) {
         Map<String, String> merged = new LinkedHashMap<>(installed(raw).orElse(Map.of()));
         patch.forEach(
                 (k, v) -> {

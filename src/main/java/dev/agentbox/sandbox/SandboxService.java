@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
@@ -294,8 +295,7 @@ public class SandboxService {
     /** A new sandbox (with its own key and record) branched from the current state of this one. */
     public Ensured fork(String tenant, String key) {
         Sandbox sandbox = open(tenant, key);
-        String forkKey =
-                dev.agentbox.platform.CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
+        String forkKey = CanonicalJson.sha256Hex(key + "/fork/" + UUID.randomUUID());
         try (Slot slot = ensurer().reserveSandbox(tenant, forkKey)) {
             SandboxHandle forked = sandbox.handle().fork();
             SandboxInstance source = sandbox.instance();

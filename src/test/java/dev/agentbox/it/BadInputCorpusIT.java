@@ -8,6 +8,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -1323,7 +1324,7 @@ class BadInputCorpusIT {
 
     private static void oversized(List<BadInputCase> c) {
         byte[] big = new byte[16 * 1024 * 1024 + 1];
-        java.util.Arrays.fill(big, (byte) ' ');
+        Arrays.fill(big, (byte) ' ');
         c.add(
                 of("ensure: body over the limit", "POST", "/api/v1/sandboxes")
                         .body("application/json", big)

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * An extra agentbox server for a test, started from the packaged runnable jar ({@code java -jar
@@ -127,7 +128,7 @@ public final class JarServer implements AutoCloseable {
             child.destroy();
             try {
                 child.onExit().get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 child.destroyForcibly();
             }
         }

@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
@@ -75,7 +76,7 @@ class RunFileEventsIT {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
         chunks.add(
-                new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L)
+                new ChunkFactory(runId, "t-runs", () -> 0L)
                         .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
         chunks.addAll(t.onStart());
         LINES.forEach(l -> chunks.addAll(t.onLine(l)));

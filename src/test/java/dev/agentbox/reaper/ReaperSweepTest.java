@@ -19,6 +19,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -368,7 +369,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
             "producing runs at the head of the list do not hide a finished run behind them: the next sweep goes on after them")
     void sweepsWalkTheDetachedRunsSoNoneIsStarved() {
         Box box = f.sandbox();
-        List<RunRecordView> producing = new java.util.ArrayList<>();
+        List<RunRecordView> producing = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             producing.add(
                     f.detach(

@@ -7,6 +7,7 @@ import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import java.time.Duration;
 import java.util.List;
@@ -20,8 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReclaimAndOrphansTest extends ReaperDatabaseTest {
 
-    private Reclaimer reclaimer(dev.agentbox.sandbox.spi.SandboxProvider... enabled) {
-        List<dev.agentbox.sandbox.spi.SandboxProvider> list = List.of(enabled);
+    private Reclaimer reclaimer(SandboxProvider... enabled) {
+        List<SandboxProvider> list = List.of(enabled);
         return new Reclaimer(
                 f.instances,
                 name -> list.stream().filter(p -> p.name().equals(name)).findFirst(),

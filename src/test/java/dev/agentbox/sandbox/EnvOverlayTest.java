@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.SandboxInstance;
@@ -41,8 +42,7 @@ class EnvOverlayTest {
                     }
 
                     @Override
-                    public dev.agentbox.sandbox.spi.SandboxProcess spawn(
-                            String command, ProcessOptions options) {
+                    public SandboxProcess spawn(String command, ProcessOptions options) {
                         calls.add(new Call(command, options));
                         return null;
                     }

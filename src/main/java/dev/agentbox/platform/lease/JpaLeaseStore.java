@@ -6,8 +6,15 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /** {@link LeaseStore} on the {@code AB_LEASE} table. */
 @ApplicationScoped
@@ -111,9 +118,9 @@ public class JpaLeaseStore implements LeaseStore {
     }
 
     @Override
-    public java.util.Set<String> heldNames(String prefix, Instant now) {
+    public Set<String> heldNames(String prefix, Instant now) {
         // LIKE narrows the scan; startsWith decides, so '_' or '%' in a prefix cannot widen it.
-        java.util.Set<String> out = new java.util.HashSet<>();
+        Set<String> out = new HashSet<>();
         em
                 .createQuery(
                         "SELECT l.name FROM LeaseRow l WHERE l.name LIKE :prefix AND l.expiresAt > :now",
@@ -131,9 +138,9 @@ public class JpaLeaseStore implements LeaseStore {
     private static final int FIND_ALL_BATCH = 500;
 
     @Override
-    public java.util.Map<String, Lease> findAll(java.util.Collection<String> names) {
-        java.util.List<String> all = java.util.List.copyOf(new java.util.LinkedHashSet<>(names));
-        java.util.Map<String, Lease> found = new java.util.HashMap<>();
+    public Map<String, Lease> findAll(Collection<String> names) {
+        List<String> all = List.copyOf(new LinkedHashSet<>(names));
+        Map<String, Lease> found = new HashMap<>();
         for (int from = 0; from < all.size(); from += FIND_ALL_BATCH) {
             em.createQuery("SELECT l FROM LeaseRow l WHERE l.name IN :names", LeaseRow.class)
                     .setParameter(

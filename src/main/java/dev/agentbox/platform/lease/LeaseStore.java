@@ -2,8 +2,12 @@ package dev.agentbox.platform.lease;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Named, expiring leases shared by every server on one database. Each method is one transaction.
@@ -71,8 +75,8 @@ public interface LeaseStore {
      * The lease rows of those of {@code names} that were ever taken, by name: one query where a
      * page of runs would otherwise read a lease each. This default reads them one by one.
      */
-    default java.util.Map<String, Lease> findAll(java.util.Collection<String> names) {
-        java.util.Map<String, Lease> found = new java.util.HashMap<>();
+    default Map<String, Lease> findAll(Collection<String> names) {
+        Map<String, Lease> found = new HashMap<>();
         for (String name : names) {
             find(name).ifPresent(l -> found.put(name, l));
         }
@@ -83,5 +87,5 @@ public interface LeaseStore {
      * Names starting with {@code prefix} that some holder has unexpired at {@code now}: one query
      * where the reaper would otherwise read a lease per run.
      */
-    java.util.Set<String> heldNames(String prefix, Instant now);
+    Set<String> heldNames(String prefix, Instant now);
 }

@@ -8,8 +8,11 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -117,8 +120,8 @@ public class Leases {
     }
 
     /** The lease rows of {@code names} that were ever taken (see {@link LeaseStore#findAll}). */
-    public java.util.Map<String, Lease> findAll(java.util.Collection<String> names) {
-        return names.isEmpty() ? java.util.Map.of() : store.findAll(names);
+    public Map<String, Lease> findAll(Collection<String> names) {
+        return names.isEmpty() ? Map.of() : store.findAll(names);
     }
 
     private HeldLease held(
@@ -152,7 +155,7 @@ public class Leases {
     }
 
     /** Names with {@code prefix} held unexpired right now (see {@link LeaseStore#heldNames}). */
-    public java.util.Set<String> heldNames(String prefix) {
+    public Set<String> heldNames(String prefix) {
         return store.heldNames(prefix, clock.instant());
     }
 

@@ -8,6 +8,7 @@ import jakarta.json.spi.JsonProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** Reading and fingerprinting chunks (AG-UI events as JSON objects). */
 public final class Chunks {
@@ -39,8 +40,7 @@ public final class Chunks {
      * stored {@code CUSTOM} chunk with one of these names was written by the service, and a
      * takeover's replay may pass over it.
      */
-    public static final java.util.Set<String> SERVICE_NAMES =
-            java.util.Set.of("run.accepted", "file.changed");
+    public static final Set<String> SERVICE_NAMES = Set.of("run.accepted", "file.changed");
 
     private Chunks() {}
 

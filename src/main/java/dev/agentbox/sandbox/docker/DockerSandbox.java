@@ -7,6 +7,7 @@ import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
 import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxEnv;
 import dev.agentbox.sandbox.spi.SandboxFileNotFoundException;
@@ -230,7 +231,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
      * Sends one signal to the process group of a spawned process; see {@link
      * ProcessGroups#signalGroup}.
      */
-    void signalGroup(String pid, dev.agentbox.sandbox.spi.ProcessSignal signal) {
+    void signalGroup(String pid, ProcessSignal signal) {
         groups.signalGroup(pid, signal);
     }
 }

@@ -33,6 +33,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.logging.Level;
@@ -100,7 +101,7 @@ public class DockerSandboxProvider implements SandboxProvider {
     private final ManagedContainers managed;
     private final DockerSnapshots snapshots;
     private volatile DockerEngine engine;
-    private volatile java.util.concurrent.ExecutorService workers;
+    private volatile ExecutorService workers;
     private volatile TenantNetworks networks;
 
     /** For CDI proxies only. */
@@ -187,8 +188,8 @@ public class DockerSandboxProvider implements SandboxProvider {
     /**
      * Short tasks off docker-java's callback threads (which are cancelled once a stream completes).
      */
-    java.util.concurrent.ExecutorService workers() {
-        java.util.concurrent.ExecutorService w = workers;
+    ExecutorService workers() {
+        ExecutorService w = workers;
         if (w == null) {
             synchronized (this) {
                 if (workers == null) {

@@ -8,6 +8,7 @@ import dev.agentbox.sandbox.spi.SandboxLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -48,7 +49,7 @@ final class ProcessGroups {
     }
 
     static String newProcessId() {
-        return "p" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        return "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
     /**

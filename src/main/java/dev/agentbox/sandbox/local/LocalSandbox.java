@@ -42,10 +42,12 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -483,9 +485,8 @@ final class LocalSandbox
         }
     }
 
-    private static java.util.Set<PosixFilePermission> permissions(int mode) {
-        java.util.Set<PosixFilePermission> set =
-                java.util.EnumSet.noneOf(PosixFilePermission.class);
+    private static Set<PosixFilePermission> permissions(int mode) {
+        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
         for (PosixFilePermission perm : PosixFilePermission.values()) {
             if ((mode & (1 << (8 - perm.ordinal()))) != 0) {
                 set.add(perm);

@@ -1,5 +1,9 @@
 package dev.agentbox.sandbox.spi;
 
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * What a provider's sandboxes can really do. Callers branch on these flags, never on a provider's
  * name. Every flag must be the measured truth: a provider that claims a capability and then no-ops
@@ -57,10 +61,10 @@ public record SandboxCapabilities(
 
     /** Exactly the named capabilities, every other flag false. */
     public static SandboxCapabilities of(Capability... capabilities) {
-        java.util.Set<Capability> on =
+        Set<Capability> on =
                 capabilities.length == 0
-                        ? java.util.EnumSet.noneOf(Capability.class)
-                        : java.util.EnumSet.copyOf(java.util.List.of(capabilities));
+                        ? EnumSet.noneOf(Capability.class)
+                        : EnumSet.copyOf(List.of(capabilities));
         return new SandboxCapabilities(
                 on.contains(Capability.FS),
                 on.contains(Capability.EXEC),

@@ -3,6 +3,9 @@ package dev.agentbox.sandbox.spi;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A background process. Output is retained from the start (up to a bound) and delivered to every
@@ -32,14 +35,13 @@ public interface SandboxProcess {
     /** Waits up to {@code timeout}; empty if still running. */
     default OptionalInt waitFor(Duration timeout) {
         try {
-            return OptionalInt.of(
-                    onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
-        } catch (java.util.concurrent.TimeoutException e) {
+            return OptionalInt.of(onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (TimeoutException e) {
             return OptionalInt.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return OptionalInt.empty();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("process " + id() + " failed", e.getCause());
         }
     }

@@ -455,7 +455,7 @@ public abstract class RunStoreContract extends RunStoresFixture {
                         Duration.ZERO,
                         Optional.of(RunStore.ReclaimCursor.of(first.get(1))),
                         1000);
-        List<RunRef> all = new java.util.ArrayList<>(mine(first));
+        List<RunRef> all = new ArrayList<>(mine(first));
         all.addAll(mine(rest));
         assertThat(all).containsExactlyInAnyOrder(a, b, c).doesNotHaveDuplicates();
         assertThat(

@@ -14,6 +14,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -321,7 +323,7 @@ public abstract class SandboxProviderContract {
                     .isZero();
             assertThatThrownBy(() -> sb.fs().write("fs08/chained", "x"))
                     .isInstanceOf(PathOutsideSandboxException.class);
-            assertThat(java.nio.file.Files.exists(java.nio.file.Path.of(outside))).isFalse();
+            assertThat(Files.exists(Path.of(outside))).isFalse();
             // the link itself is inside: it can be inspected and removed
             assertThat(sb.fs().lstat("fs08/out").orElseThrow().type())
                     .isEqualTo(FsStat.Type.SYMLINK);
