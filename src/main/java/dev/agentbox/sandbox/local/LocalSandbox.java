@@ -248,13 +248,42 @@ final class LocalSandbox
 
     // ---- processes ----
 
+    /**
+     * How a command starts: in a process group of its own ({@code setsid}), and with every signal
+     * at its default disposition where {@code env --default-signal} exists (GNU coreutils 8.31+). A
+     * server started in the background ({@code nohup … &}, a non-interactive shell) runs with
+     * SIGINT and SIGQUIT ignored, exec passes an ignored signal on, and a shell cannot trap a
+     * signal that was ignored when it started: an agent would never see the INT sent to it.
+     */
+    private static final List<String> LAUNCHER =
+            defaultSignalsSupported()
+                    ? List.of("setsid", "env", "--default-signal")
+                    : List.of("setsid");
+
+    private static boolean defaultSignalsSupported() {
+        try {
+            Process p =
+                    new ProcessBuilder("env", "--default-signal", "true")
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start();
+            return p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     ProcessBuilder builder(String command, ProcessOptions options) {
         Path cwd = resolve(options.cwd().orElse("."), true);
         if (!Files.isDirectory(cwd)) {
             throw new SandboxFileNotFoundException(options.cwd().orElse("."));
         }
-        ProcessBuilder pb =
-                new ProcessBuilder("setsid", "sh", "-c", command).directory(cwd.toFile());
+        List<String> argv = new ArrayList<>(LAUNCHER);
+        argv.addAll(List.of("sh", "-c", command));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile());
         Map<String, String> e = pb.environment();
         e.clear();
         e.put("PATH", System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin"));
