@@ -46,56 +46,6 @@ public record RunRecordView(
         Optional<Long> maxDurationMs,
         boolean fileEvents) {
 
-    /** A snapshot of a run without file events. */
-    public RunRecordView(
-            RunRef ref,
-            String tenant,
-            String runId,
-            String threadId,
-            Harness harness,
-            RunStatus status,
-            Instant startedAt,
-            Optional<Instant> finishedAt,
-            Optional<RunError> error,
-            Optional<JsonObject> usage,
-            Optional<String> sandboxKey,
-            Optional<Instant> detachedSince,
-            Optional<Boolean> cancelRequested,
-            boolean durable,
-            boolean detachOnDisconnect,
-            boolean destroyOnComplete,
-            Optional<String> command,
-            Optional<String> prompt,
-            OptionalLong driverEpoch,
-            long version,
-            String journalNonce,
-            Optional<Long> maxDurationMs) {
-        this(
-                ref,
-                tenant,
-                runId,
-                threadId,
-                harness,
-                status,
-                startedAt,
-                finishedAt,
-                error,
-                usage,
-                sandboxKey,
-                detachedSince,
-                cancelRequested,
-                durable,
-                detachOnDisconnect,
-                destroyOnComplete,
-                command,
-                prompt,
-                driverEpoch,
-                version,
-                journalNonce,
-                maxDurationMs,
-                false);
-    }
-
     /**
      * This snapshot with {@code reported} as its status: for the read views, which report a live
      * run without a live driver as {@code interrupted} while the stored status stays {@code
