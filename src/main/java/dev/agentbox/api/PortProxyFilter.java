@@ -42,8 +42,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * else), then the caller's own sandbox through {@link SandboxService#open} (another tenant's key is
  * {@code 404}). An upgraded connection is long-lived, so it holds one of the tenant's {@code
  * streams} slots ({@link Quota#STREAMS}) while it lasts.
+ *
+ * <p>{@code asyncSupported}: every API request passes this filter, and an SSE stream (run events,
+ * process output) is an asynchronous request; a filter in its chain without the flag makes the
+ * container refuse it.
  */
-@WebFilter(urlPatterns = "/api/*")
+@WebFilter(urlPatterns = "/api/*", asyncSupported = true)
 public class PortProxyFilter extends HttpFilter {
 
     private static final Logger LOG = Logger.getLogger(PortProxyFilter.class.getName());
