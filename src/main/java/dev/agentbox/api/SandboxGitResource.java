@@ -27,6 +27,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -68,10 +69,7 @@ public class SandboxGitResource {
             summary =
                     "Fast-forward the current branch to its upstream with the sandbox's git credentials; answers the status after")
     public JsonObject pull(@Context HttpHeaders headers, byte[] body) {
-        Optional<String> dir = dirOf(headers.getMediaType(), body);
-        SandboxGit git = git();
-        git.pull(dir);
-        return view(git.statusOf(dir));
+        return thenStatus(headers, body, SandboxGit::pull);
     }
 
     @POST
@@ -81,9 +79,15 @@ public class SandboxGitResource {
             summary =
                     "Push the current branch to its upstream (a new branch to origin) with the sandbox's git credentials; answers the status after")
     public JsonObject push(@Context HttpHeaders headers, byte[] body) {
+        return thenStatus(headers, body, SandboxGit::push);
+    }
+
+    /** Runs {@code operation} in the body's {@code dir} and answers the status after it. */
+    private JsonObject thenStatus(
+            HttpHeaders headers, byte[] body, BiConsumer<SandboxGit, Optional<String>> operation) {
         Optional<String> dir = dirOf(headers.getMediaType(), body);
         SandboxGit git = git();
-        git.push(dir);
+        operation.accept(git, dir);
         return view(git.statusOf(dir));
     }
 
