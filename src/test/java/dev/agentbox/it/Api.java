@@ -43,9 +43,15 @@ public final class Api {
         return request(path).header("Authorization", "Bearer " + token);
     }
 
+    /**
+     * Sends a request; a whole AG-UI stream or run log it reads is recorded ({@link AgUiStreams}).
+     */
     public HttpResponse<String> send(HttpRequest.Builder request) {
         try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest built = request.build();
+            HttpResponse<String> response = HTTP.send(built, HttpResponse.BodyHandlers.ofString());
+            AgUiStreams.response(built, response);
+            return response;
         } catch (Exception e) {
             throw new IllegalStateException("request failed: " + e, e);
         }

@@ -12,7 +12,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** Reads an SSE stream on a background thread into a queue of events. Close to disconnect. */
+/**
+ * Reads an SSE stream on a background thread into a queue of events. Close to disconnect. A whole
+ * AG-UI stream it reads is recorded for the client checks ({@link AgUiStreams}).
+ */
 public final class SseClient implements AutoCloseable {
 
     public record Event(String id, String name, String data) {}
@@ -22,10 +25,12 @@ public final class SseClient implements AutoCloseable {
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final InputStream body;
     private final int status;
+    private final AgUiStreams.Recording recording;
 
-    private SseClient(HttpResponse<InputStream> response) {
+    private SseClient(HttpResponse<InputStream> response, AgUiStreams.Recording recording) {
         this.status = response.statusCode();
         this.body = response.body();
+        this.recording = recording;
         Thread reader = new Thread(this::read, "sse-client");
         reader.setDaemon(true);
         reader.start();
@@ -33,14 +38,13 @@ public final class SseClient implements AutoCloseable {
 
     public static SseClient open(HttpRequest.Builder request) {
         try {
+            HttpRequest built = request.header("Accept", "text/event-stream").build();
             HttpResponse<InputStream> r =
                     HttpClient.newBuilder()
                             .connectTimeout(Duration.ofSeconds(5))
                             .build()
-                            .send(
-                                    request.header("Accept", "text/event-stream").build(),
-                                    HttpResponse.BodyHandlers.ofInputStream());
-            return new SseClient(r);
+                            .send(built, HttpResponse.BodyHandlers.ofInputStream());
+            return new SseClient(r, AgUiStreams.sse(built, r.statusCode()));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -60,6 +64,9 @@ public final class SseClient implements AutoCloseable {
             while ((line = in.readLine()) != null) {
                 if (line.isEmpty()) {
                     if (data != null) {
+                        // Recorded before the test can see it: a test that stops at the terminal
+                        // chunk finds its stream already written.
+                        recording.event(name, data.toString());
                         events.add(new Event(id, name, data.toString()));
                     }
                     id = null;
