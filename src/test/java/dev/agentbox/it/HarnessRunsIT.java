@@ -81,10 +81,10 @@ class HarnessRunsIT {
 
         HarnessTranslator t = harness.translator(runId, "t-h", () -> 0L);
         List<JsonObject> expected = new ArrayList<>();
+        expected.addAll(t.onStart());
         expected.add(
                 new dev.agentbox.run.harness.ChunkFactory(runId, "t-h", () -> 0L)
                         .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
-        expected.addAll(t.onStart());
         transcript.lines().forEach(l -> expected.addAll(t.onLine(l)));
         expected.addAll(t.onExit(0, ""));
         assertThat(events.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
