@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -87,8 +88,11 @@ class HarnessRunsIT {
                         .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
         transcript.lines().forEach(l -> expected.addAll(t.onLine(l)));
         expected.addAll(t.onExit(0, ""));
-        assertThat(events.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+        List<JsonObject> streamed = events.stream().map(e -> Api.parse(e.data())).toList();
+        assertThat(streamed.stream().map(Chunks::fingerprint).toList())
                 .containsExactlyElementsOf(expected.stream().map(Chunks::fingerprint).toList());
+        // CH-01, CH-02: what a client receives is a valid AG-UI sequence.
+        AgUiAssert.assertValidAgUiLog(streamed);
 
         assertThat(sandboxes.stdout(key, "cat /workspace/args")).isEqualTo(expectedArgs);
         assertThat(sandboxes.stdout(key, "cat /workspace/stdin")).isEqualTo(prompt);

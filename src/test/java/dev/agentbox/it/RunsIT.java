@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;
@@ -127,6 +128,8 @@ class RunsIT {
                         "RUN_FINISHED");
         assertThat(fingerprints(events)).containsExactlyElementsOf(expectedFingerprints(runId));
         assertThat(Api.parse(events.get(1).data()).getString("name")).isEqualTo("run.accepted");
+        // CH-01, CH-02: what a client receives is a valid AG-UI sequence.
+        AgUiAssert.assertValidAgUiLog(events.stream().map(e -> Api.parse(e.data())).toList());
         List<Long> ids = events.stream().map(e -> Long.parseLong(e.id())).toList();
         assertThat(ids).isSorted().doesNotHaveDuplicates();
         events.forEach(

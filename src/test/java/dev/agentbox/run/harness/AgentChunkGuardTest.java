@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * CH-09: a hostile agent of the {@code command} harness cannot break the run's AG-UI log. Every
+ * CH-04: a hostile agent of the {@code command} harness cannot break the run's AG-UI log. Every
  * translation here is also checked whole by {@link AgUiAssert} (in {@link Transcripts}).
  */
 class AgentChunkGuardTest {
