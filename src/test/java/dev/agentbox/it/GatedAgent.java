@@ -18,7 +18,7 @@ import java.util.List;
 final class GatedAgent {
 
     /**
-     * Stored chunks once the first three lines are in: accepted, started, message start, three
+     * Stored chunks once the first three lines are in: started, accepted, message start, three
      * contents.
      */
     static final int AFTER_THREE = 6;
