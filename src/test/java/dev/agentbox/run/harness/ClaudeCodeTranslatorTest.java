@@ -150,4 +150,55 @@ class ClaudeCodeTranslatorTest {
                 .lines()
                 .toList();
     }
+
+    /** CH-06: each non-empty thinking block is its own reasoning span, with fresh ids. */
+    @Test
+    void thinkingBlocksAreReasoningSpansWithFreshIds() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"assistant\",\"message\":{\"content\":["
+                                        + "{\"type\":\"thinking\",\"thinking\":\"a\"},"
+                                        + "{\"type\":\"thinking\",\"thinking\":\"\"},"
+                                        + "{\"type\":\"thinking\",\"thinking\":\"b\"}]}}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=a",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
+                        "REASONING_START messageId=r-2",
+                        "REASONING_MESSAGE_START messageId=r-3 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-3 delta=b",
+                        "REASONING_MESSAGE_END messageId=r-3",
+                        "REASONING_END messageId=r-2",
+                        "RUN_FINISHED");
+    }
+
+    /**
+     * A tool_use id Claude repeats gets a fresh tool call each time; its result goes to the last.
+     */
+    @Test
+    void aRepeatedToolUseIdStillMakesAValidLog() {
+        String use =
+                "{\"type\":\"assistant\",\"message\":{\"content\":["
+                        + "{\"type\":\"tool_use\",\"id\":\"tu\",\"name\":\"Bash\",\"input\":{}}]}}";
+        String result =
+                "{\"type\":\"user\",\"message\":{\"content\":["
+                        + "{\"type\":\"tool_result\",\"tool_use_id\":\"tu\",\"content\":\"ok\"}]}}";
+        List<String> summaries =
+                summaries(
+                        Transcripts.translateLines(
+                                translator(), List.of(use, use, result, result), 0, ""));
+        assertThat(summaries)
+                .contains(
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=Bash",
+                        "TOOL_CALL_START toolCallId=r-1 toolCallName=Bash",
+                        "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 role=tool content=ok");
+    }
 }

@@ -129,4 +129,49 @@ class CodexTranslatorTest {
                         "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={}",
                         "RUN_FINISHED");
     }
+
+    /** CH-06: reasoning items are reasoning spans; the last agent message is the result. */
+    @Test
+    void reasoningIsAReasoningSpanAndTheLastAgentMessageIsTheResult() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"reasoning\",\"text\":\"think\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"reasoning\",\"text\":\"\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"first\"}}",
+                                "{\"type\":\"item.started\",\"item\":{\"id\":\"item_3\",\"type\":\"command_execution\",\"command\":\"ls\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_4\",\"type\":\"agent_message\",\"text\":\"last\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"command_execution\",\"command\":\"ls\",\"exit_code\":0,\"aggregated_output\":\"a\\n\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_5\",\"type\":\"agent_message\",\"text\":\"\"}}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=think",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=first",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "TOOL_CALL_START toolCallId=r-3 toolCallName=command_execution",
+                        "TOOL_CALL_ARGS toolCallId=r-3 delta={\"command\":\"ls\"}",
+                        "TOOL_CALL_END toolCallId=r-3",
+                        "TEXT_MESSAGE_START messageId=r-4 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-4 delta=last",
+                        "TEXT_MESSAGE_END messageId=r-4",
+                        "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-3 role=tool content={\"exit_code\":0,\"output\":\"a\\n\"}",
+                        "RUN_FINISHED result=last");
+    }
+
+    @Test
+    void aRunWithoutAgentMessagesFinishesWithoutAResult() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(), List.of("{\"type\":\"turn.started\"}"), 0, "");
+        assertThat(chunks.get(chunks.size() - 1).containsKey("result")).isFalse();
+    }
 }
