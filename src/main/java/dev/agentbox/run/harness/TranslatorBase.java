@@ -69,7 +69,6 @@ abstract class TranslatorBase implements HarnessTranslator {
             return List.of();
         }
         Out out = new Out();
-        beforeExit(out);
         if (exitCode == 0) {
             out.emit(finished());
         } else {
@@ -82,11 +81,6 @@ abstract class TranslatorBase implements HarnessTranslator {
                             AGENT_EXIT));
         }
         return out.collected;
-    }
-
-    /** Hook for what the translator still has to say before the run ends. */
-    protected void beforeExit(Out out) {
-        // Nothing by default: whatever is open is closed by the terminal chunk itself.
     }
 
     /** The {@code RUN_FINISHED} of an exit 0 the agent's output did not end already. */

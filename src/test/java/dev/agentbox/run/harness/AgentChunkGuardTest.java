@@ -135,7 +135,7 @@ class AgentChunkGuardTest {
     }
 
     @Test
-    void wellFormedStepsReasoningAndTextParts_AreKept() {
+    void wellFormedStepsReasoningAndTextPartsAreKept() {
         List<String> summaries =
                 summaries(
                         run(
