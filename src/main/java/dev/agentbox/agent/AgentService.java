@@ -1,5 +1,9 @@
 package dev.agentbox.agent;
 
+import dev.agentbox.agent.store.AgentTurn;
+import dev.agentbox.agent.store.JpaAgentStore;
+import dev.agentbox.agent.store.JpaAgentTurnStore;
+import dev.agentbox.agent.store.StoredAgent;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
@@ -17,6 +21,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.io.StringReader;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +66,7 @@ public class AgentService {
     public AgentDefinition get(String tenant, String agentId) {
         AgentTemplate.requireAgentId(agentId);
         return agents.find(tenant, agentId)
+                .map(AgentService::definition)
                 .orElseThrow(
                         () ->
                                 new ProblemException(
@@ -68,7 +74,18 @@ public class AgentService {
     }
 
     public List<AgentDefinition> list(String tenant) {
-        return agents.list(tenant, maxPerTenant > 0 ? maxPerTenant : Integer.MAX_VALUE);
+        return agents.list(tenant, maxPerTenant > 0 ? maxPerTenant : Integer.MAX_VALUE).stream()
+                .map(AgentService::definition)
+                .toList();
+    }
+
+    private static AgentDefinition definition(StoredAgent s) {
+        return new AgentDefinition(
+                s.agentId(),
+                AgentTemplate.fromJson(
+                        Json.createReader(new StringReader(s.definitionJson())).readObject()),
+                s.createdAt(),
+                s.updatedAt());
     }
 
     /** Validates and stores the definition; {@code true} when it was created. */

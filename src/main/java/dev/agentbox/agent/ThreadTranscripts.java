@@ -1,5 +1,7 @@
 package dev.agentbox.agent;
 
+import dev.agentbox.agent.store.AgentTurn;
+import dev.agentbox.agent.store.JpaAgentTurnStore;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;

@@ -1,20 +1,18 @@
-package dev.agentbox.agent;
+package dev.agentbox.agent.store;
 
-import jakarta.json.Json;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Lob;
 import jakarta.persistence.Table;
 import jakarta.persistence.UniqueConstraint;
-import java.io.StringReader;
 import java.time.Instant;
 import java.util.UUID;
 
 /**
  * One stored agent definition (table {@code AB_AGENT}). Invariant: {@code (TENANT, AGENT_ID)} is
  * unique (a database constraint, so two servers creating the same agent at once store one row); the
- * JSON is the validated {@link AgentTemplate#toJson()} form and never holds secrets.
+ * JSON is the validated definition form and never holds secrets.
  */
 @Entity
 @Table(
@@ -61,12 +59,7 @@ public class AgentRow {
         this.updatedAt = now;
     }
 
-    AgentDefinition view() {
-        return new AgentDefinition(
-                agentId,
-                AgentTemplate.fromJson(
-                        Json.createReader(new StringReader(definitionJson)).readObject()),
-                createdAt,
-                updatedAt);
+    StoredAgent view() {
+        return new StoredAgent(agentId, definitionJson, createdAt, updatedAt);
     }
 }

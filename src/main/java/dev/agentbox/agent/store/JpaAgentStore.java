@@ -1,4 +1,4 @@
-package dev.agentbox.agent;
+package dev.agentbox.agent.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -34,7 +34,7 @@ public class JpaAgentStore {
         this.em = em;
     }
 
-    public Optional<AgentDefinition> find(String tenant, String agentId) {
+    public Optional<StoredAgent> find(String tenant, String agentId) {
         return row(tenant, agentId).map(AgentRow::view);
     }
 
@@ -66,7 +66,7 @@ public class JpaAgentStore {
     }
 
     /** The tenant's definitions sorted by agentId, at most {@code limit}. */
-    public List<AgentDefinition> list(String tenant, int limit) {
+    public List<StoredAgent> list(String tenant, int limit) {
         return em
                 .createQuery(
                         "SELECT a FROM AgentRow a WHERE a.tenant = :t ORDER BY a.agentId",
@@ -78,7 +78,7 @@ public class JpaAgentStore {
                 .map(AgentRow::view)
                 // The database's collation may not be code-point order (PostgreSQL's follows the
                 // locale); the contract is code-point order.
-                .sorted(java.util.Comparator.comparing(AgentDefinition::agentId))
+                .sorted(java.util.Comparator.comparing(StoredAgent::agentId))
                 .toList();
     }
 

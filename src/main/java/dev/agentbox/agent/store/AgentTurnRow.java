@@ -1,4 +1,4 @@
-package dev.agentbox.agent;
+package dev.agentbox.agent.store;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;

@@ -1,4 +1,4 @@
-package dev.agentbox.agent;
+package dev.agentbox.agent.store;
 
 import java.time.Instant;
 

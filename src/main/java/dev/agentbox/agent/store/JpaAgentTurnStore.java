@@ -1,4 +1,4 @@
-package dev.agentbox.agent;
+package dev.agentbox.agent.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
