@@ -120,15 +120,22 @@ public class AgentService {
     }
 
     /**
+     * The run a POST streams.
+     *
+     * @param started whether this POST started it (else it repeats an earlier POST of its runId)
+     */
+    public record AgentRun(RunRecordView run, boolean started) {}
+
+    /**
      * The run of this POST: a new one, or — when the tenant's runId has a turn of this agent and
      * thread already — that run ({@code 409 run-exists} for another agent or thread).
      */
-    public RunRecordView startOrResume(String tenant, String agentId, JsonValue body) {
+    public AgentRun startOrResume(String tenant, String agentId, JsonValue body) {
         AgentDefinition definition = get(tenant, agentId);
         RunAgentInput input = RunAgentInput.parse(body);
         Optional<AgentTurn> existing = turns.find(tenant, input.runId());
         if (existing.isPresent()) {
-            return resumed(tenant, existing.get(), agentId, input);
+            return new AgentRun(resumed(tenant, existing.get(), agentId, input), false);
         }
         AgentTurn turn =
                 new AgentTurn(
@@ -146,10 +153,10 @@ public class AgentService {
             if (raced.isEmpty()) {
                 throw e;
             }
-            return resumed(tenant, raced.get(), agentId, input);
+            return new AgentRun(resumed(tenant, raced.get(), agentId, input), false);
         }
         try {
-            return start(tenant, definition, input);
+            return new AgentRun(start(tenant, definition, input), true);
         } catch (RuntimeException e) {
             // No run, no turn: the transcript never shows a turn without its run.
             turns.delete(tenant, input.runId());

@@ -132,8 +132,11 @@ public class AgentsResource {
         // The stream's slot first: a run must not start for a stream that is refused.
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
-            RunRecordView run = agents.startOrResume(caller.tenant(), agentId, body);
-            RunEventsSse.start(runs, threads, run, after, sink, sse, slot);
+            AgentService.AgentRun run = agents.startOrResume(caller.tenant(), agentId, body);
+            // Last-Event-ID resumes a run an earlier POST started; a new run streams from its
+            // start, whatever offset a confused client sends.
+            RunEventsSse.start(
+                    runs, threads, run.run(), run.started() ? 0 : after, sink, sse, slot);
         } catch (RuntimeException e) {
             slot.close();
             throw e;

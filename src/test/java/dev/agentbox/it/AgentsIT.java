@@ -500,4 +500,40 @@ class AgentsIT {
                 404,
                 "agent-not-found");
     }
+
+    @Test
+    void aRunIdOfAPlainRunIsRefusedAndANewRunStreamsFromItsStart() {
+        String agentId = newAgent(Api.TENANT_A, ECHO);
+        String thread = prefix + "-t-" + UUID.randomUUID();
+        String plain = "r-" + UUID.randomUUID();
+        new Runs(api, Api.TENANT_A)
+                .start(
+                        Runs.runBody(
+                                plain,
+                                "{\"definitionId\":\""
+                                        + prefix
+                                        + "\",\"threadId\":\""
+                                        + thread
+                                        + "\"}",
+                                "true",
+                                ""));
+        assertProblem(
+                api.send(post(Api.TENANT_A, agentId, input(thread, plain, user("u", "x")))),
+                409,
+                "run-exists");
+        assertProblem(
+                api.get("/api/v1/agents/" + agentId + "?offset=-1&runId=" + plain, Api.TENANT_A),
+                404,
+                "not-found");
+
+        // A first POST that already carries a Last-Event-ID still gets the whole run.
+        String runId = "r-" + UUID.randomUUID();
+        List<Event> events =
+                readSse(
+                        post(Api.TENANT_A, agentId, input(thread, runId, user("u", "fresh")))
+                                .header("Last-Event-ID", "3"));
+        assertCompleteRun(events, runId);
+        assertThat(events.get(0).id()).as("the log's first offset").isEqualTo("1");
+        assertThat(text(events)).isEqualTo("turn 1\nfresh\n");
+    }
 }
