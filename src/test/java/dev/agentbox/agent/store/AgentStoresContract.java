@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The agent stores on a real (Derby) database: tenant scoping, bounds, uniqueness, order. */
-class JpaAgentStoresTest {
+/**
+ * The agent stores on a real database (each backend a subclass): tenant scoping, bounds,
+ * uniqueness, order.
+ */
+abstract class AgentStoresContract {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
     private static final String DEF = "{\"sandbox\":{},\"harness\":\"command\",\"command\":\"x\"}";
@@ -22,9 +24,8 @@ class JpaAgentStoresTest {
 
     private static TestDatabase db;
 
-    @BeforeAll
-    static void open() {
-        db = TestDatabase.open(TestDatabase.Kind.DERBY);
+    static void open(TestDatabase.Kind kind) {
+        db = TestDatabase.open(kind);
     }
 
     @AfterAll
