@@ -536,4 +536,38 @@ class AgentsIT {
         assertThat(events.get(0).id()).as("the log's first offset").isEqualTo("1");
         assertThat(text(events)).isEqualTo("turn 1\nfresh\n");
     }
+
+    @Test
+    void secretsFromForwardedPropsReachTheSandboxAndAreNeverStoredOrShown() {
+        String secret = "s3cret-" + UUID.randomUUID();
+        String agentId =
+                newAgent(
+                        Api.TENANT_A,
+                        // The check must not hold the secret itself: the definition is stored.
+                        "cat >/dev/null; case \"${#AGENT_TOKEN}:$AGENT_TOKEN\" in 43:s3cret-*) "
+                                + "printf '{\"delta\":\"secret ok\"}\\n';; "
+                                + "*) printf '{\"delta\":\"no secret\"}\\n';; esac");
+        String thread = prefix + "-t-" + UUID.randomUUID();
+        String runId = "r-" + UUID.randomUUID();
+        String body =
+                input(thread, runId, user("u", "use it"))
+                        .replace(
+                                "\"forwardedProps\":{}",
+                                "\"forwardedProps\":{\"agentbox\":{\"secrets\":{\"AGENT_TOKEN\":\""
+                                        + secret
+                                        + "\"}}}");
+
+        List<Event> events = readSse(post(Api.TENANT_A, agentId, body));
+
+        assertCompleteRun(events, runId);
+        assertThat(text(events)).isEqualTo("secret ok");
+        assertThat(api.get("/api/v1/agents/" + agentId, Api.TENANT_A).body())
+                .doesNotContain(secret);
+        assertThat(
+                        api.get("/api/v1/agents/" + agentId + "?threadId=" + thread, Api.TENANT_A)
+                                .body())
+                .doesNotContain(secret);
+        assertThat(api.get(Runs.path(runId), Api.TENANT_A).body()).doesNotContain(secret);
+        assertThat(api.get(Runs.path(runId) + "/log", Api.TENANT_A).body()).doesNotContain(secret);
+    }
 }
