@@ -9,9 +9,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
-import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
-import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,7 +17,6 @@ import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
-import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.time.Clock;
@@ -43,9 +40,6 @@ public class AgentService {
     /** How long a repeated POST waits for the run its twin is starting. */
     private static final long RUN_WAIT_MS = 5000;
 
-    /** The CUSTOM chunk the claude-code translator logs the CLI's session id in. */
-    static final String CLAUDE_SESSION = "claude-code.session-id";
-
     @Inject JpaAgentStore agents;
 
     @Inject JpaAgentTurnStore turns;
@@ -55,6 +49,8 @@ public class AgentService {
     @Inject SandboxService sandboxes;
 
     @Inject ThreadTranscripts transcripts;
+
+    @Inject ClaudeSessions claudeSessions;
 
     @Inject Clock clock;
 
@@ -168,7 +164,8 @@ public class AgentService {
         AgentTemplate t = definition.template();
         Optional<String> session =
                 t.harness() == Harness.CLAUDE_CODE
-                        ? claudeSession(tenant, definition.agentId(), input)
+                        ? claudeSessions.latest(
+                                tenant, definition.agentId(), input.threadId(), input.runId())
                         : Optional.empty();
         String prompt =
                 session.isPresent()
@@ -261,41 +258,5 @@ public class AgentService {
         get(tenant, agentId);
         RunRequest.requireId("threadId", threadId);
         return transcripts.of(tenant, agentId, threadId);
-    }
-
-    /**
-     * The Claude session of the thread's newest earlier claude-code run that logged one ({@code
-     * CUSTOM claude-code.session-id}); it is printed at the start, so only the first chunks of the
-     * newest few runs are read.
-     */
-    private Optional<String> claudeSession(String tenant, String agentId, RunAgentInput input) {
-        for (AgentTurn turn : turns.thread(tenant, agentId, input.threadId(), 10)) {
-            if (turn.runId().equals(input.runId())) {
-                continue;
-            }
-            Optional<RunRecordView> run = find(tenant, turn.runId());
-            if (run.isEmpty() || run.get().harness() != Harness.CLAUDE_CODE) {
-                continue;
-            }
-            for (LoggedChunk c : runs.snapshot(run.get(), 0, 200)) {
-                if (c.type().equals("CUSTOM")) {
-                    JsonObject chunk = c.chunk();
-                    if (CLAUDE_SESSION.equals(chunk.getString("name", ""))
-                            && chunk.get("value") instanceof JsonString id
-                            && AgentCommands.isSessionId(id.getString())) {
-                        return Optional.of(id.getString());
-                    }
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private Optional<RunRecordView> find(String tenant, String runId) {
-        try {
-            return Optional.of(runs.get(tenant, runId));
-        } catch (ProblemException e) {
-            return Optional.empty();
-        }
     }
 }

@@ -4,6 +4,7 @@ import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.platform.ShellQuote;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -569,5 +570,73 @@ class AgentsIT {
                 .doesNotContain(secret);
         assertThat(api.get(Runs.path(runId), Api.TENANT_A).body()).doesNotContain(secret);
         assertThat(api.get(Runs.path(runId) + "/log", Api.TENANT_A).body()).doesNotContain(secret);
+    }
+
+    /**
+     * A stand-in {@code claude} CLI (installed by the definition's setup): it logs a session id and
+     * answers with the arguments it was called with and the prompt it read.
+     */
+    private static final List<String> FAKE_CLAUDE =
+            List.of(
+                    "#!/bin/sh",
+                    "p=$(cat | tr -d '\\n\"\\\\')",
+                    "printf '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"sess-42\"}\\n'",
+                    "printf '{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"role\":\"assistant\","
+                            + "\"content\":[{\"type\":\"text\",\"text\":\"args: %s | prompt: %s\"}]}}\\n' \"$*\" \"$p\"");
+
+    @Test
+    void aClaudeThreadResumesTheSessionItsFirstRunLogged() {
+        StringBuilder install = new StringBuilder("printf '%s\\n'");
+        FAKE_CLAUDE.forEach(l -> install.append(' ').append(ShellQuote.single(l)));
+        install.append(" > /usr/local/bin/claude && chmod +x /usr/local/bin/claude");
+        String agentId = prefix + "-claude";
+        HttpResponse<String> created =
+                put(
+                        Api.TENANT_A,
+                        agentId,
+                        Json.createObjectBuilder()
+                                .add(
+                                        "sandbox",
+                                        Json.createObjectBuilder()
+                                                .add("definitionId", prefix)
+                                                .add(
+                                                        "workspace",
+                                                        Json.createObjectBuilder()
+                                                                .add(
+                                                                        "setup",
+                                                                        Json.createArrayBuilder()
+                                                                                .add(
+                                                                                        install
+                                                                                                .toString()))))
+                                .add("harness", "claude-code")
+                                .build()
+                                .toString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        String thread = prefix + "-t-" + UUID.randomUUID();
+
+        String first = "r-" + UUID.randomUUID();
+        List<Event> one =
+                readSse(post(Api.TENANT_A, agentId, input(thread, first, user("u-1", "one"))));
+        assertCompleteRun(one, first);
+        assertThat(text(one))
+                .isEqualTo("args: -p --output-format stream-json --verbose | prompt: one");
+
+        String second = "r-" + UUID.randomUUID();
+        List<Event> two =
+                readSse(
+                        post(
+                                Api.TENANT_A,
+                                agentId,
+                                input(
+                                        thread,
+                                        second,
+                                        user("u-1", "one"),
+                                        assistant("a-1", text(one)),
+                                        user("u-2", "two"))));
+        assertCompleteRun(two, second);
+        assertThat(text(two))
+                .as("the session resumed, the prompt alone (no transcript)")
+                .isEqualTo(
+                        "args: -p --output-format stream-json --verbose --resume sess-42 | prompt: two");
     }
 }
