@@ -198,7 +198,7 @@ class AgentsIT {
 
     @Test
     void definitionsAreCreatedReplacedListedAndDeletedPerTenant() {
-        String id = prefix + "-crud";
+        String id = prefix + "-crud-b";
         HttpResponse<String> created = put(Api.TENANT_A, id, definition("true"));
         assertThat(created.statusCode()).isEqualTo(201);
         JsonObject view = Api.object(created);
@@ -217,13 +217,13 @@ class AgentsIT {
                 .isGreaterThanOrEqualTo(view.getString("updatedAt"));
         assertThat(Api.object(api.get("/api/v1/agents/" + id, Api.TENANT_A))).isEqualTo(after);
 
-        String second = prefix + "-a-first";
+        String second = prefix + "-crud-a";
         put(Api.TENANT_A, second, definition("true"));
         List<String> listed =
                 ((JsonArray) Api.json(api.get("/api/v1/agents", Api.TENANT_A)))
                         .stream()
                                 .map(v -> v.asJsonObject().getString("agentId"))
-                                .filter(a -> a.startsWith(prefix))
+                                .filter(a -> a.startsWith(prefix + "-crud-"))
                                 .toList();
         assertThat(listed).containsExactly(second, id);
 
