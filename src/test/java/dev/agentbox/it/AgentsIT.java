@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -179,8 +180,9 @@ class AgentsIT {
                 .collect(Collectors.joining());
     }
 
+    /** A whole run as AG-UI clients accept it: valid AG-UI, one run, offsets increasing. */
     private static void assertCompleteRun(List<Event> events, String runId) {
-        assertThat(events).extracting(Event::name).contains("RUN_STARTED");
+        AgUiAssert.assertValidAgUiLog(events.stream().map(Event::data).toList());
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
         assertThat(events)
                 .allSatisfy(e -> assertThat(e.data().getString("runId")).isEqualTo(runId));
