@@ -12,6 +12,7 @@ import dev.agentbox.run.RunService;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.SandboxService;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -20,10 +21,12 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -54,9 +57,18 @@ public class AgentService {
 
     @Inject Clock clock;
 
+    @Inject Config config;
+
+    private SecretSets secretSets;
+
     @Inject
     @ConfigProperty(name = "agentbox.agents.max-per-tenant")
     int maxPerTenant;
+
+    @PostConstruct
+    void readConfig() {
+        secretSets = SecretSets.fromConfig(config);
+    }
 
     /** The stored definition, or {@code 404 agent-not-found}. */
     public AgentDefinition get(String tenant, String agentId) {
@@ -133,6 +145,8 @@ public class AgentService {
         if (existing.isPresent()) {
             return new AgentRun(resumed(tenant, existing.get(), agentId, input), false);
         }
+        // Read before the turn exists: an unknown or unreadable set is a 400 with nothing recorded.
+        Map<String, String> secrets = secrets(tenant, input);
         AgentTurn turn =
                 new AgentTurn(
                         tenant,
@@ -152,7 +166,7 @@ public class AgentService {
             return new AgentRun(resumed(tenant, raced.get(), agentId, input), false);
         }
         try {
-            return new AgentRun(start(tenant, definition, input), true);
+            return new AgentRun(start(tenant, definition, input, secrets), true);
         } catch (RuntimeException e) {
             // No run, no turn: the transcript never shows a turn without its run.
             turns.delete(tenant, input.runId());
@@ -160,7 +174,22 @@ public class AgentService {
         }
     }
 
-    private RunRecordView start(String tenant, AgentDefinition definition, RunAgentInput input) {
+    /** The run's secrets: its secret set's variables, then its own secrets (which win). */
+    private Map<String, String> secrets(String tenant, RunAgentInput input) {
+        if (input.secretSet().isEmpty()) {
+            return input.secrets();
+        }
+        Map<String, String> merged =
+                new LinkedHashMap<>(secretSets.read(tenant, input.secretSet().get()));
+        merged.putAll(input.secrets());
+        return merged;
+    }
+
+    private RunRecordView start(
+            String tenant,
+            AgentDefinition definition,
+            RunAgentInput input,
+            Map<String, String> secrets) {
         AgentTemplate t = definition.template();
         Optional<String> session =
                 t.harness() == Harness.CLAUDE_CODE
@@ -177,8 +206,7 @@ public class AgentService {
                         .add("threadId", input.threadId())
                         .add(
                                 "sandbox",
-                                AgentTemplate.forThread(
-                                        t.sandbox(), input.threadId(), input.secrets()))
+                                AgentTemplate.forThread(t.sandbox(), input.threadId(), secrets))
                         .add("harness", t.harness().wireName())
                         .add("prompt", prompt)
                         .add("durable", t.durable())

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -21,6 +22,8 @@ import java.util.regex.Pattern;
  *
  * @param earlier the user and assistant messages before the prompt's, oldest first, with text
  * @param secrets environment variables for the sandbox: never stored, never logged
+ * @param secretSet the tenant's named secret set ({@code forwardedProps.agentbox.secretSet}) whose
+ *     variables the run also gets ({@link SecretSets}); {@code secrets} win on a clash
  */
 public record RunAgentInput(
         String threadId,
@@ -28,7 +31,8 @@ public record RunAgentInput(
         String userMessageId,
         String prompt,
         List<Message> earlier,
-        Map<String, String> secrets) {
+        Map<String, String> secrets,
+        Optional<String> secretSet) {
 
     /** A message's role and its text. */
     public record Message(String role, String text) {}
@@ -88,7 +92,8 @@ public record RunAgentInput(
                         .filter(m -> m.role().equals("user") || m.role().equals("assistant"))
                         .filter(m -> !m.text().isEmpty())
                         .toList();
-        return new RunAgentInput(threadId, runId, userMessageId, prompt, earlier, secrets(o));
+        return new RunAgentInput(
+                threadId, runId, userMessageId, prompt, earlier, secrets(o), secretSet(o));
     }
 
     private static String id(JsonObject o, String name) {
@@ -126,6 +131,21 @@ public record RunAgentInput(
             }
         }
         return String.join("\n", texts);
+    }
+
+    private static Optional<String> secretSet(JsonObject o) {
+        if (!(o.get("forwardedProps") instanceof JsonObject props)
+                || !(props.get("agentbox") instanceof JsonObject agentbox)) {
+            return Optional.empty();
+        }
+        JsonValue set = agentbox.get("secretSet");
+        if (set == null || set == JsonValue.NULL) {
+            return Optional.empty();
+        }
+        if (!(set instanceof JsonString name) || name.getString().isEmpty()) {
+            throw invalid(SecretSets.FIELD, "must be the name of a secret set");
+        }
+        return Optional.of(name.getString());
     }
 
     private static Map<String, String> secrets(JsonObject o) {

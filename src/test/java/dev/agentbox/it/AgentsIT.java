@@ -18,6 +18,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -572,6 +574,58 @@ class AgentsIT {
                 .doesNotContain(secret);
         assertThat(api.get(Runs.path(runId), Api.TENANT_A).body()).doesNotContain(secret);
         assertThat(api.get(Runs.path(runId) + "/log", Api.TENANT_A).body()).doesNotContain(secret);
+    }
+
+    @Test
+    void aNamedSecretSetOfTheTenantReachesTheSandboxAndAnotherTenantCannotNameIt()
+            throws Exception {
+        String set = prefix + "-set";
+        String secret = "s3cret-" + UUID.randomUUID();
+        Path dir =
+                Files.createDirectories(
+                        Path.of(System.getProperty("agentbox.it.secret-sets-dir"))
+                                .resolve("tenant-a")
+                                .resolve(set));
+        Files.writeString(dir.resolve("AGENT_TOKEN"), secret);
+        // The definition names neither the set nor the secret: the run asks for the set.
+        String check =
+                "cat >/dev/null; case \"${#AGENT_TOKEN}:$AGENT_TOKEN\" in 43:s3cret-*) "
+                        + "printf '{\"delta\":\"secret ok\"}\\n';; "
+                        + "*) printf '{\"delta\":\"no secret\"}\\n';; esac";
+        String agentA = newAgent(Api.TENANT_A, check);
+        String runId = "r-" + UUID.randomUUID();
+        String body =
+                input(prefix + "-t-" + UUID.randomUUID(), runId, user("u", "use the set"))
+                        .replace(
+                                "\"forwardedProps\":{}",
+                                "\"forwardedProps\":{\"agentbox\":{\"secretSet\":\""
+                                        + set
+                                        + "\"}}");
+
+        List<Event> events = readSse(post(Api.TENANT_A, agentA, body));
+
+        assertCompleteRun(events, runId);
+        assertThat(text(events)).isEqualTo("secret ok");
+        assertThat(api.get(Runs.path(runId), Api.TENANT_A).body()).doesNotContain(secret);
+        assertThat(api.get(Runs.path(runId) + "/log", Api.TENANT_A).body()).doesNotContain(secret);
+
+        // tenant-b names the same set: it is tenant-a's, so for tenant-b there is none.
+        String agentB = newAgent(Api.TENANT_B, check);
+        String bodyB =
+                input(prefix + "-t-" + UUID.randomUUID(), "r-" + UUID.randomUUID(), user("u", "x"))
+                        .replace(
+                                "\"forwardedProps\":{}",
+                                "\"forwardedProps\":{\"agentbox\":{\"secretSet\":\""
+                                        + set
+                                        + "\"}}");
+        HttpResponse<String> refused =
+                api.send(
+                        api.request("/api/v1/agents/" + agentB, Api.TENANT_B)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(bodyB)));
+        assertThat(assertProblem(refused, 400, "invalid-request").getString("field"))
+                .isEqualTo("forwardedProps.agentbox.secretSet");
+        assertThat(refused.body()).doesNotContain(secret).doesNotContain("it-secret-sets");
     }
 
     /**
