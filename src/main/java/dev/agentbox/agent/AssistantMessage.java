@@ -21,12 +21,27 @@ import java.util.Optional;
  */
 final class AssistantMessage {
 
-    /** Characters of text (deltas, arguments, results) left for the whole transcript. */
+    /**
+     * Characters left for the whole transcript: text (prompts, deltas, arguments, results) and
+     * {@value #PART_CHARS} for every part, so a hostile run of a million empty tool calls costs as
+     * much as a long text and the answer stays bounded either way.
+     */
     static final class Budget {
+        static final int PART_CHARS = 256;
+
         private long left;
 
         Budget(long chars) {
             this.left = chars;
+        }
+
+        /** Whether one more part fits; if so, charges it. */
+        boolean part() {
+            if (left < PART_CHARS) {
+                return false;
+            }
+            left -= PART_CHARS;
+            return true;
         }
 
         /** The part of {@code s} that still fits. */
@@ -78,6 +93,9 @@ final class AssistantMessage {
             case "REASONING_MESSAGE_CONTENT" ->
                     append("thinking", string(chunk, "delta").orElse(""));
             case "TOOL_CALL_START" -> {
+                if (!budget.part()) {
+                    return;
+                }
                 String id = string(chunk, "toolCallId").orElse("tool-" + toolCalls.size());
                 Part p = new Part("tool-call", id, string(chunk, "toolCallName").orElse("unknown"));
                 parts.add(p);
@@ -90,6 +108,9 @@ final class AssistantMessage {
                 }
             }
             case "TOOL_CALL_RESULT" -> {
+                if (!budget.part()) {
+                    return;
+                }
                 Part p = new Part("tool-result", string(chunk, "toolCallId").orElse(""), null);
                 p.text.append(budget.take(content(chunk)));
                 p.open = false;
@@ -144,6 +165,9 @@ final class AssistantMessage {
     private void append(String type, String delta) {
         Part last = parts.isEmpty() ? null : parts.get(parts.size() - 1);
         if (last == null || !last.type.equals(type) || !last.open) {
+            if (!budget.part()) {
+                return;
+            }
             last = new Part(type, null, null);
             parts.add(last);
         }

@@ -26,8 +26,8 @@ import java.util.stream.Collectors;
  * the newest run that has not ended ({@code activeRun}).
  *
  * <p>Bounded: the newest {@value #MAX_RUNS} runs of the thread, at most {@value #MAX_CHUNKS} chunks
- * of each run's log, at most {@value #MAX_TEXT_CHARS} characters of assistant text in all (later
- * text is left out).
+ * of each run's log, at most {@value #MAX_TEXT_CHARS} characters of text and parts in all, spent
+ * newest turn first (what does not fit of older turns is left out).
  */
 @ApplicationScoped
 public class ThreadTranscripts {
@@ -56,23 +56,28 @@ public class ThreadTranscripts {
                 break;
             }
         }
-        List<AgentTurn> oldestFirst = new ArrayList<>(newestFirst);
-        Collections.reverse(oldestFirst);
+        // Newest first against the budget, so a long history costs the oldest turns, not the
+        // ones a chat shows; the messages are then put back oldest first.
         AssistantMessage.Budget budget = new AssistantMessage.Budget(MAX_TEXT_CHARS);
-        JsonArrayBuilder messages = Json.createArrayBuilder();
-        for (AgentTurn t : oldestFirst) {
-            messages.add(user(t));
+        List<JsonObject> newestMessagesFirst = new ArrayList<>();
+        for (AgentTurn t : newestFirst) {
             RunRecordView run = byRunId.get(t.runId());
             if (run == null) {
                 // Older than the newest runs the list reads: looked up on its own.
                 try {
                     run = runs.get(tenant, t.runId());
                 } catch (RuntimeException gone) {
-                    continue;
+                    run = null;
                 }
             }
-            assistant(run, budget).ifPresent(messages::add);
+            if (run != null) {
+                assistant(run, budget).ifPresent(newestMessagesFirst::add);
+            }
+            newestMessagesFirst.add(user(t, budget));
         }
+        Collections.reverse(newestMessagesFirst);
+        JsonArrayBuilder messages = Json.createArrayBuilder();
+        newestMessagesFirst.forEach(messages::add);
         return Json.createObjectBuilder()
                 .add("messages", messages)
                 .add("activeRun", activeRun)
@@ -80,7 +85,7 @@ public class ThreadTranscripts {
                 .build();
     }
 
-    private static JsonObject user(AgentTurn t) {
+    private static JsonObject user(AgentTurn t, AssistantMessage.Budget budget) {
         return Json.createObjectBuilder()
                 .add("id", t.userMessageId())
                 .add("role", "user")
@@ -90,7 +95,7 @@ public class ThreadTranscripts {
                                 .add(
                                         Json.createObjectBuilder()
                                                 .add("type", "text")
-                                                .add("content", t.userText())))
+                                                .add("content", budget.take(t.userText()))))
                 .add("createdAt", t.createdAt().toString())
                 .build();
     }

@@ -92,7 +92,7 @@ public class AgentsResource {
             description =
                     "Transcript: the newest 50 runs of the agent in the thread, oldest first, as @tanstack/ai-client "
                             + "UIMessages (a user message per run, then the assistant message assembled from the run's log); "
-                            + "at most 1 MiB of assistant text. activeRun is the newest run that has not ended, else null.")
+                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null.")
     public String get(
             @PathParam("agentId") String agentId, @QueryParam("threadId") String threadId) {
         if (threadId != null) {

@@ -23,7 +23,7 @@ class AssistantMessageTest {
 
     @Test
     void aRunsChunksBecomeTextToolAndThinkingPartsInOrder() {
-        AssistantMessage m = new AssistantMessage(new AssistantMessage.Budget(1000));
+        AssistantMessage m = new AssistantMessage(new AssistantMessage.Budget(10_000));
         for (String c :
                 new String[] {
                     "{\"type\":\"RUN_STARTED\"}",
@@ -73,7 +73,8 @@ class AssistantMessageTest {
 
     @Test
     void textBeyondTheSharedBudgetIsLeftOut() {
-        AssistantMessage.Budget budget = new AssistantMessage.Budget(5);
+        AssistantMessage.Budget budget =
+                new AssistantMessage.Budget(2 * AssistantMessage.Budget.PART_CHARS + 5);
         AssistantMessage first = new AssistantMessage(budget);
         first.accept(json("{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"abc\"}"));
         AssistantMessage second = new AssistantMessage(budget);
@@ -83,5 +84,21 @@ class AssistantMessageTest {
         assertThat(parts(second).getJsonObject(0).getString("content")).isEqualTo("de");
         assertThat(second.toJson("fallback", AT).orElseThrow().getString("id"))
                 .isEqualTo("fallback");
+    }
+
+    @Test
+    void everyPartCostsBudgetSoEmptyToolCallsCannotGrowTheTranscriptUnbounded() {
+        AssistantMessage.Budget budget =
+                new AssistantMessage.Budget(10 * AssistantMessage.Budget.PART_CHARS);
+        AssistantMessage m = new AssistantMessage(budget);
+        for (int i = 0; i < 2_000; i++) {
+            m.accept(
+                    json(
+                            "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":\"t"
+                                    + i
+                                    + "\",\"toolCallName\":\"x\"}"));
+            m.accept(json("{\"type\":\"TOOL_CALL_END\",\"toolCallId\":\"t" + i + "\"}"));
+        }
+        assertThat(parts(m)).hasSize(10);
     }
 }
