@@ -1,14 +1,11 @@
 package dev.agentbox.api;
 
-import dev.agentbox.platform.LogText;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
-import dev.agentbox.run.RunEventStream;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
-import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.sandbox.SandboxService;
@@ -30,12 +27,9 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -44,7 +38,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @RequestScoped
 public class RunsResource {
 
-    private static final Logger LOG = Logger.getLogger(RunsResource.class.getName());
     private static final Pattern OFFSET = Pattern.compile("[0-9]{1,18}");
 
     @Inject Caller caller;
@@ -225,86 +218,8 @@ public class RunsResource {
         return RunRequest.parse(body, sandboxes.specParser());
     }
 
-    /**
-     * Pumps the run's log into the SSE sink on a managed thread; the request thread returns at
-     * once. The stream's quota slot is released when the pump ends (terminal chunk, client gone —
-     * noticed by the heartbeat within a second or two — or failure).
-     */
+    /** Streams the run's log after {@code afterSeq} (see {@link RunEventsSse}). */
     private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse, Slot slot) {
-        runs.viewerAttached(run);
-        RunEventStream stream = runs.stream();
-        threads.newThread(
-                        () -> {
-                            RunEventStream.End end = RunEventStream.End.STOPPED;
-                            try {
-                                end =
-                                        stream.pump(
-                                                run.ref(),
-                                                afterSeq,
-                                                new RunEventStream.Sink() {
-                                                    @Override
-                                                    public boolean send(LoggedChunk chunk) {
-                                                        return write(
-                                                                sink,
-                                                                sse.newEventBuilder()
-                                                                        .id(
-                                                                                Long.toString(
-                                                                                        chunk
-                                                                                                .seq()))
-                                                                        .name(chunk.type())
-                                                                        .mediaType(
-                                                                                MediaType
-                                                                                        .APPLICATION_JSON_TYPE)
-                                                                        .data(chunk.json())
-                                                                        .build());
-                                                    }
-
-                                                    @Override
-                                                    public boolean heartbeat() {
-                                                        return write(
-                                                                sink,
-                                                                sse.newEventBuilder()
-                                                                        .comment("")
-                                                                        .build());
-                                                    }
-
-                                                    @Override
-                                                    public void idle() {
-                                                        runs.maybeTakeOver(run);
-                                                    }
-                                                });
-                            } catch (RuntimeException e) {
-                                LOG.warning(
-                                        "run "
-                                                + LogText.quote(run.runId())
-                                                + ": event stream failed: "
-                                                + e);
-                            } finally {
-                                slot.close();
-                                sink.close();
-                                try {
-                                    runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
-                                } catch (RuntimeException e) {
-                                    LOG.warning(
-                                            "run "
-                                                    + LogText.quote(run.runId())
-                                                    + ": could not record the viewer leaving: "
-                                                    + e);
-                                }
-                            }
-                        })
-                .start();
-    }
-
-    private static boolean write(SseEventSink sink, OutboundSseEvent event) {
-        if (sink.isClosed()) {
-            return false;
-        }
-        try {
-            sink.send(event).toCompletableFuture().get(30, TimeUnit.SECONDS);
-            return true;
-        } catch (Exception clientGone) {
-            return false;
-        }
+        RunEventsSse.start(runs, threads, run, afterSeq, sink, sse, slot);
     }
 }

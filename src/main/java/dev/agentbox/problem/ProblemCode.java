@@ -15,6 +15,7 @@ public enum ProblemCode {
     UNAUTHORIZED(401, "Unauthorized"),
     FORBIDDEN(403, "Forbidden"),
     NOT_FOUND(404, "Not found"),
+    AGENT_NOT_FOUND(404, "Agent not found"),
     METHOD_NOT_ALLOWED(405, "Method not allowed"),
     NOT_ACCEPTABLE(406, "Not acceptable"),
     PAYLOAD_TOO_LARGE(413, "Payload too large"),

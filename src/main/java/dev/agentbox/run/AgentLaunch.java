@@ -61,11 +61,14 @@ final class AgentLaunch {
 
     /** The sandbox's handle with the agent running in it, or empty when the run has ended. */
     Optional<SandboxHandle> open(String label, HarnessTranslator translator, ChunkFactory chunks) {
-        List<JsonObject> opening = new ArrayList<>();
+        // RUN_STARTED first: AG-UI clients refuse a stream that starts with anything else. A
+        // successor replays RUN_STARTED (alignment matches it with the stored one) and writes no
+        // run.accepted; alignment passes over a stored run.accepted wherever it stands, so a log
+        // written in the earlier order (run.accepted first) still aligns.
+        List<JsonObject> opening = new ArrayList<>(translator.onStart());
         if (!takeover) {
             opening.add(ServiceChunks.runAccepted(chunks));
         }
-        opening.addAll(translator.onStart());
         writer.emit(opening);
 
         SandboxHandle handle;

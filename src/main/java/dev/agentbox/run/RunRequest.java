@@ -55,13 +55,16 @@ public record RunRequest(
                     "fileEvents");
 
     /**
-     * What runs in the sandbox: the caller's command for {@code command}; for a CLI harness its
-     * command line, reading the prompt on stdin.
+     * What runs in the sandbox: the caller's command for {@code command} (reading the prompt on
+     * stdin when there is one, else {@code /dev/null}); for a CLI harness its command line, reading
+     * the prompt on stdin.
      */
     public AgentInvocation agentInvocation() {
-        return harness == Harness.COMMAND
-                ? AgentInvocation.of(command.orElseThrow())
-                : AgentCommands.forHarness(harness, prompt.orElseThrow());
+        if (harness == Harness.COMMAND) {
+            return prompt.map(p -> AgentInvocation.withPrompt(command.orElseThrow(), p))
+                    .orElseGet(() -> AgentInvocation.of(command.orElseThrow()));
+        }
+        return AgentCommands.forHarness(harness, prompt.orElseThrow());
     }
 
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {

@@ -9,6 +9,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
@@ -174,6 +175,14 @@ public class RunService {
     }
 
     public RunRecordView start(String tenant, RunRequest request) {
+        return start(tenant, request, request.agentInvocation());
+    }
+
+    /**
+     * As {@link #start(String, RunRequest)}, running {@code invocation} instead of the request's
+     * own (the agent endpoint resumes a CLI session with a command line of its own).
+     */
+    public RunRecordView start(String tenant, RunRequest request, AgentInvocation invocation) {
         request.sandboxKey()
                 .ifPresent(
                         key -> {
@@ -223,8 +232,7 @@ public class RunService {
                                                     Map.of("runId", request.runId()),
                                                     null));
         }
-        drivers.launch(
-                new RunDriver(context, record, request.sandboxSpec(), request.agentInvocation()));
+        drivers.launch(new RunDriver(context, record, request.sandboxSpec(), invocation));
         LOG.info(
                 "run "
                         + LogText.quote(record.runId())

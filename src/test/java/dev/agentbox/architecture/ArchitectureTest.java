@@ -41,6 +41,7 @@ class ArchitectureTest {
                 .definedBy(
                         "dev.agentbox.run",
                         "dev.agentbox.sandbox",
+                        "dev.agentbox.agent",
                         "dev.agentbox.reaper..",
                         "dev.agentbox.quota..")
                 .layer("Contracts")
@@ -50,6 +51,7 @@ class ArchitectureTest {
                         "dev.agentbox.run.harness..",
                         "dev.agentbox.sandbox.spi..",
                         "dev.agentbox.sandbox.store..",
+                        "dev.agentbox.agent.store..",
                         "dev.agentbox.platform.lease..")
                 .layer("Providers")
                 .definedBy("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
@@ -84,6 +86,7 @@ class ArchitectureTest {
                 .resideOutsideOfPackages(
                         "dev.agentbox.run.store..",
                         "dev.agentbox.sandbox.store..",
+                        "dev.agentbox.agent.store..",
                         "dev.agentbox.platform..")
                 .should()
                 .dependOnClassesThat()

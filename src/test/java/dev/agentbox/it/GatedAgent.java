@@ -18,7 +18,7 @@ import java.util.List;
 final class GatedAgent {
 
     /**
-     * Stored chunks once the first three lines are in: accepted, started, message start, three
+     * Stored chunks once the first three lines are in: started, accepted, message start, three
      * contents.
      */
     static final int AFTER_THREE = 6;
@@ -51,10 +51,10 @@ final class GatedAgent {
     static List<String> expected(String runId) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
+        chunks.addAll(t.onStart());
         chunks.add(
                 new ChunkFactory(runId, "t-runs", () -> 0L)
                         .custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
         for (int i = 1; i <= 6; i++) {
             chunks.addAll(t.onLine(line(i)));
         }

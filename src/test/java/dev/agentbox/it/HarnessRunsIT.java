@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -81,14 +82,17 @@ class HarnessRunsIT {
 
         HarnessTranslator t = harness.translator(runId, "t-h", () -> 0L);
         List<JsonObject> expected = new ArrayList<>();
+        expected.addAll(t.onStart());
         expected.add(
                 new dev.agentbox.run.harness.ChunkFactory(runId, "t-h", () -> 0L)
                         .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
-        expected.addAll(t.onStart());
         transcript.lines().forEach(l -> expected.addAll(t.onLine(l)));
         expected.addAll(t.onExit(0, ""));
-        assertThat(events.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+        List<JsonObject> streamed = events.stream().map(e -> Api.parse(e.data())).toList();
+        assertThat(streamed.stream().map(Chunks::fingerprint).toList())
                 .containsExactlyElementsOf(expected.stream().map(Chunks::fingerprint).toList());
+        // CH-01, CH-02: what a client receives is a valid AG-UI sequence.
+        AgUiAssert.assertValidAgUiLog(streamed);
 
         assertThat(sandboxes.stdout(key, "cat /workspace/args")).isEqualTo(expectedArgs);
         assertThat(sandboxes.stdout(key, "cat /workspace/stdin")).isEqualTo(prompt);

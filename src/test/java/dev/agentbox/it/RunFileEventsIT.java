@@ -75,10 +75,10 @@ class RunFileEventsIT {
     private static List<String> journalFingerprints(String runId) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
+        chunks.addAll(t.onStart());
         chunks.add(
                 new ChunkFactory(runId, "t-runs", () -> 0L)
                         .custom("run.accepted", jakarta.json.JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
         LINES.forEach(l -> chunks.addAll(t.onLine(l)));
         chunks.addAll(t.onExit(0, ""));
         return chunks.stream().map(Chunks::fingerprint).toList();

@@ -84,7 +84,7 @@ class RunLifecycleIT {
                 .isEqualTo(404);
         sandboxes.forget(s.getString("key"));
         List<SseClient.Event> replay = runs.transcript(runId, null);
-        assertThat(replay.get(0).name()).isEqualTo("CUSTOM");
+        assertThat(replay.get(0).name()).isEqualTo("RUN_STARTED");
         assertThat(replay).anySatisfy(ev -> assertThat(ev.data()).contains("started"));
     }
 
@@ -106,7 +106,7 @@ class RunLifecycleIT {
                                                         "for i in 1 2 3 4 5 6; do echo line$i; sleep 1; done",
                                                         ""))))) {
             assertThat(sse.status()).isEqualTo(200);
-            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
+            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("RUN_STARTED");
         }
         await().atMost(Duration.ofSeconds(15))
                 .untilAsserted(
@@ -124,7 +124,7 @@ class RunLifecycleIT {
 
         try (SseClient sse = runs.events(runId, null)) {
             SseClient.Event first = sse.next(Duration.ofSeconds(30));
-            assertThat(first.name()).isEqualTo("CUSTOM");
+            assertThat(first.name()).isEqualTo("RUN_STARTED");
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(
                             () ->
@@ -157,7 +157,7 @@ class RunLifecycleIT {
                                                         sandbox,
                                                         "echo agent-ran",
                                                         ",\"destroyOnComplete\":true"))))) {
-            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
+            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("RUN_STARTED");
         }
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(
@@ -216,7 +216,7 @@ class RunLifecycleIT {
                                                         ref(s),
                                                         "sleep 120",
                                                         ",\"durable\":false"))))) {
-            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("CUSTOM");
+            assertThat(sse.next(Duration.ofSeconds(30)).name()).isEqualTo("RUN_STARTED");
         }
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(

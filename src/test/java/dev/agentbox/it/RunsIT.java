@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;
@@ -86,10 +87,10 @@ class RunsIT {
     private static List<String> expectedFingerprints(String runId) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
+        chunks.addAll(t.onStart());
         chunks.add(
                 new dev.agentbox.run.harness.ChunkFactory(runId, "t-runs", () -> 0L)
                         .custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
         AGENT_LINES.forEach(l -> chunks.addAll(t.onLine(l)));
         chunks.addAll(t.onExit(0, ""));
         return chunks.stream().map(Chunks::fingerprint).toList();
@@ -110,8 +111,8 @@ class RunsIT {
         assertThat(events)
                 .extracting(SseClient.Event::name)
                 .containsExactly(
-                        "CUSTOM",
                         "RUN_STARTED",
+                        "CUSTOM",
                         "TEXT_MESSAGE_START",
                         "TEXT_MESSAGE_CONTENT",
                         "TEXT_MESSAGE_CONTENT",
@@ -126,7 +127,9 @@ class RunsIT {
                         "TEXT_MESSAGE_END",
                         "RUN_FINISHED");
         assertThat(fingerprints(events)).containsExactlyElementsOf(expectedFingerprints(runId));
-        assertThat(Api.parse(events.get(0).data()).getString("name")).isEqualTo("run.accepted");
+        assertThat(Api.parse(events.get(1).data()).getString("name")).isEqualTo("run.accepted");
+        // CH-01, CH-02: what a client receives is a valid AG-UI sequence.
+        AgUiAssert.assertValidAgUiLog(events.stream().map(e -> Api.parse(e.data())).toList());
         List<Long> ids = events.stream().map(e -> Long.parseLong(e.id())).toList();
         assertThat(ids).isSorted().doesNotHaveDuplicates();
         events.forEach(

@@ -35,10 +35,10 @@ final class TickingAgent {
     static List<String> expected(String runId, int ticks) {
         HarnessTranslator t = Harness.COMMAND.translator(runId, "t-runs", () -> 0L);
         List<JsonObject> chunks = new ArrayList<>();
+        chunks.addAll(t.onStart());
         chunks.add(
                 new ChunkFactory(runId, "t-runs", () -> 0L)
                         .custom("run.accepted", JsonValue.EMPTY_JSON_OBJECT));
-        chunks.addAll(t.onStart());
         for (int i = 1; i <= ticks; i++) {
             chunks.addAll(t.onLine("{\"delta\":\"tick" + i + "\"}"));
         }

@@ -59,7 +59,7 @@ class AlignmentTest {
     }
 
     @Test
-    void journalTranslatesToSixChunks() {
+    void journalTranslatesToSixChunksThenTheExitsOwn() {
         assertThat(translate(JOURNAL, 0))
                 .extracting(c -> c.getString("type"))
                 .containsExactly(
@@ -69,6 +69,7 @@ class AlignmentTest {
                         "TEXT_MESSAGE_END",
                         "CUSTOM",
                         "TOOL_CALL_START",
+                        "TOOL_CALL_END", // the tool call left open is closed at the exit
                         "RUN_FINISHED");
     }
 
@@ -102,6 +103,49 @@ class AlignmentTest {
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
         assertThat(alignment.skipped()).isEqualTo(1);
         alignment.finish();
+    }
+
+    /**
+     * AL-07: the opening chunks are RUN_STARTED then run.accepted; logs stored in the earlier order
+     * (run.accepted first) are still running somewhere, and a takeover aligns against both, with
+     * the service chunk marked or known only by fingerprint.
+     */
+    @Test
+    void takeoverAlignsAgainstEitherOpeningOrder_AL07() {
+        List<JsonObject> translated = translate(JOURNAL, 1_000);
+        JsonObject accepted = ServiceChunks.runAccepted(service(1));
+        List<JsonObject> oldOrder = new ArrayList<>(List.of(accepted));
+        oldOrder.addAll(translated.subList(0, 3));
+        List<JsonObject> newOrder = new ArrayList<>(List.of(translated.get(0), accepted));
+        newOrder.addAll(translated.subList(1, 3));
+        List<JsonObject> replay = translate(JOURNAL, 5_000);
+        for (List<JsonObject> stored : List.of(oldOrder, newOrder)) {
+            for (Alignment alignment :
+                    List.of(Alignment.ofStoredChunks(stored, RUN, THREAD), unmarked(stored))) {
+                assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
+                assertThat(alignment.skipped()).isEqualTo(1);
+                alignment.finish();
+            }
+        }
+    }
+
+    /**
+     * A stored log that is just the opening chunks, in either order, is caught up by RUN_STARTED.
+     */
+    @Test
+    void storedOpeningAloneInEitherOrderIsCaughtUpByTheReplayedRunStarted_AL07() {
+        JsonObject runStarted = translate(JOURNAL, 1_000).get(0);
+        JsonObject accepted = ServiceChunks.runAccepted(service(1));
+        List<JsonObject> replay = translate(JOURNAL, 5_000);
+        for (List<JsonObject> stored :
+                List.of(List.of(accepted, runStarted), List.of(runStarted, accepted))) {
+            Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+            assertThat(alignment.offer(replay.get(0))).isEmpty();
+            assertThat(alignment.journalCaughtUp()).isTrue();
+            assertThat(alignment.offerAll(replay.subList(1, replay.size())))
+                    .isEqualTo(replay.subList(1, replay.size()));
+            alignment.finish();
+        }
     }
 
     @Test

@@ -42,4 +42,19 @@ class RunFailureTest {
         assertThat(RunFailure.AGENT_LOST.error("gone").code()).contains("agent-lost");
         assertThat(RunFailure.AGENT_LOST.error("gone").message()).isEqualTo("gone");
     }
+
+    /** CH-07: the service's own RUN_ERROR chunks always carry a code, even for a codeless error. */
+    @Test
+    void everyRunErrorTheServiceWritesCarriesACode() {
+        dev.agentbox.run.harness.ChunkFactory chunks =
+                new dev.agentbox.run.harness.ChunkFactory("r", "t", () -> 1L);
+        jakarta.json.JsonObject aborted =
+                RunAbort.terminalChunk(
+                        chunks,
+                        new dev.agentbox.run.store.RunError("gone", java.util.Optional.empty()));
+        assertThat(aborted.getString("code")).isEqualTo(RunFailure.ABORTED.code());
+        assertThat(RunAbort.terminalChunk(chunks, RunAbort.CANCELLED).getString("code"))
+                .isEqualTo("aborted");
+        assertThat(dev.agentbox.run.harness.AgUiSchema.problems(aborted)).isEmpty();
+    }
 }

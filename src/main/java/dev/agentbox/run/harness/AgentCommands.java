@@ -17,11 +17,32 @@ public final class AgentCommands {
     /** {@code codex exec -} reads the prompt from stdin. */
     public static final String CODEX = "codex exec --json -";
 
+    private static final java.util.regex.Pattern SESSION_ID =
+            java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,128}");
+
     private AgentCommands() {}
 
     /** {@value #CLAUDE_CODE}, reading {@code prompt} on stdin. */
     public static AgentInvocation claudeCode(String prompt) {
         return AgentInvocation.withPrompt(CLAUDE_CODE, requirePrompt(prompt));
+    }
+
+    /**
+     * {@value #CLAUDE_CODE} continuing the Claude session {@code sessionId} ({@code --resume}),
+     * reading {@code prompt} on stdin. The session id is a value the CLI printed (a UUID); only
+     * {@code [A-Za-z0-9_-]} is accepted, so it needs no quoting on the command line.
+     */
+    public static AgentInvocation claudeCodeResuming(String sessionId, String prompt) {
+        if (sessionId == null || !SESSION_ID.matcher(sessionId).matches()) {
+            throw new IllegalArgumentException("not a Claude session id");
+        }
+        return AgentInvocation.withPrompt(
+                CLAUDE_CODE + " --resume " + sessionId, requirePrompt(prompt));
+    }
+
+    /** A Claude session id as {@link #claudeCodeResuming} accepts it. */
+    public static boolean isSessionId(String sessionId) {
+        return sessionId != null && SESSION_ID.matcher(sessionId).matches();
     }
 
     /** {@value #CODEX}, reading {@code prompt} on stdin. */

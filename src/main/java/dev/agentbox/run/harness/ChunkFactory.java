@@ -76,6 +76,37 @@ public final class ChunkFactory {
                         .add("role", "tool"));
     }
 
+    /** Opens a reasoning span (AG-UI names its id {@code messageId}). */
+    public JsonObject reasoningStart(String messageId) {
+        return finish(start(ChunkType.REASONING_START).add("messageId", messageId));
+    }
+
+    public JsonObject reasoningMessageStart(String messageId) {
+        return finish(
+                start(ChunkType.REASONING_MESSAGE_START)
+                        .add("messageId", messageId)
+                        .add("role", "reasoning"));
+    }
+
+    public JsonObject reasoningMessageContent(String messageId, String delta) {
+        return finish(
+                start(ChunkType.REASONING_MESSAGE_CONTENT)
+                        .add("messageId", messageId)
+                        .add("delta", delta));
+    }
+
+    public JsonObject reasoningMessageEnd(String messageId) {
+        return finish(start(ChunkType.REASONING_MESSAGE_END).add("messageId", messageId));
+    }
+
+    public JsonObject reasoningEnd(String messageId) {
+        return finish(start(ChunkType.REASONING_END).add("messageId", messageId));
+    }
+
+    public JsonObject stepFinished(String stepName) {
+        return finish(start(ChunkType.STEP_FINISHED).add("stepName", stepName));
+    }
+
     public JsonObject custom(String name, JsonValue value) {
         return finish(start(ChunkType.CUSTOM).add("name", name).add("value", value));
     }

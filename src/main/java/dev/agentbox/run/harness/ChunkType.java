@@ -4,8 +4,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The AG-UI event types agentbox's chunks use, with the fields AG-UI requires for each (beyond
- * {@code type}, {@code threadId}, {@code runId}, {@code timestamp}, which every chunk carries).
+ * The AG-UI event types agentbox's chunks use (a subset of AG-UI 1.0's vocabulary: no snapshots,
+ * state, activity, raw, chunk-shorthand, encrypted-value or subagent events), with the fields AG-UI
+ * requires for each (beyond {@code type}, {@code threadId}, {@code runId}, {@code timestamp}, which
+ * every chunk carries).
  */
 public enum ChunkType {
     RUN_STARTED(),
@@ -17,6 +19,13 @@ public enum ChunkType {
     TOOL_CALL_END("toolCallId"),
     TOOL_CALL_RESULT("toolCallId", "messageId", "content"),
     CUSTOM("name", "value"),
+    STEP_STARTED("stepName"),
+    STEP_FINISHED("stepName"),
+    REASONING_START("messageId"),
+    REASONING_MESSAGE_START("messageId", "role"),
+    REASONING_MESSAGE_CONTENT("messageId", "delta"),
+    REASONING_MESSAGE_END("messageId"),
+    REASONING_END("messageId"),
     RUN_FINISHED(),
     RUN_ERROR("message", "code");
 

@@ -31,7 +31,8 @@ public final class Chunks {
                     "content",
                     "name",
                     "message",
-                    "code");
+                    "code",
+                    "stepName");
 
     /**
      * Names of the {@code CUSTOM} chunks only the service writes on its own account ({@code

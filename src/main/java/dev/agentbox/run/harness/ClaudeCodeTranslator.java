@@ -23,8 +23,10 @@ import java.util.stream.Collectors;
  *   <li>{@code {"type":"assistant","message":{"content":[…]}}}: each {@code text} block → a whole
  *       text message (START/CONTENT/END, role assistant, fresh run-scoped id); each {@code
  *       tool_use} block → TOOL_CALL_START (name) / TOOL_CALL_ARGS (canonical JSON of {@code input})
- *       / TOOL_CALL_END under a fresh run-scoped id remembered for the block's {@code id}; a {@code
- *       thinking} block → {@code CUSTOM claude-code.thinking}.
+ *       / TOOL_CALL_END under a fresh run-scoped id remembered for the block's {@code id}; a
+ *       non-empty {@code thinking} block → a whole reasoning span: REASONING_START,
+ *       REASONING_MESSAGE_ START (role reasoning) / CONTENT / END, REASONING_END, with fresh
+ *       run-scoped ids.
  *   <li>{@code {"type":"user","message":{"content":[…]}}}: each {@code tool_result} block →
  *       TOOL_CALL_RESULT for the run-scoped id of the matching tool_use (a fresh id for the result
  *       message; content: a string as is, text blocks joined by newlines, anything else as
@@ -46,7 +48,6 @@ final class ClaudeCodeTranslator extends TranslatorBase {
     private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String SESSION_ID = "claude-code.session-id";
-    public static final String THINKING = "claude-code.thinking";
     public static final String UNMATCHED_TOOL_RESULT = "claude-code.tool-result";
 
     private final Map<String, String> toolCallIds = new HashMap<>();
@@ -101,10 +102,7 @@ final class ClaudeCodeTranslator extends TranslatorBase {
                             Chunks.string(block, "name").orElse("unknown"),
                             CanonicalJson.of(input));
                 }
-                case "thinking" ->
-                        Chunks.string(block, "thinking")
-                                .filter(t -> !t.isEmpty())
-                                .ifPresent(t -> out.emit(chunks.custom(THINKING, t)));
+                case "thinking" -> out.reasoning(Chunks.string(block, "thinking").orElse(""));
                 default -> {
                     // redacted_thinking and unknown blocks: nothing to show.
                 }

@@ -30,11 +30,15 @@ import java.util.function.LongSupplier;
  *       (content = canonical JSON of the result), preceded by START/ARGS/END when no start was seen
  *       (codex reports some items only on completion). Args and results are canonical JSON, so they
  *       are byte-stable on replay.
- *   <li>{@code reasoning} (completed) → {@code CUSTOM codex.reasoning} with its text; {@code
- *       todo_list} (started/updated/completed) → {@code CUSTOM codex.todo-list} with its items; an
- *       {@code error} item (a non-fatal notice) → {@code CUSTOM codex.warning}.
+ *   <li>{@code reasoning} (completed, non-empty text) → a whole reasoning span: REASONING_START,
+ *       REASONING_MESSAGE_START (role reasoning) / CONTENT / END, REASONING_END, with fresh
+ *       run-scoped ids; {@code todo_list} (started/updated/completed) → {@code CUSTOM
+ *       codex.todo-list} with its items; an {@code error} item (a non-fatal notice) → {@code CUSTOM
+ *       codex.warning}.
  *   <li>{@code turn.completed} → its {@code usage} is added into {@link #usage()} (numeric members
  *       summed over turns).
+ *   <li>An exit 0 → {@code RUN_FINISHED} whose {@code result} is the text of the last non-empty
+ *       {@code agent_message}, when there was one.
  *   <li>{@code turn.failed} ({@code error.message}) and a top-level {@code error} ({@code message})
  *       → {@code RUN_ERROR} code {@code agent-error}.
  *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; other events ({@code
@@ -50,12 +54,12 @@ final class CodexTranslator extends TranslatorBase {
     private static final JsonProvider JSON = JsonProvider.provider();
 
     public static final String SESSION_ID = "codex.session-id";
-    public static final String REASONING = "codex.reasoning";
     public static final String TODO_LIST = "codex.todo-list";
     public static final String WARNING = "codex.warning";
 
     private final Map<String, String> toolCallIds = new HashMap<>();
     private final Map<String, JsonValue> usage = new TreeMap<>();
+    private Optional<String> lastAgentMessage = Optional.empty();
 
     public CodexTranslator(String runId, String threadId, LongSupplier timestamps) {
         super(runId, threadId, timestamps);
@@ -69,6 +73,16 @@ final class CodexTranslator extends TranslatorBase {
         JsonObjectBuilder b = JSON.createObjectBuilder();
         usage.forEach(b::add);
         return Optional.of(b.build());
+    }
+
+    /**
+     * RUN_FINISHED with the last agent message's text as its {@code result}, when there was one.
+     */
+    @Override
+    protected JsonObject finished() {
+        return lastAgentMessage
+                .map(t -> chunks.runFinished(JSON.createValue(t)))
+                .orElseGet(chunks::runFinished);
     }
 
     @Override
@@ -117,14 +131,16 @@ final class CodexTranslator extends TranslatorBase {
         switch (itemType) {
             case "agent_message" -> {
                 if (phase == Phase.COMPLETED) {
-                    out.textMessage("assistant", Chunks.string(item, "text").orElse(""));
+                    String text = Chunks.string(item, "text").orElse("");
+                    out.textMessage("assistant", text);
+                    if (!text.isEmpty()) {
+                        lastAgentMessage = Optional.of(text);
+                    }
                 }
             }
             case "reasoning" -> {
                 if (phase == Phase.COMPLETED) {
-                    Chunks.string(item, "text")
-                            .filter(t -> !t.isEmpty())
-                            .ifPresent(t -> out.emit(chunks.custom(REASONING, t)));
+                    out.reasoning(Chunks.string(item, "text").orElse(""));
                 }
             }
             case "todo_list" ->

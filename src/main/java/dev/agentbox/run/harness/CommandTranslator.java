@@ -3,17 +3,17 @@ package dev.agentbox.run.harness;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.spi.JsonProvider;
-import java.util.LinkedHashSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The {@code command} harness (docs/api.md, "Chunks"):
  *
  * <ol>
- *   <li>a JSON object whose {@code type} names a chunk type → that chunk, with the service's {@code
- *       threadId}, {@code runId} and {@code timestamp}, and a missing id filled in:
+ *   <li>a JSON object whose {@code type} names a chunk type of the vocabulary ({@link ChunkType}
+ *       other than the lifecycle types) → that chunk, with the service's {@code threadId}, {@code
+ *       runId} and {@code timestamp}, and a missing id filled in:
  *       <ul>
  *         <li>{@code TEXT_MESSAGE_START} without {@code messageId} gets a new run-scoped id, which
  *             becomes the current message; without {@code role}, role {@code assistant};
@@ -23,29 +23,32 @@ import java.util.function.LongSupplier;
  *             current tool call; {@code TOOL_CALL_ARGS}/{@code END}/{@code RESULT} without it get
  *             the current tool call's id; a {@code TOOL_CALL_RESULT} without {@code messageId} gets
  *             a new id (the result is a message of its own);
+ *         <li>{@code REASONING_START} and {@code REASONING_MESSAGE_START} (role {@code reasoning}
+ *             when missing) likewise: a new id that becomes the current reasoning span or message,
+ *             which {@code REASONING_END}, {@code REASONING_MESSAGE_CONTENT}/{@code END} without
+ *             {@code messageId} get;
  *       </ul>
  *   <li>{@code {"delta":"…"}} (a string {@code delta} as the only member) → {@code
  *       TEXT_MESSAGE_CONTENT}; a {@code TEXT_MESSAGE_START} (new id, role assistant) precedes the
  *       first of a message, and a {@code TEXT_MESSAGE_END} is emitted before any other chunk and
- *       before the end of the run. An empty delta yields nothing (AG-UI requires a non-empty
- *       delta);
+ *       before the end of the run. An empty delta yields nothing;
  *   <li>any other JSON object → {@code CUSTOM {"name":"agent.output","value":<object>}};
  *   <li>a line that is not a JSON object → {@code CUSTOM {"name":"agent.text","value":"<line>"}}.
  * </ol>
  *
- * Two choices (also in docs/api.md), both so that the log stays well-formed: an agent line whose
- * type is a lifecycle type ({@code RUN_STARTED}, {@code RUN_FINISHED}, {@code RUN_ERROR}) is {@code
- * agent.output} — the run's lifecycle belongs to the service, and an agent's own {@code
- * RUN_FINISHED} would end every reader's stream while the agent still runs; and a typed line that
- * still lacks a field its type requires (e.g. a {@code TOOL_CALL_START} without {@code
- * toolCallName}, a {@code CUSTOM} without {@code value}) is {@code agent.output} rather than an
- * invalid chunk. A third: a {@code CUSTOM} line named like a chunk the service writes itself
- * ({@link Chunks#SERVICE_NAMES}: {@code run.accepted}, {@code file.changed}) is {@code
+ * The agent is not trusted to keep the log well-formed, so a typed line becomes {@code
+ * agent.output} instead whenever the chunk it would make breaks AG-UI's schema or sequence rules
+ * ({@link AgUiSequence}): a lifecycle type ({@code RUN_STARTED}, {@code RUN_FINISHED}, {@code
+ * RUN_ERROR} — the run's lifecycle belongs to the service, and an agent's own {@code RUN_FINISHED}
+ * would end every reader's stream while the agent still runs); a missing or mistyped field
+ * (including {@code metadata} that is not an object, a {@code null} {@code rawEvent}, any {@code
+ * subagentRunId}); a START of an id already open; a CONTENT/ARGS/END of one not open; a {@code
+ * STEP_FINISHED} of a step not started. A {@code CUSTOM} line named like a chunk the service writes
+ * itself ({@link Chunks#SERVICE_NAMES}: {@code run.accepted}, {@code file.changed}) is {@code
  * agent.output} too, so an agent cannot forge one — a takeover's alignment passes over stored
- * service chunks, and would pass over a forged one as well. A text message the agent started
- * explicitly is left to the agent to end (inserting an END would cut it wherever another chunk type
- * appears), but one still open at the exit is ended before the terminal chunk, so every START has
- * its END in the log.
+ * service chunks, and would pass over a forged one as well. Whatever the agent leaves open (text
+ * messages, tool calls, reasoning, steps) is closed before the terminal chunk, in a fixed order, so
+ * a replay closes it identically.
  */
 public final class CommandTranslator extends TranslatorBase {
 
@@ -55,14 +58,10 @@ public final class CommandTranslator extends TranslatorBase {
     public static final String AGENT_OUTPUT = "agent.output";
     public static final String AGENT_TEXT = "agent.text";
 
-    private static final Set<String> FILLABLE_WHEN_MISSING =
-            Set.of("messageId: missing", "toolCallId: missing", "role: missing");
-
-    /** Text messages the agent started explicitly and has not ended, in start order. */
-    private final LinkedHashSet<String> unclosedMessages = new LinkedHashSet<>();
-
     private Optional<String> currentMessage = Optional.empty();
     private Optional<String> currentToolCall = Optional.empty();
+    private Optional<String> currentReasoningSpan = Optional.empty();
+    private Optional<String> currentReasoningMessage = Optional.empty();
 
     public CommandTranslator(String runId, String threadId, LongSupplier timestamps) {
         super(runId, threadId, timestamps);
@@ -78,13 +77,18 @@ public final class CommandTranslator extends TranslatorBase {
         JsonObject object = parsed.get();
         Optional<ChunkType> type =
                 object.containsKey("type") ? Chunks.typeOf(object) : Optional.empty();
-        if (type.isPresent() && !type.get().isLifecycle()) {
-            if (unfillableProblems(type.get(), object) || Chunks.isServiceChunk(object)) {
+        if (type.isPresent()) {
+            if (type.get().isLifecycle() || Chunks.isServiceChunk(object)) {
                 out.emit(chunks.custom(AGENT_OUTPUT, object));
             } else {
-                JsonObject chunk = chunks.stamp(fillIds(type.get(), object));
-                trackExplicitMessage(type.get(), chunk);
-                out.emit(chunk);
+                // A refused line uses none of the ids filled in for it: forget them, so the
+                // agent's next lines get the ids they would have had without it.
+                long idMark = ids.mark();
+                Currents before = currents();
+                if (!out.emitAgent(chunks.stamp(fillIds(type.get(), object)), object)) {
+                    ids.rewind(idMark);
+                    restore(before);
+                }
             }
             return;
         } else if (isDelta(object)) {
@@ -98,86 +102,109 @@ public final class CommandTranslator extends TranslatorBase {
         out.emit(chunks.custom(AGENT_OUTPUT, object));
     }
 
-    @Override
-    protected void beforeExit(Out out) {
-        for (String messageId : unclosedMessages) {
-            out.emit(chunks.textMessageEnd(messageId));
-        }
-        unclosedMessages.clear();
-    }
-
-    private void trackExplicitMessage(ChunkType type, JsonObject chunk) {
-        if (type == ChunkType.TEXT_MESSAGE_START) {
-            unclosedMessages.add(chunk.getString("messageId"));
-        } else if (type == ChunkType.TEXT_MESSAGE_END) {
-            unclosedMessages.remove(chunk.getString("messageId"));
-        }
-    }
-
-    /** Whether the typed line lacks something other than the ids (and role) this class fills in. */
-    private static boolean unfillableProblems(ChunkType type, JsonObject object) {
-        return Chunks.missingTypeFields(type, object).stream()
-                .anyMatch(p -> !FILLABLE_WHEN_MISSING.contains(p));
-    }
-
     private static boolean isDelta(JsonObject object) {
         return object.size() == 1 && Chunks.string(object, "delta").isPresent();
     }
 
     private JsonObject fillIds(ChunkType type, JsonObject object) {
         JsonObjectBuilder b = JSON.createObjectBuilder(object);
-        Optional<String> messageId = Chunks.string(object, "messageId");
-        Optional<String> toolCallId = Chunks.string(object, "toolCallId");
+        // Only a missing id is filled in: one of the wrong JSON type is left for the sequence
+        // check to refuse.
         switch (type) {
             case TEXT_MESSAGE_START -> {
-                String id = messageId.orElseGet(ids::next);
-                currentMessage = Optional.of(id);
-                b.add("messageId", id);
+                fillNew(b, object, "messageId").ifPresent(id -> currentMessage = Optional.of(id));
                 if (!object.containsKey("role")) {
                     b.add("role", "assistant");
                 }
             }
-            case TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END -> {
-                if (!object.containsKey("messageId")) {
-                    b.add("messageId", currentMessage());
-                }
-            }
-            case TOOL_CALL_START -> {
-                String id = toolCallId.orElseGet(ids::next);
-                currentToolCall = Optional.of(id);
-                b.add("toolCallId", id);
-            }
-            case TOOL_CALL_ARGS, TOOL_CALL_END -> {
-                if (!object.containsKey("toolCallId")) {
-                    b.add("toolCallId", currentToolCall());
-                }
-            }
+            case TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END ->
+                    fillCurrent(
+                            b, object, "messageId", () -> currentMessage = current(currentMessage));
+            case TOOL_CALL_START ->
+                    fillNew(b, object, "toolCallId")
+                            .ifPresent(id -> currentToolCall = Optional.of(id));
+            case TOOL_CALL_ARGS, TOOL_CALL_END ->
+                    fillCurrent(
+                            b,
+                            object,
+                            "toolCallId",
+                            () -> currentToolCall = current(currentToolCall));
             case TOOL_CALL_RESULT -> {
-                if (!object.containsKey("toolCallId")) {
-                    b.add("toolCallId", currentToolCall());
-                }
-                if (!object.containsKey("messageId")) {
-                    b.add("messageId", ids.next());
+                fillCurrent(
+                        b, object, "toolCallId", () -> currentToolCall = current(currentToolCall));
+                fillNew(b, object, "messageId");
+            }
+            case REASONING_START ->
+                    fillNew(b, object, "messageId")
+                            .ifPresent(id -> currentReasoningSpan = Optional.of(id));
+            case REASONING_END ->
+                    fillCurrent(
+                            b,
+                            object,
+                            "messageId",
+                            () -> currentReasoningSpan = current(currentReasoningSpan));
+            case REASONING_MESSAGE_START -> {
+                fillNew(b, object, "messageId")
+                        .ifPresent(id -> currentReasoningMessage = Optional.of(id));
+                if (!object.containsKey("role")) {
+                    b.add("role", "reasoning");
                 }
             }
+            case REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END ->
+                    fillCurrent(
+                            b,
+                            object,
+                            "messageId",
+                            () -> currentReasoningMessage = current(currentReasoningMessage));
             default -> {
-                // CUSTOM carries no ids.
+                // CUSTOM and the steps carry no ids to fill in.
             }
         }
         return b.build();
     }
 
-    private String currentMessage() {
-        if (currentMessage.isEmpty()) {
-            currentMessage = Optional.of(ids.next());
-        }
-        return currentMessage.get();
+    /** The ids missing ids are filled in with. */
+    private record Currents(
+            Optional<String> message,
+            Optional<String> toolCall,
+            Optional<String> reasoningSpan,
+            Optional<String> reasoningMessage) {}
+
+    private Currents currents() {
+        return new Currents(
+                currentMessage, currentToolCall, currentReasoningSpan, currentReasoningMessage);
     }
 
-    private String currentToolCall() {
-        if (currentToolCall.isEmpty()) {
-            currentToolCall = Optional.of(ids.next());
+    private void restore(Currents c) {
+        currentMessage = c.message();
+        currentToolCall = c.toolCall();
+        currentReasoningSpan = c.reasoningSpan();
+        currentReasoningMessage = c.reasoningMessage();
+    }
+
+    /** Fills {@code field} with a new id when missing; the id the chunk will carry, if a string. */
+    private Optional<String> fillNew(JsonObjectBuilder b, JsonObject object, String field) {
+        if (!object.containsKey(field)) {
+            String id = ids.next();
+            b.add(field, id);
+            return Optional.of(id);
         }
-        return currentToolCall.get();
+        return Chunks.string(object, field);
+    }
+
+    /** Fills {@code field} with the current id (see {@link #current}) when missing. */
+    private static void fillCurrent(
+            JsonObjectBuilder b,
+            JsonObject object,
+            String field,
+            Supplier<Optional<String>> current) {
+        if (!object.containsKey(field)) {
+            b.add(field, current.get().orElseThrow());
+        }
+    }
+
+    /** {@code current}, or a new id when there is none yet. */
+    private Optional<String> current(Optional<String> current) {
+        return current.isPresent() ? current : Optional.of(ids.next());
     }
 }

@@ -17,9 +17,11 @@ import java.util.Optional;
  *   <li>{@link #onStart()} is called once, first, and yields {@code RUN_STARTED}.
  *   <li>At most one terminal chunk ({@code RUN_FINISHED}/{@code RUN_ERROR}) is ever produced, and
  *       it is the last: after it, lines and the exit produce nothing.
- *   <li>{@link #onExit} closes an open text message, then ends the run unless the agent's own
- *       output already did: {@code RUN_FINISHED} for 0, otherwise {@code RUN_ERROR} {@code "Agent
- *       process exited with code N: <stderr tail>"}, code {@code agent-exit}.
+ *   <li>The chunks are a valid AG-UI 1.0 sequence ({@link AgUiSequence}): nothing is left open at
+ *       the terminal chunk, which closes whatever still is first, in a fixed order.
+ *   <li>{@link #onExit} closes whatever is open, then ends the run unless the agent's own output
+ *       already did: {@code RUN_FINISHED} for 0, otherwise {@code RUN_ERROR} {@code "Agent process
+ *       exited with code N: <stderr tail>"}, code {@code agent-exit}.
  * </ul>
  */
 public interface HarnessTranslator {

@@ -13,10 +13,11 @@ import java.util.function.LongSupplier;
 
 /**
  * What every translator shares: the lifecycle chunks, the terminal latch, the text message a
- * translator may hold open across lines, and JSON parsing of lines.
+ * translator may hold open across lines, the run's {@link AgUiSequence}, and JSON parsing of lines.
  *
  * <p>Subclasses implement {@link #translate} and emit through {@link Out}, which keeps the
- * invariant "an open text message is closed before any chunk that does not continue it".
+ * invariants "an open text message is closed before any chunk that does not continue it" and "the
+ * chunks are a valid AG-UI sequence, with nothing left open at the terminal chunk".
  */
 abstract class TranslatorBase implements HarnessTranslator {
 
@@ -28,13 +29,14 @@ abstract class TranslatorBase implements HarnessTranslator {
 
     protected final ChunkFactory chunks;
     protected final RunIds ids;
+    private final AgUiSequence sequence = new AgUiSequence();
     private Optional<String> openText = Optional.empty();
     private boolean started;
     private boolean terminated;
 
     TranslatorBase(String runId, String threadId, LongSupplier timestamps) {
         this.chunks = new ChunkFactory(runId, threadId, timestamps);
-        this.ids = new RunIds(runId);
+        this.ids = new RunIds(runId, sequence::seen);
     }
 
     /** Translates one line, emitting into {@code out}. */
@@ -46,7 +48,9 @@ abstract class TranslatorBase implements HarnessTranslator {
             throw new IllegalStateException("onStart called twice");
         }
         started = true;
-        return List.of(chunks.runStarted());
+        JsonObject runStarted = chunks.runStarted();
+        sequence.accept(runStarted);
+        return List.of(runStarted);
     }
 
     @Override
@@ -65,9 +69,8 @@ abstract class TranslatorBase implements HarnessTranslator {
             return List.of();
         }
         Out out = new Out();
-        beforeExit(out);
         if (exitCode == 0) {
-            out.emit(chunks.runFinished());
+            out.emit(finished());
         } else {
             String tail = stderrTail(stderr);
             out.emit(
@@ -80,9 +83,9 @@ abstract class TranslatorBase implements HarnessTranslator {
         return out.collected;
     }
 
-    /** Hook for closing what the translator still holds open before the run ends. */
-    protected void beforeExit(Out out) {
-        // Nothing by default: the open text message is closed by the terminal chunk itself.
+    /** The {@code RUN_FINISHED} of an exit 0 the agent's output did not end already. */
+    protected JsonObject finished() {
+        return chunks.runFinished();
     }
 
     @Override
@@ -131,33 +134,80 @@ abstract class TranslatorBase implements HarnessTranslator {
         }
     }
 
-    /** Collects one call's chunks and enforces the open-message and terminal invariants. */
+    /**
+     * Collects one call's chunks and enforces the invariants: an open text message is closed before
+     * any chunk that does not continue it; every chunk keeps the log a valid AG-UI sequence ({@link
+     * AgUiSequence}); everything still open is closed before the terminal chunk; nothing follows
+     * it.
+     */
     protected final class Out {
         private final List<JsonObject> collected = new ArrayList<>();
 
-        /** Emits {@code chunk}, closing the open text message first unless it continues it. */
+        /**
+         * Emits one of the translator's own chunks, closing the open text message first unless it
+         * continues it.
+         *
+         * @throws IllegalArgumentException when the chunk would break the sequence: a translator
+         *     bug, never the agent's doing
+         */
         void emit(JsonObject chunk) {
             if (terminated) {
                 return;
             }
-            Optional<ChunkType> type = Chunks.typeOf(chunk);
-            Optional<String> messageId = Chunks.string(chunk, "messageId");
-            if (openText.isPresent()) {
-                boolean sameMessage = messageId.equals(openText);
-                boolean continues =
-                        sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_CONTENT));
-                boolean closes =
-                        sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_END));
-                if (closes) {
-                    openText = Optional.empty();
-                } else if (!continues) {
-                    closeText();
+            closeTextUnlessContinued(chunk);
+            if (Chunks.isTerminal(chunk)) {
+                for (JsonObject end : sequence.closing(TranslatorBase.this.chunks)) {
+                    add(end);
                 }
             }
-            collected.add(chunk);
-            if (type.map(ChunkType::isTerminal).orElse(false)) {
+            add(chunk);
+            if (Chunks.isTerminal(chunk)) {
                 terminated = true;
             }
+        }
+
+        /**
+         * Emits a chunk the agent supplied (already stamped and with its ids filled in) when it
+         * keeps the sequence valid; otherwise {@code CUSTOM agent.output} with {@code original},
+         * the line's object as the agent wrote it. Never a terminal chunk.
+         *
+         * @return whether {@code chunk} itself was emitted
+         */
+        boolean emitAgent(JsonObject chunk, JsonObject original) {
+            if (terminated) {
+                return false;
+            }
+            // The open delta message is closed by whatever is emitted, unless the chunk continues
+            // it: close it first so the chunk is judged against what will precede it.
+            closeTextUnlessContinued(chunk);
+            boolean acceptable = !Chunks.isTerminal(chunk) && sequence.refusal(chunk).isEmpty();
+            emit(
+                    acceptable
+                            ? chunk
+                            : TranslatorBase.this.chunks.custom(
+                                    CommandTranslator.AGENT_OUTPUT, original));
+            return acceptable;
+        }
+
+        private void closeTextUnlessContinued(JsonObject chunk) {
+            if (openText.isEmpty()) {
+                return;
+            }
+            Optional<ChunkType> type = Chunks.typeOf(chunk);
+            boolean sameMessage = Chunks.string(chunk, "messageId").equals(openText);
+            boolean continues =
+                    sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_CONTENT));
+            boolean closes = sameMessage && type.equals(Optional.of(ChunkType.TEXT_MESSAGE_END));
+            if (closes) {
+                openText = Optional.empty();
+            } else if (!continues) {
+                closeText();
+            }
+        }
+
+        private void add(JsonObject chunk) {
+            sequence.accept(chunk);
+            collected.add(chunk);
         }
 
         /**
@@ -183,6 +233,24 @@ abstract class TranslatorBase implements HarnessTranslator {
             emit(TranslatorBase.this.chunks.textMessageEnd(id));
         }
 
+        /**
+         * A whole reasoning span holding one reasoning message: REASONING_START, REASONING_MESSAGE_
+         * START/CONTENT/END, REASONING_END, with fresh ids (nothing for empty text).
+         */
+        void reasoning(String text) {
+            if (text.isEmpty()) {
+                return;
+            }
+            String span = ids.next();
+            String message = ids.next();
+            ChunkFactory f = TranslatorBase.this.chunks;
+            emit(f.reasoningStart(span));
+            emit(f.reasoningMessageStart(message));
+            emit(f.reasoningMessageContent(message, text));
+            emit(f.reasoningMessageEnd(message));
+            emit(f.reasoningEnd(span));
+        }
+
         /** A whole tool call: START, ARGS (when non-empty), END under {@code toolCallId}. */
         void toolCall(String toolCallId, String name, String args) {
             emit(TranslatorBase.this.chunks.toolCallStart(toolCallId, name));
@@ -197,7 +265,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             if (openText.isPresent()) {
                 String id = openText.get();
                 openText = Optional.empty();
-                collected.add(TranslatorBase.this.chunks.textMessageEnd(id));
+                add(TranslatorBase.this.chunks.textMessageEnd(id));
             }
         }
     }

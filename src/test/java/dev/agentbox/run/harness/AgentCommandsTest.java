@@ -25,6 +25,20 @@ class AgentCommandsTest {
             "fix it's \"broken\" $(touch canary) `touch canary` $HOME\nline two\\n ; rm -rf canary &";
 
     @Test
+    void aClaudeSessionIsResumedByIdOnlyWhenTheIdNeedsNoQuoting() {
+        assertThat(AgentCommands.claudeCodeResuming("0b6f-41c2_x", "next"))
+                .isEqualTo(
+                        new AgentInvocation(
+                                "claude -p --output-format stream-json --verbose --resume 0b6f-41c2_x",
+                                Optional.of("next")));
+        for (String bad : new String[] {"", "a b", "x;rm -rf /", "$(id)", "-".repeat(129)}) {
+            assertThat(AgentCommands.isSessionId(bad)).as(bad).isFalse();
+            assertThatThrownBy(() -> AgentCommands.claudeCodeResuming(bad, "next"))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void buildsTheDocumentedCommandLinesWithThePromptOnStdinNotOnTheCommandLine() {
         assertThat(AgentCommands.claudeCode("fix the test"))
                 .isEqualTo(

@@ -30,21 +30,25 @@ class ClaudeCodeTranslatorTest {
                 .containsExactly(
                         "RUN_STARTED",
                         "CUSTOM name=claude-code.session-id value=8f0c2c4e-3b1d-4d9a-9a55-2f3e1c0d7b11",
-                        "CUSTOM name=claude-code.thinking value=The user wants the failing test fixed. Run the suite first.",
-                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
-                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=I'll run the tests to see what fails.",
-                        "TEXT_MESSAGE_END messageId=r-0",
-                        "TOOL_CALL_START toolCallId=r-1 toolCallName=Bash",
-                        "TOOL_CALL_ARGS toolCallId=r-1 delta={\"command\":\"npm test\",\"description\":\"Run the test suite\"}",
-                        "TOOL_CALL_END toolCallId=r-1",
-                        "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 role=tool content=FAIL src/sum.test.js\n  sum adds two numbers\n    expected 3, received 4",
-                        "TOOL_CALL_START toolCallId=r-3 toolCallName=Edit",
-                        "TOOL_CALL_ARGS toolCallId=r-3 delta={\"file_path\":\"/workspace/src/sum.js\",\"new_string\":\"return a + b;\",\"old_string\":\"return a + b + 1;\"}",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=The user wants the failing test fixed. Run the suite first.",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=I'll run the tests to see what fails.",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "TOOL_CALL_START toolCallId=r-3 toolCallName=Bash",
+                        "TOOL_CALL_ARGS toolCallId=r-3 delta={\"command\":\"npm test\",\"description\":\"Run the test suite\"}",
                         "TOOL_CALL_END toolCallId=r-3",
-                        "TOOL_CALL_RESULT messageId=r-4 toolCallId=r-3 role=tool content=The file /workspace/src/sum.js has been updated.\n1 line changed.",
-                        "TEXT_MESSAGE_START messageId=r-5 role=assistant",
-                        "TEXT_MESSAGE_CONTENT messageId=r-5 delta=Fixed: `sum` added one too many. \"Tests\" pass now — ✓",
-                        "TEXT_MESSAGE_END messageId=r-5",
+                        "TOOL_CALL_RESULT messageId=r-4 toolCallId=r-3 role=tool content=FAIL src/sum.test.js\n  sum adds two numbers\n    expected 3, received 4",
+                        "TOOL_CALL_START toolCallId=r-5 toolCallName=Edit",
+                        "TOOL_CALL_ARGS toolCallId=r-5 delta={\"file_path\":\"/workspace/src/sum.js\",\"new_string\":\"return a + b;\",\"old_string\":\"return a + b + 1;\"}",
+                        "TOOL_CALL_END toolCallId=r-5",
+                        "TOOL_CALL_RESULT messageId=r-6 toolCallId=r-5 role=tool content=The file /workspace/src/sum.js has been updated.\n1 line changed.",
+                        "TEXT_MESSAGE_START messageId=r-7 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-7 delta=Fixed: `sum` added one too many. \"Tests\" pass now — ✓",
+                        "TEXT_MESSAGE_END messageId=r-7",
                         "RUN_FINISHED result=Fixed: `sum` added one too many. \"Tests\" pass now — ✓");
         assertThat(chunks).allSatisfy(c -> assertThat(Chunks.problems(c)).isEmpty());
     }
@@ -145,5 +149,56 @@ class ClaudeCodeTranslatorTest {
         return new String(Transcripts.resource(fixture), java.nio.charset.StandardCharsets.UTF_8)
                 .lines()
                 .toList();
+    }
+
+    /** CH-06: each non-empty thinking block is its own reasoning span, with fresh ids. */
+    @Test
+    void thinkingBlocksAreReasoningSpansWithFreshIds() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"assistant\",\"message\":{\"content\":["
+                                        + "{\"type\":\"thinking\",\"thinking\":\"a\"},"
+                                        + "{\"type\":\"thinking\",\"thinking\":\"\"},"
+                                        + "{\"type\":\"thinking\",\"thinking\":\"b\"}]}}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=a",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
+                        "REASONING_START messageId=r-2",
+                        "REASONING_MESSAGE_START messageId=r-3 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-3 delta=b",
+                        "REASONING_MESSAGE_END messageId=r-3",
+                        "REASONING_END messageId=r-2",
+                        "RUN_FINISHED");
+    }
+
+    /**
+     * A tool_use id Claude repeats gets a fresh tool call each time; its result goes to the last.
+     */
+    @Test
+    void aRepeatedToolUseIdStillMakesAValidLog() {
+        String use =
+                "{\"type\":\"assistant\",\"message\":{\"content\":["
+                        + "{\"type\":\"tool_use\",\"id\":\"tu\",\"name\":\"Bash\",\"input\":{}}]}}";
+        String result =
+                "{\"type\":\"user\",\"message\":{\"content\":["
+                        + "{\"type\":\"tool_result\",\"tool_use_id\":\"tu\",\"content\":\"ok\"}]}}";
+        List<String> summaries =
+                summaries(
+                        Transcripts.translateLines(
+                                translator(), List.of(use, use, result, result), 0, ""));
+        assertThat(summaries)
+                .contains(
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=Bash",
+                        "TOOL_CALL_START toolCallId=r-1 toolCallName=Bash",
+                        "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 role=tool content=ok");
     }
 }

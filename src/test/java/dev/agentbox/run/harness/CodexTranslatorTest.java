@@ -34,26 +34,30 @@ class CodexTranslatorTest {
                 .containsExactly(
                         "RUN_STARTED",
                         "CUSTOM name=codex.session-id value=0199a213-81c0-7800-8aa1-bbab2a035a53",
-                        "CUSTOM name=codex.reasoning value=**Locating the failing test**",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=**Locating the failing test**",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
                         "CUSTOM name=codex.todo-list value=[{\"completed\":false,\"text\":\"Run the tests\"},{\"completed\":false,\"text\":\"Fix sum\"}]",
-                        "TOOL_CALL_START toolCallId=r-0 toolCallName=command_execution",
-                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"bash -lc 'npm test'\"}",
-                        "TOOL_CALL_END toolCallId=r-0",
-                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"exit_code\":1,\"output\":\"FAIL src/sum.test.js\\n  expected 3, received 4\\n\"}",
-                        "TOOL_CALL_START toolCallId=r-2 toolCallName=file_change",
-                        "TOOL_CALL_ARGS toolCallId=r-2 delta={\"changes\":[{\"kind\":\"update\",\"path\":\"src/sum.js\"}]}",
+                        "TOOL_CALL_START toolCallId=r-2 toolCallName=command_execution",
+                        "TOOL_CALL_ARGS toolCallId=r-2 delta={\"command\":\"bash -lc 'npm test'\"}",
                         "TOOL_CALL_END toolCallId=r-2",
-                        "TOOL_CALL_RESULT messageId=r-3 toolCallId=r-2 role=tool content={\"status\":\"completed\"}",
-                        "CUSTOM name=codex.todo-list value=[{\"completed\":true,\"text\":\"Run the tests\"},{\"completed\":true,\"text\":\"Fix sum\"}]",
-                        "TOOL_CALL_START toolCallId=r-4 toolCallName=mcp_tool_call",
-                        "TOOL_CALL_ARGS toolCallId=r-4 delta={\"arguments\":{\"q\":\"sum\"},\"server\":\"docs\",\"tool\":\"search\"}",
+                        "TOOL_CALL_RESULT messageId=r-3 toolCallId=r-2 role=tool content={\"exit_code\":1,\"output\":\"FAIL src/sum.test.js\\n  expected 3, received 4\\n\"}",
+                        "TOOL_CALL_START toolCallId=r-4 toolCallName=file_change",
+                        "TOOL_CALL_ARGS toolCallId=r-4 delta={\"changes\":[{\"kind\":\"update\",\"path\":\"src/sum.js\"}]}",
                         "TOOL_CALL_END toolCallId=r-4",
-                        "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-4 role=tool content={\"error\":null,\"result\":{\"content\":[{\"text\":\"no results\",\"type\":\"text\"}],\"structured_content\":null},\"status\":\"completed\"}",
+                        "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-4 role=tool content={\"status\":\"completed\"}",
+                        "CUSTOM name=codex.todo-list value=[{\"completed\":true,\"text\":\"Run the tests\"},{\"completed\":true,\"text\":\"Fix sum\"}]",
+                        "TOOL_CALL_START toolCallId=r-6 toolCallName=mcp_tool_call",
+                        "TOOL_CALL_ARGS toolCallId=r-6 delta={\"arguments\":{\"q\":\"sum\"},\"server\":\"docs\",\"tool\":\"search\"}",
+                        "TOOL_CALL_END toolCallId=r-6",
+                        "TOOL_CALL_RESULT messageId=r-7 toolCallId=r-6 role=tool content={\"error\":null,\"result\":{\"content\":[{\"text\":\"no results\",\"type\":\"text\"}],\"structured_content\":null},\"status\":\"completed\"}",
                         "CUSTOM name=codex.warning value=Warning: sandbox is read-only for /etc",
-                        "TEXT_MESSAGE_START messageId=r-6 role=assistant",
-                        "TEXT_MESSAGE_CONTENT messageId=r-6 delta=Fixed the off-by-one in `sum`; tests pass.",
-                        "TEXT_MESSAGE_END messageId=r-6",
-                        "RUN_FINISHED");
+                        "TEXT_MESSAGE_START messageId=r-8 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-8 delta=Fixed the off-by-one in `sum`; tests pass.",
+                        "TEXT_MESSAGE_END messageId=r-8",
+                        "RUN_FINISHED result=Fixed the off-by-one in `sum`; tests pass.");
         assertThat(chunks).allSatisfy(c -> assertThat(Chunks.problems(c)).isEmpty());
     }
 
@@ -124,5 +128,50 @@ class CodexTranslatorTest {
                         "TOOL_CALL_END toolCallId=r-0",
                         "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={}",
                         "RUN_FINISHED");
+    }
+
+    /** CH-06: reasoning items are reasoning spans; the last agent message is the result. */
+    @Test
+    void reasoningIsAReasoningSpanAndTheLastAgentMessageIsTheResult() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"reasoning\",\"text\":\"think\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"reasoning\",\"text\":\"\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"first\"}}",
+                                "{\"type\":\"item.started\",\"item\":{\"id\":\"item_3\",\"type\":\"command_execution\",\"command\":\"ls\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_4\",\"type\":\"agent_message\",\"text\":\"last\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"command_execution\",\"command\":\"ls\",\"exit_code\":0,\"aggregated_output\":\"a\\n\"}}",
+                                "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_5\",\"type\":\"agent_message\",\"text\":\"\"}}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "REASONING_START messageId=r-0",
+                        "REASONING_MESSAGE_START messageId=r-1 role=reasoning",
+                        "REASONING_MESSAGE_CONTENT messageId=r-1 delta=think",
+                        "REASONING_MESSAGE_END messageId=r-1",
+                        "REASONING_END messageId=r-0",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=first",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "TOOL_CALL_START toolCallId=r-3 toolCallName=command_execution",
+                        "TOOL_CALL_ARGS toolCallId=r-3 delta={\"command\":\"ls\"}",
+                        "TOOL_CALL_END toolCallId=r-3",
+                        "TEXT_MESSAGE_START messageId=r-4 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-4 delta=last",
+                        "TEXT_MESSAGE_END messageId=r-4",
+                        "TOOL_CALL_RESULT messageId=r-5 toolCallId=r-3 role=tool content={\"exit_code\":0,\"output\":\"a\\n\"}",
+                        "RUN_FINISHED result=last");
+    }
+
+    @Test
+    void aRunWithoutAgentMessagesFinishesWithoutAResult() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(), List.of("{\"type\":\"turn.started\"}"), 0, "");
+        assertThat(chunks.get(chunks.size() - 1).containsKey("result")).isFalse();
     }
 }

@@ -176,6 +176,7 @@ class CommandTranslatorTest {
                         "TEXT_MESSAGE_END messageId=r-2",
                         "TEXT_MESSAGE_START messageId=r-3 role=assistant",
                         "TEXT_MESSAGE_END messageId=r-3",
+                        "TOOL_CALL_END toolCallId=r-1",
                         "RUN_FINISHED");
     }
 

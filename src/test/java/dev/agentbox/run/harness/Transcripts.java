@@ -5,6 +5,7 @@ import dev.agentbox.run.journal.ExitSentinel;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.LineAssembler;
+import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
 
-/** Test helpers: run a fixture through the pure journal pipeline and summarise chunks. */
+/**
+ * Test helpers: run a fixture through the pure journal pipeline and summarise chunks. Every whole
+ * translation they make is checked to be a valid AG-UI log ({@link AgUiAssert}).
+ */
 final class Transcripts {
 
     static final String RUN = "r";
@@ -63,6 +67,7 @@ final class Transcripts {
             }
         }
         chunks.addAll(translator.onExit(lines.requireExitCode(), stderr));
+        AgUiAssert.assertValidAgUiLog(chunks);
         return chunks;
     }
 
@@ -73,6 +78,7 @@ final class Transcripts {
             chunks.addAll(translator.onLine(line));
         }
         chunks.addAll(translator.onExit(exitCode, stderr));
+        AgUiAssert.assertValidAgUiLog(chunks);
         return chunks;
     }
 
@@ -81,6 +87,7 @@ final class Transcripts {
                     "messageId",
                     "toolCallId",
                     "toolCallName",
+                    "stepName",
                     "role",
                     "delta",
                     "content",

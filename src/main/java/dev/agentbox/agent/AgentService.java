@@ -1,0 +1,290 @@
+package dev.agentbox.agent;
+
+import dev.agentbox.agent.store.AgentTurn;
+import dev.agentbox.agent.store.JpaAgentStore;
+import dev.agentbox.agent.store.JpaAgentTurnStore;
+import dev.agentbox.agent.store.StoredAgent;
+import dev.agentbox.platform.LogText;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.RunRequest;
+import dev.agentbox.run.RunService;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.SandboxService;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Agent definitions (tenant-scoped, bounded per tenant) and the runs started through them. A POST
+ * of a RunAgentInput records its turn first (unique per tenant and runId), then starts the run: so
+ * a repeated POST of the same runId — a client resuming its stream — finds the turn and streams the
+ * same run instead of starting a second one, and a runId of another agent or thread is refused.
+ */
+@ApplicationScoped
+public class AgentService {
+
+    private static final Logger LOG = Logger.getLogger(AgentService.class.getName());
+
+    /** How long a repeated POST waits for the run its twin is starting. */
+    private static final long RUN_WAIT_MS = 5000;
+
+    @Inject JpaAgentStore agents;
+
+    @Inject JpaAgentTurnStore turns;
+
+    @Inject RunService runs;
+
+    @Inject SandboxService sandboxes;
+
+    @Inject ThreadTranscripts transcripts;
+
+    @Inject ClaudeSessions claudeSessions;
+
+    @Inject Clock clock;
+
+    @Inject Config config;
+
+    private SecretSets secretSets;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.agents.max-per-tenant")
+    int maxPerTenant;
+
+    @PostConstruct
+    void readConfig() {
+        secretSets = SecretSets.fromConfig(config);
+    }
+
+    /** The stored definition, or {@code 404 agent-not-found}. */
+    public AgentDefinition get(String tenant, String agentId) {
+        AgentTemplate.requireAgentId(agentId);
+        return agents.find(tenant, agentId)
+                .map(AgentService::definition)
+                .orElseThrow(
+                        () ->
+                                new ProblemException(
+                                        ProblemCode.AGENT_NOT_FOUND, "No agent " + agentId));
+    }
+
+    public List<AgentDefinition> list(String tenant) {
+        return agents.list(tenant, maxPerTenant > 0 ? maxPerTenant : Integer.MAX_VALUE).stream()
+                .map(AgentService::definition)
+                .toList();
+    }
+
+    private static AgentDefinition definition(StoredAgent s) {
+        return new AgentDefinition(
+                s.agentId(),
+                AgentTemplate.fromJson(
+                        Json.createReader(new StringReader(s.definitionJson())).readObject()),
+                s.createdAt(),
+                s.updatedAt());
+    }
+
+    /** Validates and stores the definition; {@code true} when it was created. */
+    public boolean put(String tenant, String agentId, JsonValue body) {
+        AgentTemplate.requireAgentId(agentId);
+        String json = AgentTemplate.parse(body, sandboxes.specParser()).toJson().toString();
+        JpaAgentStore.Put put;
+        try {
+            put = agents.put(tenant, agentId, json, clock.instant(), maxPerTenant);
+        } catch (RuntimeException lostRace) {
+            // A concurrent create of the same agentId won the unique constraint: now it exists,
+            // and this PUT replaces it (a failure for any other reason fails again here).
+            put = agents.put(tenant, agentId, json, clock.instant(), maxPerTenant);
+        }
+        if (put == JpaAgentStore.Put.FULL) {
+            throw new ProblemException(
+                    ProblemCode.QUOTA_EXCEEDED,
+                    "This tenant has "
+                            + maxPerTenant
+                            + " agent definitions already (agentbox.agents.max-per-tenant)",
+                    Map.of("quota", "agents", "limit", maxPerTenant, "scope", "cluster"),
+                    null);
+        }
+        return put == JpaAgentStore.Put.CREATED;
+    }
+
+    public void delete(String tenant, String agentId) {
+        AgentTemplate.requireAgentId(agentId);
+        if (!agents.delete(tenant, agentId)) {
+            throw new ProblemException(ProblemCode.AGENT_NOT_FOUND, "No agent " + agentId);
+        }
+    }
+
+    /**
+     * The run a POST streams.
+     *
+     * @param started whether this POST started it (else it repeats an earlier POST of its runId)
+     */
+    public record AgentRun(RunRecordView run, boolean started) {}
+
+    /**
+     * The run of this POST: a new one, or — when the tenant's runId has a turn of this agent and
+     * thread already — that run ({@code 409 run-exists} for another agent or thread).
+     */
+    public AgentRun startOrResume(String tenant, String agentId, JsonValue body) {
+        AgentDefinition definition = get(tenant, agentId);
+        RunAgentInput input = RunAgentInput.parse(body);
+        Optional<AgentTurn> existing = turns.find(tenant, input.runId());
+        if (existing.isPresent()) {
+            return new AgentRun(resumed(tenant, existing.get(), agentId, input), false);
+        }
+        // Read before the turn exists: an unknown or unreadable set is a 400 with nothing recorded.
+        Map<String, String> secrets = secrets(tenant, input);
+        AgentTurn turn =
+                new AgentTurn(
+                        tenant,
+                        input.runId(),
+                        agentId,
+                        input.threadId(),
+                        input.userMessageId(),
+                        input.prompt(),
+                        clock.instant());
+        try {
+            turns.create(turn);
+        } catch (RuntimeException e) {
+            Optional<AgentTurn> raced = turns.find(tenant, input.runId());
+            if (raced.isEmpty()) {
+                throw e;
+            }
+            return new AgentRun(resumed(tenant, raced.get(), agentId, input), false);
+        }
+        try {
+            return new AgentRun(start(tenant, definition, input, secrets), true);
+        } catch (RuntimeException e) {
+            // No run, no turn: the transcript never shows a turn without its run.
+            turns.delete(tenant, input.runId());
+            throw e;
+        }
+    }
+
+    /** The run's secrets: its secret set's variables, then its own secrets (which win). */
+    private Map<String, String> secrets(String tenant, RunAgentInput input) {
+        if (input.secretSet().isEmpty()) {
+            return input.secrets();
+        }
+        Map<String, String> merged =
+                new LinkedHashMap<>(secretSets.read(tenant, input.secretSet().get()));
+        merged.putAll(input.secrets());
+        return merged;
+    }
+
+    private RunRecordView start(
+            String tenant,
+            AgentDefinition definition,
+            RunAgentInput input,
+            Map<String, String> secrets) {
+        AgentTemplate t = definition.template();
+        Optional<String> session =
+                t.harness() == Harness.CLAUDE_CODE
+                        ? claudeSessions.latest(
+                                tenant, definition.agentId(), input.threadId(), input.runId())
+                        : Optional.empty();
+        String prompt =
+                session.isPresent()
+                        ? input.prompt()
+                        : AgentPrompt.text(input.earlier(), input.prompt());
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("runId", input.runId())
+                        .add("threadId", input.threadId())
+                        .add(
+                                "sandbox",
+                                AgentTemplate.forThread(t.sandbox(), input.threadId(), secrets))
+                        .add("harness", t.harness().wireName())
+                        .add("prompt", prompt)
+                        .add("durable", t.durable())
+                        .add("detachOnDisconnect", t.detachOnDisconnect())
+                        .add("destroyOnComplete", t.destroyOnComplete());
+        t.command().ifPresent(c -> b.add("command", c));
+        t.maxDurationMs().ifPresent(m -> b.add("maxDurationMs", m));
+        RunRequest request = RunRequest.parse(b.build(), sandboxes.specParser());
+        RunRecordView run =
+                runs.start(
+                        tenant,
+                        request,
+                        AgentPrompt.invocation(t, input.earlier(), input.prompt(), session));
+        LOG.info(
+                "agent "
+                        + LogText.quote(definition.agentId())
+                        + ": run "
+                        + LogText.quote(run.runId())
+                        + " started"
+                        + (session.isPresent() ? " (resuming the thread's Claude session)" : ""));
+        return run;
+    }
+
+    /** A repeated POST: the same agent and thread stream the turn's run. */
+    private RunRecordView resumed(
+            String tenant, AgentTurn turn, String agentId, RunAgentInput input) {
+        if (!turn.agentId().equals(agentId) || !turn.threadId().equals(input.threadId())) {
+            throw new ProblemException(
+                    ProblemCode.RUN_EXISTS,
+                    "runId "
+                            + input.runId()
+                            + " is already used by this tenant for another agent or thread",
+                    Map.of("runId", input.runId()),
+                    null);
+        }
+        return awaitRun(tenant, turn.runId());
+    }
+
+    /**
+     * The run of an existing turn. Its twin POST inserts the turn before it creates the run, so the
+     * run may be a moment away; after {@value #RUN_WAIT_MS} ms without it: 404.
+     */
+    private RunRecordView awaitRun(String tenant, String runId) {
+        long deadline = System.nanoTime() + RUN_WAIT_MS * 1_000_000;
+        while (true) {
+            try {
+                return runs.get(tenant, runId);
+            } catch (ProblemException e) {
+                if (e.code() != ProblemCode.NOT_FOUND || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw ProblemException.notFound("No run " + runId);
+            }
+        }
+    }
+
+    /** A run of this agent ({@code 404} for any other run, also one of another agent). */
+    public RunRecordView run(String tenant, String agentId, String runId) {
+        get(tenant, agentId);
+        RunRequest.requireId("runId", runId);
+        return turns.find(tenant, runId)
+                .filter(t -> t.agentId().equals(agentId))
+                .map(t -> runs.get(tenant, runId))
+                .orElseThrow(
+                        () ->
+                                ProblemException.notFound(
+                                        "No run " + runId + " of agent " + agentId));
+    }
+
+    /** {@code {"messages","activeRun","interrupts"}} of the agent's thread. */
+    public JsonObject thread(String tenant, String agentId, String threadId) {
+        get(tenant, agentId);
+        RunRequest.requireId("threadId", threadId);
+        return transcripts.of(tenant, agentId, threadId);
+    }
+}

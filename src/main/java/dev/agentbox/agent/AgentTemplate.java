@@ -1,0 +1,192 @@
+package dev.agentbox.agent;
+
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.RunRequest;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.sandbox.SandboxSpecParser;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A validated agent definition (the body of {@code PUT /agents/{agentId}}): the members of {@code
+ * POST /runs} that do not change from run to run. Every run of the agent is that body with the
+ * input's runId, threadId and prompt, and its sandbox ensured with {@code reuse: thread} for the
+ * input's threadId.
+ *
+ * <p>Invariants: {@code sandbox} is an ensure body that {@link SandboxSpecParser} accepts once a
+ * threadId is set, holds no {@code secrets} member at any depth (definitions are stored; secrets
+ * never are) and no {@code threadId} (each run sets it); {@code command} is present exactly for the
+ * {@code command} harness.
+ */
+public record AgentTemplate(
+        JsonObject sandbox,
+        Harness harness,
+        Optional<String> command,
+        boolean durable,
+        boolean detachOnDisconnect,
+        boolean destroyOnComplete,
+        Optional<Long> maxDurationMs) {
+
+    /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
+    private static final Pattern AGENT_ID = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}");
+
+    private static final Set<String> FIELDS =
+            Set.of(
+                    "sandbox",
+                    "harness",
+                    "command",
+                    "durable",
+                    "detachOnDisconnect",
+                    "destroyOnComplete",
+                    "maxDurationMs");
+
+    /** The threadId the sandbox is validated with; each run replaces it with its own. */
+    private static final String PROBE_THREAD = "agent-definition";
+
+    /** Refuses an agentId outside the safe charset ({@code 400} naming {@code agentId}). */
+    public static String requireAgentId(String agentId) {
+        if (agentId == null || !AGENT_ID.matcher(agentId).matches()) {
+            throw invalid(
+                    "agentId",
+                    "must be 1-200 characters of A-Z a-z 0-9 . _ - and not start with a dot");
+        }
+        return agentId;
+    }
+
+    /**
+     * Validates a PUT body with the same rules as {@code POST /runs} (so a definition that is
+     * stored can always start a run), naming the offending field in the {@code 400}.
+     */
+    public static AgentTemplate parse(JsonValue body, SandboxSpecParser sandboxParser) {
+        if (!(body instanceof JsonObject o)) {
+            throw invalid("body", "must be a JSON object");
+        }
+        for (String k : o.keySet()) {
+            if (!FIELDS.contains(k)) {
+                throw invalid(k, "is not a known field");
+            }
+        }
+        if (!(o.get("sandbox") instanceof JsonObject sandbox)) {
+            throw invalid("sandbox", "is required: an ensure body (as POST /sandboxes)");
+        }
+        if (sandbox.containsKey("key")) {
+            throw invalid(
+                    "sandbox.key",
+                    "is not allowed: a definition holds an ensure body, each thread gets its own sandbox");
+        }
+        if (sandbox.containsKey("threadId")) {
+            throw invalid("sandbox.threadId", "is set by each run from the input's threadId");
+        }
+        rejectSecrets(sandbox, "sandbox");
+        if (sandbox.get("lifecycle") instanceof JsonObject l
+                && l.get("reuse") instanceof JsonString r
+                && !r.getString().equals("thread")) {
+            throw invalid(
+                    "sandbox.lifecycle.reuse",
+                    "must be \"thread\" (or absent): the threadId picks the sandbox");
+        }
+        // The same parser as POST /runs, on the body a run would send (a probe threadId, and a
+        // prompt for the CLI harnesses, which require one).
+        JsonObjectBuilder probe = Json.createObjectBuilder(o);
+        probe.add("runId", "agent-definition");
+        probe.add("threadId", PROBE_THREAD);
+        probe.add("sandbox", forThread(sandbox, PROBE_THREAD, Map.of()));
+        probe.add("prompt", "agent-definition");
+        RunRequest r = RunRequest.parse(probe.build(), sandboxParser);
+        return new AgentTemplate(
+                sandbox,
+                r.harness(),
+                r.command(),
+                r.durable(),
+                r.detachOnDisconnect(),
+                r.destroyOnComplete(),
+                r.maxDurationMs());
+    }
+
+    /**
+     * The definition's ensure body for one thread: {@code threadId} set, {@code lifecycle.reuse}
+     * {@code thread}, and the run's secrets (if any) as {@code workspace.secrets}.
+     */
+    public static JsonObject forThread(
+            JsonObject sandbox, String threadId, Map<String, String> secrets) {
+        JsonObjectBuilder b = Json.createObjectBuilder(sandbox).add("threadId", threadId);
+        JsonObjectBuilder lifecycle =
+                sandbox.get("lifecycle") instanceof JsonObject l
+                        ? Json.createObjectBuilder(l)
+                        : Json.createObjectBuilder();
+        b.add("lifecycle", lifecycle.add("reuse", "thread"));
+        if (!secrets.isEmpty()) {
+            JsonObjectBuilder w =
+                    sandbox.get("workspace") instanceof JsonObject ws
+                            ? Json.createObjectBuilder(ws)
+                            : Json.createObjectBuilder();
+            JsonObjectBuilder s = Json.createObjectBuilder();
+            secrets.forEach(s::add);
+            b.add("workspace", w.add("secrets", s));
+        }
+        return b.build();
+    }
+
+    /** The stored form (and the view's fields): only members that are set. */
+    public JsonObject toJson() {
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("sandbox", sandbox)
+                        .add("harness", harness.wireName());
+        command.ifPresent(c -> b.add("command", c));
+        b.add("durable", durable)
+                .add("detachOnDisconnect", detachOnDisconnect)
+                .add("destroyOnComplete", destroyOnComplete);
+        maxDurationMs.ifPresent(m -> b.add("maxDurationMs", m));
+        return b.build();
+    }
+
+    /** Reads the stored form back (it was validated when stored). */
+    public static AgentTemplate fromJson(JsonObject o) {
+        return new AgentTemplate(
+                o.getJsonObject("sandbox"),
+                Harness.of(o.getString("harness")).orElseThrow(),
+                Optional.ofNullable(o.getString("command", null)),
+                o.getBoolean("durable", true),
+                o.getBoolean("detachOnDisconnect", true),
+                o.getBoolean("destroyOnComplete", false),
+                o.get("maxDurationMs") instanceof JsonNumber n
+                        ? Optional.of(n.longValue())
+                        : Optional.empty());
+    }
+
+    /** A {@code secrets} member at any depth is refused, naming its path. */
+    private static void rejectSecrets(JsonValue v, String path) {
+        if (v instanceof JsonObject o) {
+            for (Map.Entry<String, JsonValue> e : o.entrySet()) {
+                String p = path + "." + e.getKey();
+                if (e.getKey().equals("secrets")) {
+                    throw invalid(
+                            p,
+                            "is not allowed in a definition (definitions are stored, secrets never"
+                                    + " are): send them per run in forwardedProps.agentbox.secrets");
+                }
+                rejectSecrets(e.getValue(), p);
+            }
+        } else if (v instanceof JsonArray a) {
+            for (int i = 0; i < a.size(); i++) {
+                rejectSecrets(a.get(i), path + "[" + i + "]");
+            }
+        }
+    }
+
+    static ProblemException invalid(String field, String problem) {
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+    }
+}

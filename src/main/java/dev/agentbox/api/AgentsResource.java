@@ -1,0 +1,171 @@
+package dev.agentbox.api;
+
+import dev.agentbox.agent.AgentService;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.quota.Quota;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.run.RunService;
+import dev.agentbox.run.store.RunRecordView;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * Agent definitions and the AG-UI endpoint: {@code POST /agents/{agentId}} takes a RunAgentInput
+ * and streams the run's AG-UI events; the GETs serve what {@code @tanstack/ai-client} loads (a
+ * thread's messages, a run to join). The SSE methods produce only {@code text/event-stream}, so a
+ * request without {@code Accept} (or with {@code *}{@code /*}) gets the stream.
+ */
+@Path("v1/agents")
+@RequestScoped
+public class AgentsResource {
+
+    @Inject Caller caller;
+
+    @Inject AgentService agents;
+
+    @Inject RunService runs;
+
+    @Inject TenantQuotas quotas;
+
+    /** Stream pumps are long-lived: a managed thread each (see {@link RunsResource}). */
+    @Resource ManagedThreadFactory threads;
+
+    @PUT
+    @Path("{agentId}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary =
+                    "Create (201) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs",
+            description =
+                    "Validated as POST /runs validates a run; a secrets member anywhere in sandbox is refused. At most "
+                            + "agentbox.agents.max-per-tenant definitions per tenant (429 quota-exceeded).")
+    public Response put(@PathParam("agentId") String agentId, JsonValue body) {
+        if (body == null) {
+            throw ProblemException.invalidRequest("body a JSON object is required");
+        }
+        boolean created = agents.put(caller.tenant(), agentId, body);
+        return Response.status(created ? Response.Status.CREATED : Response.Status.OK)
+                .entity(agents.get(caller.tenant(), agentId).toJson().toString())
+                .type(MediaType.APPLICATION_JSON)
+                .build();
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The tenant's agent definitions, sorted by agentId")
+    public String list() {
+        JsonArrayBuilder a = Json.createArrayBuilder();
+        agents.list(caller.tenant()).forEach(d -> a.add(d.toJson()));
+        return a.build().toString();
+    }
+
+    @GET
+    @Path("{agentId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary =
+                    "The agent definition; with ?threadId the thread's transcript {messages, activeRun, interrupts}; "
+                            + "with ?runId (and ?offset=-1) the SSE of that run, as GET /agents/{agentId}/runs/{runId}/events",
+            description =
+                    "Transcript: the newest 50 runs of the agent in the thread, oldest first, as @tanstack/ai-client "
+                            + "UIMessages (a user message per run, then the assistant message assembled from the run's log); "
+                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null.")
+    public String get(
+            @PathParam("agentId") String agentId, @QueryParam("threadId") String threadId) {
+        if (threadId != null) {
+            return agents.thread(caller.tenant(), agentId, threadId).toString();
+        }
+        return agents.get(caller.tenant(), agentId).toJson().toString();
+    }
+
+    @DELETE
+    @Path("{agentId}")
+    @Operation(summary = "Delete the agent definition (its runs are kept); 204, unknown 404")
+    public Response delete(@PathParam("agentId") String agentId) {
+        agents.delete(caller.tenant(), agentId);
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{agentId}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(
+            summary =
+                    "Run the agent on an AG-UI RunAgentInput and stream the run's AG-UI events; the same runId again resumes (Last-Event-ID) or replays",
+            description =
+                    "The prompt is the text of the last user message. The run is durable per the definition; its "
+                            + "sandbox is the definition's, reused per threadId. forwardedProps.agentbox.secrets are the "
+                            + "sandbox's secrets for this run (never stored). A repeated POST of a runId of this agent and "
+                            + "thread starts no run: it streams that run after Last-Event-ID (from the start without it); "
+                            + "another agent or thread gets 409 run-exists. Closing the stream detaches a durable run.")
+    public void run(
+            @PathParam("agentId") String agentId,
+            @HeaderParam("Last-Event-ID") String lastEventId,
+            JsonValue body,
+            @Context SseEventSink sink,
+            @Context Sse sse) {
+        long after = RunsResource.offset(lastEventId);
+        // The stream's slot first: a run must not start for a stream that is refused.
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
+        try {
+            AgentService.AgentRun run = agents.startOrResume(caller.tenant(), agentId, body);
+            // Last-Event-ID resumes a run an earlier POST started; a new run streams from its
+            // start, whatever offset a confused client sends.
+            RunEventsSse.start(
+                    runs, threads, run.run(), run.started() ? 0 : after, sink, sse, slot);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
+    }
+
+    @GET
+    @Path("{agentId}/runs/{runId: .+}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(
+            summary =
+                    "SSE of a run of this agent: replay from the start (?offset=-1 or none) or after ?offset / Last-Event-ID, then tail")
+    public void events(
+            @PathParam("agentId") String agentId,
+            @PathParam("runId") String runId,
+            @HeaderParam("Last-Event-ID") String lastEventId,
+            @QueryParam("offset") String offset,
+            @Context SseEventSink sink,
+            @Context Sse sse) {
+        long after =
+                RunsResource.offset(
+                        lastEventId != null ? lastEventId : "-1".equals(offset) ? null : offset);
+        RunRecordView run = agents.run(caller.tenant(), agentId, runId);
+        Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
+        try {
+            RunEventsSse.start(runs, threads, run, after, sink, sse, slot);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
+    }
+}

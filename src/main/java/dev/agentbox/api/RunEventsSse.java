@@ -1,0 +1,111 @@
+package dev.agentbox.api;
+
+import dev.agentbox.platform.LogText;
+import dev.agentbox.quota.Slot;
+import dev.agentbox.run.RunEventStream;
+import dev.agentbox.run.RunService;
+import dev.agentbox.run.store.LoggedChunk;
+import dev.agentbox.run.store.RunRecordView;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * A run's chunks as SSE ({@code id: <offset>}, {@code event: <type>}, {@code data: <chunk>}), for
+ * every endpoint that streams a run. The pump runs on a managed thread of its own; the request
+ * thread returns at once.
+ */
+final class RunEventsSse {
+
+    private static final Logger LOG = Logger.getLogger(RunEventsSse.class.getName());
+
+    private RunEventsSse() {}
+
+    /**
+     * Pumps the run's log after {@code afterSeq} into the sink. The stream's quota slot is released
+     * when the pump ends (terminal chunk, client gone — noticed by the heartbeat within a second or
+     * two — or failure), and the viewer leaving is recorded (a durable run is then detached).
+     */
+    static void start(
+            RunService runs,
+            ManagedThreadFactory threads,
+            RunRecordView run,
+            long afterSeq,
+            SseEventSink sink,
+            Sse sse,
+            Slot slot) {
+        runs.viewerAttached(run);
+        RunEventStream stream = runs.stream();
+        threads.newThread(() -> pump(runs, stream, run, afterSeq, sink, sse, slot)).start();
+    }
+
+    private static void pump(
+            RunService runs,
+            RunEventStream stream,
+            RunRecordView run,
+            long afterSeq,
+            SseEventSink sink,
+            Sse sse,
+            Slot slot) {
+        RunEventStream.End end = RunEventStream.End.STOPPED;
+        try {
+            end =
+                    stream.pump(
+                            run.ref(),
+                            afterSeq,
+                            new RunEventStream.Sink() {
+                                @Override
+                                public boolean send(LoggedChunk chunk) {
+                                    return write(
+                                            sink,
+                                            sse.newEventBuilder()
+                                                    .id(Long.toString(chunk.seq()))
+                                                    .name(chunk.type())
+                                                    .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                                                    .data(chunk.json())
+                                                    .build());
+                                }
+
+                                @Override
+                                public boolean heartbeat() {
+                                    return write(sink, sse.newEventBuilder().comment("").build());
+                                }
+
+                                @Override
+                                public void idle() {
+                                    runs.maybeTakeOver(run);
+                                }
+                            });
+        } catch (RuntimeException e) {
+            LOG.warning("run " + LogText.quote(run.runId()) + ": event stream failed: " + e);
+        } finally {
+            slot.close();
+            sink.close();
+            try {
+                runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+            } catch (RuntimeException e) {
+                LOG.warning(
+                        "run "
+                                + LogText.quote(run.runId())
+                                + ": could not record the viewer leaving: "
+                                + e);
+            }
+        }
+    }
+
+    private static boolean write(SseEventSink sink, OutboundSseEvent event) {
+        if (sink.isClosed()) {
+            return false;
+        }
+        try {
+            sink.send(event).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            return true;
+        } catch (Exception clientGone) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.agentbox.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.agent.RunAgentInput.Message;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.AgentInvocation;
+import jakarta.json.JsonValue;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class AgentPromptTest {
+
+    private static AgentTemplate template(Harness harness, Optional<String> command) {
+        return new AgentTemplate(
+                JsonValue.EMPTY_JSON_OBJECT, harness, command, true, true, false, Optional.empty());
+    }
+
+    private static final List<Message> EARLIER =
+            List.of(new Message("user", "a"), new Message("assistant", "b"));
+
+    @Test
+    void aCommandAgentReadsTheTranscriptAndPromptOnStdin() {
+        AgentInvocation i =
+                AgentPrompt.invocation(
+                        template(Harness.COMMAND, Optional.of("cat")),
+                        EARLIER,
+                        "now",
+                        Optional.empty());
+
+        assertThat(i.command()).isEqualTo("cat");
+        assertThat(i.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+    }
+
+    @Test
+    void claudeResumesItsSessionWithThePromptAloneAndOtherwiseGetsTheTranscript() {
+        AgentTemplate claude = template(Harness.CLAUDE_CODE, Optional.empty());
+
+        AgentInvocation resumed =
+                AgentPrompt.invocation(claude, EARLIER, "now", Optional.of("sess-1"));
+        assertThat(resumed.command()).endsWith(" --resume sess-1");
+        assertThat(resumed.prompt()).contains("now");
+
+        AgentInvocation fresh = AgentPrompt.invocation(claude, EARLIER, "now", Optional.empty());
+        assertThat(fresh.command()).doesNotContain("--resume");
+        assertThat(fresh.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+
+        AgentInvocation codex =
+                AgentPrompt.invocation(
+                        template(Harness.CODEX, Optional.empty()),
+                        EARLIER,
+                        "now",
+                        Optional.of("ignored"));
+        assertThat(codex.command()).doesNotContain("ignored");
+        assertThat(codex.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+    }
+}

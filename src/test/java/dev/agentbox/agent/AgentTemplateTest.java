@@ -1,0 +1,134 @@
+package dev.agentbox.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.harness.Harness;
+import dev.agentbox.sandbox.SandboxSpecParser;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class AgentTemplateTest {
+
+    private final SandboxSpecParser parser = new SandboxSpecParser(1_800_000, false);
+
+    private static JsonObject json(String s) {
+        return Json.createReader(new StringReader(s)).readObject();
+    }
+
+    private AgentTemplate parse(String body) {
+        return AgentTemplate.parse(json(body), parser);
+    }
+
+    private static String fieldOf(Runnable r) {
+        try {
+            r.run();
+        } catch (ProblemException e) {
+            assertThat(e.status()).isEqualTo(400);
+            return (String) e.extensions().get("field");
+        }
+        throw new AssertionError("not refused");
+    }
+
+    @Test
+    void aCommandDefinitionGetsTheRunDefaultsAndRoundTripsThroughItsStoredForm() {
+        AgentTemplate t =
+                parse(
+                        "{\"sandbox\":{\"definitionId\":\"d\"},\"harness\":\"command\",\"command\":\"cat\"}");
+
+        assertThat(t.harness()).isEqualTo(Harness.COMMAND);
+        assertThat(t.command()).contains("cat");
+        assertThat(t.durable()).isTrue();
+        assertThat(t.detachOnDisconnect()).isTrue();
+        assertThat(t.destroyOnComplete()).isFalse();
+        assertThat(t.maxDurationMs()).isEmpty();
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+    }
+
+    @Test
+    void aCliDefinitionNeedsNoCommandAndKeepsItsOptions() {
+        AgentTemplate t =
+                parse(
+                        "{\"sandbox\":{},\"harness\":\"claude-code\",\"durable\":false,"
+                                + "\"destroyOnComplete\":true,\"maxDurationMs\":60000}");
+
+        assertThat(t.command()).isEmpty();
+        assertThat(t.durable()).isFalse();
+        assertThat(t.destroyOnComplete()).isTrue();
+        assertThat(t.maxDurationMs()).contains(60000L);
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+    }
+
+    @Test
+    void secretsAnywhereInTheSandboxAreRefusedNamingThePath() {
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{\"workspace\":{\"secrets\":{}}},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.workspace.secrets");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{\"workspace\":{\"setup\":[{\"secrets\":1}]}},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.workspace.setup[0].secrets");
+    }
+
+    @Test
+    void badMembersAreRefusedNamingTheField() {
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{},\"command\":\"x\",\"runId\":\"r\"}")))
+                .isEqualTo("runId");
+        assertThat(fieldOf(() -> parse("{\"command\":\"x\"}"))).isEqualTo("sandbox");
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{\"key\":\"k\"},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.key");
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{\"threadId\":\"t\"},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.threadId");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{\"lifecycle\":{\"reuse\":\"definition\"}},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.lifecycle.reuse");
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{\"polcy\":{}},\"command\":\"x\"}")))
+                .isEqualTo("sandbox.polcy");
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{},\"harness\":\"command\"}")))
+                .isEqualTo("command");
+        assertThat(fieldOf(() -> parse("{\"sandbox\":{},\"command\":\"x\",\"durable\":1}")))
+                .isEqualTo("durable");
+    }
+
+    @Test
+    void agentIdsAreASafeCharsetOf1To200Characters() {
+        assertThat(AgentTemplate.requireAgentId("a.b_c-9")).isEqualTo("a.b_c-9");
+        assertThat(AgentTemplate.requireAgentId("x".repeat(200))).hasSize(200);
+        for (String bad : new String[] {"", ".x", "a b", "a/b", "x".repeat(201), "ä"}) {
+            assertThatThrownBy(() -> AgentTemplate.requireAgentId(bad))
+                    .isInstanceOf(ProblemException.class)
+                    .extracting(e -> ((ProblemException) e).extensions().get("field"))
+                    .isEqualTo("agentId");
+        }
+    }
+
+    @Test
+    void eachThreadGetsTheTemplateWithItsThreadIdThreadReuseAndTheRunsSecrets() {
+        JsonObject sandbox = json("{\"definitionId\":\"d\",\"workspace\":{\"env\":{\"A\":\"1\"}}}");
+
+        JsonObject forThread = AgentTemplate.forThread(sandbox, "t-1", Map.of("KEY", "v"));
+
+        assertThat(forThread.getString("threadId")).isEqualTo("t-1");
+        assertThat(forThread.getJsonObject("lifecycle").getString("reuse")).isEqualTo("thread");
+        assertThat(forThread.getJsonObject("workspace").getJsonObject("env").getString("A"))
+                .isEqualTo("1");
+        assertThat(forThread.getJsonObject("workspace").getJsonObject("secrets").getString("KEY"))
+                .isEqualTo("v");
+        assertThat(parser.parse(forThread).threadId()).isEqualTo(Optional.of("t-1"));
+        assertThat(AgentTemplate.forThread(sandbox, "t-1", Map.of()).getJsonObject("workspace"))
+                .doesNotContainKey("secrets");
+    }
+}
