@@ -136,7 +136,14 @@ public class AgentsResource {
             // Last-Event-ID resumes a run an earlier POST started; a new run streams from its
             // start, whatever offset a confused client sends.
             RunEventsSse.start(
-                    runs, threads, run.run(), run.started() ? 0 : after, sink, sse, slot);
+                    runs,
+                    threads,
+                    run.run(),
+                    run.started() ? 0 : after,
+                    sink,
+                    sse,
+                    slot,
+                    RunEventsSse.Form.AG_UI);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
@@ -162,7 +169,7 @@ public class AgentsResource {
         RunRecordView run = agents.run(caller.tenant(), agentId, runId);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
-            RunEventsSse.start(runs, threads, run, after, sink, sse, slot);
+            RunEventsSse.start(runs, threads, run, after, sink, sse, slot, RunEventsSse.Form.AG_UI);
         } catch (RuntimeException e) {
             slot.close();
             throw e;

@@ -4,24 +4,43 @@ import dev.agentbox.platform.LogText;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.run.RunEventStream;
 import dev.agentbox.run.RunService;
+import dev.agentbox.run.harness.AgUiWire;
 import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.json.Json;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
+import java.io.StringReader;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
  * A run's chunks as SSE ({@code id: <offset>}, {@code event: <type>}, {@code data: <chunk>}), for
  * every endpoint that streams a run. The pump runs on a managed thread of its own; the request
- * thread returns at once.
+ * thread returns at once. The run endpoints send each chunk as stored ({@link Form#STORED}); the
+ * AG-UI agent endpoints send its AG-UI event ({@link Form#AG_UI}, {@link AgUiWire}).
  */
 final class RunEventsSse {
 
     private static final Logger LOG = Logger.getLogger(RunEventsSse.class.getName());
+
+    /** How a chunk is written as an event's data. */
+    enum Form {
+        /** The stored chunk, agentbox's envelope included. */
+        STORED,
+        /** Only the members AG-UI names for the event. */
+        AG_UI;
+
+        String data(LoggedChunk chunk) {
+            return this == STORED
+                    ? chunk.json()
+                    : AgUiWire.of(Json.createReader(new StringReader(chunk.json())).readObject())
+                            .toString();
+        }
+    }
 
     private RunEventsSse() {}
 
@@ -37,10 +56,11 @@ final class RunEventsSse {
             long afterSeq,
             SseEventSink sink,
             Sse sse,
-            Slot slot) {
+            Slot slot,
+            Form form) {
         runs.viewerAttached(run);
         RunEventStream stream = runs.stream();
-        threads.newThread(() -> pump(runs, stream, run, afterSeq, sink, sse, slot)).start();
+        threads.newThread(() -> pump(runs, stream, run, afterSeq, sink, sse, slot, form)).start();
     }
 
     private static void pump(
@@ -50,7 +70,8 @@ final class RunEventsSse {
             long afterSeq,
             SseEventSink sink,
             Sse sse,
-            Slot slot) {
+            Slot slot,
+            Form form) {
         RunEventStream.End end = RunEventStream.End.STOPPED;
         try {
             end =
@@ -66,7 +87,7 @@ final class RunEventsSse {
                                                     .id(Long.toString(chunk.seq()))
                                                     .name(chunk.type())
                                                     .mediaType(MediaType.APPLICATION_JSON_TYPE)
-                                                    .data(chunk.json())
+                                                    .data(form.data(chunk))
                                                     .build());
                                 }
 

@@ -220,6 +220,6 @@ public class RunsResource {
 
     /** Streams the run's log after {@code afterSeq} (see {@link RunEventsSse}). */
     private void stream(RunRecordView run, long afterSeq, SseEventSink sink, Sse sse, Slot slot) {
-        RunEventsSse.start(runs, threads, run, afterSeq, sink, sse, slot);
+        RunEventsSse.start(runs, threads, run, afterSeq, sink, sse, slot, RunEventsSse.Form.STORED);
     }
 }

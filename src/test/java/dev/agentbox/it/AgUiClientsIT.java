@@ -2,8 +2,10 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.run.harness.AgUiWire;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -94,6 +96,10 @@ class AgUiClientsIT {
                             assertThat(m.getString("content")).isEqualTo("echo: " + run.prompt());
                         });
         assertThat(chunks(run.out())).as("chunks HttpAgent read").isEqualTo(log(run.runId()));
+        // The client removes (with a warning) every member AG-UI does not name: there is none.
+        assertThat(run.out().getJsonArray("warnings").getValuesAs(JsonString.class))
+                .as("@ag-ui/client warnings")
+                .noneMatch(w -> w.getString().contains("[ag-ui]"));
         assertValid(run.out());
     }
 
@@ -195,8 +201,9 @@ class AgUiClientsIT {
     private List<JsonObject> log(String runId) {
         HttpResponse<String> r = api.get(Runs.path(runId) + "/log", Api.TENANT_A);
         assertThat(r.statusCode()).as("GET log: %s", r.body()).isEqualTo(200);
+        // As the agent endpoints send them: only the members AG-UI names for each event.
         return Api.json(r).asJsonArray().getValuesAs(JsonObject.class).stream()
-                .map(e -> e.getJsonObject("chunk"))
+                .map(e -> AgUiWire.of(e.getJsonObject("chunk")))
                 .toList();
     }
 

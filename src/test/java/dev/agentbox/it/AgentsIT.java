@@ -182,12 +182,17 @@ class AgentsIT {
                 .collect(Collectors.joining());
     }
 
-    /** A whole run as AG-UI clients accept it: valid AG-UI, one run, offsets increasing. */
+    /**
+     * A whole run as AG-UI clients accept it: AG-UI events with nothing AG-UI does not name, a
+     * valid sequence, one run, offsets increasing.
+     */
     private static void assertCompleteRun(List<Event> events, String runId) {
-        AgUiAssert.assertValidAgUiLog(events.stream().map(Event::data).toList());
+        assertThat(events).isNotEmpty();
+        String threadId = events.get(0).data().getString("threadId");
+        AgUiAssert.assertValidAgUiWire(events.stream().map(Event::data).toList(), threadId, runId);
+        assertThat(events.get(0).data().getString("runId")).isEqualTo(runId);
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
-        assertThat(events)
-                .allSatisfy(e -> assertThat(e.data().getString("runId")).isEqualTo(runId));
+        assertThat(events.get(events.size() - 1).data().getString("runId")).isEqualTo(runId);
         List<Long> ids = events.stream().map(e -> Long.parseLong(e.id())).toList();
         assertThat(ids).isSorted().doesNotHaveDuplicates();
     }

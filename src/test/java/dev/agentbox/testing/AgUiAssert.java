@@ -1,7 +1,9 @@
 package dev.agentbox.testing;
 
 import dev.agentbox.run.harness.AgUiSequence;
+import dev.agentbox.run.harness.AgUiWire;
 import dev.agentbox.run.harness.Chunks;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.List;
 import java.util.Optional;
@@ -47,5 +49,28 @@ public final class AgUiAssert {
             }
             sequence.accept(chunks.get(i));
         }
+    }
+
+    /**
+     * A whole run as the AG-UI endpoints send it ({@link AgUiWire}): every event holds only the
+     * members AG-UI names for its type, and, with the run's envelope put back, the events are a
+     * valid log.
+     */
+    public static void assertValidAgUiWire(List<JsonObject> events, String threadId, String runId) {
+        for (JsonObject e : events) {
+            if (!AgUiWire.of(e).equals(e)) {
+                throw new AssertionError(
+                        "event carries members AG-UI does not name for its type: " + e);
+            }
+        }
+        assertValidAgUiLog(
+                events.stream()
+                        .map(
+                                e ->
+                                        Json.createObjectBuilder(e)
+                                                .add("threadId", threadId)
+                                                .add("runId", runId)
+                                                .build())
+                        .toList());
     }
 }
