@@ -137,8 +137,11 @@ class AgentsIT {
     /** Sends the request as it is (no Accept unless it has one) and reads SSE to the end. */
     static List<Event> readSse(HttpRequest.Builder request) {
         try {
+            HttpRequest built = request.build();
             HttpResponse<InputStream> r =
-                    HTTP.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+                    HTTP.send(built, HttpResponse.BodyHandlers.ofInputStream());
+            // Every whole stream read here also goes through the clients' own checks (AG-14).
+            AgUiStreams.Recording recording = AgUiStreams.sse(built, r.statusCode());
             try (BufferedReader in =
                     new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
                 assertThat(r.statusCode()).isEqualTo(200);
@@ -155,6 +158,7 @@ class AgentsIT {
                     if (line.isEmpty()) {
                         if (data != null) {
                             events.add(new Event(id, name, Api.parse(data.toString())));
+                            recording.event(name, data.toString());
                         }
                         id = null;
                         name = null;
