@@ -1,6 +1,7 @@
 package dev.agentbox.run.harness;
 
 import dev.agentbox.run.journal.AgentInvocation;
+import java.util.regex.Pattern;
 
 /**
  * How the service runs the CLI harnesses with a run's {@code prompt}. The command lines are
@@ -17,8 +18,7 @@ public final class AgentCommands {
     /** {@code codex exec -} reads the prompt from stdin. */
     public static final String CODEX = "codex exec --json -";
 
-    private static final java.util.regex.Pattern SESSION_ID =
-            java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,128}");
+    private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
     private AgentCommands() {}
 
