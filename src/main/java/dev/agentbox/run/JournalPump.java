@@ -1,19 +1,25 @@
 package dev.agentbox.run;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.HarnessTranslator;
+import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.journal.JournalEndedWithoutSentinelException;
 import dev.agentbox.run.journal.JournalLine;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.journal.JournalReaderOptions;
 import dev.agentbox.run.journal.JournalStalledException;
 import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.logging.Logger;
 
 /**
@@ -39,6 +45,11 @@ final class JournalPump {
 
     private static final Duration POLL = Duration.ofMillis(250);
     private static final long CANCEL_CHECK_MS = 1000;
+
+    /** The longest sealed file events wait for the journal to be read up to their barrier. */
+    static final long BARRIER_WAIT_MS = 2000;
+
+    private static final Duration SIZE_TIMEOUT = Duration.ofSeconds(5);
 
     private final RunContext ctx;
     private final RunRecordView run;
@@ -98,6 +109,7 @@ final class JournalPump {
                         run.fileEvents() && finalizing == null
                                 ? RunFileEvents.watch(label, handle)
                                 : null) {
+            Optional<Barrier> barrier = Optional.empty();
             while (true) {
                 if (signals.leaving()) {
                     writer.ending(RunDriver.Ending.LEFT);
@@ -158,8 +170,12 @@ final class JournalPump {
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
                 if (files != null && !writer.replaying()) {
-                    writer.emitService(
-                            RedactedChunks.of(sandbox.redactor(), files.drain(chunks, false)));
+                    barrier = fileEventsBarrier(handle, reader, files, barrier);
+                    if (barrier.isPresent() && barrier.get().reached(reader.position())) {
+                        barrier = Optional.empty();
+                        writer.emitService(
+                                RedactedChunks.of(sandbox.redactor(), files.drain(chunks, false)));
+                    }
                 }
             }
         } catch (JournalStalledException e) {
@@ -168,6 +184,53 @@ final class JournalPump {
             end.agentLost(label, e);
         } catch (ProblemException e) {
             end.sandboxFailed(label, e);
+        }
+    }
+
+    /**
+     * Where the journal must be read to before sealed file events are logged: its size when they
+     * were sealed. A change the agent made after printing a line is noticed after that line was
+     * written, so the line lies within the size measured after the seal; draining only once the
+     * reader has passed that size keeps every such line before the change in the log, however late
+     * the journal's bytes reach this server. Bounded: a line still unfinished at the barrier (no
+     * newline yet) holds the events back at most {@value #BARRIER_WAIT_MS} ms.
+     */
+    private Optional<Barrier> fileEventsBarrier(
+            SandboxHandle handle,
+            JournalReader reader,
+            RunFileEvents files,
+            Optional<Barrier> barrier) {
+        if (barrier.isPresent() || !files.due()) {
+            return barrier;
+        }
+        files.seal();
+        return Optional.of(
+                new Barrier(
+                        journalSize(handle).orElse(reader.position()),
+                        System.nanoTime() + BARRIER_WAIT_MS * 1_000_000));
+    }
+
+    /** The journal's size in bytes now, or empty when it cannot be measured. */
+    private OptionalLong journalSize(SandboxHandle handle) {
+        String path = JournalCommand.of(handle).journalPath(run.runId());
+        try {
+            ExecResult r =
+                    handle.process()
+                            .exec(
+                                    "wc -c < " + ShellQuote.single(path),
+                                    ProcessOptions.defaults().withTimeout(SIZE_TIMEOUT));
+            return r.exitCode() == 0
+                    ? OptionalLong.of(Long.parseLong(r.stdout().strip()))
+                    : OptionalLong.empty();
+        } catch (RuntimeException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** Sealed file events wait until the reader is at {@code position}, or until the deadline. */
+    private record Barrier(long position, long deadlineNanos) {
+        boolean reached(long readerPosition) {
+            return readerPosition >= position || System.nanoTime() - deadlineNanos > 0;
         }
     }
 }

@@ -25,6 +25,11 @@ import java.util.logging.Logger;
  * epoch checks, and none can follow the terminal chunk (the driver stops draining before it writes
  * that, and closes the watcher on every way out: the run's end, a lost lease, a cancel, leaving).
  *
+ * <p>Order against the journal: a change and the line the agent printed before it reach this
+ * server by two channels (the watcher, the journal's tail), and the watcher's may be the faster.
+ * So the driver {@linkplain #seal seals} what is due, measures the journal, and drains only once
+ * its reader has passed that size ({@code JournalPump}).
+ *
  * <p>Bounds, so that a storm (an {@code npm install} touching ten thousand files) cannot flood the
  * log:
  *
@@ -57,7 +62,15 @@ final class RunFileEvents implements AutoCloseable {
 
     private final LongSupplier nanos;
     private final Map<String, String> pending = new LinkedHashMap<>();
+
+    /** Events set aside by {@link #seal}, waiting for the journal to be read up to its barrier. */
+    private final Map<String, String> sealed = new LinkedHashMap<>();
+
     private long dropped;
+
+    /** Whether the driver seals ({@link #seal}); a drain without sealing reports all that waits. */
+    private boolean sealing;
+
     private long emitted;
     private double tokens = PER_SECOND;
     private long lastDrain;
@@ -144,15 +157,20 @@ final class RunFileEvents implements AutoCloseable {
      */
     synchronized List<JsonObject> drain(ChunkFactory chunks, boolean last) {
         long now = nanos.getAsLong();
-        if (!last && now - lastDrain < WINDOW_MS * 1_000_000) {
+        if (!last && !windowPassed(now)) {
             return List.of();
         }
         lastDrain = now;
+        Map<String, String> due = new LinkedHashMap<>(sealed);
+        sealed.clear();
+        if (last || !sealing) {
+            pending.forEach((path, kind) -> due.merge(path, kind, RunFileEvents::mergeOrNull));
+            pending.clear();
+        }
         tokens = Math.min(PER_SECOND, tokens + (now - lastRefill) / 1e9 * PER_SECOND);
         lastRefill = now;
         List<JsonObject> out = new ArrayList<>();
-        for (Iterator<Map.Entry<String, String>> it = pending.entrySet().iterator();
-                it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, String>> it = due.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, String> e = it.next();
             it.remove();
             if (emitted >= PER_RUN || tokens < 1) {
@@ -169,6 +187,32 @@ final class RunFileEvents implements AutoCloseable {
             lastSummary = now;
         }
         return out;
+    }
+
+    /** Whether a drain now would have changes to report: the window has passed and some wait. */
+    synchronized boolean due() {
+        return windowPassed(nanos.getAsLong()) && !(pending.isEmpty() && sealed.isEmpty());
+    }
+
+    /**
+     * Sets aside the changes noticed so far; from now on a drain (other than the last) reports only
+     * what was set aside, and later changes wait for the next seal. The driver seals, then measures
+     * the journal, then drains once it has read that far: every line the agent printed before a
+     * sealed change is then in the log before it.
+     */
+    synchronized void seal() {
+        sealing = true;
+        pending.forEach((path, kind) -> sealed.merge(path, kind, RunFileEvents::mergeOrNull));
+        pending.clear();
+    }
+
+    private boolean windowPassed(long now) {
+        return now - lastDrain >= WINDOW_MS * 1_000_000;
+    }
+
+    /** {@link #merge} as a {@link Map#merge} function (null removes the path). */
+    private static String mergeOrNull(String before, String after) {
+        return merge(before, after);
     }
 
     /** Stops the watcher; later events are ignored. */

@@ -120,4 +120,34 @@ class RunFileEventsTest {
         assertThat(dropped).isEqualTo(200 * RunFileEvents.PER_SECOND - RunFileEvents.PER_RUN);
         assertThat(summaries).as("at most one every 5 s, and one at the exit").isBetween(1, 21);
     }
+
+    @Test
+    void onceSealedADrainReportsOnlyTheSealedChangesAndLaterOnesWaitForTheNextSeal() {
+        events.offer("/workspace/a", "create");
+        advanceMs(RunFileEvents.WINDOW_MS);
+        assertThat(events.due()).isTrue();
+        events.seal();
+        events.offer("/workspace/b", "create");
+        events.offer("/workspace/a", "delete");
+
+        assertThat(summary(events.drain(chunks, false))).containsExactly("create /workspace/a");
+
+        advanceMs(RunFileEvents.WINDOW_MS);
+        assertThat(events.due()).isTrue();
+        events.seal();
+        assertThat(summary(events.drain(chunks, false)))
+                .containsExactly("create /workspace/b", "delete /workspace/a");
+        assertThat(events.due()).isFalse();
+    }
+
+    @Test
+    void theLastDrainReportsSealedAndWaitingChangesMerged() {
+        events.offer("/workspace/a", "create");
+        advanceMs(RunFileEvents.WINDOW_MS);
+        events.seal();
+        events.offer("/workspace/a", "delete");
+        events.offer("/workspace/b", "change");
+
+        assertThat(summary(events.drain(chunks, true))).containsExactly("change /workspace/b");
+    }
 }
