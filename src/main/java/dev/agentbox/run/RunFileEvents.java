@@ -25,10 +25,10 @@ import java.util.logging.Logger;
  * epoch checks, and none can follow the terminal chunk (the driver stops draining before it writes
  * that, and closes the watcher on every way out: the run's end, a lost lease, a cancel, leaving).
  *
- * <p>Order against the journal: a change and the line the agent printed before it reach this
- * server by two channels (the watcher, the journal's tail), and the watcher's may be the faster.
- * So the driver {@linkplain #seal seals} what is due, measures the journal, and drains only once
- * its reader has passed that size ({@code JournalPump}).
+ * <p>Order against the journal: a change and the line the agent printed before it reach this server
+ * by two channels (the watcher, the journal's tail), and the watcher's may be the faster. So the
+ * driver {@linkplain #seal seals} what is due, measures the journal, and drains only once its
+ * reader has passed that size ({@code JournalPump}).
  *
  * <p>Bounds, so that a storm (an {@code npm install} touching ten thousand files) cannot flood the
  * log:
