@@ -1,6 +1,8 @@
 package dev.agentbox.sandbox.docker;
 
-import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.docker.CapturedExec.End;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxOperationException;
 import java.nio.charset.StandardCharsets;
@@ -53,8 +55,8 @@ final class BoundedExecs {
     Outcome bounded(
             List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
         String pid = ProcessGroups.newProcessId();
-        DockerEngine.ExecCall call =
-                provider.engine()
+        CapturedExec call =
+                provider.channels()
                         .start(
                                 name,
                                 ProcessGroups.boundedWrapper(pid, scriptAndArgs),
@@ -65,6 +67,20 @@ final class BoundedExecs {
         boolean killed = false;
         try {
             end = call.await(deadline);
+            if (end == End.BROKEN) {
+                // The helper died mid-command: what it ran is unknown, so it is killed and the
+                // caller gets a clear failure (the next command finds a restarted helper, or the
+                // engine).
+                killed = true;
+                groups.killLater(pid);
+                throw new ProblemException(
+                        ProblemCode.PROVIDER_UNAVAILABLE,
+                        "The command in sandbox "
+                                + name
+                                + " was cut off: "
+                                + ((ChannelCall) call).brokenBecause()
+                                + ". It was killed; run it again.");
+            }
             if (end != End.COMPLETED) {
                 killed = true;
                 groups.killLater(pid);
@@ -84,7 +100,7 @@ final class BoundedExecs {
         // interrupted thread (a warning with an incident for every abandoned exec).
         int code =
                 call.isCompleted() && !Thread.currentThread().isInterrupted()
-                        ? provider.engine().exitCode(call.execId())
+                        ? call.exitCode()
                         : 137;
         return new Outcome(
                 call.capture().stdout(),

@@ -29,11 +29,11 @@ import java.util.logging.Logger;
  * DockerSandboxProvider}.
  *
  * <p>Invariants: every container it creates is labelled {@link SandboxLabels#MANAGED}{@code =true}
- * and runs {@code sleep} as its keep-alive command in {@link DockerSandboxProvider#WORKSPACE}; the
- * policy is checked against this server (bridge enabled, the engine's CPUs) before the engine is
- * asked; a container that was created but could not be started is removed again; what the engine
- * refuses reaches the caller as a problem with a safe detail, the engine's own words only in the
- * log.
+ * and runs its keep-alive command — the channel helper when the image carries it (see {@link
+ * SandboxChannels}), else {@code sleep} — in {@link DockerSandboxProvider#WORKSPACE}; the policy is
+ * checked against this server (bridge enabled, the engine's CPUs) before the engine is asked; a
+ * container that was created but could not be started is removed again; what the engine refuses
+ * reaches the caller as a problem with a safe detail, the engine's own words only in the log.
  */
 final class ContainerFactory {
 
@@ -145,31 +145,49 @@ final class ContainerFactory {
         }
         List<String> env =
                 input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-        CreateContainerResponse created =
-                createContainer(
-                        image,
-                        name,
-                        role,
-                        () -> {
-                            CreateContainerCmd cmd =
-                                    engine().client()
-                                            .createContainerCmd(image)
-                                            .withName(name)
-                                            .withLabels(labels)
-                                            .withEnv(env)
-                                            .withWorkingDir(DockerSandboxProvider.WORKSPACE)
-                                            .withCmd(
-                                                    "sleep",
-                                                    DockerSandboxProvider.KEEP_ALIVE_SECONDS)
-                                            .withExposedPorts(exposed)
-                                            .withHostConfig(host);
-                            settings().hardening().user().ifPresent(cmd::withUser);
-                            return cmd.exec();
-                        });
+        boolean channel = withChannel(image, name, host, labels);
+        String[] keepAlive =
+                channel
+                        ? new String[] {
+                            SandboxChannels.HELPER,
+                            "serve",
+                            SandboxChannels.MOUNT + "/" + SandboxChannels.SOCKET
+                        }
+                        : new String[] {"sleep", DockerSandboxProvider.KEEP_ALIVE_SECONDS};
+        CreateContainerResponse created;
+        try {
+            created =
+                    createContainer(
+                            image,
+                            name,
+                            role,
+                            () -> {
+                                CreateContainerCmd cmd =
+                                        engine().client()
+                                                .createContainerCmd(image)
+                                                .withName(name)
+                                                .withLabels(labels)
+                                                .withEnv(env)
+                                                .withWorkingDir(DockerSandboxProvider.WORKSPACE)
+                                                .withCmd(keepAlive)
+                                                .withExposedPorts(exposed)
+                                                .withHostConfig(host);
+                                settings().hardening().user().ifPresent(cmd::withUser);
+                                return cmd.exec();
+                            });
+        } catch (RuntimeException e) {
+            if (channel) {
+                provider.channels().forget(name);
+            }
+            throw e;
+        }
         try {
             DockerEngine.run(
                     "container start",
                     () -> engine().client().startContainerCmd(created.getId()).exec());
+            if (channel) {
+                provider.channels().awaitListening(name);
+            }
             return new DockerSandbox(provider, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             Incident incident =
@@ -263,6 +281,42 @@ final class ContainerFactory {
                     incident.text("The Docker engine could not create the sandbox"),
                     Map.of("incident", incident.id()),
                     null);
+        }
+    }
+
+    /**
+     * Gives the container a channel when it is on here and the image carries the helper: its socket
+     * folder bind-mounted, the label that says so. False (and nothing changed) otherwise.
+     */
+    private boolean withChannel(
+            String image, String name, HostConfig host, Map<String, String> labels) {
+        SandboxChannels channels = provider.channels();
+        if (!channels.enabled()) {
+            return false;
+        }
+        Map<String, String> imageLabels;
+        try {
+            imageLabels = engine().client().inspectImageCmd(image).exec().getConfig().getLabels();
+        } catch (RuntimeException e) {
+            return false; // a missing image is reported by the create itself
+        }
+        if (imageLabels == null || !"1".equals(imageLabels.get(SandboxChannels.IMAGE_LABEL))) {
+            return false;
+        }
+        try {
+            java.nio.file.Path dir = channels.prepare(name);
+            host.withBinds(
+                    new com.github.dockerjava.api.model.Bind(
+                            dir.toString(),
+                            new com.github.dockerjava.api.model.Volume(SandboxChannels.MOUNT)));
+            labels.put(SandboxChannels.CONTAINER_LABEL, "1");
+            return true;
+        } catch (java.io.IOException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "no channel for sandbox {0}: its socket folder could not be made ({1}); it uses docker exec",
+                    new Object[] {name, e.getMessage()});
+            return false;
         }
     }
 

@@ -137,7 +137,7 @@ final class DockerEngine implements Closeable {
      */
     ExecCall start(String container, List<String> cmd, List<String> env, String workdir, long cap) {
         String execId = createExec(container, cmd, env, workdir);
-        ExecCall call = new ExecCall(execId, cap);
+        ExecCall call = new ExecCall(this, execId, cap);
         attach(execId, call.callback(), call::close);
         return call;
     }
@@ -161,22 +161,17 @@ final class DockerEngine implements Closeable {
      * go on printing into a stream nobody keeps). Nothing here blocks without a deadline; {@link
      * #close} releases the engine connection whatever the command does.
      */
-    static final class ExecCall implements Closeable {
+    static final class ExecCall implements CapturedExec {
 
-        /** Why a wait ended. */
-        enum End {
-            COMPLETED,
-            CAPPED,
-            DEADLINE
-        }
-
+        private final DockerEngine engine;
         private final String execId;
         private final BoundedCapture capture;
         private final CountDownLatch completed = new CountDownLatch(1);
         private final CountDownLatch stop = new CountDownLatch(1);
         private final ResultCallback.Adapter<Frame> callback;
 
-        ExecCall(String execId, long cap) {
+        ExecCall(DockerEngine engine, String execId, long cap) {
+            this.engine = engine;
             this.execId = execId;
             this.capture = new BoundedCapture(cap);
             this.callback =
@@ -218,7 +213,8 @@ final class DockerEngine implements Closeable {
         }
 
         /** Waits up to {@code d} for the stream to complete or the output to reach the cap. */
-        End await(Duration d) {
+        @Override
+        public End await(Duration d) {
             try {
                 stop.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
@@ -235,7 +231,8 @@ final class DockerEngine implements Closeable {
          * Waits up to {@code d} for the stream to complete (the command and all holders of its
          * output gone).
          */
-        boolean awaitCompleted(Duration d) {
+        @Override
+        public boolean awaitCompleted(Duration d) {
             try {
                 return completed.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
@@ -244,12 +241,20 @@ final class DockerEngine implements Closeable {
             }
         }
 
-        boolean isCompleted() {
+        @Override
+        public boolean isCompleted() {
             return completed.getCount() == 0;
         }
 
-        BoundedCapture capture() {
+        @Override
+        public BoundedCapture capture() {
             return capture;
+        }
+
+        /** Asks the engine (inspect), which may report the code a moment after the stream ends. */
+        @Override
+        public int exitCode() {
+            return engine.exitCode(execId);
         }
 
         /** Stops reading and releases the connection; the command itself is not touched. */

@@ -5,6 +5,9 @@ import static dev.agentbox.sandbox.docker.DockerSandbox.abs;
 
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
+import dev.agentbox.sandbox.channel.ChannelException;
+import dev.agentbox.sandbox.channel.ChannelRefusal;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FileTooLargeException;
@@ -22,15 +25,17 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
- * The filesystem of one container: small POSIX shell scripts (they work with GNU coreutils and
- * BusyBox alike) run as bounded execs, streamed reads ({@link DockerFileRead}), and a tar upload
- * for writes.
+ * The filesystem of one container: over the sandbox channel when it has one (the helper's own file
+ * operations, no sandbox binary involved), otherwise small POSIX shell scripts (they work with GNU
+ * coreutils and BusyBox alike) run as bounded execs, streamed reads ({@link DockerFileRead}), and a
+ * tar upload for writes.
  *
  * <p>Invariants: relative paths resolve against the workspace; every script gets its paths as
  * positional parameters, never spliced into the script; a sandbox that stalls or floods an
@@ -66,6 +71,39 @@ final class DockerFs implements SandboxFs {
         return execs.script(script, args);
     }
 
+    /**
+     * Runs {@code op} over the sandbox channel when there is one. Empty — do it the engine's way —
+     * when there is none or the channel itself failed: every operation routed here is idempotent (a
+     * move is not, and handles its own fallback), so doing it again is safe. The helper's refusals
+     * are mapped to the same exceptions the scripts give.
+     */
+    private <T> Optional<T> channel(String what, String path, Function<SandboxChannel, T> op) {
+        Optional<SandboxChannel> ch = provider.channels().of(name);
+        if (ch.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(op.apply(ch.get()));
+        } catch (ChannelException e) {
+            LOG.log(Level.FINE, what + " " + path + " in " + name + " over the channel", e);
+            return Optional.empty();
+        } catch (ChannelRefusal r) {
+            throw refused(what, path, r);
+        }
+    }
+
+    private static RuntimeException refused(String what, String path, ChannelRefusal r) {
+        if (r.code().equals("ENOENT")) {
+            return new SandboxFileNotFoundException(path);
+        }
+        return new SandboxOperationException(
+                what + " " + path, r.detail().isEmpty() ? r.code() : r.detail());
+    }
+
+    private java.time.Duration deadline() {
+        return limits().internalExecTimeout();
+    }
+
     @Override
     public byte[] readBytes(String path) {
         FileRead read = openRead(path, limits().maxReadBytes());
@@ -85,6 +123,20 @@ final class DockerFs implements SandboxFs {
     @Override
     public FileRead openRead(String path, long maxBytes) {
         String p = abs(path);
+        Optional<FileRead> viaChannel =
+                channel(
+                        "read",
+                        p,
+                        ch -> {
+                            FsStat st =
+                                    ch.stat(p, true, deadline())
+                                            .map(s -> FsStat.fromMode(s.mode(), s.size()))
+                                            .orElseThrow(() -> new SandboxFileNotFoundException(p));
+                            return checkedRead(p, st, maxBytes, ch);
+                        });
+        if (viaChannel.isPresent()) {
+            return viaChannel.get();
+        }
         Outcome r = script("[ -e \"$1\" ] || exit 2; exec stat -L -c '%f %s' -- \"$1\"", p);
         if (r.exitCode() == 2) {
             throw new SandboxFileNotFoundException(p);
@@ -94,6 +146,14 @@ final class DockerFs implements SandboxFs {
         }
         String[] parts = utf8(r.stdout()).strip().split(" ");
         FsStat st = FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
+        return checkedRead(p, st, maxBytes, null);
+    }
+
+    /**
+     * The read of {@code p} once its stat says what it is: only a regular file within the limit;
+     * over the channel when {@code channel} is given.
+     */
+    private FileRead checkedRead(String p, FsStat st, long maxBytes, SandboxChannel channel) {
         if (st.type() != FsStat.Type.FILE) {
             if (st.type() == FsStat.Type.DIR) {
                 throw new SandboxOperationException("read " + p, "it is a directory");
@@ -104,6 +164,9 @@ final class DockerFs implements SandboxFs {
         long size = st.size().orElse(0);
         if (size > maxBytes) {
             throw FileTooLargeException.overLimit(p, size, maxBytes);
+        }
+        if (channel != null) {
+            return new ChannelFileRead(channel, p, size, maxBytes, limits().internalExecTimeout());
         }
         return new DockerFileRead(this, p, size, maxBytes);
     }
@@ -141,6 +204,16 @@ final class DockerFs implements SandboxFs {
     @Override
     public void write(String path, byte[] data) {
         String p = abs(path);
+        if (channel(
+                        "write",
+                        p,
+                        ch -> {
+                            ch.write(p, data, 0644, deadline());
+                            return true;
+                        })
+                .isPresent()) {
+            return;
+        }
         ByteArrayOutputStream tar = new ByteArrayOutputStream(data.length + 2048);
         try (TarArchiveOutputStream out = new TarArchiveOutputStream(tar)) {
             out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
@@ -212,6 +285,11 @@ final class DockerFs implements SandboxFs {
     @Override
     public List<FsEntry> list(String path) {
         String p = abs(path);
+        Optional<byte[]> listed =
+                channel("list", p, ch -> ch.list(p, limits().maxOutputBytes(), deadline()));
+        if (listed.isPresent()) {
+            return entries(p, utf8(listed.get()));
+        }
         Outcome r =
                 script(
                         "[ -e \"$1\" ] || exit 2; cd -- \"$1\" || exit 3; "
@@ -225,9 +303,14 @@ final class DockerFs implements SandboxFs {
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("list " + p, utf8(r.stderr()));
         }
+        return entries(p, utf8(r.stdout()));
+    }
+
+    /** Parses {@code t/name\0} entries (the script's and the helper's format alike). */
+    private static List<FsEntry> entries(String p, String listing) {
         String base = p.endsWith("/") && p.length() > 1 ? p.substring(0, p.length() - 1) : p;
         List<FsEntry> entries = new ArrayList<>();
-        for (String item : utf8(r.stdout()).split("\0")) {
+        for (String item : listing.split("\0")) {
             if (item.length() < 3) {
                 continue;
             }
@@ -244,6 +327,16 @@ final class DockerFs implements SandboxFs {
     @Override
     public void mkdir(String path) {
         String p = abs(path);
+        if (channel(
+                        "mkdir",
+                        p,
+                        ch -> {
+                            ch.mkdir(p, deadline());
+                            return true;
+                        })
+                .isPresent()) {
+            return;
+        }
         Outcome r = script("mkdir -p -- \"$1\"", p);
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("mkdir " + p, utf8(r.stderr()));
@@ -253,6 +346,16 @@ final class DockerFs implements SandboxFs {
     @Override
     public void remove(String path) {
         String p = abs(path);
+        if (channel(
+                        "remove",
+                        p,
+                        ch -> {
+                            ch.remove(p, deadline());
+                            return true;
+                        })
+                .isPresent()) {
+            return;
+        }
         Outcome r = script("rm -rf -- \"$1\"", p);
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("remove " + p, utf8(r.stderr()));
@@ -263,6 +366,9 @@ final class DockerFs implements SandboxFs {
     public void rename(String from, String to) {
         String f = abs(from);
         String t = abs(to);
+        if (moved(f, t)) {
+            return;
+        }
         Outcome r =
                 script(
                         "{ [ -e \"$1\" ] || [ -L \"$1\" ]; } || exit 2; "
@@ -277,14 +383,56 @@ final class DockerFs implements SandboxFs {
         }
     }
 
+    /**
+     * The move over the channel; false when it must be done by {@code mv}: no channel, the channel
+     * failed before the helper got the request, or the move crosses file systems ({@code EXDEV}). A
+     * move is not idempotent, so a channel that failed after sending it is an error, not a retry.
+     */
+    private boolean moved(String f, String t) {
+        Optional<SandboxChannel> ch = provider.channels().of(name);
+        if (ch.isEmpty()) {
+            return false;
+        }
+        try {
+            ch.get().move(f, t, deadline());
+            return true;
+        } catch (ChannelException e) {
+            if (e.requestSent()) {
+                throw new SandboxOperationException("rename " + f + " to " + t, e.getMessage());
+            }
+            return false;
+        } catch (ChannelRefusal r) {
+            if (r.code().equals("EXDEV")) {
+                return false;
+            }
+            if (r.code().equals("ENOENT")) {
+                throw new SandboxFileNotFoundException(f);
+            }
+            throw refused("rename", f + " to " + t, r);
+        }
+    }
+
     @Override
     public boolean exists(String path) {
-        return script("[ -e \"$1\" ]", abs(path)).exitCode() == 0;
+        String p = abs(path);
+        Optional<Boolean> viaChannel =
+                channel("exists", p, ch -> ch.stat(p, true, deadline()).isPresent());
+        return viaChannel.orElseGet(() -> script("[ -e \"$1\" ]", p).exitCode() == 0);
     }
 
     @Override
     public Optional<FsStat> lstat(String path) {
         String p = abs(path);
+        Optional<Optional<FsStat>> viaChannel =
+                channel(
+                        "lstat",
+                        p,
+                        ch ->
+                                ch.stat(p, false, deadline())
+                                        .map(s -> FsStat.fromMode(s.mode(), s.size())));
+        if (viaChannel.isPresent()) {
+            return viaChannel.get();
+        }
         Outcome r = script("exec stat -c '%f %s' -- \"$1\"", p);
         if (r.exitCode() == 0) {
             String[] parts = utf8(r.stdout()).strip().split(" ");

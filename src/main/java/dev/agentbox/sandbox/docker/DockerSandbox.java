@@ -2,8 +2,12 @@ package dev.agentbox.sandbox.docker;
 
 import static dev.agentbox.sandbox.docker.BoundedExecs.utf8;
 
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.ChannelException;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
-import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
+import dev.agentbox.sandbox.docker.CapturedExec.End;
 import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
@@ -29,8 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One container, as a sandbox handle. Commands are {@code sh -c} execs: {@link #exec} through
- * {@link BoundedExecs}, {@link #spawn} as a {@link DockerProcess}; both run under the pid-file
- * wrapper of {@link ProcessGroups}, so they can be killed as a group. Files are {@link DockerFs}.
+ * {@link BoundedExecs}, {@link #spawn} as a {@link ChannelProcess} (over the sandbox channel) or a
+ * {@link DockerProcess} (engine exec); all run under the pid-file wrapper of {@link ProcessGroups},
+ * so they can be killed as a group whichever path started them. Files are {@link DockerFs}.
  */
 final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv, SandboxPorts {
 
@@ -71,9 +76,15 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
         return DockerSandboxProvider.WORKSPACE;
     }
 
+    /**
+     * The provider's, plus {@code writableStdin} while this sandbox has a channel: its processes'
+     * stdin is a pipe the helper closes on request, so end of input really arrives.
+     */
     @Override
     public SandboxCapabilities capabilities() {
-        return provider.capabilities();
+        return provider.channels().of(name).isPresent()
+                ? DockerSandboxProvider.CAPABILITIES_WITH_CHANNEL
+                : provider.capabilities();
     }
 
     @Override
@@ -209,6 +220,32 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
             throw new SandboxFileNotFoundException(cwd);
         }
         String pid = ProcessGroups.newProcessId();
+        Optional<SandboxChannel> channel = provider.channels().of(name);
+        if (channel.isPresent()) {
+            ChannelProcess p = new ChannelProcess(this, pid);
+            try {
+                p.attach(
+                        channel.get()
+                                .exec(
+                                        ProcessGroups.wrapped(pid, command),
+                                        envList(options),
+                                        cwd,
+                                        true,
+                                        p));
+                return p;
+            } catch (ChannelException e) {
+                if (e.requestSent()) {
+                    killGroup(pid);
+                    throw new ProblemException(
+                            ProblemCode.PROVIDER_UNAVAILABLE,
+                            "Process in sandbox "
+                                    + name
+                                    + " could not be started: "
+                                    + e.getMessage());
+                }
+                // not started: the engine starts it instead
+            }
+        }
         String execId =
                 provider.engine()
                         .createExec(

@@ -94,6 +94,24 @@ public class DockerSandboxProvider implements SandboxProvider {
                     DURABLE_FILESYSTEM,
                     FORK);
 
+    /**
+     * A sandbox with a channel: its processes' stdin is a pipe whose end arrives (measured by the
+     * conformance suite's stdin case on the channel path).
+     */
+    static final SandboxCapabilities CAPABILITIES_WITH_CHANNEL =
+            SandboxCapabilities.of(
+                    FS,
+                    EXEC,
+                    ENV,
+                    PORTS,
+                    BACKGROUND_PROCESSES,
+                    KILLABLE_PROCESSES,
+                    WRITABLE_STDIN,
+                    SNAPSHOTS,
+                    NETWORK_POLICY,
+                    DURABLE_FILESYSTEM,
+                    FORK);
+
     private final DockerSettings settings;
     private final SandboxLimits limits;
     private final ThreadFactory threads;
@@ -103,6 +121,7 @@ public class DockerSandboxProvider implements SandboxProvider {
     private volatile DockerEngine engine;
     private volatile ExecutorService workers;
     private volatile TenantNetworks networks;
+    private volatile SandboxChannels channels;
 
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
@@ -201,8 +220,25 @@ public class DockerSandboxProvider implements SandboxProvider {
         return w;
     }
 
+    /** The sandbox channels (docs/sandbox-channel.md). */
+    SandboxChannels channels() {
+        SandboxChannels c = channels;
+        if (c == null) {
+            synchronized (this) {
+                if (channels == null) {
+                    channels = new SandboxChannels(this, settings.channel());
+                }
+                c = channels;
+            }
+        }
+        return c;
+    }
+
     @PreDestroy
     public void close() {
+        if (channels != null) {
+            channels.close();
+        }
         try {
             if (engine != null) {
                 engine.close();

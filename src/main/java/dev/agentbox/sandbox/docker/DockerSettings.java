@@ -21,6 +21,7 @@ import org.eclipse.microprofile.config.Config;
  * @param publishHost [agentbox.docker.publish-host] host interface published ports bind to and URLs
  *     name, default 127.0.0.1
  * @param hardening images, networks and the optional parts of the container profile
+ * @param channel the sandbox channel (docs/sandbox-channel.md)
  */
 public record DockerSettings(
         boolean enabled,
@@ -32,7 +33,8 @@ public record DockerSettings(
         Duration stopGrace,
         String snapshotRepository,
         String publishHost,
-        Hardening hardening) {
+        Hardening hardening,
+        ChannelSettings channel) {
 
     /**
      * The images a create may name, bridge networking, and the opt-in parts of the profile.
@@ -77,6 +79,32 @@ public record DockerSettings(
         }
     }
 
+    /** The settings with the default channel. */
+    public DockerSettings(
+            boolean enabled,
+            String host,
+            String image,
+            int defaultMemoryMb,
+            double defaultCpus,
+            int defaultPids,
+            Duration stopGrace,
+            String snapshotRepository,
+            String publishHost,
+            Hardening hardening) {
+        this(
+                enabled,
+                host,
+                image,
+                defaultMemoryMb,
+                defaultCpus,
+                defaultPids,
+                stopGrace,
+                snapshotRepository,
+                publishHost,
+                hardening,
+                null);
+    }
+
     /** The settings without the hardening block (its defaults). */
     public DockerSettings(
             boolean enabled,
@@ -103,6 +131,7 @@ public record DockerSettings(
 
     public DockerSettings {
         hardening = hardening == null ? Hardening.defaults() : hardening;
+        channel = channel == null ? ChannelSettings.defaults() : channel;
         String snapshots = snapshotRepository + ":";
         hardening
                 .images()
@@ -168,7 +197,8 @@ public record DockerSettings(
                         .orElse(d.snapshotRepository()),
                 c.getOptionalValue("agentbox.docker.publish-host", String.class)
                         .orElse(d.publishHost()),
-                h);
+                h,
+                ChannelSettings.fromConfig(c));
     }
 
     /**
@@ -190,7 +220,8 @@ public record DockerSettings(
                 stopGrace,
                 snapshotRepository,
                 publishHost,
-                hardening);
+                hardening,
+                channel);
     }
 
     public DockerSettings withHost(String h) {
@@ -204,7 +235,8 @@ public record DockerSettings(
                 stopGrace,
                 snapshotRepository,
                 publishHost,
-                hardening);
+                hardening,
+                channel);
     }
 
     public DockerSettings withHardening(Hardening h) {
@@ -218,6 +250,22 @@ public record DockerSettings(
                 stopGrace,
                 snapshotRepository,
                 publishHost,
-                h);
+                h,
+                channel);
+    }
+
+    public DockerSettings withChannel(ChannelSettings c) {
+        return new DockerSettings(
+                enabled,
+                host,
+                image,
+                defaultMemoryMb,
+                defaultCpus,
+                defaultPids,
+                stopGrace,
+                snapshotRepository,
+                publishHost,
+                hardening,
+                c);
     }
 }

@@ -85,6 +85,7 @@ final class ManagedContainers {
                             "container inspect",
                             () -> engine().client().inspectContainerCmd(id).exec());
         } catch (NotFoundException e) {
+            provider.channels().forget(id);
             return;
         }
         Map<String, String> labels =
@@ -105,6 +106,7 @@ final class ManagedContainers {
                                     .withTimeout((int) settings().stopGrace().toSeconds())
                                     .exec());
         } catch (NotFoundException e) {
+            provider.channels().forget(id);
             return;
         } catch (NotModifiedException e) {
             // already stopped
@@ -124,6 +126,7 @@ final class ManagedContainers {
             // removal already in progress
             LOG.log(Level.FINE, "removal of {0} already in progress", id);
         }
+        provider.channels().forget(id);
         String forkImage = labels.get(DockerSandboxProvider.FORK_IMAGE);
         if (forkImage != null) {
             try {

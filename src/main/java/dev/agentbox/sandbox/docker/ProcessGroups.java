@@ -2,7 +2,7 @@ package dev.agentbox.sandbox.docker;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.docker.DockerEngine.ExecCall.End;
+import dev.agentbox.sandbox.docker.CapturedExec.End;
 import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import java.time.Duration;
@@ -179,16 +179,22 @@ final class ProcessGroups {
                         + sig
                         + " != KILL ] || rm -f \"$f\"; exit 0; }; "
                         + "rm -f \"$f\"; exit 1";
-        DockerEngine.ExecCall call;
+        List<String> cmd = List.of("/bin/sh", "-c", script, "agentbox", f);
+        int rc = signalVia(true, cmd, sig);
+        // A helper that died under this kill must not keep the group alive: once more by the
+        // engine.
+        return rc == BROKEN ? signalVia(false, cmd, sig) : rc;
+    }
+
+    private static final int BROKEN = -2;
+
+    private int signalVia(boolean channel, List<String> cmd, String sig) {
+        CapturedExec call;
         try {
             call =
-                    provider.engine()
-                            .start(
-                                    name,
-                                    List.of("/bin/sh", "-c", script, "agentbox", f),
-                                    List.of(),
-                                    "/",
-                                    4096);
+                    channel
+                            ? provider.channels().start(name, cmd, List.of(), "/", 4096)
+                            : provider.engine().start(name, cmd, List.of(), "/", 4096);
         } catch (ProblemException e) {
             if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.SANDBOX_NOT_RUNNING) {
                 return 1; // the container is gone or stopped, and with it the process group
@@ -196,7 +202,11 @@ final class ProcessGroups {
             throw e;
         }
         try {
-            if (call.await(limits().internalExecTimeout()) != End.COMPLETED) {
+            End end = call.await(limits().internalExecTimeout());
+            if (end == End.BROKEN) {
+                return BROKEN;
+            }
+            if (end != End.COMPLETED) {
                 LOG.log(
                         Level.WARNING,
                         "kill -{0} in sandbox {1} did not finish within {2} ms; abandoned",
@@ -206,7 +216,7 @@ final class ProcessGroups {
         } finally {
             call.close();
         }
-        return provider.engine().exitCode(call.execId());
+        return call.exitCode();
     }
 
     private static void sleep(long ms) {

@@ -1,0 +1,419 @@
+package dev.agentbox.sandbox.channel;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The channel to one sandbox's helper, through its socket on the host: one connection per request
+ * (docs/sandbox-channel.md). Callers ask {@link #usable()} first and fall back to the engine's exec
+ * when it says no.
+ *
+ * <p>Invariants: every wait is bounded — the hello by {@link #HANDSHAKE}, a request by the deadline
+ * its caller gives, by closing the connection from a watchdog; a helper that cannot be reached or
+ * breaks the protocol makes this channel unusable for {@link #BACKOFF} (one WARN when it turns
+ * unusable, one INFO when it answers again), so a dead or hostile helper costs at most one failed
+ * attempt per back-off, never a hang; a failure before the request was sent is a {@link
+ * ChannelException} with {@code requestSent=false}, so the caller can do the same thing another way
+ * without doing it twice.
+ */
+public final class SandboxChannel {
+
+    /** Longest wait for a connection and the helper's hello. */
+    public static final Duration HANDSHAKE = Duration.ofSeconds(2);
+
+    /** How long a channel that failed stays unused before it is tried again. */
+    public static final Duration BACKOFF = Duration.ofSeconds(2);
+
+    private static final Logger LOG = Logger.getLogger(SandboxChannel.class.getName());
+
+    private final String name;
+    private final Path socket;
+    private final ScheduledExecutorService watchdog;
+    private final Executor readers;
+    private final AtomicBoolean failing = new AtomicBoolean();
+    private volatile long retryAt;
+
+    /**
+     * @param name the sandbox, for logs
+     * @param socket the helper's socket as the host sees it
+     * @param watchdog closes connections whose deadline passed
+     * @param readers runs the reader loop of each exec
+     */
+    public SandboxChannel(
+            String name, Path socket, ScheduledExecutorService watchdog, Executor readers) {
+        this.name = name;
+        this.socket = socket;
+        this.watchdog = watchdog;
+        this.readers = readers;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    /** The socket is there (a socket, not a link) and the channel is not backing off a failure. */
+    public boolean usable() {
+        if (failing.get() && System.nanoTime() - retryAt < 0) {
+            return false;
+        }
+        return Files.exists(socket, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(socket);
+    }
+
+    /** Records a failure of the channel itself: unusable for {@link #BACKOFF}, logged once. */
+    void failed(Throwable cause) {
+        retryAt = System.nanoTime() + BACKOFF.toNanos();
+        if (failing.compareAndSet(false, true)) {
+            LOG.log(
+                    Level.WARNING,
+                    "sandbox channel of {0} failed ({1}); using docker exec for {2} ms before trying it again",
+                    new Object[] {name, describe(cause), BACKOFF.toMillis()});
+        }
+    }
+
+    private void answered() {
+        if (failing.compareAndSet(true, false)) {
+            LOG.log(Level.INFO, "sandbox channel of {0} answers again", name);
+        }
+    }
+
+    private static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /** Connects and exchanges the hello within {@link #HANDSHAKE}. */
+    private ChannelConnection open() {
+        ChannelConnection c;
+        try {
+            c = new ChannelConnection();
+        } catch (IOException e) {
+            throw new ChannelException("no socket for the channel: " + e.getMessage(), false, e);
+        }
+        ScheduledFuture<?> guard =
+                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            c.handshake(socket);
+            answered();
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            failed(e);
+            throw new ChannelException(
+                    "the sandbox channel of " + name + " could not be reached: " + describe(e),
+                    false,
+                    e);
+        } finally {
+            guard.cancel(false);
+        }
+    }
+
+    // ---- exec ----
+
+    /**
+     * Starts {@code argv} in the sandbox: its environment is the container's plus {@code env}
+     * ({@code KEY=VALUE}), its stdin a pipe when {@code stdin} (else {@code /dev/null}). Output and
+     * the end reach {@code listener} on a reader thread.
+     */
+    public ChannelExec exec(
+            List<String> argv,
+            List<String> env,
+            String cwd,
+            boolean stdin,
+            ChannelExec.Listener listener) {
+        List<String> fields = new ArrayList<>();
+        fields.add("0");
+        fields.add(cwd);
+        fields.add(stdin ? "pipe" : "null");
+        fields.add(Integer.toString(argv.size()));
+        fields.addAll(argv);
+        fields.add(Integer.toString(env.size()));
+        fields.addAll(env);
+        byte[] request = ChannelProtocol.fields(fields);
+        ChannelConnection c = open();
+        try {
+            c.send(ChannelProtocol.EXEC, request);
+        } catch (IOException e) {
+            c.close();
+            failed(e);
+            throw new ChannelException(
+                    "the exec request could not be sent: " + describe(e), false, e);
+        }
+        ChannelExec x = new ChannelExec(this, c, listener);
+        try {
+            readers.execute(x::pump);
+        } catch (RejectedExecutionException e) {
+            // Sent but never read: the helper sees the connection close and the command lives on
+            // unwatched, like a dropped attach; the caller kills it by its pid file.
+            c.close();
+            throw new ChannelException("no thread to read the command's output", true, e);
+        }
+        return x;
+    }
+
+    // ---- files ----
+
+    /** What {@code stat} says of a path: its {@code st_mode} and size. */
+    public record Stat(int mode, long size) {}
+
+    /**
+     * {@code stat} ({@code follow}) or {@code lstat} of {@code path}; empty when it does not exist.
+     */
+    public Optional<Stat> stat(String path, boolean follow, Duration deadline) {
+        return request(
+                deadline,
+                ChannelProtocol.STAT,
+                List.of(path, follow ? "1" : "0"),
+                c -> {
+                    Frame f = c.read();
+                    if (f.type() == ChannelProtocol.FAILED) {
+                        ChannelRefusal r = ChannelRefusal.of(f);
+                        if (r.code().equals("ENOENT")) {
+                            return Optional.empty();
+                        }
+                        throw r;
+                    }
+                    expect(f, ChannelProtocol.STATS);
+                    return Optional.of(parseStat(f));
+                });
+    }
+
+    /**
+     * Copies the regular file {@code path} to {@code out}, at most {@code max} bytes; the helper
+     * sends one byte more when the file grew past it, which is an {@link IOException} here. {@code
+     * silence} bounds each wait for the sandbox, not the time {@code out} takes.
+     */
+    public long read(String path, long max, OutputStream out, Duration silence) throws IOException {
+        ChannelConnection c = open();
+        Watch watch = new Watch(c);
+        try {
+            send(c, ChannelProtocol.READ, List.of(path, Long.toString(max)));
+            long copied = 0;
+            while (true) {
+                watch.arm(silence);
+                Frame f = c.read();
+                watch.disarm();
+                switch (f.type()) {
+                    case ChannelProtocol.STATS -> parseStat(f);
+                    case ChannelProtocol.DATA -> {
+                        if (copied + f.payload().length > max) {
+                            throw new IOException(
+                                    "read of "
+                                            + path
+                                            + " aborted: the file grew past the limit of "
+                                            + max
+                                            + " bytes");
+                        }
+                        out.write(f.payload());
+                        copied += f.payload().length;
+                    }
+                    case ChannelProtocol.COMPLETED -> {
+                        return copied;
+                    }
+                    case ChannelProtocol.FAILED -> throw ChannelRefusal.of(f);
+                    default -> throw protocol(f, "a read");
+                }
+            }
+        } catch (AsynchronousCloseException e) {
+            throw new IOException(
+                    "read of " + path + " stalled: no data for " + silence.toMillis() + " ms", e);
+        } catch (ChannelConnection.ChannelProtocolException e) {
+            failed(e);
+            throw e;
+        } finally {
+            watch.disarm();
+            c.close();
+        }
+    }
+
+    /**
+     * Writes {@code data} to {@code path} (parents created, the file replaced), with {@code mode}.
+     */
+    public void write(String path, byte[] data, int mode, Duration deadline) {
+        request(
+                deadline,
+                ChannelProtocol.WRITE,
+                List.of(path, Integer.toOctalString(mode)),
+                c -> {
+                    for (int off = 0; off < data.length; off += ChannelProtocol.CHUNK) {
+                        c.send(
+                                ChannelProtocol.DATA,
+                                data,
+                                off,
+                                Math.min(ChannelProtocol.CHUNK, data.length - off));
+                    }
+                    c.send(ChannelProtocol.EOF, new byte[0]);
+                    done(c);
+                    return null;
+                });
+    }
+
+    /**
+     * The entries of directory {@code path} as the helper lists them ({@code t/name\0} each), at
+     * most {@code cap} bytes of them.
+     */
+    public byte[] list(String path, long cap, Duration deadline) {
+        return request(
+                deadline,
+                ChannelProtocol.LIST,
+                List.of(path),
+                c -> {
+                    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                    while (true) {
+                        Frame f = c.read();
+                        switch (f.type()) {
+                            case ChannelProtocol.DATA -> {
+                                if (out.size() + (long) f.payload().length > cap) {
+                                    throw new ChannelRefusal(
+                                            "EFBIG", "the listing exceeded " + cap + " bytes");
+                                }
+                                out.writeBytes(f.payload());
+                            }
+                            case ChannelProtocol.COMPLETED -> {
+                                return out.toByteArray();
+                            }
+                            case ChannelProtocol.FAILED -> throw ChannelRefusal.of(f);
+                            default -> throw protocol(f, "a list");
+                        }
+                    }
+                });
+    }
+
+    /** {@code mkdir -p path}. */
+    public void mkdir(String path, Duration deadline) {
+        simple(ChannelProtocol.MKDIR, List.of(path), deadline);
+    }
+
+    /** Moves {@code from} to {@code to} (its parent created); {@code EXDEV} across file systems. */
+    public void move(String from, String to, Duration deadline) {
+        simple(ChannelProtocol.MOVE, List.of(from, to), deadline);
+    }
+
+    /** {@code rm -rf path}: links are removed, not followed; a missing path is success. */
+    public void remove(String path, Duration deadline) {
+        simple(ChannelProtocol.REMOVE, List.of(path), deadline);
+    }
+
+    private void simple(byte type, List<String> fields, Duration deadline) {
+        request(
+                deadline,
+                type,
+                fields,
+                c -> {
+                    done(c);
+                    return null;
+                });
+    }
+
+    // ---- plumbing ----
+
+    private interface Exchange<T> {
+        T run(ChannelConnection c) throws IOException;
+    }
+
+    /**
+     * One request with an answer expected within {@code deadline}. Failures of the channel are
+     * {@link ChannelException}s (the protocol ones also make the channel back off); the helper's
+     * refusals are {@link ChannelRefusal}s.
+     */
+    private <T> T request(Duration deadline, byte type, List<String> fields, Exchange<T> exchange) {
+        byte[] payload = ChannelProtocol.fields(fields);
+        ChannelConnection c = open();
+        ScheduledFuture<?> guard =
+                watchdog.schedule(
+                        c::close, Math.max(1, deadline.toMillis()), TimeUnit.MILLISECONDS);
+        boolean sent = false;
+        try {
+            c.send(type, payload);
+            sent = true;
+            return exchange.run(c);
+        } catch (AsynchronousCloseException e) {
+            throw new ChannelException(
+                    "the sandbox did not answer within " + deadline.toMillis() + " ms", sent, e);
+        } catch (IOException e) {
+            failed(e);
+            throw new ChannelException("the sandbox channel failed: " + describe(e), sent, e);
+        } finally {
+            guard.cancel(false);
+            c.close();
+        }
+    }
+
+    private static void send(ChannelConnection c, byte type, List<String> fields)
+            throws IOException {
+        c.send(type, ChannelProtocol.fields(fields));
+    }
+
+    private static void done(ChannelConnection c) throws IOException {
+        Frame f = c.read();
+        if (f.type() == ChannelProtocol.FAILED) {
+            throw ChannelRefusal.of(f);
+        }
+        expect(f, ChannelProtocol.COMPLETED);
+    }
+
+    private static void expect(Frame f, byte type) throws IOException {
+        if (f.type() != type) {
+            throw protocol(f, "the answer");
+        }
+    }
+
+    private static IOException protocol(Frame f, String where) {
+        return new ChannelConnection.ChannelProtocolException(
+                "unexpected frame " + (char) f.type() + " in " + where);
+    }
+
+    private static Stat parseStat(Frame f) throws IOException {
+        String[] parts = f.text().strip().split(" ");
+        try {
+            if (parts.length != 2) {
+                throw new NumberFormatException();
+            }
+            return new Stat(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
+        } catch (NumberFormatException e) {
+            throw new ChannelConnection.ChannelProtocolException("malformed stat");
+        }
+    }
+
+    /** A re-armable deadline on one connection: it closes the connection when it fires. */
+    private final class Watch {
+        private final ChannelConnection c;
+        private ScheduledFuture<?> armed;
+
+        Watch(ChannelConnection c) {
+            this.c = c;
+        }
+
+        void arm(Duration d) {
+            disarm();
+            armed = watchdog.schedule(c::close, Math.max(1, d.toMillis()), TimeUnit.MILLISECONDS);
+        }
+
+        void disarm() {
+            if (armed != null) {
+                armed.cancel(false);
+                armed = null;
+            }
+        }
+    }
+
+    static String utf8(ByteBuffer b) {
+        return StandardCharsets.UTF_8.decode(b).toString();
+    }
+}
