@@ -7,7 +7,8 @@
  *
  * Processes:
  *   - `serve SOCKET` is a supervisor: it forks the server and forks it again when it dies, so a
- *     crash never leaves a sandbox without its channel for longer than 100 ms.
+ *     crash never leaves a sandbox without its channel for longer than 100 ms (a server that
+ *     keeps failing to start is retried less and less often, down to every 5 s).
  *   - The server accepts connections and forks one handler per connection.
  *   - A handler serves exactly one request and exits. One process per request keeps requests
  *     isolated: a handler stuck on a silent client, or one that crashes, costs the others nothing,
@@ -44,6 +45,8 @@
 #define CHUNK (64u * 1024u)         /* largest O, E and D frame the helper sends */
 #define HELLO_TIMEOUT_S 10          /* hello + request must arrive within this */
 #define RESTART_INTERVAL_MS 100     /* the supervisor restarts the server at most this often */
+#define RESTART_MAX_MS 5000         /* ... backing off to this while it keeps dying young */
+#define SERVER_YOUNG_MS 1000        /* a server that dies younger than this failed to start */
 #define FOLLOW_POLL_MS 250          /* follow re-reads the file this often even without inotify */
 #define LOG_QUIET_MS 10000          /* a server failing in a loop is logged once per this */
 
@@ -880,13 +883,21 @@ static int supervise(const char *path) {
     sigaction(SIGINT, &sa, NULL);
 
     pid_t server = 0;
-    int64_t last_start = now_ms() - RESTART_INTERVAL_MS, last_log = now_ms() - LOG_QUIET_MS;
+    int64_t interval = RESTART_INTERVAL_MS;
+    int64_t last_start = now_ms() - interval, last_log = now_ms() - LOG_QUIET_MS;
     for (;;) {
         int st;
         pid_t p;
         while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
             if (p != server) continue;
             server = 0;
+            /* A server that cannot bind (socket directory gone or not writable) dies at once:
+             * back off rather than fork ten times a second for the life of the container. A
+             * server that ran for a while is restarted after the minimum interval. */
+            if (now_ms() - last_start < SERVER_YOUNG_MS)
+                interval = interval * 2 > RESTART_MAX_MS ? RESTART_MAX_MS : interval * 2;
+            else
+                interval = RESTART_INTERVAL_MS;
             if (now_ms() - last_log >= LOG_QUIET_MS) {
                 logmsg("server exited (%s %d), restarting", WIFEXITED(st) ? "status" : "signal",
                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
@@ -907,7 +918,7 @@ static int supervise(const char *path) {
         }
         struct timespec ts, *tsp = NULL;
         if (server == 0) {
-            int64_t wait = last_start + RESTART_INTERVAL_MS - now_ms();
+            int64_t wait = last_start + interval - now_ms();
             if (wait <= 0) {
                 last_start = now_ms();
                 server = fork();
