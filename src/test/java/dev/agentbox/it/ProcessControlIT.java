@@ -81,16 +81,28 @@ class ProcessControlIT {
     }
 
     @Test
-    void closingStdinWithoutTheCapabilityIsRefused() {
-        String pid = spawn(dockerKey, "sleep 60");
-        try {
-            assertProblem(
-                    post(dockerKey, "/processes/" + pid + "/stdin?eof=true", ""),
-                    422,
-                    "unsupported-capability");
-        } finally {
-            delete(dockerKey, "/processes/" + pid);
-        }
+    void closingStdinEndsTheInputOfADockerProcessOverTheSandboxChannel() {
+        String pid = spawn(dockerKey, "cat; echo done");
+        assertThat(
+                        post(dockerKey, "/processes/" + pid + "/stdin", "over the channel\n")
+                                .statusCode())
+                .isEqualTo(204);
+        assertThat(post(dockerKey, "/processes/" + pid + "/stdin?eof=true", "").statusCode())
+                .isEqualTo(204);
+        Output out = output(dockerKey, pid);
+        assertThat(out.exitCode()).isZero();
+        assertThat(out.stdout()).isEqualTo("over the channel\ndone\n");
+    }
+
+    @Test
+    void writingToTheStdinOfAnExitedProcessIsRefusedClearly() {
+        String pid = spawn(dockerKey, "true");
+        assertThat(output(dockerKey, pid).exitCode()).isZero();
+        assertProblem(
+                post(dockerKey, "/processes/" + pid + "/stdin", "late"), 400, "invalid-request");
+        assertThat(post(dockerKey, "/processes/" + pid + "/stdin?eof=true", "").statusCode())
+                .as("closing twice, or after the end, is quiet")
+                .isEqualTo(204);
         assertProblem(
                 post(localKey, "/processes/nope/stdin?eof=maybe", ""), 400, "invalid-request");
     }

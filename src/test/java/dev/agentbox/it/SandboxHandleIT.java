@@ -140,7 +140,6 @@ class SandboxHandleIT {
                         api.send(api.request(base + "/processes/" + sleeper, Api.TENANT_A).DELETE())
                                 .statusCode())
                 .isEqualTo(204);
-        assertProblem(post("/processes/" + sleeper + "/stdin", "x"), 422, "unsupported-capability");
         assertProblem(api.get(base + "/processes/nope/output", Api.TENANT_A), 404, "not-found");
     }
 

@@ -7,6 +7,7 @@ import dev.agentbox.sandbox.channel.ChannelExec;
 import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.ProcessOutput;
 import dev.agentbox.sandbox.spi.ProcessSignal;
+import dev.agentbox.sandbox.spi.SandboxOperationException;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -68,21 +69,44 @@ final class ChannelProcess implements SandboxProcess, ChannelExec.Listener {
         return output.subscribe(listener);
     }
 
+    /** Refused once the process has exited: its stdin is gone with it. */
     @Override
     public void writeStdin(String text) {
+        if (output.onExit().isDone()) {
+            throw new SandboxOperationException(
+                    "write to the stdin of process " + id, "the process has exited");
+        }
         try {
             exec.writeStdin(text.getBytes(StandardCharsets.UTF_8));
         } catch (ChannelException e) {
+            // The helper drops the connection once the command has ended; its end frame may
+            // still be on the way.
+            try {
+                output.onExit().get(1, java.util.concurrent.TimeUnit.SECONDS);
+                throw new SandboxOperationException(
+                        "write to the stdin of process " + id, "the process has exited");
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException
+                    | java.util.concurrent.TimeoutException ignored) {
+                // still running, or cut off: the channel's failure is the answer
+            }
             throw unavailable("write to the stdin of", e);
         }
     }
 
+    /** Quiet after the process has exited, and when called twice. */
     @Override
     public void closeStdin() {
+        if (output.onExit().isDone()) {
+            return;
+        }
         try {
             exec.closeStdin();
         } catch (ChannelException e) {
-            throw unavailable("close the stdin of", e);
+            if (!output.onExit().isDone()) {
+                throw unavailable("close the stdin of", e);
+            }
         }
     }
 

@@ -175,6 +175,8 @@ final class ContainerFactory {
                                 settings().hardening().user().ifPresent(cmd::withUser);
                                 return cmd.exec();
                             });
+        } catch (SandboxExistsException e) {
+            throw e; // the folder is the existing container's: left alone
         } catch (RuntimeException e) {
             if (channel) {
                 provider.channels().forget(name);

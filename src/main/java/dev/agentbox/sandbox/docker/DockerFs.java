@@ -385,8 +385,9 @@ final class DockerFs implements SandboxFs {
 
     /**
      * The move over the channel; false when it must be done by {@code mv}: no channel, the channel
-     * failed before the helper got the request, or the move crosses file systems ({@code EXDEV}). A
-     * move is not idempotent, so a channel that failed after sending it is an error, not a retry.
+     * failed before the helper got the request, the target is a directory ({@code mv} moves into
+     * it), or the move crosses file systems ({@code EXDEV}). A move is not idempotent, so a channel
+     * that failed after sending it is an error, not a retry.
      */
     private boolean moved(String f, String t) {
         Optional<SandboxChannel> ch = provider.channels().of(name);
@@ -394,6 +395,13 @@ final class DockerFs implements SandboxFs {
             return false;
         }
         try {
+            if (ch.get()
+                    .stat(t, true, deadline())
+                    .filter(s -> FsStat.fromMode(s.mode(), 0).type() == FsStat.Type.DIR)
+                    .isPresent()) {
+                // mv moves into an existing directory; rename(2) would replace or refuse it.
+                return false;
+            }
             ch.get().move(f, t, deadline());
             return true;
         } catch (ChannelException e) {

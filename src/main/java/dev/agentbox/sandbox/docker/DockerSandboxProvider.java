@@ -49,10 +49,10 @@ import org.eclipse.microprofile.config.Config;
  * owning and chmod-ing files of any user), SETUID, SETGID (su/setpriv to drop to an unprivileged
  * user) and KILL (signal processes of another uid); memory, CPU and pids limits; an open-files
  * limit; network {@code none} unless the policy says {@code bridge}, and then the tenant's own
- * network ({@link TenantNetworks}), never the engine's default bridge; no mounts at all (never the
- * Docker socket); {@code init=true} so PID 1 forwards signals and reaps orphans. Opt-in: a non-root
- * user, a read-only root filesystem, a writable-layer size (docs/hardening.md says what each
- * costs).
+ * network ({@link TenantNetworks}), never the engine's default bridge; no mount but the sandbox's
+ * own channel socket folder ({@link SandboxChannels}; never the Docker socket); {@code init=true}
+ * so PID 1 forwards signals and reaps orphans. Opt-in: a non-root user, a read-only root
+ * filesystem, a writable-layer size (docs/hardening.md says what each costs).
  *
  * <p>Images: a create names only an image on the allowlist ({@link
  * DockerSettings#allowedImages()}); snapshots and forks are created through {@link

@@ -139,10 +139,19 @@ final class SandboxChannels {
      */
     Path prepare(String container) throws IOException {
         Path dir = folder(container);
-        deleteQuietly(dir); // a left-over of a container of the same name
-        Files.createDirectory(
-                dir,
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        // Never emptied here: a folder that exists may be a live container's whose name this
+        // create will find taken. A left-over socket in it is replaced by the new helper.
+        try {
+            Files.createDirectory(
+                    dir,
+                    PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rwx------")));
+        } catch (FileAlreadyExistsException e) {
+            if (Files.isSymbolicLink(dir) || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(dir + " is not a folder");
+            }
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        }
         Optional<String> user = provider.settings().hardening().user();
         if (user.isPresent() && user.get().matches("\\d+(:\\d+)?")) {
             String[] ids = user.get().split(":");

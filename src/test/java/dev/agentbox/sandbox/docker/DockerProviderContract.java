@@ -36,6 +36,14 @@ abstract class DockerProviderContract extends SandboxProviderContract {
 
     protected abstract String image();
 
+    /**
+     * Whether this run's sandboxes use the sandbox channel (the default) or every command goes
+     * through the engine's exec: the same suite runs on both paths.
+     */
+    protected boolean channel() {
+        return true;
+    }
+
     protected DockerSandboxProvider docker() {
         return (DockerSandboxProvider) provider;
     }
@@ -47,7 +55,12 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     @Override
     protected SandboxProvider newProvider() {
         return new DockerSandboxProvider(
-                DockerSettings.defaults().withImage(image()),
+                DockerSettings.defaults()
+                        .withImage(image())
+                        .withChannel(
+                                channel()
+                                        ? ChannelSettings.defaults()
+                                        : ChannelSettings.disabled()),
                 new DaemonThreads("test-docker"),
                 Clock.systemUTC());
     }
@@ -109,7 +122,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
 
     @Test
     @DisplayName(
-            "containers are hardened: not privileged, no-new-privileges, caps dropped, limits, init, network none, no mounts")
+            "containers are hardened: not privileged, no-new-privileges, caps dropped, limits, init, network none, no mount but the channel's socket folder")
     void hardening() {
         InspectContainerResponse c = client().inspectContainerCmd(sb.id()).exec();
         HostConfig h = c.getHostConfig();
@@ -131,8 +144,22 @@ abstract class DockerProviderContract extends SandboxProviderContract {
                 .extracting(u -> u.getName() + "=" + u.getSoft() + "/" + u.getHard())
                 .containsExactly("nofile=8192/8192");
         assertThat(sb.process().exec("ulimit -n").stdout().strip()).isEqualTo("8192");
-        assertThat(c.getMounts()).isEmpty();
-        assertThat(h.getBinds()).isNullOrEmpty();
+        if (channel()) {
+            // the one mount: this sandbox's own socket folder, never the engine's socket
+            assertThat(c.getMounts())
+                    .extracting(m -> m.getSource() + " -> " + m.getDestination().getPath())
+                    .containsExactly(
+                            docker().channels().folder(sb.id()) + " -> " + SandboxChannels.MOUNT);
+            assertThat(c.getConfig().getLabels())
+                    .containsEntry(SandboxChannels.CONTAINER_LABEL, "1");
+            assertThat(docker().channels().of(sb.id())).as("the channel is used").isPresent();
+            assertThat(sb.capabilities().writableStdin()).isTrue();
+        } else {
+            assertThat(c.getMounts()).isEmpty();
+            assertThat(h.getBinds()).isNullOrEmpty();
+            assertThat(docker().channels().of(sb.id())).as("no channel").isEmpty();
+            assertThat(sb.capabilities().writableStdin()).isFalse();
+        }
         assertThat(c.getConfig().getLabels())
                 .containsEntry(SandboxLabels.MANAGED, "true")
                 .containsEntry(SandboxLabels.KEY, runKey)
@@ -419,6 +446,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
             assertThat(c.getHostConfig().getReadonlyRootfs()).isTrue();
             assertThat(c.getMounts())
                     .extracting(m -> m.getDestination().getPath())
+                    .filteredOn(d -> !d.equals(SandboxChannels.MOUNT))
                     .containsExactly("/workspace");
         } finally {
             made.forEach(provider::destroy);

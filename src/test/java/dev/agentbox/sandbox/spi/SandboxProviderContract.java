@@ -537,7 +537,7 @@ public abstract class SandboxProviderContract {
     void stdin() throws Exception {
         SandboxProcess p = sb.process().spawn("cat; echo done");
         try {
-            if (provider.capabilities().writableStdin()) {
+            if (sb.capabilities().writableStdin()) {
                 StringBuffer out = new StringBuffer();
                 p.subscribe(c -> out.append(c.text()));
                 p.writeStdin("ping €\n");
