@@ -12,10 +12,12 @@ import java.util.logging.Logger;
 /**
  * Reads a run's journal back as complete lines, for a driver loop that pulls with {@link #poll}.
  *
- * <p>Modes: <b>follow</b> ({@code tail -c +N -f} spawned in the sandbox, killed on {@link #close})
- * when the provider's processes are killable, else <b>poll</b> (a bounded {@code tail -c +N |
- * base64} exec every 250 ms); {@link JournalReaderOptions#mode()} can force poll anywhere. See
- * {@link FollowSource} for follow mode's byte counting (re-encoded text).
+ * <p>Modes: <b>follow</b> (the sandbox's own file follow when it has one — pushed over the sandbox
+ * channel — else {@code tail -c +N -f} spawned in the sandbox, killed on {@link #close}) when the
+ * provider's processes are killable, else <b>poll</b> (a bounded {@code tail -c +N | base64} exec
+ * every 250 ms); {@link JournalReaderOptions#mode()} can force poll anywhere. See {@link
+ * PushSource} and {@link FollowSource} for follow mode (pushed by the sandbox's own file follow,
+ * else a {@code tail} process whose text is re-encoded to count bytes).
  *
  * <p>Invariants, both modes:
  *
@@ -106,14 +108,20 @@ public final class JournalReader implements AutoCloseable {
         this.lastProbeNanos = openedNanos;
         this.source =
                 mode == Mode.FOLLOW
-                        ? new FollowSource(
+                        ? new PushSource(
                                 handle,
-                                runId,
+                                files.commands().journalPath(runId),
                                 fromOffset,
-                                files,
                                 options.pollInterval(),
-                                options.maxBufferedBytes(),
-                                journalSeen)
+                                from ->
+                                        new FollowSource(
+                                                handle,
+                                                runId,
+                                                from,
+                                                files,
+                                                options.pollInterval(),
+                                                options.maxBufferedBytes(),
+                                                journalSeen))
                         : new PollSource(handle, runId, fromOffset, files, options.pollInterval());
     }
 

@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox.channel;
 
+import dev.agentbox.sandbox.spi.FileFollow;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -165,6 +166,33 @@ public final class SandboxChannel {
             throw new ChannelException("no thread to read the command's output", true, e);
         }
         return x;
+    }
+
+    // ---- follow ----
+
+    /**
+     * Follows {@code path} from byte {@code offset}; a missing file ends the follow at once with
+     * {@link FileFollow#missing()}.
+     */
+    public FileFollow follow(String path, long offset) {
+        byte[] request = ChannelProtocol.fields(List.of(path, Long.toString(offset)));
+        ChannelConnection c = open();
+        try {
+            c.send(ChannelProtocol.FOLLOW, request);
+        } catch (IOException e) {
+            c.close();
+            failed(e);
+            throw new ChannelException(
+                    "the follow request could not be sent: " + describe(e), false, e);
+        }
+        ChannelFollow f = new ChannelFollow(this, c);
+        try {
+            readers.execute(f::pump);
+        } catch (RejectedExecutionException e) {
+            c.close();
+            throw new ChannelException("no thread to follow " + path, false, e);
+        }
+        return f;
     }
 
     // ---- files ----

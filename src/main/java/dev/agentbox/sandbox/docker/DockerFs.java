@@ -9,6 +9,7 @@ import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.ChannelRefusal;
 import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
+import dev.agentbox.sandbox.spi.FileFollow;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FileTooLargeException;
 import dev.agentbox.sandbox.spi.FsEntry;
@@ -102,6 +103,20 @@ final class DockerFs implements SandboxFs {
 
     private java.time.Duration deadline() {
         return limits().internalExecTimeout();
+    }
+
+    /** Over the channel only: the engine has no push for a file. */
+    @Override
+    public Optional<FileFollow> follow(String path, long offset) {
+        Optional<SandboxChannel> ch = provider.channels().of(name);
+        if (ch.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ch.get().follow(abs(path), offset));
+        } catch (ChannelException e) {
+            return Optional.empty();
+        }
     }
 
     @Override

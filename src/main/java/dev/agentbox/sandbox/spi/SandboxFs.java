@@ -72,4 +72,12 @@ public interface SandboxFs {
      * other failure (e.g. a file used as a directory) throws.
      */
     Optional<FsStat> lstat(String path);
+
+    /**
+     * Follows {@code path} from byte {@code offset}, pushed as it is written; empty when this
+     * sandbox cannot right now (callers then follow with a process such as {@code tail -f}).
+     */
+    default java.util.Optional<FileFollow> follow(String path, long offset) {
+        return java.util.Optional.empty();
+    }
 }
