@@ -149,16 +149,27 @@ final class ManagedContainers {
                                         .withShowAll(true)
                                         .withLabelFilter(Map.of(SandboxLabels.MANAGED, "true"))
                                         .exec());
-        return list.stream()
-                .map(
-                        c ->
-                                new ManagedSandbox(
-                                        c.getNames() != null && c.getNames().length > 0
-                                                ? c.getNames()[0].replaceFirst("^/", "")
-                                                : c.getId(),
-                                        c.getLabels() == null ? Map.of() : c.getLabels(),
-                                        Instant.ofEpochSecond(
-                                                c.getCreated() == null ? 0 : c.getCreated())))
-                .toList();
+        List<ManagedSandbox> managed =
+                list.stream()
+                        .map(
+                                c ->
+                                        new ManagedSandbox(
+                                                c.getNames() != null && c.getNames().length > 0
+                                                        ? c.getNames()[0].replaceFirst("^/", "")
+                                                        : c.getId(),
+                                                c.getLabels() == null ? Map.of() : c.getLabels(),
+                                                Instant.ofEpochSecond(
+                                                        c.getCreated() == null
+                                                                ? 0
+                                                                : c.getCreated())))
+                        .toList();
+        // Every listing (the reaper's orphan pass) also clears the socket folders of containers
+        // removed behind the provider's back.
+        provider.channels()
+                .prune(
+                        managed.stream()
+                                .map(ManagedSandbox::id)
+                                .collect(java.util.stream.Collectors.toSet()));
+        return managed;
     }
 }

@@ -268,6 +268,38 @@ final class SandboxChannels {
         }
     }
 
+    /** A folder younger than this is never pruned: its container may be being created right now. */
+    static final Duration PRUNE_AFTER = Duration.ofMinutes(10);
+
+    /**
+     * Removes the socket folders that belong to none of {@code containers} (every container this
+     * engine has, by name) and are older than {@link #PRUNE_AFTER}.
+     */
+    void prune(Set<String> containers) {
+        if (!enabled()) {
+            return;
+        }
+        Set<Path> live = new java.util.HashSet<>();
+        containers.forEach(c -> live.add(folder(c)));
+        long cutoff = System.currentTimeMillis() - PRUNE_AFTER.toMillis();
+        try (Stream<Path> folders = Files.list(settings.dir())) {
+            folders.filter(f -> !live.contains(f))
+                    .filter(
+                            f -> {
+                                try {
+                                    return Files.getLastModifiedTime(f, LinkOption.NOFOLLOW_LINKS)
+                                                    .toMillis()
+                                            < cutoff;
+                                } catch (IOException e) {
+                                    return false;
+                                }
+                            })
+                    .forEach(SandboxChannels::deleteQuietly);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.FINE, "pruning socket folders", e);
+        }
+    }
+
     private static void deleteQuietly(Path dir) {
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;

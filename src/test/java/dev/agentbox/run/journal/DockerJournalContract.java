@@ -98,4 +98,60 @@ abstract class DockerJournalContract extends JournalReaderContract {
             victim.destroy();
         }
     }
+
+    /**
+     * Kills every process of the sandbox's channel helper but its supervisor (the oldest; the init
+     * process names the helper too, but not first), through the engine: the server restarts, every
+     * open connection — the journal's follow among them — breaks.
+     */
+    private static void killChannelHelper(String container) throws Exception {
+        String script =
+                "s=''; for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $d/cmdline 2>/dev/null); "
+                        + "case \"$c\" in /opt/agentbox/bin/agentbox-sandboxd\\ serve*) s=\"$s ${d#/proc/}\";; esac; done; "
+                        + "set -- $(for p in $s; do echo $p; done | sort -n); [ $# -ge 2 ] || exit 9; shift; kill -KILL \"$@\"";
+        try (DockerClient docker = dockerClient()) {
+            String exec =
+                    docker.execCreateCmd(container)
+                            .withCmd("sh", "-c", script)
+                            .withAttachStdout(true)
+                            .withAttachStderr(true)
+                            .exec()
+                            .getId();
+            docker.execStartCmd(exec)
+                    .exec(new com.github.dockerjava.api.async.ResultCallback.Adapter<>())
+                    .awaitCompletion();
+            assertThat(docker.inspectExecCmd(exec).exec().getExitCodeLong())
+                    .as("helper processes found and killed")
+                    .isZero();
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "JN-11 the sandbox channel's helper killed mid-follow: every line still arrives exactly once, in order, up to the sentinel")
+    void followSurvivesAHelperRestart_JN11() throws Exception {
+        SandboxHandle victim = provider.create(baseInput());
+        extra.add(victim);
+        String runId = newRunId("jn11");
+        launcher.start(
+                victim,
+                id(runId),
+                "i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo line$i; sleep 0.05; done");
+        List<String> seen = new ArrayList<>();
+        try (JournalReader reader =
+                JournalReader.open(victim, id(runId), 0, options(Mode.FOLLOW))) {
+            readSome(reader, Duration.ofSeconds(10)).forEach(l -> seen.add(l.text()));
+            killChannelHelper(victim.id());
+            Outcome rest = readToEnd(reader, Duration.ofSeconds(30));
+            seen.addAll(rest.texts());
+            assertThat(rest.exitCode()).hasValue(0);
+        } finally {
+            victim.destroy();
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            expected.add("line" + i);
+        }
+        assertThat(seen).containsExactlyElementsOf(expected);
+    }
 }

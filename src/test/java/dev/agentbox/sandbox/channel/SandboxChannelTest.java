@@ -1,0 +1,227 @@
+package dev.agentbox.sandbox.channel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The channel client against helpers of our own on a real Unix socket: what it does with wrong,
+ * oversized, silent or missing answers. The real helper is exercised by the Docker suites.
+ */
+class SandboxChannelTest {
+
+    @TempDir Path dir;
+
+    private final ScheduledThreadPoolExecutor watchdog =
+            new ScheduledThreadPoolExecutor(1, new DaemonThreads("test-watchdog"));
+    private final ExecutorService readers =
+            Executors.newCachedThreadPool(new DaemonThreads("test-readers"));
+    private ServerSocketChannel server;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        watchdog.shutdownNow();
+        readers.shutdownNow();
+    }
+
+    /** Serves every connection with {@code script} on a thread of its own. */
+    private SandboxChannel helper(Consumer<SocketChannel> script) throws IOException {
+        Path socket = dir.resolve("sandboxd.sock");
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        Thread t =
+                new Thread(
+                        () -> {
+                            while (server.isOpen()) {
+                                try {
+                                    SocketChannel c = server.accept();
+                                    readers.execute(
+                                            () -> {
+                                                try (c) {
+                                                    script.accept(c);
+                                                } catch (IOException e) {
+                                                    // the client went away
+                                                }
+                                            });
+                                } catch (IOException e) {
+                                    return;
+                                }
+                            }
+                        });
+        t.setDaemon(true);
+        t.start();
+        return new SandboxChannel("test", socket, watchdog, readers);
+    }
+
+    private static void frame(SocketChannel c, char type, byte[] payload) {
+        try {
+            ByteBuffer b = ByteBuffer.allocate(5 + payload.length);
+            b.put((byte) type).putInt(payload.length).put(payload).flip();
+            while (b.hasRemaining()) {
+                c.write(b);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void readSome(SocketChannel c) {
+        try {
+            c.read(ByteBuffer.allocate(65536));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void hello(SocketChannel c) {
+        readSome(c);
+        frame(c, 'H', ChannelProtocol.VERSION.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @DisplayName(
+            "a helper of another version is refused before any request is sent, and backed off")
+    void anotherVersionIsRefusedBeforeTheRequest() throws Exception {
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            readSome(c);
+                            frame(c, 'H', "agentbox-sandboxd/9".getBytes(StandardCharsets.UTF_8));
+                        });
+        assertThat(ch.usable()).isTrue();
+        assertThatThrownBy(() -> ch.mkdir("/x", Duration.ofSeconds(2)))
+                .isInstanceOfSatisfying(
+                        ChannelException.class, e -> assertThat(e.requestSent()).isFalse());
+        assertThat(ch.usable()).as("backing off").isFalse();
+    }
+
+    @Test
+    @DisplayName(
+            "a frame over 1 MiB is a protocol error: the request fails and the channel backs off")
+    void anOversizedFrameIsRefused() throws Exception {
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            hello(c);
+                            readSome(c);
+                            try {
+                                c.write(
+                                        ByteBuffer.allocate(5)
+                                                .put((byte) 'T')
+                                                .putInt(ChannelProtocol.MAX_PAYLOAD + 1)
+                                                .flip());
+                                Thread.sleep(500);
+                            } catch (IOException | InterruptedException e) {
+                                // done
+                            }
+                        });
+        assertThatThrownBy(() -> ch.stat("/x", true, Duration.ofSeconds(2)))
+                .isInstanceOfSatisfying(
+                        ChannelException.class,
+                        e -> {
+                            assertThat(e.requestSent()).isTrue();
+                            assertThat(e.getMessage()).contains("over the limit");
+                        });
+        assertThat(ch.usable()).isFalse();
+    }
+
+    @Test
+    @DisplayName("an unknown frame type is a protocol error too")
+    void anUnknownFrameTypeIsRefused() throws Exception {
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            hello(c);
+                            readSome(c);
+                            frame(c, 'Q', new byte[0]);
+                        });
+        assertThatThrownBy(() -> ch.stat("/x", true, Duration.ofSeconds(2)))
+                .isInstanceOf(ChannelException.class)
+                .hasMessageContaining("unknown frame type");
+    }
+
+    @Test
+    @DisplayName("a helper that never answers costs the deadline, not a hang")
+    void aSilentHelperCostsTheDeadline() throws Exception {
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            hello(c);
+                            readSome(c);
+                            try {
+                                Thread.sleep(10_000);
+                            } catch (InterruptedException e) {
+                                // done
+                            }
+                        });
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> ch.list("/", 1000, Duration.ofMillis(300)))
+                .isInstanceOf(ChannelException.class)
+                .hasMessageContaining("did not answer within 300 ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    @DisplayName("a refusal is the helper's code and words, not a channel failure")
+    void aRefusalKeepsItsCode() throws Exception {
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            hello(c);
+                            readSome(c);
+                            frame(
+                                    c,
+                                    'F',
+                                    "ENOTDIR\0Not a directory".getBytes(StandardCharsets.UTF_8));
+                        });
+        assertThatThrownBy(() -> ch.mkdir("/f/x", Duration.ofSeconds(2)))
+                .isInstanceOfSatisfying(
+                        ChannelRefusal.class,
+                        r -> {
+                            assertThat(r.code()).isEqualTo("ENOTDIR");
+                            assertThat(r.detail()).isEqualTo("Not a directory");
+                        });
+        assertThat(ch.usable()).as("a refusal is no reason to back off").isTrue();
+    }
+
+    @Test
+    @DisplayName("no socket, or a link where the socket should be: not usable, nothing connected")
+    void aMissingSocketOrALinkIsNotUsable() throws Exception {
+        SandboxChannel none =
+                new SandboxChannel("none", dir.resolve("absent.sock"), watchdog, readers);
+        assertThat(none.usable()).isFalse();
+        Path link = dir.resolve("link.sock");
+        Files.createSymbolicLink(link, dir.resolve("elsewhere.sock"));
+        assertThat(new SandboxChannel("link", link, watchdog, readers).usable()).isFalse();
+    }
+
+    @Test
+    @DisplayName("a request field holding NUL is refused before anything is sent")
+    void aFieldWithNulIsRefused() {
+        assertThatThrownBy(() -> ChannelProtocol.fields(List.of("a\0b")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
