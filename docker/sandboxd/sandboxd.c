@@ -351,9 +351,25 @@ static char **build_env(char **vars, size_t n) {
 }
 
 /* The command's process, between fork and exec. */
-static _Noreturn void exec_child(const char *cwd, char **argv, char **env, int in, int out,
-                                 int err) {
+static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **argv, char **env,
+                                 int in, int out, int err) {
     setsid(); /* leads its own process group, as a docker exec does: S and timeouts hit the group */
+    /*
+     * The pid file names the group to whoever kills it later, from any connection. Written here,
+     * after setsid: once the file exists, the group it names exists too.
+     */
+    if (*pidfile) {
+        char *dir = strdup(pidfile);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash && slash != dir) {
+            *slash = 0;
+            mkdir_p(dir, 0755);
+        }
+        int pf = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (pf < 0) _exit(126);
+        dprintf(pf, "%d\n", (int)getpid());
+        close(pf);
+    }
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
     /*
      * A docker exec starts with default signal handling. Ignored dispositions (the handler
@@ -466,23 +482,25 @@ static void forward(int *fd, char type) {
 }
 
 static _Noreturn void do_exec(char **f, size_t n) {
-    if (n < 5) protocol_error("wrong number of fields");
+    if (n < 6) protocol_error("wrong number of fields");
     uint64_t timeout_ms = parse_num(f[0], 10, INT64_MAX / 2);
     const char *cwd = f[1];
     int stdin_pipe;
     if (strcmp(f[2], "pipe") == 0) stdin_pipe = 1;
     else if (strcmp(f[2], "null") == 0) stdin_pipe = 0;
     else protocol_error("stdin must be pipe or null");
-    size_t argc = (size_t)parse_num(f[3], 10, n);
-    if (argc < 1 || 4 + argc + 1 > n) protocol_error("wrong number of fields");
-    size_t envc = (size_t)parse_num(f[4 + argc], 10, n);
-    if (5 + argc + envc != n) protocol_error("wrong number of fields");
-    char **vars = f + 5 + argc;
+    const char *pidfile = f[3];
+    if (*pidfile && pidfile[0] != '/') protocol_error("pidfile must be absolute");
+    size_t argc = (size_t)parse_num(f[4], 10, n);
+    if (argc < 1 || 5 + argc + 1 > n) protocol_error("wrong number of fields");
+    size_t envc = (size_t)parse_num(f[5 + argc], 10, n);
+    if (6 + argc + envc != n) protocol_error("wrong number of fields");
+    char **vars = f + 6 + argc;
     for (size_t i = 0; i < envc; i++)
         if (vars[i][0] == '=' || !strchr(vars[i], '=')) protocol_error("env must be KEY=VALUE");
     char **argv = malloc((argc + 1) * sizeof *argv);
     if (!argv) fail_errno(ENOMEM);
-    memcpy(argv, f + 4, argc * sizeof *argv);
+    memcpy(argv, f + 5, argc * sizeof *argv);
     argv[argc] = NULL;
     char **env = build_env(vars, envc);
 
@@ -510,7 +528,7 @@ static _Noreturn void do_exec(char **f, size_t n) {
 
     x.pid = fork();
     if (x.pid < 0) fail_errno(errno);
-    if (x.pid == 0) exec_child(cwd, argv, env, in[0], out[1], err[1]);
+    if (x.pid == 0) exec_child(cwd, pidfile, argv, env, in[0], out[1], err[1]);
     close(out[1]);
     close(err[1]);
     close(in[0]);
@@ -556,6 +574,10 @@ static _Noreturn void do_exec(char **f, size_t n) {
             int st;
             if (waitpid(x.pid, &st, WNOHANG) == x.pid) {
                 reaped = 1;
+                /* The group's leader is gone: nothing may be killed by this name any more (its
+                 * pid could be reused). Left in place when the handler quits early: the server
+                 * still needs it to kill what it abandoned. */
+                if (*pidfile) unlink(pidfile);
                 status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
             }
         }

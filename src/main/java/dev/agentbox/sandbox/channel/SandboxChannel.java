@@ -125,6 +125,33 @@ public final class SandboxChannel {
         }
     }
 
+    /**
+     * Whether the helper answers a hello right now — proof that the container runs. Quiet: a
+     * container that is stopped is no failure of the channel, so nothing is logged or backed off.
+     */
+    public boolean answers() {
+        if (!usable()) {
+            return false;
+        }
+        ChannelConnection c;
+        try {
+            c = new ChannelConnection();
+        } catch (IOException e) {
+            return false;
+        }
+        ScheduledFuture<?> guard =
+                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            c.handshake(socket);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        } finally {
+            guard.cancel(false);
+            c.close();
+        }
+    }
+
     // ---- exec ----
 
     /**
@@ -138,10 +165,26 @@ public final class SandboxChannel {
             String cwd,
             boolean stdin,
             ChannelExec.Listener listener) {
+        return exec(argv, env, cwd, stdin, "", listener);
+    }
+
+    /**
+     * As {@link #exec(List, List, String, boolean, ChannelExec.Listener)}, and the helper writes
+     * the command's process group id to {@code pidFile} (absolute; empty = none) once the group
+     * exists, and removes it when the command's own process has ended.
+     */
+    public ChannelExec exec(
+            List<String> argv,
+            List<String> env,
+            String cwd,
+            boolean stdin,
+            String pidFile,
+            ChannelExec.Listener listener) {
         List<String> fields = new ArrayList<>();
         fields.add("0");
         fields.add(cwd);
         fields.add(stdin ? "pipe" : "null");
+        fields.add(pidFile);
         fields.add(Integer.toString(argv.size()));
         fields.addAll(argv);
         fields.add(Integer.toString(env.size()));

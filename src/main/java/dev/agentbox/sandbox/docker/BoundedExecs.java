@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Execs in one container that end in bounded time with bounded output: each runs under the pid-file
@@ -56,13 +57,7 @@ final class BoundedExecs {
             List<String> scriptAndArgs, List<String> env, String cwd, Duration deadline, long cap) {
         String pid = ProcessGroups.newProcessId();
         CapturedExec call =
-                provider.channels()
-                        .start(
-                                name,
-                                ProcessGroups.boundedWrapper(pid, scriptAndArgs),
-                                env,
-                                cwd,
-                                cap);
+                provider.channels().start(name, Optional.of(pid), scriptAndArgs, env, cwd, cap);
         End end = End.DEADLINE;
         boolean killed = false;
         try {

@@ -5,6 +5,7 @@ import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.Container;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
@@ -41,6 +42,11 @@ final class ManagedContainers {
     }
 
     Optional<SandboxHandle> resume(String id) {
+        // A helper that answers proves the container runs (and is ours: only containers this
+        // provider created have a socket folder): no engine round trip on this hot path.
+        if (provider.channels().of(id).map(SandboxChannel::answers).orElse(false)) {
+            return Optional.of(new DockerSandbox(provider, id));
+        }
         InspectContainerResponse c;
         try {
             c =

@@ -179,22 +179,40 @@ final class ProcessGroups {
                         + sig
                         + " != KILL ] || rm -f \"$f\"; exit 0; }; "
                         + "rm -f \"$f\"; exit 1";
-        List<String> cmd = List.of("/bin/sh", "-c", script, "agentbox", f);
-        int rc = signalVia(true, cmd, sig);
+        List<String> scriptAndArgs = List.of(script, f);
+        int rc = signalVia(true, scriptAndArgs, sig);
         // A helper that died under this kill must not keep the group alive: once more by the
         // engine.
-        return rc == BROKEN ? signalVia(false, cmd, sig) : rc;
+        return rc == BROKEN ? signalVia(false, scriptAndArgs, sig) : rc;
     }
 
     private static final int BROKEN = -2;
 
-    private int signalVia(boolean channel, List<String> cmd, String sig) {
+    private int signalVia(boolean channel, List<String> scriptAndArgs, String sig) {
         CapturedExec call;
         try {
             call =
                     channel
-                            ? provider.channels().start(name, cmd, List.of(), "/", 4096)
-                            : provider.engine().start(name, cmd, List.of(), "/", 4096);
+                            ? provider.channels()
+                                    .start(
+                                            name,
+                                            java.util.Optional.empty(),
+                                            scriptAndArgs,
+                                            List.of(),
+                                            "/",
+                                            4096)
+                            : provider.engine()
+                                    .start(
+                                            name,
+                                            List.of(
+                                                    "/bin/sh",
+                                                    "-c",
+                                                    scriptAndArgs.get(0),
+                                                    "agentbox",
+                                                    scriptAndArgs.get(1)),
+                                            List.of(),
+                                            "/",
+                                            4096);
         } catch (ProblemException e) {
             if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.SANDBOX_NOT_RUNNING) {
                 return 1; // the container is gone or stopped, and with it the process group

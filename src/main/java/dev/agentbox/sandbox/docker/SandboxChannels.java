@@ -239,15 +239,38 @@ final class SandboxChannels {
     }
 
     /**
-     * Starts a captured command: through the channel when there is one, else (or when the channel
-     * failed before the helper got the request) through the engine.
+     * Starts a captured script ({@code scriptAndArgs}: a {@code /bin/sh} script, then its
+     * positional parameters; {@code $0} is {@code agentbox}): through the channel when there is
+     * one, else (or when the channel failed before the helper got the request) through the engine.
+     * With {@code pid}, the script's process group is recorded under that name in {@link
+     * ProcessGroups#PROC_DIR} while it runs, so it can be killed: by the helper itself over the
+     * channel (one process, no wrapper), by {@link ProcessGroups#boundedWrapper} through the
+     * engine.
      */
-    CapturedExec start(String container, List<String> cmd, List<String> env, String cwd, long cap) {
+    CapturedExec start(
+            String container,
+            Optional<String> pid,
+            List<String> scriptAndArgs,
+            List<String> env,
+            String cwd,
+            long cap) {
+        List<String> sh =
+                new java.util.ArrayList<>(
+                        List.of("/bin/sh", "-c", scriptAndArgs.get(0), "agentbox"));
+        sh.addAll(scriptAndArgs.subList(1, scriptAndArgs.size()));
         Optional<SandboxChannel> ch = of(container);
         if (ch.isPresent()) {
             ChannelCall call = new ChannelCall(cap);
             try {
-                call.attach(ch.get().exec(cmd, env, cwd, false, call));
+                call.attach(
+                        ch.get()
+                                .exec(
+                                        sh,
+                                        env,
+                                        cwd,
+                                        false,
+                                        pid.map(p -> ProcessGroups.PROC_DIR + "/" + p).orElse(""),
+                                        call));
                 return call;
             } catch (ChannelException e) {
                 if (e.requestSent()) {
@@ -256,6 +279,8 @@ final class SandboxChannels {
                 }
             }
         }
+        List<String> cmd =
+                pid.isPresent() ? ProcessGroups.boundedWrapper(pid.get(), scriptAndArgs) : sh;
         return provider.engine().start(container, cmd, env, cwd, cap);
     }
 

@@ -334,7 +334,6 @@ class DockerChannelTest {
         SandboxHandle sb = create(p, "taken");
         assertThatThrownBy(() -> create(p, "taken"))
                 .isInstanceOf(dev.agentbox.sandbox.spi.SandboxExistsException.class);
-        made.remove(made.size() - 1);
         assertThat(p.channels().folder(sb.id()).resolve(SandboxChannels.SOCKET)).exists();
         assertThat(p.channels().of(sb.id())).isPresent();
         assertThat(sb.process().exec("echo still").stdout()).isEqualTo("still\n");
