@@ -207,15 +207,17 @@ public abstract class JournalReaderContract {
      * is not one of them.
      */
     protected List<String> followersOf(String runId) {
+        // One ls for every descriptor of every process (a readlink each would be thousands of
+        // processes on a host), awk picks the journal's, the shell checks their open flags.
         String script =
-                "e="
-                        + ShellQuote.single(JournalNames.encode(runId))
-                        + "; "
-                        + "for d in /proc/[0-9]*; do for fd in $d/fd/*; do "
-                        + "case \"$(readlink $fd 2>/dev/null)\" in */\"$e\".ndjson) ;; *) continue;; esac; "
-                        + "fl=; while read k v; do [ \"$k\" = flags: ] && fl=$v; done < $d/fdinfo/${fd##*/}; "
-                        + "[ -n \"$fl\" ] && [ $((0$fl & 3)) -eq 0 ] && echo $d; "
-                        + "done 2>/dev/null; done | sort -u";
+                "ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v e="
+                        + ShellQuote.single("/" + JournalNames.encode(runId) + ".ndjson")
+                        + " '/^\\/proc\\/[0-9]+\\/fd:$/ { d = substr($0, 1, length($0) - 4); next }"
+                        + " { n = split($0, a, \" -> \"); if (n == 2 && length(a[2]) >= length(e)"
+                        + " && substr(a[2], length(a[2]) - length(e) + 1) == e)"
+                        + " { m = split(a[1], b, \" \"); print d \"/fdinfo/\" b[m] } }'"
+                        + " | while read f; do fl=; while read k v; do [ \"$k\" = flags: ] && fl=$v; done < $f;"
+                        + " [ -n \"$fl\" ] && [ $((0$fl & 3)) -eq 0 ] && echo ${f%/fdinfo/*}; done 2>/dev/null | sort -u";
         return sh(script).lines().filter(l -> !l.isBlank()).toList();
     }
 
