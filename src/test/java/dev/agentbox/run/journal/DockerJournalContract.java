@@ -128,8 +128,8 @@ abstract class DockerJournalContract extends JournalReaderContract {
 
     @Test
     @DisplayName(
-            "JN-11 the sandbox channel's helper killed mid-follow: every line still arrives exactly once, in order, up to the sentinel")
-    void followSurvivesAHelperRestart_JN11() throws Exception {
+            "JN-14 the sandbox channel's helper killed mid-follow: every line still arrives exactly once, in order, up to the sentinel")
+    void followSurvivesAHelperRestart_JN14() throws Exception {
         SandboxHandle victim = provider.create(baseInput());
         extra.add(victim);
         String runId = newRunId("jn11");

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The journal launcher and reader against a real provider (docs/behavior.md JN-01..JN-11), in both
+ * The journal launcher and reader against a real provider (docs/behavior.md JN-01..JN-14), in both
  * read modes. One sandbox per class; every test uses its own runId, so tests never share a journal.
  * Bounds are shortened so that failure paths finish in about a second.
  */
