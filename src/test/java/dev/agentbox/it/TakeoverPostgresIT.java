@@ -220,6 +220,14 @@ class TakeoverPostgresIT {
         String runId = runOnAPastThreeLines("tk-cut-");
         long session = holderSession(runId);
         assertThat(terminateBackendHolding(session)).as("A's session backend was found").isTrue();
+        // The agent finishes only once A has noticed (its poll, every 250 ms): a run that ends
+        // before that is rightly A's to finish under the epoch it holds, which would prove
+        // nothing about the takeover.
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(serverA.log())
+                                        .contains("Database session " + session + " broke"));
         sandboxes.exec(key, "touch " + gate(runId));
 
         Runs onB = new Runs(serverB.api(), Api.TENANT_A);
