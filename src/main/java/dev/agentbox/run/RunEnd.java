@@ -86,7 +86,18 @@ final class RunEnd {
         out = RedactedChunks.of(sandbox.redactor(), out);
         // Status comes from the translator's own last chunk; a successor may find
         // it already stored (its predecessor died between chunk and record).
-        JsonObject last = out.get(out.size() - 1);
+        // The agent's own terminal line may have come in an earlier batch than the sentinel
+        // (a pushed journal delivers lines as they are written): then this batch adds nothing.
+        JsonObject last =
+                out.isEmpty()
+                        ? translator
+                                .terminal()
+                                .map(t -> RedactedChunks.of(sandbox.redactor(), List.of(t)).get(0))
+                                .orElseThrow(
+                                        () ->
+                                                new IllegalStateException(
+                                                        "the translator ended without a terminal chunk"))
+                        : out.get(out.size() - 1);
         out = writer.aligned(out);
         writer.replayEnded();
         boolean ok = ChunkType.RUN_FINISHED.name().equals(last.getString("type"));

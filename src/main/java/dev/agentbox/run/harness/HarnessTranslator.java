@@ -49,6 +49,12 @@ public interface HarnessTranslator {
     /** Whether a terminal chunk has been produced. */
     boolean terminated();
 
+    /**
+     * The terminal chunk this translator emitted, if any: from an agent's own line (then {@link
+     * #onExit} adds nothing) or at exit.
+     */
+    java.util.Optional<jakarta.json.JsonObject> terminal();
+
     /** Token usage the agent reported, when its harness reports any. */
     default Optional<JsonObject> usage() {
         return Optional.empty();

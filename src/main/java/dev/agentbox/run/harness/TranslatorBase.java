@@ -53,6 +53,9 @@ abstract class TranslatorBase implements HarnessTranslator {
         return List.of(runStarted);
     }
 
+    /** The terminal chunk once emitted (from a line, or at exit). */
+    private JsonObject terminal;
+
     @Override
     public final List<JsonObject> onLine(String line) {
         if (terminated) {
@@ -91,6 +94,11 @@ abstract class TranslatorBase implements HarnessTranslator {
     @Override
     public final boolean terminated() {
         return terminated;
+    }
+
+    @Override
+    public final Optional<JsonObject> terminal() {
+        return Optional.ofNullable(terminal);
     }
 
     /** The id of the text message held open across lines, if any. */
@@ -163,6 +171,7 @@ abstract class TranslatorBase implements HarnessTranslator {
             add(chunk);
             if (Chunks.isTerminal(chunk)) {
                 terminated = true;
+                terminal = chunk;
             }
         }
 
