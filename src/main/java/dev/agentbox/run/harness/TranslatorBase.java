@@ -171,7 +171,8 @@ abstract class TranslatorBase implements HarnessTranslator {
             add(chunk);
             if (Chunks.isTerminal(chunk)) {
                 terminated = true;
-                terminal = chunk;
+                // as collected (the sequence guard may have completed it), i.e. as stored
+                terminal = collected.get(collected.size() - 1);
             }
         }
 

@@ -201,4 +201,19 @@ class ClaudeCodeTranslatorTest {
                         "TOOL_CALL_START toolCallId=r-1 toolCallName=Bash",
                         "TOOL_CALL_RESULT messageId=r-2 toolCallId=r-1 role=tool content=ok");
     }
+
+    @Test
+    void theResultLinesTerminalChunkIsRememberedAndTheExitAddsNothing() {
+        ClaudeCodeTranslator t = translator();
+        t.onStart();
+        assertThat(t.terminal()).isEmpty();
+        java.util.List<jakarta.json.JsonObject> chunks =
+                t.onLine(
+                        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"API Error: 401\"}");
+        assertThat(t.terminal()).contains(chunks.get(chunks.size() - 1));
+        assertThat(t.terminal().orElseThrow().getString("type")).isEqualTo("RUN_ERROR");
+        // the sentinel may come in a later batch than the result line: the exit adds nothing
+        assertThat(t.onExit(0, "")).isEmpty();
+        assertThat(t.terminal().orElseThrow().getString("type")).isEqualTo("RUN_ERROR");
+    }
 }
