@@ -3,9 +3,7 @@ package dev.agentbox.sandbox.channel;
 import dev.agentbox.sandbox.spi.FileFollow;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -482,9 +480,5 @@ public final class SandboxChannel {
                 armed = null;
             }
         }
-    }
-
-    static String utf8(ByteBuffer b) {
-        return StandardCharsets.UTF_8.decode(b).toString();
     }
 }
