@@ -105,6 +105,23 @@ final class ChannelConnection implements Closeable {
         }
     }
 
+    /**
+     * Whether an idle connection is still open with nothing unread: the helper's handler has not
+     * exited (its container runs) and said nothing out of turn. Does not block.
+     */
+    boolean idleAndOpen() {
+        try {
+            channel.configureBlocking(false);
+            try {
+                return channel.read(ByteBuffer.allocate(1)) == 0;
+            } finally {
+                channel.configureBlocking(true);
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.channel;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -37,6 +38,15 @@ public final class ChannelExec implements Closeable {
         this.listener = listener;
     }
 
+    /**
+     * The reader loop of an exec started without a reader ({@link SandboxChannel#execUnpumped}),
+     * run once by its caller; it returns when the listener heard the end, or when {@link #close} or
+     * an interrupt of this thread cut it short (then the listener hears nothing more).
+     */
+    public void pumpHere() {
+        pump();
+    }
+
     /** The reader loop, run once on a reader thread. */
     void pump() {
         try {
@@ -60,6 +70,9 @@ public final class ChannelExec implements Closeable {
                                     "frame " + (char) f.type() + " in an exec");
                 }
             }
+        } catch (ClosedByInterruptException e) {
+            // The reading thread was interrupted (its caller gave up): no fault of the channel.
+            closed = true;
         } catch (IOException | RuntimeException e) {
             if (!closed) {
                 owner.failed(e);

@@ -17,13 +17,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The channel to one sandbox's helper, through its socket on the host: one connection per request
- * (docs/sandbox-channel.md). Callers ask {@link #usable()} first and fall back to the engine's exec
- * when it says no.
+ * (docs/sandbox-channel.md), taken from a spare connection made and handshaken in the background
+ * after the previous request, so a request waits for no connect and no hello. Callers ask {@link
+ * #usable()} first and fall back to the engine's exec when it says no.
  *
  * <p>Invariants: every wait is bounded — the hello by {@link #HANDSHAKE}, a request by the deadline
  * its caller gives, by closing the connection from a watchdog; a helper that cannot be reached or
@@ -97,8 +99,21 @@ public final class SandboxChannel {
         return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
 
-    /** Connects and exchanges the hello within {@link #HANDSHAKE}. */
+    /**
+     * A connection for one request: the spare when there is a fresh one still open, else a new one;
+     * either way a new spare is made in the background for the next request.
+     */
     private ChannelConnection open() {
+        ChannelConnection c = takeSpare();
+        if (c == null) {
+            c = connect();
+        }
+        refill();
+        return c;
+    }
+
+    /** Connects and exchanges the hello within {@link #HANDSHAKE}. */
+    private ChannelConnection connect() {
         ChannelConnection c;
         try {
             c = new ChannelConnection();
@@ -124,29 +139,135 @@ public final class SandboxChannel {
     }
 
     /**
-     * Whether the helper answers a hello right now — proof that the container runs. Quiet: a
+     * Whether the helper answers right now — proof that the container runs: a spare connection
+     * still open says so without a round trip (the helper's handler behind it dies with the
+     * container), else a hello on a new connection, which is then kept as the spare. Quiet: a
      * container that is stopped is no failure of the channel, so nothing is logged or backed off.
      */
     public boolean answers() {
         if (!usable()) {
             return false;
         }
+        Spare s = spare.get();
+        if (s != null && s.fresh() && s.connection().idleAndOpen()) {
+            return true;
+        }
+        ChannelConnection c = quietConnect();
+        if (c == null) {
+            return false;
+        }
+        keepSpare(c);
+        return true;
+    }
+
+    /** A handshaken connection, or null when the helper does not answer (nothing logged). */
+    private ChannelConnection quietConnect() {
         ChannelConnection c;
         try {
             c = new ChannelConnection();
         } catch (IOException e) {
-            return false;
+            return null;
         }
         ScheduledFuture<?> guard =
                 watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
         try {
             c.handshake(socket);
-            return true;
+            return c;
         } catch (IOException | RuntimeException e) {
-            return false;
+            c.close();
+            return null;
         } finally {
             guard.cancel(false);
-            c.close();
+        }
+    }
+
+    // ---- the spare connection ----
+
+    /**
+     * How long a spare connection is kept: less than the helper allows between its hello and the
+     * request (10 s), so a spare taken is never one the helper is about to drop.
+     */
+    static final Duration SPARE_FOR = Duration.ofSeconds(8);
+
+    /** A handshaken connection waiting for the next request, and when it was made. */
+    private record Spare(ChannelConnection connection, long since) {
+        boolean fresh() {
+            return System.nanoTime() - since < SPARE_FOR.toNanos();
+        }
+    }
+
+    private final AtomicReference<Spare> spare = new AtomicReference<>();
+    private final AtomicBoolean refilling = new AtomicBoolean();
+
+    /** The spare, when it is fresh and still open (then it is no longer the spare); else null. */
+    private ChannelConnection takeSpare() {
+        Spare s = spare.getAndSet(null);
+        if (s == null) {
+            return null;
+        }
+        if (s.fresh() && s.connection().idleAndOpen()) {
+            return s.connection();
+        }
+        s.connection().close();
+        return null;
+    }
+
+    /**
+     * Makes a new spare on a reader thread, unless one is being made or the channel backs off a
+     * failure. The hello off the request's path is what makes a request one round trip.
+     */
+    private void refill() {
+        if (!usable() || !refilling.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            readers.execute(
+                    () -> {
+                        try {
+                            ChannelConnection c = quietConnect();
+                            if (c != null) {
+                                keepSpare(c);
+                            }
+                        } finally {
+                            refilling.set(false);
+                        }
+                    });
+        } catch (RejectedExecutionException e) {
+            refilling.set(false);
+        }
+    }
+
+    /** Keeps {@code c} as the spare (closing the one it replaces) until it grows stale. */
+    private void keepSpare(ChannelConnection c) {
+        Spare s = new Spare(c, System.nanoTime());
+        Spare old = spare.getAndSet(s);
+        if (old != null) {
+            old.connection().close();
+        }
+        try {
+            watchdog.schedule(
+                    () -> {
+                        if (spare.compareAndSet(s, null)) {
+                            c.close();
+                        }
+                    },
+                    SPARE_FOR.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            dropSpare();
+        }
+    }
+
+    /** Whether a spare connection is waiting (diagnostics and tests). */
+    public boolean hasSpare() {
+        return spare.get() != null;
+    }
+
+    /** Closes the spare connection (the sandbox is gone or forgotten). */
+    public void dropSpare() {
+        Spare s = spare.getAndSet(null);
+        if (s != null) {
+            s.connection().close();
         }
     }
 
@@ -178,6 +299,34 @@ public final class SandboxChannel {
             boolean stdin,
             String pidFile,
             ChannelExec.Listener listener) {
+        ChannelExec x = send(execFields(argv, env, cwd, stdin, pidFile), listener);
+        try {
+            readers.execute(x::pump);
+        } catch (RejectedExecutionException e) {
+            // Sent but never read: the helper sees the connection close and the command lives on
+            // unwatched, like a dropped attach; the caller kills it by its pid file.
+            x.close();
+            throw new ChannelException("no thread to read the command's output", true, e);
+        }
+        return x;
+    }
+
+    /**
+     * As {@link #exec(List, List, String, boolean, String, ChannelExec.Listener)} with stdin from
+     * {@code /dev/null}, but no reader thread: the caller reads the output itself with {@link
+     * ChannelExec#pumpHere}, which spares a command that ends quickly two thread hand-overs.
+     */
+    public ChannelExec execUnpumped(
+            List<String> argv,
+            List<String> env,
+            String cwd,
+            String pidFile,
+            ChannelExec.Listener listener) {
+        return send(execFields(argv, env, cwd, false, pidFile), listener);
+    }
+
+    private static List<String> execFields(
+            List<String> argv, List<String> env, String cwd, boolean stdin, String pidFile) {
         List<String> fields = new ArrayList<>();
         fields.add("0");
         fields.add(cwd);
@@ -187,6 +336,10 @@ public final class SandboxChannel {
         fields.addAll(argv);
         fields.add(Integer.toString(env.size()));
         fields.addAll(env);
+        return fields;
+    }
+
+    private ChannelExec send(List<String> fields, ChannelExec.Listener listener) {
         byte[] request = ChannelProtocol.fields(fields);
         ChannelConnection c = open();
         try {
@@ -197,16 +350,7 @@ public final class SandboxChannel {
             throw new ChannelException(
                     "the exec request could not be sent: " + describe(e), false, e);
         }
-        ChannelExec x = new ChannelExec(this, c, listener);
-        try {
-            readers.execute(x::pump);
-        } catch (RejectedExecutionException e) {
-            // Sent but never read: the helper sees the connection close and the command lives on
-            // unwatched, like a dropped attach; the caller kills it by its pid file.
-            c.close();
-            throw new ChannelException("no thread to read the command's output", true, e);
-        }
-        return x;
+        return new ChannelExec(this, c, listener);
     }
 
     // ---- follow ----

@@ -4,6 +4,8 @@ import dev.agentbox.sandbox.channel.ChannelExec;
 import dev.agentbox.sandbox.spi.BoundedCapture;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,6 +21,8 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
     private volatile ChannelExec exec;
     private volatile int status = -1;
     private volatile String broken;
+    private ScheduledExecutorService timer;
+    private boolean pumped;
 
     ChannelCall(long cap) {
         this.capture = new BoundedCapture(cap);
@@ -28,17 +32,34 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
         this.exec = exec;
     }
 
+    /**
+     * Attaches an exec that has no reader thread: the first {@link #await} reads its output on the
+     * waiting thread, until its end, the deadline (when {@code timer} closes the connection) or the
+     * output cap.
+     */
+    void attachUnpumped(ChannelExec exec, ScheduledExecutorService timer) {
+        this.exec = exec;
+        this.timer = timer;
+    }
+
     @Override
     public void stdout(byte[] bytes) {
         if (!capture.append(false, bytes, 0, bytes.length)) {
-            stop.countDown();
+            capped();
         }
     }
 
     @Override
     public void stderr(byte[] bytes) {
         if (!capture.append(true, bytes, 0, bytes.length)) {
-            stop.countDown();
+            capped();
+        }
+    }
+
+    private void capped() {
+        stop.countDown();
+        if (timer != null) {
+            exec.close(); // ends the caller's read loop; the caller kills the command
         }
     }
 
@@ -62,11 +83,17 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
 
     @Override
     public End await(Duration d) {
-        try {
-            stop.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return End.DEADLINE;
+        if (timer != null) {
+            if (!pumpHere(d)) {
+                return End.DEADLINE;
+            }
+        } else {
+            try {
+                stop.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return End.DEADLINE;
+            }
         }
         if (capture.overflowed()) {
             return End.CAPPED;
@@ -77,8 +104,29 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
         return broken != null ? End.BROKEN : End.DEADLINE;
     }
 
+    /** Reads the output on this thread (once); false when this thread was interrupted. */
+    private boolean pumpHere(Duration d) {
+        if (!pumped) {
+            pumped = true;
+            ChannelExec x = exec;
+            ScheduledFuture<?> deadline =
+                    timer.schedule(x::close, Math.max(1, d.toMillis()), TimeUnit.MILLISECONDS);
+            try {
+                x.pumpHere();
+            } finally {
+                deadline.cancel(false);
+            }
+        }
+        return !Thread.currentThread().isInterrupted();
+    }
+
     @Override
     public boolean awaitCompleted(Duration d) {
+        if (timer != null) {
+            // Nobody reads any more once the caller's read loop ended: what did not complete
+            // by then never will here.
+            return isCompleted();
+        }
         try {
             return completed.await(Math.max(0, d.toNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {

@@ -262,15 +262,15 @@ final class SandboxChannels {
         if (ch.isPresent()) {
             ChannelCall call = new ChannelCall(cap);
             try {
-                call.attach(
+                call.attachUnpumped(
                         ch.get()
-                                .exec(
+                                .execUnpumped(
                                         sh,
                                         env,
                                         cwd,
-                                        false,
                                         pid.map(p -> ProcessGroups.PROC_DIR + "/" + p).orElse(""),
-                                        call));
+                                        call),
+                        watchdog);
                 return call;
             } catch (ChannelException e) {
                 if (e.requestSent()) {
@@ -286,7 +286,10 @@ final class SandboxChannels {
 
     /** Forgets {@code container} and removes its socket folder (after the container is gone). */
     void forget(String container) {
-        channels.remove(container);
+        SandboxChannel gone = channels.remove(container);
+        if (gone != null) {
+            gone.dropSpare();
+        }
         warned.remove(container);
         if (enabled()) {
             deleteQuietly(folder(container));

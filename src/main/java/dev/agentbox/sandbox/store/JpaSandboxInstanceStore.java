@@ -24,7 +24,10 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional(Transactional.TxType.SUPPORTS)
     public Optional<SandboxInstance> find(String tenant, String key) {
+        // A single read needs no transaction of its own (it joins the caller's when there is
+        // one): beginning and committing one cost more than the read on every request.
         return Optional.ofNullable(em.find(SandboxInstance.class, key))
                 .filter(i -> i.tenant().equals(tenant));
     }

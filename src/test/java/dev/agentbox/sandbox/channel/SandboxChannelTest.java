@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -26,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The channel client against helpers of our own on a real Unix socket: what it does with wrong,
- * oversized, silent or missing answers. The real helper is exercised by the Docker suites.
+ * oversized, silent or missing answers, and how it keeps a spare connection (docs/behavior.md
+ * SC-10). The real helper is exercised by the Docker suites.
  */
 class SandboxChannelTest {
 
@@ -205,6 +208,72 @@ class SandboxChannelTest {
                             assertThat(r.detail()).isEqualTo("Not a directory");
                         });
         assertThat(ch.usable()).as("a refusal is no reason to back off").isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "a request after the first goes out on a spare connection whose hello was exchanged before the request began")
+    void theNextRequestUsesASpareHandshakenAhead() throws Exception {
+        List<Long> helloAt = new CopyOnWriteArrayList<>();
+        List<Long> requestOn = new CopyOnWriteArrayList<>();
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            readSome(c);
+                            int n;
+                            synchronized (helloAt) {
+                                n = helloAt.size();
+                                helloAt.add(System.nanoTime()); // before the client can see it
+                            }
+                            frame(c, 'H', ChannelProtocol.VERSION.getBytes(StandardCharsets.UTF_8));
+                            readSome(c);
+                            requestOn.add((long) n);
+                            frame(c, 'C', new byte[0]);
+                        });
+        ch.mkdir("/a", Duration.ofSeconds(2));
+        await().atMost(Duration.ofSeconds(5)).until(ch::hasSpare);
+        long began = System.nanoTime();
+        ch.mkdir("/b", Duration.ofSeconds(2));
+        assertThat(requestOn).hasSize(2);
+        long served = requestOn.get(1);
+        assertThat(served).as("the second request's connection").isEqualTo(1);
+        assertThat(helloAt.get((int) served)).isLessThan(began);
+        assertThat(ch.usable()).isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "a spare whose helper went away is dropped quietly: the request connects anew and the channel stays usable")
+    void aDeadSpareIsNotUsed() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger connections =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch spareClosed =
+                new java.util.concurrent.CountDownLatch(1);
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            int n = connections.incrementAndGet();
+                            hello(c);
+                            if (n == 2) {
+                                try {
+                                    c.close(); // the spare's handler dies
+                                } catch (IOException e) {
+                                    throw new java.io.UncheckedIOException(e);
+                                }
+                                spareClosed.countDown();
+                                return;
+                            }
+                            readSome(c);
+                            frame(c, 'C', new byte[0]);
+                        });
+        ch.mkdir("/a", Duration.ofSeconds(2));
+        await().atMost(Duration.ofSeconds(5)).until(ch::hasSpare);
+        assertThat(spareClosed.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        ch.mkdir("/b", Duration.ofSeconds(2));
+        assertThat(connections.get())
+                .as("first, dead spare, new one (+ its refill)")
+                .isGreaterThanOrEqualTo(3);
+        assertThat(ch.usable()).as("a dead spare is no failure of the channel").isTrue();
     }
 
     @Test

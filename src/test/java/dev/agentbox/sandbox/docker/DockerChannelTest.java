@@ -8,6 +8,7 @@ import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Event;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The sandbox channel against a real engine: which path commands take, and what a dead, missing or
- * hostile helper costs (docs/sandbox-channel.md).
+ * hostile helper costs (docs/sandbox-channel.md; docs/behavior.md SC-01..SC-07, SC-11).
  */
 @NeedsDocker
 class DockerChannelTest {
@@ -178,20 +179,15 @@ class DockerChannelTest {
     void helperKilledMidExecFailsClearlyAndTheNextExecWorks() {
         DockerSandboxProvider p = provider(true);
         SandboxHandle sb = create(p, "kill");
-        // the server is the supervisor's child; killing it cuts every open connection
-        String killer =
-                "for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $d/cmdline 2>/dev/null); "
-                        + "case \"$c\" in *agentbox-sandboxd\\ serve*) echo ${d#/proc/};; esac; done";
+        // The command's parent is the helper's handler of this connection, whose parent is the
+        // helper's server: both are killed (the supervisor restarts the server).
         long t0 = System.nanoTime();
         assertThatThrownBy(
                         () ->
                                 sb.process()
                                         .exec(
-                                                "sleep 0.3; kill -KILL $(("
-                                                        + "$("
-                                                        + killer
-                                                        + " | sort -n | tail -1)))"
-                                                        + "; sleep 30"))
+                                                "sleep 0.3; server=$(cut -d' ' -f4 /proc/$PPID/stat);"
+                                                        + " kill -KILL $PPID $server; sleep 30"))
                 .isInstanceOfSatisfying(
                         ProblemException.class,
                         e -> {
@@ -308,6 +304,26 @@ class DockerChannelTest {
         SandboxHandle fresh = create(second, "fresh");
         assertThat(second.channels().of(fresh.id())).isPresent();
         assertThat(fresh.process().exec("echo channel").stdout()).isEqualTo("channel\n");
+    }
+
+    @Test
+    @DisplayName(
+            "a spare connection proves nothing once its container stopped: the sandbox does not answer, and resume starts it again")
+    void aSpareOfAStoppedContainerIsNotTrusted() {
+        DockerSandboxProvider p = provider(true);
+        SandboxHandle sb = create(p, "spare");
+        assertThat(sb.process().exec("true").exitCode()).isZero();
+        SandboxChannel ch = p.channels().of(sb.id()).orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(ch::hasSpare);
+        assertThat(ch.answers()).isTrue();
+        p.engine().client().stopContainerCmd(sb.id()).withTimeout(1).exec();
+        assertThat(ch.answers()).as("the spare's handler died with the container").isFalse();
+        SandboxHandle again = p.resume(sb.id()).orElseThrow();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () ->
+                                assertThat(again.process().exec("echo back").stdout())
+                                        .isEqualTo("back\n"));
     }
 
     @Test
