@@ -12,7 +12,11 @@ import dev.agentbox.it.DockerCli;
 import dev.agentbox.it.Runs;
 import dev.agentbox.it.SseClient;
 import jakarta.json.JsonObject;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -99,7 +103,10 @@ public final class ExecChannelBench {
                                             () -> cliExec(container)),
                                     new Case(
                                             "(d) dockerode exec create+start+inspect of `sh -c true` (reference)",
-                                            () -> node.call("exec", container))),
+                                            () -> node.call("exec", container)),
+                                    new Case(
+                                            "(a2) HTTP exec `true` (agentbox) through java.net.http's HttpClient",
+                                            () -> httpExecJavaNetHttp(api, key))),
                             20,
                             execN);
             Map<String, double[]> read =
@@ -195,7 +202,65 @@ public final class ExecChannelBench {
                 SERVER_WARMUP, (System.nanoTime() - t0) / 1e9);
     }
 
+    /**
+     * One call with a blocking keep-alive client ({@link HttpURLConnection}): the request is
+     * written and the answer read on the timing thread, as a Node.js client does on its event loop.
+     * {@code java.net.http}'s client hands every call to its selector thread and back, which on
+     * this machine adds about a millisecond per call that is the client's, not the server's; its
+     * figure for the exec is reported beside this one ({@link #httpExecJavaNetHttp}).
+     */
+    private static Blocking blocking(
+            Api api, String method, String path, String contentType, byte[] body)
+            throws IOException {
+        HttpURLConnection c =
+                (HttpURLConnection) URI.create(api.baseUrl() + path).toURL().openConnection();
+        c.setRequestMethod(method);
+        c.setRequestProperty("Authorization", "Bearer " + TOKEN);
+        c.setConnectTimeout(5000);
+        c.setReadTimeout(60000);
+        if (body != null) {
+            c.setDoOutput(true);
+            c.setRequestProperty("Content-Type", contentType);
+            c.setFixedLengthStreamingMode(body.length);
+            try (OutputStream out = c.getOutputStream()) {
+                out.write(body);
+            }
+        }
+        int status = c.getResponseCode();
+        InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+        byte[] answer = in == null ? new byte[0] : in.readAllBytes();
+        if (in != null) {
+            in.close(); // read to the end and closed: the connection goes back to the
+            // keep-alive pool
+        }
+        return new Blocking(status, answer);
+    }
+
+    /** A blocking call's status and body. */
+    record Blocking(int status, byte[] body) {
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
     private static double httpExec(Api api, String key) throws Exception {
+        byte[] body = "{\"command\":\"true\"}".getBytes(StandardCharsets.UTF_8);
+        long t0 = System.nanoTime();
+        Blocking resp =
+                blocking(
+                        api,
+                        "POST",
+                        "/api/v1/sandboxes/" + key + "/exec",
+                        "application/json",
+                        body);
+        double ms = (System.nanoTime() - t0) / 1e6;
+        if (resp.status() != 200 || !resp.text().replace(" ", "").contains("\"exitCode\":0")) {
+            throw new IllegalStateException("HTTP exec: " + resp.status() + " " + resp.text());
+        }
+        return ms;
+    }
+
+    private static double httpExecJavaNetHttp(Api api, String key) throws Exception {
         HttpRequest r =
                 api.request("/api/v1/sandboxes/" + key + "/exec", TOKEN)
                         .header("Content-Type", "application/json")
@@ -212,11 +277,12 @@ public final class ExecChannelBench {
     }
 
     private static double httpRead(Api api, String key, byte[] content) throws Exception {
-        HttpRequest r = api.request(filesPath(key, READ_PATH), TOKEN).GET().build();
         long t0 = System.nanoTime();
-        HttpResponse<byte[]> resp = HTTP.send(r, HttpResponse.BodyHandlers.ofByteArray());
+        Blocking resp = blocking(api, "GET", filesPath(key, READ_PATH), null, null);
         double ms = (System.nanoTime() - t0) / 1e6;
-        expect(resp, 200, "HTTP read");
+        if (resp.status() != 200) {
+            throw new IllegalStateException("HTTP read: " + resp.status() + " " + resp.text());
+        }
         if (!Arrays.equals(resp.body(), content)) {
             throw new IllegalStateException("HTTP read: " + resp.body().length + " other bytes");
         }
@@ -225,9 +291,17 @@ public final class ExecChannelBench {
 
     private static double httpWrite(Api api, String key, byte[] content) throws Exception {
         long t0 = System.nanoTime();
-        HttpResponse<String> resp = put(api, key, DIR + "/http-write.bin", content);
+        Blocking resp =
+                blocking(
+                        api,
+                        "PUT",
+                        filesPath(key, DIR + "/http-write.bin"),
+                        "application/octet-stream",
+                        content);
         double ms = (System.nanoTime() - t0) / 1e6;
-        expect(resp, 204, "HTTP write");
+        if (resp.status() != 204) {
+            throw new IllegalStateException("HTTP write: " + resp.status() + " " + resp.text());
+        }
         return ms;
     }
 
@@ -366,13 +440,16 @@ public final class ExecChannelBench {
                 String.format(
                         Locale.ROOT,
                         "Image `%s` (dev.agentbox.sandboxd=%s), container `%s`"
-                                + " (dev.agentbox.channel=%s: %s); exec %d iterations after 20"
-                                + " warm-up, file %d after 10, interleaved.%n%n",
+                                + " (dev.agentbox.channel=%s: %s); server warmed up by %d calls of"
+                                + " each HTTP case; exec %d iterations after 20 warm-up, file %d"
+                                + " after 10, interleaved; HTTP cases timed with a blocking"
+                                + " keep-alive client (HttpURLConnection).%n%n",
                         image,
                         helper.isEmpty() ? "(absent)" : helper,
                         container,
                         channel.isEmpty() ? "(absent)" : channel,
                         "1".equals(channel) ? "sandbox channel" : "docker exec path",
+                        SERVER_WARMUP,
                         execN,
                         fileN));
         out.append("| case | n | median ms | p95 ms | median vs dockerode |\n");
