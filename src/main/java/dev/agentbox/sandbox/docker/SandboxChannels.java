@@ -260,17 +260,16 @@ final class SandboxChannels {
         sh.addAll(scriptAndArgs.subList(1, scriptAndArgs.size()));
         Optional<SandboxChannel> ch = of(container);
         if (ch.isPresent()) {
-            ChannelCall call = new ChannelCall(cap);
+            ChannelCall call = new ChannelCall(cap, watchdog);
             try {
-                call.attachUnpumped(
+                call.attach(
                         ch.get()
                                 .execUnpumped(
                                         sh,
                                         env,
                                         cwd,
                                         pid.map(p -> ProcessGroups.PROC_DIR + "/" + p).orElse(""),
-                                        call),
-                        watchdog);
+                                        call));
                 return call;
             } catch (ChannelException e) {
                 if (e.requestSent()) {
