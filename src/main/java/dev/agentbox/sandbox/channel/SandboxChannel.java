@@ -112,27 +112,34 @@ public final class SandboxChannel {
         return c;
     }
 
-    /** Connects and exchanges the hello within {@link #HANDSHAKE}. */
+    /**
+     * Connects and exchanges the hello within {@link #HANDSHAKE}, or fails as a channel failure.
+     */
     private ChannelConnection connect() {
-        ChannelConnection c;
         try {
-            c = new ChannelConnection();
-        } catch (IOException e) {
-            throw new ChannelException("no socket for the channel: " + e.getMessage(), false, e);
-        }
-        ScheduledFuture<?> guard =
-                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
-        try {
-            c.handshake(socket);
+            ChannelConnection c = handshaken();
             answered();
             return c;
         } catch (IOException | RuntimeException e) {
-            c.close();
             failed(e);
             throw new ChannelException(
                     "the sandbox channel of " + name + " could not be reached: " + describe(e),
                     false,
                     e);
+        }
+    }
+
+    /** A connection that exchanged the hello within {@link #HANDSHAKE}; closed when it did not. */
+    private ChannelConnection handshaken() throws IOException {
+        ChannelConnection c = new ChannelConnection();
+        ScheduledFuture<?> guard =
+                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            c.handshake(socket);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
         } finally {
             guard.cancel(false);
         }
@@ -162,22 +169,10 @@ public final class SandboxChannel {
 
     /** A handshaken connection, or null when the helper does not answer (nothing logged). */
     private ChannelConnection quietConnect() {
-        ChannelConnection c;
         try {
-            c = new ChannelConnection();
-        } catch (IOException e) {
-            return null;
-        }
-        ScheduledFuture<?> guard =
-                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
-        try {
-            c.handshake(socket);
-            return c;
+            return handshaken();
         } catch (IOException | RuntimeException e) {
-            c.close();
             return null;
-        } finally {
-            guard.cancel(false);
         }
     }
 
