@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import javax.sql.DataSource;
 
 /**
  * A real database for store contract tests: embedded Derby in a fresh folder, or the PostgreSQL
@@ -25,9 +26,11 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     private final EntityManagerFactory emf;
+    private final String url;
 
-    private TestDatabase(EntityManagerFactory emf) {
+    private TestDatabase(EntityManagerFactory emf, String url) {
         this.emf = emf;
+        this.url = url;
     }
 
     public static TestDatabase open(Kind kind) {
@@ -59,7 +62,15 @@ public final class TestDatabase implements AutoCloseable {
         props.putAll(extra);
         EntityManagerFactory emf = Persistence.createEntityManagerFactory("agentbox-test", props);
         emf.createEntityManager().close(); // connect and generate the schema now, failing loudly
-        return new TestDatabase(emf);
+        return new TestDatabase(emf, props.get("jakarta.persistence.jdbc.url"));
+    }
+
+    /**
+     * Plain JDBC connections to the same database, for the stores' reads that bypass JPA (the
+     * server's {@code jdbc/agentbox-nontx}).
+     */
+    public DataSource dataSource() {
+        return new DriverManagerDataSource(url);
     }
 
     /** Deletes every row of the given entity types, for a clean start per test. */

@@ -49,7 +49,10 @@ final class PruneFixture implements AutoCloseable {
         this.runs = db.transactional(RunStore.class, JpaRunStore::new);
         this.claims = db.transactional(ClaimStore.class, JpaClaimStore::new);
         this.log = db.transactional(EventLog.class, JpaEventLog::new);
-        this.instances = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+        this.instances =
+                db.transactional(
+                        SandboxInstanceStore.class,
+                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
     }
 
     static PruneFixture open() {

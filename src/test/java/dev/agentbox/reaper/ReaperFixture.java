@@ -86,7 +86,10 @@ final class ReaperFixture implements AutoCloseable {
         runs = db.transactional(RunStore.class, JpaRunStore::new);
         claims = db.transactional(ClaimStore.class, JpaClaimStore::new);
         log = db.transactional(EventLog.class, JpaEventLog::new);
-        instances = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+        instances =
+                db.transactional(
+                        SandboxInstanceStore.class,
+                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
         leases =
                 new Leases(
                         db.transactional(LeaseStore.class, JpaLeaseStore::new),

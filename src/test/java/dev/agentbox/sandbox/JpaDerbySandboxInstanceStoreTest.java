@@ -14,7 +14,10 @@ class JpaDerbySandboxInstanceStoreTest extends SandboxInstanceStoreContract {
     @BeforeAll
     static void open() {
         db = TestDatabase.open(TestDatabase.Kind.DERBY);
-        store = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+        store =
+                db.transactional(
+                        SandboxInstanceStore.class,
+                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
     }
 
     @AfterAll

@@ -16,7 +16,10 @@ class JpaPostgresSandboxInstanceStoreTest extends SandboxInstanceStoreContract {
     @BeforeAll
     static void open() {
         db = TestDatabase.open(TestDatabase.Kind.POSTGRESQL);
-        store = db.transactional(SandboxInstanceStore.class, JpaSandboxInstanceStore::new);
+        store =
+                db.transactional(
+                        SandboxInstanceStore.class,
+                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
     }
 
     @AfterAll

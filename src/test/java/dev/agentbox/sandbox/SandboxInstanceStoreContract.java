@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Instant;
+import java.util.TimeZone;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +58,43 @@ public abstract class SandboxInstanceStoreContract {
         changed.envJson("{\"K\":\"" + "x".repeat(40_000) + "\"}");
         store().upsert(changed);
         assertThat(store().find(tenant, key).orElseThrow().envJson()).hasSize(40_008);
+    }
+
+    @Test
+    void aLookupReadsTheInstantsJpaWroteWhateverTheServersTimeZone() {
+        // find() reads its row with plain JDBC; a time zone applied on one side only would
+        // shift lastUsedAt by hours and expire (or keep) sandboxes at the wrong time.
+        TimeZone saved = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("Pacific/Chatham"));
+        try {
+            String key = key();
+            SandboxInstance stored = instance(key, "c1");
+            Instant used = T0.plusSeconds(90).plusNanos(123_456_000);
+            stored.touch(used);
+            store().upsert(stored);
+
+            SandboxInstance found = store().find(tenant, key).orElseThrow();
+            assertThat(found.createdAt()).isEqualTo(T0);
+            assertThat(found.lastUsedAt()).isEqualTo(used);
+            assertThat(store().list(tenant).get(0).lastUsedAt()).isEqualTo(used);
+        } finally {
+            TimeZone.setDefault(saved);
+        }
+    }
+
+    @Test
+    void aFoundRecordCanBeChangedAndStoredAgain() {
+        String key = key();
+        store().upsert(instance(key, "c1"));
+        SandboxInstance found = store().find(tenant, key).orElseThrow();
+        found.secretsInstalled(true);
+        found.touch(T0.plusSeconds(5));
+        store().upsert(found);
+
+        SandboxInstance again = store().find(tenant, key).orElseThrow();
+        assertThat(again.secretsInstalled()).isTrue();
+        assertThat(again.lastUsedAt()).isEqualTo(T0.plusSeconds(5));
+        assertThat(again.version()).isGreaterThan(found.version());
     }
 
     @Test

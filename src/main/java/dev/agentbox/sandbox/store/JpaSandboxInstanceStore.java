@@ -1,14 +1,25 @@
 package dev.agentbox.sandbox.store;
 
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
-/** {@link SandboxInstanceStore} on the {@code AB_SANDBOX_INSTANCE} table. */
+/**
+ * {@link SandboxInstanceStore} on the {@code AB_SANDBOX_INSTANCE} table: writes and lists through
+ * JPA, the lookup by key — once per sandbox request — as one plain SELECT on the non-transactional
+ * datasource.
+ */
 @ApplicationScoped
 @Transactional
 public class JpaSandboxInstanceStore implements SandboxInstanceStore {
@@ -16,20 +27,66 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
+    @Resource(lookup = "jdbc/agentbox-nontx")
+    DataSource reads;
+
     protected JpaSandboxInstanceStore() {}
 
-    /** For tests outside the server: the caller owns the transaction around each call. */
-    public JpaSandboxInstanceStore(EntityManager em) {
+    /**
+     * For tests outside the server: the caller owns the transaction around each call; {@code reads}
+     * serves {@link #find} and must reach the same database.
+     */
+    public JpaSandboxInstanceStore(EntityManager em, DataSource reads) {
         this.em = em;
+        this.reads = reads;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the committed row outside any transaction (no caller holds one around a lookup). Why
+     * not {@code em.find}: outside a transaction it builds a persistence context and a unit of work
+     * for one row, which cost about as much as the query on every sandbox request.
+     */
     @Override
-    @Transactional(Transactional.TxType.SUPPORTS)
+    @Transactional(Transactional.TxType.NOT_SUPPORTED)
     public Optional<SandboxInstance> find(String tenant, String key) {
-        // A single read needs no transaction of its own (it joins the caller's when there is
-        // one): beginning and committing one cost more than the read on every request.
-        return Optional.ofNullable(em.find(SandboxInstance.class, key))
-                .filter(i -> i.tenant().equals(tenant));
+        try (Connection c = reads.getConnection();
+                PreparedStatement s = c.prepareStatement(FIND)) {
+            s.setString(1, key);
+            s.setString(2, tenant);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? Optional.of(restore(r)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("sandbox lookup failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static final String FIND =
+            "SELECT SANDBOX_KEY, TENANT, PROVIDER, PROVIDER_SANDBOX_ID, THREAD_ID, SNAPSHOT_ID,"
+                    + " CREATED_AT, LAST_USED_AT, KEEP_ALIVE_MS, SECRETS_INSTALLED, ENV_JSON, VERSION"
+                    + " FROM AB_SANDBOX_INSTANCE WHERE SANDBOX_KEY = ? AND TENANT = ?";
+
+    private static SandboxInstance restore(ResultSet r) throws SQLException {
+        return SandboxInstance.restore(
+                r.getString(1),
+                r.getString(2),
+                r.getString(3),
+                r.getString(4),
+                r.getString(5),
+                r.getString(6),
+                instant(r.getTimestamp(7)),
+                instant(r.getTimestamp(8)),
+                r.getLong(9),
+                r.getBoolean(10),
+                r.getString(11),
+                r.getLong(12));
+    }
+
+    /** The instant of a TIMESTAMP column as JPA wrote it (see the store contract's time zones). */
+    private static Instant instant(Timestamp t) {
+        return t.toInstant();
     }
 
     @Override

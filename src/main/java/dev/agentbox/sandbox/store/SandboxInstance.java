@@ -89,6 +89,31 @@ public class SandboxInstance {
         this.keepAliveMs = keepAliveMs;
     }
 
+    /** A record as stored, read by the store without JPA ({@link JpaSandboxInstanceStore#find}). */
+    static SandboxInstance restore(
+            String key,
+            String tenant,
+            String provider,
+            String providerSandboxId,
+            String threadId,
+            String snapshotId,
+            Instant createdAt,
+            Instant lastUsedAt,
+            long keepAliveMs,
+            boolean secretsInstalled,
+            String envJson,
+            long version) {
+        SandboxInstance i =
+                new SandboxInstance(
+                        key, tenant, provider, providerSandboxId, threadId, createdAt, keepAliveMs);
+        i.snapshotId = snapshotId;
+        i.lastUsedAt = Objects.requireNonNull(lastUsedAt);
+        i.secretsInstalled = secretsInstalled;
+        i.envJson = envJson;
+        i.version = version;
+        return i;
+    }
+
     public String key() {
         return key;
     }
