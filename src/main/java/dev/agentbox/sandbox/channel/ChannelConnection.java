@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One connection to a sandbox's helper: connected, handshaken, then one request. Frames are read by
@@ -29,6 +30,8 @@ final class ChannelConnection implements Closeable {
     private final SocketChannel channel;
     private final ByteBuffer header = ByteBuffer.allocate(5);
     private final Object writeLock = new Object();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Runnable onClose;
 
     /** An unconnected connection; {@link #close} from another thread aborts what it waits for. */
     ChannelConnection() throws IOException {
@@ -122,12 +125,24 @@ final class ChannelConnection implements Closeable {
         }
     }
 
+    /** Runs {@code action} once, after the first {@link #close}. */
+    void onClose(Runnable action) {
+        this.onClose = action;
+    }
+
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             channel.close();
         } catch (IOException ignored) {
             // nothing left to release
+        }
+        Runnable action = onClose;
+        if (action != null) {
+            action.run();
         }
     }
 

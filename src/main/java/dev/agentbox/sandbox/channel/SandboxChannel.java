@@ -101,14 +101,16 @@ public final class SandboxChannel {
 
     /**
      * A connection for one request: the spare when there is a fresh one still open, else a new one;
-     * either way a new spare is made in the background for the next request.
+     * either way a new spare is made in the background when the request's connection closes.
      */
     private ChannelConnection open() {
         ChannelConnection c = takeSpare();
         if (c == null) {
             c = connect();
         }
-        refill();
+        // The next spare is made once this request is over: made now, its connect and the
+        // helper's fork of a handler would compete with this request for the CPUs.
+        c.onClose(this::refill);
         return c;
     }
 

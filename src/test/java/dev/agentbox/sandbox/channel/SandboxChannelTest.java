@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The channel client against helpers of our own on a real Unix socket: what it does with wrong,
  * oversized, silent or missing answers, and how it keeps a spare connection (docs/behavior.md
- * SC-10). The real helper is exercised by the Docker suites.
+ * SC-10, SC-12). The real helper is exercised by the Docker suites.
  */
 class SandboxChannelTest {
 
@@ -239,6 +239,38 @@ class SandboxChannelTest {
         assertThat(served).as("the second request's connection").isEqualTo(1);
         assertThat(helloAt.get((int) served)).isLessThan(began);
         assertThat(ch.usable()).isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "the next spare is connected only once the request's connection has closed, never while the request runs")
+    void theSpareIsMadeAfterTheRequestNotDuringIt() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger connections =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger seenWhileAnswering =
+                new java.util.concurrent.atomic.AtomicInteger(-1);
+        SandboxChannel ch =
+                helper(
+                        c -> {
+                            int n = connections.incrementAndGet();
+                            hello(c);
+                            readSome(c);
+                            if (n == 1) {
+                                try {
+                                    Thread.sleep(300); // the command runs
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                                seenWhileAnswering.set(connections.get());
+                            }
+                            frame(c, 'C', new byte[0]);
+                        });
+        ch.mkdir("/a", Duration.ofSeconds(2));
+        assertThat(seenWhileAnswering.get())
+                .as("connections while the first request ran")
+                .isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(ch::hasSpare);
+        assertThat(connections.get()).isEqualTo(2);
     }
 
     @Test
