@@ -350,31 +350,89 @@ static char **build_env(char **vars, size_t n) {
     return env;
 }
 
-/* The command's process, between fork and exec. */
+/*
+ * The command is started with vfork(2): the child borrows the handler's memory until it execs,
+ * so no page table is copied and no page faults in copy-on-write afterwards — measured, that is a
+ * quarter of what starting a short command costs in a small VM. The price is that everything from
+ * vfork to execve may only make system calls and write to its own stack: no malloc, no stdio, no
+ * global (errno excepted, which the parent does not read across the vfork). The handler catches
+ * no signal (every disposition is default or ignored), and all signals are blocked across the
+ * vfork anyway, so no handler can run on the borrowed memory either.
+ */
+
+/* Writes the NULL-terminated parts (at most 8) to fd 2 in one call, with no buffer of its own. */
+static void child_say(const char *const *parts) {
+    struct iovec v[8];
+    int n = 0;
+    for (; n < 8 && parts[n]; n++) v[n] = (struct iovec){(void *)parts[n], strlen(parts[n])};
+    ssize_t ignored = writev(2, v, n);
+    (void)ignored;
+}
+
+/*
+ * execvp(3) with the command's own environment: argv[0] as given when it holds a '/', else looked
+ * up on env's PATH (the C library's default when there is none). Returns only on failure, with
+ * errno as execvp leaves it: EACCES if some candidate was not executable, else the last error.
+ */
+static void exec_on_path(char **argv, char **env) {
+    if (strchr(argv[0], '/')) {
+        execve(argv[0], argv, env);
+        return;
+    }
+    const char *path = "/bin:/usr/bin";
+    for (char **e = env; *e; e++)
+        if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
+    size_t name = strlen(argv[0]);
+    int denied = 0;
+    char buf[PATH_MAX];
+    for (const char *d = path;; d++) {
+        const char *end = strchrnul(d, ':');
+        size_t len = (size_t)(end - d);
+        if (len + 1 + name + 1 <= sizeof buf) {
+            if (len == 0) { /* an empty entry is the working directory */
+                memcpy(buf, argv[0], name + 1);
+            } else {
+                memcpy(buf, d, len);
+                buf[len] = '/';
+                memcpy(buf + len + 1, argv[0], name + 1);
+            }
+            execve(buf, argv, env);
+            if (errno == EACCES) denied = 1;
+            else if (errno != ENOENT && errno != ENOTDIR) return;
+        }
+        if (*end == '\0') break;
+        d = end;
+    }
+    if (denied) errno = EACCES;
+}
+
+/* The command's process, between vfork and exec (see above: system calls and its stack only). */
 static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **argv, char **env,
                                  int in, int out, int err) {
     setsid(); /* leads its own process group, as a docker exec does: S and timeouts hit the group */
     /*
      * The pid file names the group to whoever kills it later, from any connection. Written here,
-     * after setsid: once the file exists, the group it names exists too.
+     * after setsid: once the file exists, the group it names exists too. (Its folder was made by
+     * the parent.)
      */
     if (*pidfile) {
-        char *dir = strdup(pidfile);
-        char *slash = dir ? strrchr(dir, '/') : NULL;
-        if (slash && slash != dir) {
-            *slash = 0;
-            mkdir_p(dir, 0755);
-        }
         int pf = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (pf < 0) _exit(126);
-        dprintf(pf, "%d\n", (int)getpid());
+        char digits[24];
+        char *d = digits + sizeof digits;
+        *--d = '\n';
+        for (unsigned long v = (unsigned long)getpid(); d == digits + sizeof digits - 1 || v;
+             v /= 10)
+            *--d = (char)('0' + v % 10);
+        ssize_t ignored = write(pf, d, (size_t)(digits + sizeof digits - d));
+        (void)ignored;
         close(pf);
     }
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
     /*
      * A docker exec starts with default signal handling. Ignored dispositions (the handler
-     * ignores SIGPIPE) and the blocked mask (SIGCHLD) survive execve: undo them, or a command
-     * writing to a closed pipe would spin on EPIPE instead of dying as it should.
+     * ignores SIGPIPE) and the blocked mask survive execve: undo them, or a command writing to a
+     * closed pipe would spin on EPIPE instead of dying as it should.
      */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -385,13 +443,13 @@ static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **ar
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* An empty cwd keeps the container's working directory, as an empty WorkingDir does. */
     if (*cwd && chdir(cwd) < 0) {
-        dprintf(2, "agentbox-sandboxd: chdir to cwd (%s): %s\n", cwd, strerror(errno));
+        child_say((const char *[]){"agentbox-sandboxd: chdir to cwd (", cwd, "): ",
+                                   strerror(errno), "\n", NULL});
         _exit(126);
     }
-    environ = env; /* execvp looks argv[0] up on this environment's PATH */
-    execvp(argv[0], argv);
+    exec_on_path(argv, env);
     int e = errno;
-    dprintf(2, "agentbox-sandboxd: exec %s: %s\n", argv[0], strerror(e));
+    child_say((const char *[]){"agentbox-sandboxd: exec ", argv[0], ": ", strerror(e), "\n", NULL});
     _exit(e == ENOENT ? 127 : 126);
 }
 
@@ -526,9 +584,23 @@ static _Noreturn void do_exec(char **f, size_t n) {
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) fail_errno(errno);
 
-    x.pid = fork();
-    if (x.pid < 0) fail_errno(errno);
+    if (*pidfile) { /* the child may not allocate: its folder is made here */
+        char *dir = strdup(pidfile);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash && slash != dir) {
+            *slash = 0;
+            mkdir_p(dir, 0755);
+        }
+        free(dir);
+    }
+    sigset_t all, before;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &before);
+    x.pid = vfork();
     if (x.pid == 0) exec_child(cwd, pidfile, argv, env, in[0], out[1], err[1]);
+    int forked = errno;
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    if (x.pid < 0) fail_errno(forked);
     close(out[1]);
     close(err[1]);
     close(in[0]);

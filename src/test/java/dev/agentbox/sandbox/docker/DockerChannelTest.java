@@ -202,6 +202,27 @@ class DockerChannelTest {
 
     @Test
     @DisplayName(
+            "a command over the channel starts as a docker exec would: leading its own group, no signal blocked or ignored")
+    void aChannelCommandStartsWithADockerExecsProcessState() {
+        DockerSandboxProvider p = provider(true);
+        SandboxHandle sb = create(p, "state");
+        assertThat(p.channels().of(sb.id())).isPresent();
+        // The helper itself ignores SIGPIPE and blocks SIGCHLD (and every signal across the
+        // vfork that starts the command): none of it may reach the command.
+        String out =
+                sb.process()
+                        .exec(
+                                "grep -E '^Sig(Blk|Ign):' /proc/$$/status;"
+                                        + " [ \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ ] && echo leader")
+                        .stdout();
+        assertThat(out)
+                .contains("SigBlk:\t0000000000000000")
+                .contains("SigIgn:\t0000000000000000")
+                .contains("leader");
+    }
+
+    @Test
+    @DisplayName(
             "a helper that sends an oversized frame: the exec fails, the server logs, later operations fall back to the engine")
     void oversizedFrameClosesTheChannelAndFallsBack() throws Exception {
         captureLogs();
