@@ -2,7 +2,6 @@ package dev.agentbox.sandbox.channel;
 
 import dev.agentbox.sandbox.spi.FileFollow;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -379,6 +378,9 @@ public final class SandboxChannel {
 
     // ---- files ----
 
+    /** How long an opened read waits to be copied before it is dropped. */
+    static final Duration UNCLAIMED_READ = Duration.ofSeconds(30);
+
     /** What {@code stat} says of a path: its {@code st_mode} and size. */
     public record Stat(int mode, long size) {}
 
@@ -405,50 +407,46 @@ public final class SandboxChannel {
     }
 
     /**
-     * Copies the regular file {@code path} to {@code out}, at most {@code max} bytes; the helper
-     * sends one byte more when the file grew past it, which is an {@link IOException} here. {@code
-     * silence} bounds each wait for the sandbox, not the time {@code out} takes.
+     * Starts reading the regular file {@code path}, at most {@code max} bytes: returns once the
+     * helper has answered with the file's stat (within {@code deadline}), so the caller can admit
+     * or refuse it before a byte is copied — one request where a stat and a read would be two. The
+     * helper stats before it opens, so a device or FIFO is refused ({@code ENOTREG}, {@code
+     * EISDIR}) without being opened; a missing file is {@code ENOENT}.
+     *
+     * @throws ChannelRefusal the helper refused the file
+     * @throws ChannelException the channel failed before the stat arrived (nothing was read)
      */
-    public long read(String path, long max, OutputStream out, Duration silence) throws IOException {
+    public ChannelRead openRead(String path, long max, Duration deadline) {
+        byte[] payload = ChannelProtocol.fields(List.of(path, Long.toString(max)));
         ChannelConnection c = open();
-        Watch watch = new Watch(c);
+        ScheduledFuture<?> guard =
+                watchdog.schedule(
+                        c::close, Math.max(1, deadline.toMillis()), TimeUnit.MILLISECONDS);
+        boolean sent = false;
+        boolean handedOver = false;
         try {
-            send(c, ChannelProtocol.READ, List.of(path, Long.toString(max)));
-            long copied = 0;
-            while (true) {
-                watch.arm(silence);
-                Frame f = c.read();
-                watch.disarm();
-                switch (f.type()) {
-                    case ChannelProtocol.STATS -> parseStat(f);
-                    case ChannelProtocol.DATA -> {
-                        if (copied + f.payload().length > max) {
-                            throw new IOException(
-                                    "read of "
-                                            + path
-                                            + " aborted: the file grew past the limit of "
-                                            + max
-                                            + " bytes");
-                        }
-                        out.write(f.payload());
-                        copied += f.payload().length;
-                    }
-                    case ChannelProtocol.COMPLETED -> {
-                        return copied;
-                    }
-                    case ChannelProtocol.FAILED -> throw ChannelRefusal.of(f);
-                    default -> throw protocol(f, "a read");
-                }
+            c.send(ChannelProtocol.READ, payload);
+            sent = true;
+            Frame f = c.read();
+            if (f.type() == ChannelProtocol.FAILED) {
+                throw ChannelRefusal.of(f);
             }
+            expect(f, ChannelProtocol.STATS);
+            Stat stat = parseStat(f);
+            guard.cancel(false);
+            handedOver = true;
+            return new ChannelRead(this, c, watchdog, path, max, stat, UNCLAIMED_READ);
         } catch (AsynchronousCloseException e) {
-            throw new IOException(
-                    "read of " + path + " stalled: no data for " + silence.toMillis() + " ms", e);
-        } catch (ChannelConnection.ChannelProtocolException e) {
+            throw new ChannelException(
+                    "the sandbox did not answer within " + deadline.toMillis() + " ms", sent, e);
+        } catch (IOException e) {
             failed(e);
-            throw e;
+            throw new ChannelException("the sandbox channel failed: " + describe(e), sent, e);
         } finally {
-            watch.disarm();
-            c.close();
+            guard.cancel(false);
+            if (!handedOver) {
+                c.close();
+            }
         }
     }
 
@@ -598,28 +596,6 @@ public final class SandboxChannel {
             return new Stat(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
         } catch (NumberFormatException e) {
             throw new ChannelConnection.ChannelProtocolException("malformed stat");
-        }
-    }
-
-    /** A re-armable deadline on one connection: it closes the connection when it fires. */
-    private final class Watch {
-        private final ChannelConnection c;
-        private ScheduledFuture<?> armed;
-
-        Watch(ChannelConnection c) {
-            this.c = c;
-        }
-
-        void arm(Duration d) {
-            disarm();
-            armed = watchdog.schedule(c::close, Math.max(1, d.toMillis()), TimeUnit.MILLISECONDS);
-        }
-
-        void disarm() {
-            if (armed != null) {
-                armed.cancel(false);
-                armed = null;
-            }
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.agentbox.sandbox.docker;
 
 import dev.agentbox.sandbox.channel.ChannelException;
+import dev.agentbox.sandbox.channel.ChannelRead;
 import dev.agentbox.sandbox.channel.ChannelRefusal;
-import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.FileRead;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,17 +16,16 @@ import java.time.Duration;
  */
 final class ChannelFileRead implements FileRead {
 
-    private final SandboxChannel channel;
+    private final ChannelRead read;
     private final String path;
     private final long size;
-    private final long limit;
     private final Duration silence;
 
-    ChannelFileRead(SandboxChannel channel, String path, long size, long limit, Duration silence) {
-        this.channel = channel;
+    /** {@code read} admitted by its stat; this read owns its connection from now on. */
+    ChannelFileRead(ChannelRead read, String path, long size, Duration silence) {
+        this.read = read;
         this.path = path;
         this.size = size;
-        this.limit = limit;
         this.silence = silence;
     }
 
@@ -38,7 +37,7 @@ final class ChannelFileRead implements FileRead {
     @Override
     public void transferTo(OutputStream out) throws IOException {
         try {
-            channel.read(path, limit, out, silence);
+            read.transferTo(out, silence);
         } catch (ChannelRefusal r) {
             throw new IOException(
                     "read of "

@@ -6,6 +6,7 @@ import static dev.agentbox.sandbox.docker.DockerSandbox.abs;
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.sandbox.channel.ChannelException;
+import dev.agentbox.sandbox.channel.ChannelRead;
 import dev.agentbox.sandbox.channel.ChannelRefusal;
 import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
@@ -132,23 +133,14 @@ final class DockerFs implements SandboxFs {
     }
 
     /**
-     * {@code stat -L} first (type and size of what a read would open), then a bounded stream; see
-     * {@link FileRead}.
+     * Admission first (type and size of what a read would open: {@code stat -L}), then a bounded
+     * stream; see {@link FileRead}. Over the channel both come from one request: the helper answers
+     * the read with the file's stat before its bytes.
      */
     @Override
     public FileRead openRead(String path, long maxBytes) {
         String p = abs(path);
-        Optional<FileRead> viaChannel =
-                channel(
-                        "read",
-                        p,
-                        ch -> {
-                            FsStat st =
-                                    ch.stat(p, true, deadline())
-                                            .map(s -> FsStat.fromMode(s.mode(), s.size()))
-                                            .orElseThrow(() -> new SandboxFileNotFoundException(p));
-                            return checkedRead(p, st, maxBytes, ch);
-                        });
+        Optional<FileRead> viaChannel = channel("read", p, ch -> channelRead(ch, p, maxBytes));
         if (viaChannel.isPresent()) {
             return viaChannel.get();
         }
@@ -161,14 +153,43 @@ final class DockerFs implements SandboxFs {
         }
         String[] parts = utf8(r.stdout()).strip().split(" ");
         FsStat st = FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
-        return checkedRead(p, st, maxBytes, null);
+        return checkedRead(p, st, maxBytes);
     }
 
     /**
-     * The read of {@code p} once its stat says what it is: only a regular file within the limit;
-     * over the channel when {@code channel} is given.
+     * The channel's read, admitted like {@link #checkedRead}: what the helper refuses to open (a
+     * directory, a device, a FIFO) is answered as the stat of it would be.
      */
-    private FileRead checkedRead(String p, FsStat st, long maxBytes, SandboxChannel channel) {
+    private FileRead channelRead(SandboxChannel ch, String p, long maxBytes) {
+        ChannelRead read;
+        try {
+            read = ch.openRead(p, maxBytes, deadline());
+        } catch (ChannelRefusal r) {
+            if (r.code().equals("EISDIR")) {
+                throw new SandboxOperationException("read " + p, "it is a directory");
+            }
+            if (r.code().equals("ENOTREG")) {
+                int mode;
+                try {
+                    mode = Integer.parseInt(r.detail(), 16);
+                } catch (NumberFormatException e) {
+                    throw refused("read", p, r);
+                }
+                throw FileTooLargeException.notRegular(
+                        p, FileTooLargeException.kind(mode), maxBytes);
+            }
+            throw r;
+        }
+        long size = read.stat().size();
+        if (size > maxBytes) {
+            read.close();
+            throw FileTooLargeException.overLimit(p, size, maxBytes);
+        }
+        return new ChannelFileRead(read, p, size, limits().internalExecTimeout());
+    }
+
+    /** The read of {@code p} through the engine once its stat says what it is. */
+    private FileRead checkedRead(String p, FsStat st, long maxBytes) {
         if (st.type() != FsStat.Type.FILE) {
             if (st.type() == FsStat.Type.DIR) {
                 throw new SandboxOperationException("read " + p, "it is a directory");
@@ -179,9 +200,6 @@ final class DockerFs implements SandboxFs {
         long size = st.size().orElse(0);
         if (size > maxBytes) {
             throw FileTooLargeException.overLimit(p, size, maxBytes);
-        }
-        if (channel != null) {
-            return new ChannelFileRead(channel, p, size, maxBytes, limits().internalExecTimeout());
         }
         return new DockerFileRead(this, p, size, maxBytes);
     }

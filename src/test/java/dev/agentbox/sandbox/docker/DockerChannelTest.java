@@ -11,8 +11,12 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.FileRead;
+import dev.agentbox.sandbox.spi.FileTooLargeException;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxFileNotFoundException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxOperationException;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.testing.NeedsDocker;
 import java.io.IOException;
@@ -219,6 +223,41 @@ class DockerChannelTest {
                 .contains("SigBlk:\t0000000000000000")
                 .contains("SigIgn:\t0000000000000000")
                 .contains("leader");
+    }
+
+    @Test
+    @DisplayName(
+            "a read's admission and its bytes come from one request: a directory, a device, a FIFO, a missing or an oversized file are refused as their stat would be")
+    void aReadIsAdmittedByTheStatItsOwnRequestAnswers() throws Exception {
+        DockerSandboxProvider p = provider(true);
+        SandboxHandle sb = create(p, "read");
+        assertThat(p.channels().of(sb.id())).isPresent();
+        assertThat(sb.process().exec("mkdir -p /workspace/d && mkfifo /workspace/f").exitCode())
+                .isZero();
+        sb.fs().write("/workspace/x.bin", "0123456789".getBytes(StandardCharsets.UTF_8));
+
+        FileRead read = sb.fs().openRead("/workspace/x.bin", 10);
+        assertThat(read.size()).isEqualTo(10);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        read.transferTo(out);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("0123456789");
+
+        assertThatThrownBy(() -> sb.fs().openRead("/workspace/x.bin", 9))
+                .isInstanceOf(FileTooLargeException.class);
+        assertThatThrownBy(() -> sb.fs().openRead("/dev/zero", 100))
+                .isInstanceOf(FileTooLargeException.class)
+                .hasMessageContaining("character device");
+        assertThatThrownBy(() -> sb.fs().openRead("/workspace/f", 100))
+                .isInstanceOf(FileTooLargeException.class)
+                .hasMessageContaining("FIFO");
+        assertThatThrownBy(() -> sb.fs().openRead("/workspace/d", 100))
+                .isInstanceOf(SandboxOperationException.class)
+                .hasMessageContaining("directory");
+        assertThatThrownBy(() -> sb.fs().openRead("/workspace/none", 100))
+                .isInstanceOf(SandboxFileNotFoundException.class);
+        assertThat(p.channels().of(sb.id()))
+                .as("refusals are no failure of the channel")
+                .isPresent();
     }
 
     @Test
