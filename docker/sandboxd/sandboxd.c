@@ -587,9 +587,11 @@ static _Noreturn void do_exec(char **f, size_t n) {
     if (*pidfile) { /* the child may not allocate: its folder is made here */
         char *dir = strdup(pidfile);
         char *slash = dir ? strrchr(dir, '/') : NULL;
+        struct stat st;
         if (slash && slash != dir) {
             *slash = 0;
-            mkdir_p(dir, 0755);
+            /* One stat in the usual case (it exists); mkdir -p's walk only the first time. */
+            if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) mkdir_p(dir, 0755);
         }
         free(dir);
     }

@@ -6,6 +6,7 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +75,14 @@ public final class SandboxChannel {
         if (failing.get() && System.nanoTime() - retryAt < 0) {
             return false;
         }
-        return Files.exists(socket, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(socket);
+        // One lstat: a socket, not a link to one (nor anything else the sandbox put there).
+        try {
+            return Files.readAttributes(
+                            socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .isOther();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Records a failure of the channel itself: unusable for {@link #BACKOFF}, logged once. */
