@@ -115,9 +115,10 @@ public final class SandboxChannel {
         if (c == null) {
             c = connect();
         }
-        // The next spare is made once this request is over: made now, its connect and the
-        // helper's fork of a handler would compete with this request for the CPUs.
-        c.onClose(this::refill);
+        // The next spare is made once this request is over, and a moment later still: made
+        // sooner, its connect and the helper's fork of a handler would compete for the CPUs
+        // with the request, then with the writing of its answer.
+        c.onClose(this::refillSoon);
         return c;
     }
 
@@ -214,6 +215,20 @@ public final class SandboxChannel {
         }
         s.connection().close();
         return null;
+    }
+
+    /**
+     * How long after a request's connection closed its successor spare is begun: time for the
+     * request's answer to leave the server (measured on 2 vCPUs: 0.45 ms off an exec's median).
+     */
+    static final Duration SPARE_AFTER = Duration.ofMillis(4);
+
+    private void refillSoon() {
+        try {
+            watchdog.schedule(this::refill, SPARE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // shutting down: no spare needed
+        }
     }
 
     /**
