@@ -108,7 +108,8 @@ public final class SandboxChannel {
 
     /**
      * A connection for one request: the spare when there is a fresh one still open, else a new one;
-     * either way a new spare is made in the background when the request's connection closes.
+     * either way a new spare is made in the background shortly after the request's connection
+     * closes.
      */
     private ChannelConnection open() {
         ChannelConnection c = takeSpare();

@@ -157,8 +157,8 @@ final class DockerFs implements SandboxFs {
     }
 
     /**
-     * The channel's read, admitted like {@link #checkedRead}: what the helper refuses to open (a
-     * directory, a device, a FIFO) is answered as the stat of it would be.
+     * The channel's read, admitted like the engine's: what the helper refuses to open (a directory,
+     * a device, a FIFO) is judged by the mode it reports, as its stat would be.
      */
     private FileRead channelRead(SandboxChannel ch, String p, long maxBytes) {
         ChannelRead read;
@@ -166,30 +166,35 @@ final class DockerFs implements SandboxFs {
             read = ch.openRead(p, maxBytes, deadline());
         } catch (ChannelRefusal r) {
             if (r.code().equals("EISDIR")) {
-                throw new SandboxOperationException("read " + p, "it is a directory");
-            }
-            if (r.code().equals("ENOTREG")) {
-                int mode;
+                admit(p, FsStat.fromMode(0040000, 0), maxBytes);
+            } else if (r.code().equals("ENOTREG")) {
                 try {
-                    mode = Integer.parseInt(r.detail(), 16);
+                    admit(p, FsStat.fromMode(Integer.parseInt(r.detail(), 16), 0), maxBytes);
                 } catch (NumberFormatException e) {
                     throw refused("read", p, r);
                 }
-                throw FileTooLargeException.notRegular(
-                        p, FileTooLargeException.kind(mode), maxBytes);
             }
             throw r;
         }
-        long size = read.stat().size();
-        if (size > maxBytes) {
+        try {
+            long size = admit(p, FsStat.fromMode(read.stat().mode(), read.stat().size()), maxBytes);
+            return new ChannelFileRead(read, p, size, limits().internalExecTimeout());
+        } catch (RuntimeException e) {
             read.close();
-            throw FileTooLargeException.overLimit(p, size, maxBytes);
+            throw e;
         }
-        return new ChannelFileRead(read, p, size, limits().internalExecTimeout());
     }
 
     /** The read of {@code p} through the engine once its stat says what it is. */
     private FileRead checkedRead(String p, FsStat st, long maxBytes) {
+        return new DockerFileRead(this, p, admit(p, st, maxBytes), maxBytes);
+    }
+
+    /**
+     * What may be read: only a regular file within the limit (its size is returned); anything else
+     * is refused with the error its type calls for.
+     */
+    private static long admit(String p, FsStat st, long maxBytes) {
         if (st.type() != FsStat.Type.FILE) {
             if (st.type() == FsStat.Type.DIR) {
                 throw new SandboxOperationException("read " + p, "it is a directory");
@@ -201,7 +206,7 @@ final class DockerFs implements SandboxFs {
         if (size > maxBytes) {
             throw FileTooLargeException.overLimit(p, size, maxBytes);
         }
-        return new DockerFileRead(this, p, size, maxBytes);
+        return size;
     }
 
     /**
