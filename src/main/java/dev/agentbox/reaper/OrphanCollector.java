@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -25,7 +26,8 @@ import java.util.logging.Logger;
  * SandboxLabels#INSTALLATION} label (another installation sharing the engine owns its own), no
  * instance record of its provider names it, it is older than the grace (an ensure records its
  * sandbox only after bootstrap, which can take minutes), and no ensure holds its key's lease right
- * now.
+ * now. A sandbox the warm pool records (ready, or claimed and not yet recorded) is the pool's to
+ * retire, not an orphan.
  */
 public final class OrphanCollector {
 
@@ -49,6 +51,7 @@ public final class OrphanCollector {
     private final Clock clock;
     private final Duration grace;
     private final Supplier<Optional<String>> installation;
+    private BiPredicate<String, String> pooled = (provider, id) -> false;
 
     public OrphanCollector(
             SandboxInstanceStore instances,
@@ -63,6 +66,15 @@ public final class OrphanCollector {
         this.clock = clock;
         this.grace = grace;
         this.installation = installation;
+    }
+
+    /**
+     * Leaves alone the sandboxes for which {@code pooled} (provider, id) is true: the warm pool's
+     * rows.
+     */
+    public OrphanCollector withPool(BiPredicate<String, String> pooled) {
+        this.pooled = pooled;
+        return this;
     }
 
     /** One pass over every enabled provider. Never throws. */
@@ -95,7 +107,8 @@ public final class OrphanCollector {
                 }
                 String name = provider.name() + ":" + s.id();
                 try {
-                    if (instances.existsForProviderSandbox(provider.name(), s.id())) {
+                    if (instances.existsForProviderSandbox(provider.name(), s.id())
+                            || pooled.test(provider.name(), s.id())) {
                         continue;
                     }
                     String key = s.labels().get(SandboxLabels.KEY);

@@ -6,6 +6,7 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxProviders;
+import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -39,6 +40,8 @@ public class ReaperService {
     @Inject RunStore runs;
 
     @Inject SandboxInstanceStore instances;
+
+    @Inject PoolStore pool;
 
     @Inject SandboxProviders providers;
 
@@ -108,12 +111,13 @@ public class ReaperService {
                 new RunExitProbe(instances, providers::find, executor, settings.parallelism());
         OrphanCollector orphans =
                 new OrphanCollector(
-                        instances,
-                        providers::enabled,
-                        leases,
-                        clock,
-                        settings.orphanGrace(),
-                        () -> installation.current().map(Installation::installationId));
+                                instances,
+                                providers::enabled,
+                                leases,
+                                clock,
+                                settings.orphanGrace(),
+                                () -> installation.current().map(Installation::installationId))
+                        .withPool(pool::exists);
         reaper =
                 new Reaper(runService.context(), probe, reclaimer, orphans, settings, executor)
                         .withAdopter(

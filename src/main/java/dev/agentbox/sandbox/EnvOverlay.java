@@ -94,6 +94,18 @@ public final class EnvOverlay {
         return new EnvOverlay(next);
     }
 
+    /**
+     * This overlay laid over {@code base}: the base's variables, then this overlay's changes. A
+     * sandbox taken from the warm pool was made without the ensure's {@code workspace.env}, so its
+     * record carries that environment as the bottom of its overlay.
+     */
+    public EnvOverlay over(Map<String, String> base) {
+        Map<String, Optional<String>> next = new LinkedHashMap<>();
+        base.forEach((k, v) -> next.put(k, Optional.of(v)));
+        next.putAll(vars);
+        return new EnvOverlay(next);
+    }
+
     /** The variables set to a value. */
     public Map<String, String> values() {
         Map<String, String> out = new LinkedHashMap<>();

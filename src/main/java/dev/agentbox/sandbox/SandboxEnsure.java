@@ -12,6 +12,7 @@ import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
+import dev.agentbox.sandbox.pool.WarmPool;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
@@ -52,6 +53,8 @@ final class SandboxEnsure {
     private final Duration stepTimeout;
     private final Duration ensureWait;
     private final LocalSources localSources;
+    private final WarmPool pool;
+    private final Runnable afterClaim;
 
     /** {@code executor} and {@code installation} may be null outside the server. */
     SandboxEnsure(
@@ -65,6 +68,38 @@ final class SandboxEnsure {
             Duration stepTimeout,
             Duration ensureWait,
             LocalSources localSources) {
+        this(
+                providers,
+                store,
+                leases,
+                clock,
+                executor,
+                installation,
+                quotas,
+                stepTimeout,
+                ensureWait,
+                localSources,
+                null,
+                () -> {});
+    }
+
+    /**
+     * With a warm pool: a new sandbox is taken from {@code pool} when one of its entries serves the
+     * ensure's image and policy; {@code afterClaim} runs after each successful claim (a refill).
+     */
+    SandboxEnsure(
+            SandboxProviders providers,
+            SandboxInstanceStore store,
+            Leases leases,
+            Clock clock,
+            ManagedExecutorService executor,
+            InstallationService installation,
+            TenantQuotas quotas,
+            Duration stepTimeout,
+            Duration ensureWait,
+            LocalSources localSources,
+            WarmPool pool,
+            Runnable afterClaim) {
         this.providers = providers;
         this.store = store;
         this.leases = leases;
@@ -75,6 +110,8 @@ final class SandboxEnsure {
         this.stepTimeout = stepTimeout;
         this.ensureWait = ensureWait;
         this.localSources = localSources;
+        this.pool = pool;
+        this.afterClaim = afterClaim;
     }
 
     Ensured ensure(String tenant, SandboxSpec spec) {
@@ -250,16 +287,21 @@ final class SandboxEnsure {
             String label,
             LocalSourceArchive archive,
             long t0) {
-        SandboxHandle raw = provider.create(inputFor(key, tenant, spec));
+        Optional<WarmPool.Claim> claim = claimPooled(provider, key, spec);
+        SandboxHandle raw =
+                claim.map(WarmPool.Claim::handle)
+                        .orElseGet(() -> provider.create(inputFor(key, tenant, spec)));
         try {
             if (!spec.workspace().secrets().isEmpty()) {
                 SandboxSecrets.install(raw, spec.workspace().secrets());
             }
-            // A sandbox re-created under a recorded key keeps the environment recorded for it.
-            SecretsHandle handle =
-                    new SecretsHandle(
-                            raw,
-                            EnvOverlay.parse(recorded.map(SandboxInstance::envJson).orElse(null)));
+            // A sandbox re-created under a recorded key keeps the environment recorded for it. A
+            // pooled one was made without workspace.env: its record carries that too.
+            EnvOverlay recordedEnv =
+                    EnvOverlay.parse(recorded.map(SandboxInstance::envJson).orElse(null));
+            EnvOverlay env =
+                    claim.isPresent() ? recordedEnv.over(spec.workspace().env()) : recordedEnv;
+            SecretsHandle handle = new SecretsHandle(raw, env);
             new WorkspaceBootstrap(handle, stepTimeout, executor, label)
                     .run(spec.workspace(), archive);
             String snapshotId = null;
@@ -288,25 +330,44 @@ final class SandboxEnsure {
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
             instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
-            instance.envJson(recorded.map(SandboxInstance::envJson).orElse(null));
+            instance.envJson(env.json());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
             SandboxInstance stored = store.upsert(instance);
             oldSnapshot
                     .filter(old -> !old.equals(stored.snapshotId().orElse(null)))
                     .ifPresent(old -> SandboxService.deleteSnapshotQuietly(provider, old, label));
+            claim.ifPresent(
+                    c -> {
+                        pool.claimed(c);
+                        afterClaim.run();
+                    });
             LOG.info(
                     label
-                            + ": created "
+                            + (claim.isPresent() ? ": took " : ": created ")
                             + raw.id()
-                            + " in "
+                            + (claim.isPresent() ? " from the pool in " : " in ")
                             + (System.nanoTime() - t0) / 1_000_000
                             + " ms");
             return new Ensured(new Sandbox(stored, handle), EnsureOutcome.CREATED);
         } catch (RuntimeException e) {
             // A half-made sandbox is never left behind, and nothing was recorded for it.
-            SandboxService.destroyQuietly(raw, label);
+            if (claim.isPresent()) {
+                pool.abandon(claim.get());
+            } else {
+                SandboxService.destroyQuietly(raw, label);
+            }
             throw e;
         }
+    }
+
+    /** A ready sandbox from the warm pool when one serves this ensure; empty on a miss. */
+    private Optional<WarmPool.Claim> claimPooled(
+            SandboxProvider provider, String key, SandboxSpec spec) {
+        if (pool == null) {
+            return Optional.empty();
+        }
+        return pool.entryFor(provider.name(), spec.image(), spec.policy())
+                .flatMap(entry -> pool.claim(entry, key));
     }
 
     /**

@@ -73,6 +73,9 @@ public class SandboxService {
 
     @Inject org.eclipse.microprofile.config.Config config;
 
+    /** The warm pool; null outside the server. */
+    @Inject SandboxPool pool;
+
     /** Read once: the allowlist and ceilings do not change while the server runs. */
     private volatile EnsureRules rules;
 
@@ -139,7 +142,9 @@ public class SandboxService {
                 quotas,
                 Duration.ofMillis(stepTimeoutMs),
                 Duration.ofMillis(ensureWaitMs),
-                localSources());
+                localSources(),
+                pool == null ? null : pool.pool(),
+                pool == null ? () -> {} : pool::refillSoon);
     }
 
     /**

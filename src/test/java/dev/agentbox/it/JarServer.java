@@ -44,6 +44,9 @@ public final class JarServer implements AutoCloseable {
         pb.environment().put("HTTP_PORT", String.valueOf(port));
         pb.environment().put("HTTPS_PORT", String.valueOf(port + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out-" + port).toString());
+        // No warm pool unless the test asks for one: its background containers would load the
+        // machine and show up in the tests that count containers.
+        pb.environment().put("AGENTBOX_POOL_SIZE", "0");
         pb.environment().putAll(env);
         Process process;
         try {

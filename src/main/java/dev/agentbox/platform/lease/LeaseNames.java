@@ -12,6 +12,14 @@ public final class LeaseNames {
 
     private LeaseNames() {}
 
+    /**
+     * Held by the one server that refills a warm pool entry: {@code pool:<pool key>} (16 hex
+     * chars).
+     */
+    public static String pool(String poolKey) {
+        return "pool:" + poolKey;
+    }
+
     /** Held while a sandbox is ensured, reclaimed or expired: {@code sandbox:<key>}. */
     public static String sandbox(String sandboxKey) {
         return "sandbox:" + sandboxKey;

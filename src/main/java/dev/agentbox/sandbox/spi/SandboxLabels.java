@@ -18,6 +18,12 @@ public final class SandboxLabels {
      */
     public static final String INSTALLATION = "dev.agentbox.installation";
 
+    /**
+     * On a sandbox made for the warm pool: the pool's key. It stays after the sandbox is claimed;
+     * the tenant and key of a claimed one are in its record, not in labels (which cannot change).
+     */
+    public static final String POOL = "dev.agentbox.pool";
+
     /** On a snapshot image: the id of the sandbox it was taken from. */
     public static final String SNAPSHOT_OF = "dev.agentbox.snapshot-of";
 

@@ -1,0 +1,381 @@
+package dev.agentbox.sandbox.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.platform.TestDatabase;
+import dev.agentbox.platform.lease.JpaLeaseStore;
+import dev.agentbox.platform.lease.LeaseNames;
+import dev.agentbox.platform.lease.LeaseStore;
+import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.sandbox.local.LocalSandboxProvider;
+import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.store.JpaPoolStore;
+import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
+import dev.agentbox.sandbox.store.PoolStore;
+import dev.agentbox.sandbox.store.PooledSandbox;
+import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The warm pool's hand-out and clean-up rules, with real parts: the pool and instance stores and
+ * the leases on Derby, and the local provider (folders), whose sandboxes cost milliseconds. The
+ * same rules over HTTP with Docker are {@code WarmPoolIT} and {@code WarmPoolPostgresIT}.
+ */
+class WarmPoolTest {
+
+    private static TestDatabase db;
+    private static ScheduledExecutorService scheduler;
+
+    private Path root;
+    private LocalSandboxProvider local;
+    private PoolStore store;
+    private SandboxInstanceStore instances;
+    private Leases leases;
+    private final MovableClock clock = new MovableClock(Instant.now());
+    private PoolEntry entry;
+
+    @BeforeAll
+    static void open() {
+        db = TestDatabase.open(TestDatabase.Kind.DERBY);
+        scheduler = Executors.newScheduledThreadPool(2);
+    }
+
+    @AfterAll
+    static void close() {
+        scheduler.shutdownNow();
+        db.close();
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        db.clear(PooledSandbox.class, SandboxInstance.class);
+        root = Files.createTempDirectory("agentbox-pool-test");
+        local =
+                new LocalSandboxProvider(
+                        new LocalSettings(true, root), new DaemonThreads("test-pool"), clock);
+        store = db.transactional(PoolStore.class, JpaPoolStore::new);
+        instances =
+                db.transactional(
+                        SandboxInstanceStore.class,
+                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
+        leases =
+                new Leases(
+                        db.transactional(LeaseStore.class, JpaLeaseStore::new),
+                        Clock.systemUTC(),
+                        "node-a",
+                        scheduler);
+        // A distinct image name per test: the pool key differs, so rows never mix.
+        entry = new PoolEntry("local", "img-" + UUID.randomUUID(), SandboxPolicy.defaults());
+    }
+
+    @AfterEach
+    void tearDown() {
+        for (ManagedSandbox s : local.listManaged()) {
+            local.destroy(s.id());
+        }
+    }
+
+    private WarmPool pool(String node, int size) {
+        return new WarmPool(
+                name -> name.equals("local") ? Optional.of(local) : Optional.empty(),
+                store,
+                instances,
+                leases,
+                clock,
+                node,
+                () -> Optional.of("inst-1"),
+                new PoolSettings(
+                        size,
+                        List.of(entry),
+                        Duration.ofMinutes(30),
+                        Duration.ofSeconds(5),
+                        Duration.ofMinutes(1),
+                        entry.image()),
+                new PoolMetrics(null));
+    }
+
+    private boolean alive(String id) {
+        return local.resume(id).isPresent();
+    }
+
+    @Test
+    void aRefillMakesTheConfiguredNumberOfUnownedSandboxesLabelledWithTheirPool() {
+        WarmPool pool = pool("node-a", 2);
+
+        assertThat(pool.refill()).isEqualTo(2);
+        assertThat(pool.refill()).isZero();
+
+        List<ManagedSandbox> made = local.listManaged();
+        assertThat(made).hasSize(2);
+        for (ManagedSandbox s : made) {
+            assertThat(s.labels())
+                    .containsEntry(SandboxLabels.POOL, entry.key())
+                    .containsEntry(SandboxLabels.INSTALLATION, "inst-1")
+                    .doesNotContainKeys(SandboxLabels.KEY, SandboxLabels.TENANT);
+        }
+        assertThat(store.countReady(entry.key(), Instant.EPOCH)).isEqualTo(2);
+    }
+
+    @Test
+    void eachReadySandboxIsHandedOutOnceAndThenTheClaimsMiss() {
+        WarmPool pool = pool("node-a", 2);
+        pool.refill();
+
+        WarmPool.Claim first = pool.claim(entry, "key-1").orElseThrow();
+        WarmPool.Claim second = pool.claim(entry, "key-2").orElseThrow();
+        assertThat(pool.claim(entry, "key-3")).isEmpty();
+
+        assertThat(first.handle().id()).isNotEqualTo(second.handle().id());
+        pool.claimed(first);
+        assertThat(store.exists("local", first.handle().id())).isFalse();
+        assertThat(alive(first.handle().id())).isTrue();
+    }
+
+    @Test
+    void twoServersClaimingFromOnePoolAtOnceNeverShareASandbox() throws Exception {
+        WarmPool a = pool("node-a", 3);
+        WarmPool b = pool("node-b", 3);
+        a.refill();
+        int ensures = 8;
+        ExecutorService threads = Executors.newFixedThreadPool(ensures);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Optional<WarmPool.Claim>>> results = new ArrayList<>();
+            for (int i = 0; i < ensures; i++) {
+                WarmPool server = i % 2 == 0 ? a : b;
+                String key = "key-" + i;
+                results.add(
+                        threads.submit(
+                                () -> {
+                                    go.await();
+                                    return server.claim(entry, key);
+                                }));
+            }
+            go.countDown();
+            Set<String> handedOut = new HashSet<>();
+            int hits = 0;
+            for (Future<Optional<WarmPool.Claim>> r : results) {
+                Optional<WarmPool.Claim> c = r.get();
+                if (c.isPresent()) {
+                    hits++;
+                    assertThat(handedOut.add(c.get().handle().id()))
+                            .as("handed out twice: %s", c.get().handle().id())
+                            .isTrue();
+                }
+            }
+            assertThat(hits).isEqualTo(3);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void anAbandonedClaimDestroysItsSandboxAndForgetsIt() {
+        WarmPool pool = pool("node-a", 1);
+        pool.refill();
+        WarmPool.Claim c = pool.claim(entry, "key-1").orElseThrow();
+
+        pool.abandon(c);
+
+        assertThat(alive(c.handle().id())).isFalse();
+        assertThat(store.exists("local", c.handle().id())).isFalse();
+    }
+
+    @Test
+    void aClaimLeftUnfinishedByADeadServerIsDestroyedOnceItsGraceHasPassed() {
+        WarmPool pool = pool("node-a", 1);
+        pool.refill();
+        String id = pool.claim(entry, "key-dead").orElseThrow().handle().id();
+        // The claiming server dies here: neither claimed() nor abandon() ever runs.
+
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(pool.tidy()).isZero();
+        assertThat(alive(id)).isTrue();
+
+        clock.advance(Duration.ofSeconds(31));
+        assertThat(pool.tidy()).isEqualTo(1);
+        assertThat(alive(id)).isFalse();
+        assertThat(store.exists("local", id)).isFalse();
+    }
+
+    @Test
+    void anUnfinishedClaimWhoseEnsureStillHoldsItsKeyIsLeftAlone() {
+        WarmPool pool = pool("node-a", 1);
+        pool.refill();
+        String id = pool.claim(entry, "key-busy").orElseThrow().handle().id();
+        try (var held =
+                leases.acquire(
+                                LeaseNames.sandbox("key-busy"),
+                                Duration.ofSeconds(30),
+                                Duration.ZERO)
+                        .orElseThrow()) {
+            clock.advance(Duration.ofMinutes(5));
+            assertThat(pool.tidy()).isZero();
+            assertThat(alive(id)).isTrue();
+        }
+    }
+
+    @Test
+    void aClaimedSandboxThatGotRecordedOnlyLosesItsRow() {
+        WarmPool pool = pool("node-a", 1);
+        pool.refill();
+        String id = pool.claim(entry, "key-rec").orElseThrow().handle().id();
+        instances.upsert(
+                new SandboxInstance(
+                        "k".repeat(64), "tenant-a", "local", id, null, clock.instant(), 60_000));
+
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(pool.tidy()).isZero();
+
+        assertThat(alive(id)).isTrue();
+        assertThat(store.exists("local", id)).isFalse();
+    }
+
+    @Test
+    void readySandboxesPastTheMaximumAgeAreNeverHandedOutAndAreReplaced() {
+        WarmPool pool = pool("node-a", 1);
+        pool.refill();
+        String old = store.all(10).get(0).providerSandboxId();
+
+        clock.advance(Duration.ofMinutes(31));
+        assertThat(pool.claim(entry, "key-1")).isEmpty();
+        assertThat(pool.tidy()).isEqualTo(1);
+        assertThat(alive(old)).isFalse();
+
+        assertThat(pool.refill()).isEqualTo(1);
+        assertThat(pool.claim(entry, "key-2")).isPresent();
+    }
+
+    @Test
+    void aPooledSandboxDestroyedBehindThePoolsBackIsSkipped() {
+        WarmPool pool = pool("node-a", 2);
+        pool.refill();
+        List<PooledSandbox> rows = store.ready(entry.key(), Instant.EPOCH, 10);
+        local.destroy(rows.get(0).providerSandboxId());
+
+        WarmPool.Claim c = pool.claim(entry, "key-1").orElseThrow();
+
+        assertThat(c.handle().id()).isEqualTo(rows.get(1).providerSandboxId());
+        assertThat(store.exists("local", rows.get(0).providerSandboxId())).isFalse();
+    }
+
+    @Test
+    void aStoppingServerDestroysOnlyTheReadySandboxesItMade() {
+        WarmPool a = pool("node-a", 1);
+        a.refill();
+        String mine = store.all(10).get(0).providerSandboxId();
+        store.add(
+                new PooledSandbox(
+                        local.create(
+                                        dev.agentbox.sandbox.spi.SandboxCreateInput.defaults()
+                                                .withPool(entry.key()))
+                                .id(),
+                        "local",
+                        entry.key(),
+                        clock.instant(),
+                        "node-b"));
+
+        assertThat(a.drain()).isEqualTo(1);
+
+        assertThat(alive(mine)).isFalse();
+        assertThat(store.all(10)).extracting(PooledSandbox::createdBy).containsExactly("node-b");
+    }
+
+    @Test
+    void readySandboxesOfAnEntryNoLongerConfiguredAreRetired() {
+        String stray =
+                local.create(
+                                dev.agentbox.sandbox.spi.SandboxCreateInput.defaults()
+                                        .withPool("0123456789abcdef"))
+                        .id();
+        store.add(new PooledSandbox(stray, "local", "0123456789abcdef", clock.instant(), "node-x"));
+        WarmPool off = pool("node-a", 0);
+        off.refill();
+        String mine =
+                pool("node-a", 1).refill() == 1
+                        ? store.ready(entry.key(), Instant.EPOCH, 1).get(0).providerSandboxId()
+                        : null;
+
+        assertThat(off.tidy()).isEqualTo(1);
+
+        assertThat(alive(stray)).isFalse();
+        assertThat(alive(mine)).as("a configured entry's sandbox, pool size 0").isTrue();
+    }
+
+    @Test
+    void anEnsureIsServedOnlyByAnEntryWithExactlyItsImageAndPolicy() {
+        WarmPool pool = pool("node-a", 1);
+        assertThat(pool.entryFor("local", Optional.of(entry.image()), SandboxPolicy.defaults()))
+                .contains(entry);
+        assertThat(pool.entryFor("local", Optional.empty(), SandboxPolicy.defaults()))
+                .contains(entry); // no image: the default, which this test's settings name
+        assertThat(pool.entryFor("local", Optional.of("other"), SandboxPolicy.defaults()))
+                .isEmpty();
+        assertThat(
+                        pool.entryFor(
+                                "local",
+                                Optional.of(entry.image()),
+                                SandboxPolicy.defaults().withLimits(512, 1.0, 64)))
+                .isEmpty();
+        assertThat(pool.entryFor("docker", Optional.of(entry.image()), SandboxPolicy.defaults()))
+                .isEmpty();
+        assertThat(pool("node-a", 0).entryFor("local", Optional.empty(), SandboxPolicy.defaults()))
+                .isEmpty();
+    }
+
+    /** A clock the test moves; the leases keep the real one. */
+    private static final class MovableClock extends Clock {
+        private volatile Instant now;
+
+        MovableClock(Instant start) {
+            now = start;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+}
