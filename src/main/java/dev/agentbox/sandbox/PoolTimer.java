@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox;
 
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -40,6 +41,12 @@ public class PoolTimer {
                 1000,
                 pool.pool().settings().refillEvery().toMillis(),
                 new TimerConfig("sandbox-pool", false));
+    }
+
+    /** The server is stopping: no more passes, and this server's ready sandboxes go. */
+    @PreDestroy
+    void stop() {
+        pool.stop();
     }
 
     @Timeout

@@ -10,7 +10,6 @@ import dev.agentbox.sandbox.pool.WarmPool;
 import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.PostConstruct;
-import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -120,8 +119,15 @@ public class SandboxPool {
         }
     }
 
-    @PreDestroy
-    void stop() {
+    /**
+     * Stops maintenance and destroys the ready sandboxes this server made. Called by {@link
+     * PoolTimer}'s stop, while the persistence unit is still open (a CDI bean's own pre-destroy
+     * runs after it closed); once only.
+     */
+    public void stop() {
+        if (stopping) {
+            return;
+        }
         stopping = true;
         if (!pool.settings().enabled()) {
             return;

@@ -35,6 +35,9 @@ import java.util.UUID;
  * each miss to be a miss; anything else fails the run. Every sandbox and container is removed right
  * after its case, untimed. The dockerode case is timed inside the Node process ({@link
  * DockerodeChild}); the others around the HTTP calls in this JVM. Warm-up iterations are discarded.
+ *
+ * <p>With pool size 0 (a server with the pool off) only the miss and the reference run: the figure
+ * of today's ensure, to hold a pool miss against.
  */
 public final class WarmPoolBench {
 
@@ -91,8 +94,8 @@ public final class WarmPoolBench {
         String image = args.length > 3 && !args[3].isEmpty() ? args[3] : DEFAULT_IMAGE;
         Path nodeDir = Path.of(args.length > 4 ? args[4] : "bench/exec-channel-node");
         String prefix = args.length > 5 ? args[5] : "agentbox-bench-warm-pool";
-        if (poolSize < 1) {
-            throw new IllegalArgumentException("the pool must be on (size >= 1)");
+        if (poolSize < 0) {
+            throw new IllegalArgumentException("pool size must be 0 (off) or more");
         }
         try (DockerodeChild node = DockerodeChild.start(nodeDir)) {
             WarmPoolBench bench = new WarmPoolBench(api, image, poolSize, node, prefix);
@@ -105,19 +108,22 @@ public final class WarmPoolBench {
     }
 
     private void run(int n) throws Exception {
-        long t0 = System.nanoTime();
-        awaitFullPool();
-        System.err.printf(
-                Locale.ROOT,
-                "pool full (%d ready) %.1f s after the server was ready%n",
-                poolSize,
-                (System.nanoTime() - t0) / 1e9);
+        if (poolSize > 0) {
+            long t0 = System.nanoTime();
+            awaitFullPool();
+            System.err.printf(
+                    Locale.ROOT,
+                    "pool full (%d ready) %.1f s after the server was ready%n",
+                    poolSize,
+                    (System.nanoTime() - t0) / 1e9);
+        }
         warmExecPath();
-        List<Case> cases =
-                List.of(
-                        new Case(HIT, i -> ensureAndExec(true)),
-                        new Case(MISS, i -> ensureAndExec(false)),
-                        new Case(REFERENCE, this::dockerode));
+        List<Case> cases = new ArrayList<>();
+        if (poolSize > 0) {
+            cases.add(new Case(HIT, i -> ensureAndExec(true)));
+        }
+        cases.add(new Case(MISS, i -> ensureAndExec(false)));
+        cases.add(new Case(REFERENCE, this::dockerode));
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (Case c : cases) {
             samples.put(c.name(), new ArrayList<>());
@@ -351,7 +357,7 @@ public final class WarmPoolBench {
     }
 
     private String report(int n, Map<String, List<Sample>> samples) {
-        double[] hit = totals(samples.get(HIT));
+        boolean pool = poolSize > 0;
         double[] miss = totals(samples.get(MISS));
         double[] ref = totals(samples.get(REFERENCE));
         double refMedian = median(ref);
@@ -359,24 +365,33 @@ public final class WarmPoolBench {
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "Image `%s`, pool size %d (default entry: the image, default policy);"
-                                + " %d iterations after %d warm-up, the three cases interleaved,"
-                                + " each started with the pool full; server warmed up by %d HTTP"
-                                + " execs; HTTP cases timed with a blocking keep-alive client"
-                                + " (HttpURLConnection), dockerode inside Node.%n%n",
+                        "Image `%s`, %s; %d iterations after %d warm-up, the %s cases"
+                                + " interleaved%s; server warmed up by %d HTTP execs; HTTP cases"
+                                + " timed with a blocking keep-alive client (HttpURLConnection),"
+                                + " dockerode inside Node.%n%n",
                         image,
-                        poolSize,
+                        pool
+                                ? "pool size "
+                                        + poolSize
+                                        + " (one entry: the image, default policy)"
+                                : "pool off (size 0)",
                         n,
                         WARMUP,
+                        pool ? "three" : "two",
+                        pool ? ", each started with the pool full" : "",
                         EXEC_WARMUP));
         out.append("| case | n | median ms | p95 ms | median vs dockerode |\n");
         out.append("|---|---:|---:|---:|---:|\n");
-        row(out, "(a) pool hit: ensure + first exec `true`", hit, refMedian);
-        row(out, "(a1) of which ensure (hit)", ensures(samples.get(HIT)), refMedian);
-        row(out, "(a2) of which first exec", execs(samples.get(HIT)), refMedian);
+        if (pool) {
+            List<Sample> hit = samples.get(HIT);
+            row(out, "(a) pool hit: ensure + first exec `true`", totals(hit), refMedian);
+            row(out, "(a1) of which ensure (hit)", ensures(hit), refMedian);
+            row(out, "(a2) of which first exec", execs(hit), refMedian);
+        }
         row(
                 out,
-                "(b) pool miss (policy memoryMb=1024, not pooled): ensure + first exec `true`",
+                (pool ? "(b) pool miss (policy memoryMb=1024, not pooled)" : "(b) no pool")
+                        + ": ensure + first exec `true`",
                 miss,
                 refMedian);
         row(out, "(b1) of which ensure (create)", ensures(samples.get(MISS)), refMedian);
@@ -386,16 +401,22 @@ public final class WarmPoolBench {
                 "(c) dockerode container create + start + exec `sh -c true` + inspect (reference)",
                 ref,
                 refMedian);
-        double hitRatio = median(hit) / refMedian;
+        out.append('\n');
+        if (pool) {
+            double hitRatio = median(totals(samples.get(HIT))) / refMedian;
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "pool hit ensure+exec / dockerode = %.3f (target <= 0.1): %s%n",
+                            hitRatio,
+                            hitRatio <= 0.1 ? "met" : "NOT met"));
+        }
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "%npool hit ensure+exec / dockerode = %.3f (target <= 0.1): %s%n",
-                        hitRatio,
-                        hitRatio <= 0.1 ? "met" : "NOT met"));
-        out.append(
-                String.format(
-                        Locale.ROOT, "pool miss / dockerode = %.3f%n", median(miss) / refMedian));
+                        "%s / dockerode = %.3f%n",
+                        pool ? "pool miss" : "ensure without a pool (size 0)",
+                        median(miss) / refMedian));
         return out.toString();
     }
 

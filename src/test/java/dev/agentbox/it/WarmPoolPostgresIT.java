@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * PostgreSQL pass only: the warm pool over HTTP on two servers (runnable jars) sharing the IT
  * database. The shared IT server keeps no pool (pool size 0), so every pooled container here is
- * made by the two servers of the test.
+ * made by the two servers of the test (WP-03, WP-07, WP-09 in docs/behavior.md).
  */
 class WarmPoolPostgresIT {
 
@@ -42,8 +42,11 @@ class WarmPoolPostgresIT {
         env.put("AGENTBOX_DB_PASSWORD", "agentbox");
         env.put("AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops");
         env.put("AGENTBOX_NODE_ID", node);
-        env.put("AGENTBOX_POOL_SIZE", String.valueOf(size));
-        env.put("AGENTBOX_POOL_REFILL_INTERVAL_MS", "500");
+        // System properties: the jar built by the IT build carries the shared server's
+        // bootstrap properties (pool size 0), which outrank environment variables.
+        env.put(
+                "JVM_ARGS",
+                "-Dagentbox.pool.size=" + size + " -Dagentbox.pool.refill-interval-ms=500");
         return env;
     }
 

@@ -47,7 +47,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The warm pool's hand-out and clean-up rules, with real parts: the pool and instance stores and
  * the leases on Derby, and the local provider (folders), whose sandboxes cost milliseconds. The
- * same rules over HTTP with Docker are {@code WarmPoolIT} and {@code WarmPoolPostgresIT}.
+ * same rules over HTTP with Docker and PostgreSQL are {@code WarmPoolPostgresIT} (WP-01..08,
+ * docs/behavior.md).
  */
 class WarmPoolTest {
 
