@@ -47,8 +47,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The warm pool's hand-out and clean-up rules, with real parts: the pool and instance stores and
  * the leases on Derby, and the local provider (folders), whose sandboxes cost milliseconds. The
- * same rules over HTTP with Docker and PostgreSQL are {@code WarmPoolPostgresIT} (WP-01..08,
- * docs/behavior.md).
+ * rules WP-01..08 (docs/behavior.md); over HTTP they are not covered yet (WP-09).
+ *
  */
 class WarmPoolTest {
 
