@@ -6,6 +6,10 @@
 //   cat ID PATH SIZE      the same for `cat PATH`; checks that SIZE bytes came back
 //   getarchive ID PATH SIZE   GET /containers/ID/archive; checks the one tar entry's size
 //   put ID DIR NAME SIZE  builds a one-entry tar of SIZE bytes and uploads it with putArchive
+//   run NAME IMAGE        (bench/warm-pool) container create (named NAME, labelled
+//                         dev.agentbox.bench=warm-pool, the sandbox provider's container profile)
+//                         + start + the `exec` above: a new sandbox and its first exec
+//   rm NAME               force-removes container NAME with its volumes (untimed cleanup)
 //   quit
 //
 // Answer: `ok <elapsed ms>` (measured here, from before the first engine call to after the
@@ -93,6 +97,36 @@ async function collect(stream) {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The container a Node service would make for one sandbox of IMAGE, with the profile the Docker
+ * provider gives its own (init, network none, capabilities dropped but the few it keeps,
+ * no-new-privileges, its default memory, CPU, pids and open-files limits, a keep-alive command in
+ * /workspace), so the reference makes the same kind of container an ensure hands out.
+ */
+function sandboxContainer(name, image) {
+  const memory = 2048 * 1024 * 1024;
+  return {
+    name,
+    Image: image,
+    Cmd: ['sleep', '2147483647'],
+    WorkingDir: '/workspace',
+    Labels: { 'dev.agentbox.bench': 'warm-pool' },
+    HostConfig: {
+      Init: true,
+      NetworkMode: 'none',
+      Privileged: false,
+      SecurityOpt: ['no-new-privileges:true'],
+      CapDrop: ['ALL'],
+      CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'SETUID', 'SETGID', 'KILL'],
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: 1e9,
+      PidsLimit: 512,
+      Ulimits: [{ Name: 'nofile', Soft: 8192, Hard: 8192 }],
+    },
+  };
+}
+
 const handlers = {
   async exec([id]) {
     const r = await exec(id, ['sh', '-c', 'true']);
@@ -110,6 +144,19 @@ const handlers = {
   async put([id, dir, name, size]) {
     // Building the tar is part of what a dockerode client does to write a file: timed too.
     await docker.getContainer(id).putArchive(tarOf(name, pattern(Number(size))), { path: dir });
+  },
+  async run([name, image]) {
+    const container = await docker.createContainer(sandboxContainer(name, image));
+    await container.start();
+    const r = await exec(container.id, ['sh', '-c', 'true']);
+    if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}`);
+  },
+  async rm([name]) {
+    try {
+      await docker.getContainer(name).remove({ force: true, v: true });
+    } catch (e) {
+      if (e.statusCode !== 404) throw e;
+    }
   },
 };
 

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.pool;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
@@ -13,13 +14,17 @@ import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * Sandboxes made ahead of demand, shared by every server of an installation through the {@link
@@ -272,8 +277,14 @@ public final class WarmPool {
             LOG.log(Level.WARNING, "pool: listing failed", e);
             return 0;
         }
+        Map<String, Optional<Set<String>>> present = new HashMap<>();
+        Instant listedAt = clock.instant();
         for (PooledSandbox row : rows) {
             try {
+                if (row.state() == PooledSandbox.State.READY
+                        && goneBehindOurBack(row, listedAt, present)) {
+                    continue;
+                }
                 if (row.state() == PooledSandbox.State.READY) {
                     boolean known = configured.contains(row.poolKey());
                     boolean old = row.createdAt().plus(settings.maxAge()).isBefore(now);
@@ -305,6 +316,48 @@ public final class WarmPool {
             }
         }
         return destroyed;
+    }
+
+    /**
+     * Whether a ready row's sandbox was removed by someone else (an operator's {@code docker rm}, a
+     * crashed engine): such a row is dropped, or it would count as ready and the pool would never
+     * be refilled. Judged against one listing per provider and pass, taken after {@code listedAt};
+     * a row is written only after its sandbox exists, so a row made before the listing names a
+     * sandbox the listing must show.
+     */
+    private boolean goneBehindOurBack(
+            PooledSandbox row, Instant listedAt, Map<String, Optional<Set<String>>> present) {
+        if (row.createdAt().isAfter(listedAt)) {
+            return false;
+        }
+        Optional<Set<String>> ids =
+                present.computeIfAbsent(
+                        row.provider(),
+                        name -> {
+                            try {
+                                return providers
+                                        .apply(name)
+                                        .map(
+                                                p ->
+                                                        p.listManaged().stream()
+                                                                .map(ManagedSandbox::id)
+                                                                .collect(Collectors.toSet()));
+                            } catch (RuntimeException e) {
+                                LOG.log(Level.FINE, "pool: listing " + name, e);
+                                return Optional.empty(); // unknown: judge nothing this pass
+                            }
+                        });
+        if (ids.isEmpty() || ids.get().contains(row.providerSandboxId())) {
+            return false;
+        }
+        if (store.claim(row.providerSandboxId(), "gone:" + node, clock.instant())) {
+            store.remove(row.providerSandboxId());
+            LOG.info(
+                    "pool: "
+                            + row.providerSandboxId()
+                            + " was removed outside agentbox; forgotten");
+        }
+        return true;
     }
 
     private int retire(PooledSandbox row, String why) {

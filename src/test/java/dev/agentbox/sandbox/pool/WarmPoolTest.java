@@ -47,8 +47,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The warm pool's hand-out and clean-up rules, with real parts: the pool and instance stores and
  * the leases on Derby, and the local provider (folders), whose sandboxes cost milliseconds. The
- * rules WP-01..08 (docs/behavior.md); over HTTP they are not covered yet (WP-09).
- *
+ * rules WP-01..08 and WP-10 (docs/behavior.md); over HTTP with Docker and PostgreSQL they are
+ * {@code WarmPoolPostgresIT} (WP-03, WP-07, WP-09).
  */
 class WarmPoolTest {
 
@@ -286,6 +286,20 @@ class WarmPoolTest {
 
         assertThat(c.handle().id()).isEqualTo(rows.get(1).providerSandboxId());
         assertThat(store.exists("local", rows.get(0).providerSandboxId())).isFalse();
+    }
+
+    @Test
+    void aReadySandboxRemovedOutsideThePoolIsForgottenSoTheNextRefillReplacesIt() {
+        WarmPool pool = pool("node-a", 2);
+        pool.refill();
+        String removed = store.ready(entry.key(), Instant.EPOCH, 10).get(0).providerSandboxId();
+        local.destroy(removed); // an operator's docker rm -f
+
+        assertThat(pool.tidy()).isZero();
+
+        assertThat(store.exists("local", removed)).isFalse();
+        assertThat(pool.refill()).isEqualTo(1);
+        assertThat(store.countReady(entry.key(), Instant.EPOCH)).isEqualTo(2);
     }
 
     @Test
