@@ -56,36 +56,10 @@ final class SandboxEnsure {
     private final WarmPool pool;
     private final Runnable afterClaim;
 
-    /** {@code executor} and {@code installation} may be null outside the server. */
-    SandboxEnsure(
-            SandboxProviders providers,
-            SandboxInstanceStore store,
-            Leases leases,
-            Clock clock,
-            ManagedExecutorService executor,
-            InstallationService installation,
-            TenantQuotas quotas,
-            Duration stepTimeout,
-            Duration ensureWait,
-            LocalSources localSources) {
-        this(
-                providers,
-                store,
-                leases,
-                clock,
-                executor,
-                installation,
-                quotas,
-                stepTimeout,
-                ensureWait,
-                localSources,
-                null,
-                () -> {});
-    }
-
     /**
-     * With a warm pool: a new sandbox is taken from {@code pool} when one of its entries serves the
-     * ensure's image and policy; {@code afterClaim} runs after each successful claim (a refill).
+     * {@code executor}, {@code installation} and {@code pool} may be null outside the server. With
+     * a pool, a new sandbox is taken from it when one of its entries serves the ensure's image and
+     * policy; {@code afterClaim} runs after each successful claim (a refill).
      */
     SandboxEnsure(
             SandboxProviders providers,

@@ -32,6 +32,7 @@ import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import dev.agentbox.testing.SettableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

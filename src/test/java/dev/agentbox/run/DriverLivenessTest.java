@@ -12,11 +12,9 @@ import dev.agentbox.run.store.InMemoryRuns;
 import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStatus;
-import java.time.Clock;
+import dev.agentbox.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -157,33 +155,5 @@ class DriverLivenessTest {
         assertThat(liveness.reported(r).status()).isEqualTo(RunStatus.INTERRUPTED);
         store.takeFromGoneSession(leaseOf(r), "b", OptionalLong.of(6L), 5L, clock.instant(), TTL);
         assertThat(liveness.reported(r).status()).isEqualTo(RunStatus.RUNNING);
-    }
-
-    /** A clock tests move by hand. */
-    private static final class SettableClock extends Clock {
-        private volatile Instant now;
-
-        SettableClock(Instant start) {
-            this.now = start;
-        }
-
-        void set(Instant instant) {
-            now = instant;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

@@ -19,14 +19,13 @@ import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.PooledSandbox;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import dev.agentbox.testing.SettableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -60,7 +59,10 @@ class WarmPoolTest {
     private PoolStore store;
     private SandboxInstanceStore instances;
     private Leases leases;
-    private final MovableClock clock = new MovableClock(Instant.now());
+
+    /** The pool's clock, moved by the tests; the leases keep the real one. */
+    private final SettableClock clock = new SettableClock(Instant.now());
+
     private PoolEntry entry;
 
     @BeforeAll
@@ -364,33 +366,5 @@ class WarmPoolTest {
                 .isEmpty();
         assertThat(pool("node-a", 0).entryFor("local", Optional.empty(), SandboxPolicy.defaults()))
                 .isEmpty();
-    }
-
-    /** A clock the test moves; the leases keep the real one. */
-    private static final class MovableClock extends Clock {
-        private volatile Instant now;
-
-        MovableClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

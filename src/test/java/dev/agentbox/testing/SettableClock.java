@@ -1,4 +1,4 @@
-package dev.agentbox.reaper;
+package dev.agentbox.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,20 +6,20 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock tests move by hand. */
-final class SettableClock extends Clock {
+/** A clock tests move by hand (the settable clock of every time-dependent rule under test). */
+public final class SettableClock extends Clock {
 
     private volatile Instant now;
 
-    SettableClock(Instant start) {
+    public SettableClock(Instant start) {
         this.now = start;
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now = instant;
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         now = now.plus(d);
     }
 
