@@ -1,7 +1,6 @@
 package dev.agentbox.quota;
 
 import dev.agentbox.platform.CanonicalJson;
-import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.problem.ProblemCode;
@@ -9,7 +8,6 @@ import dev.agentbox.problem.ProblemException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
 
@@ -24,9 +22,10 @@ import java.util.function.IntFunction;
  *       even while it is both recorded and pending (the instant between the record's commit and the
  *       slot's release).
  *   <li>The race it guards against: two creations of one tenant, on one server or on two, both
- *       count one free slot and both proceed. Counting and taking the pending lease happen under
- *       the tenant's gate lease {@code quota-gate:<quota>:<tenant>}, held for those few reads only,
- *       never for the creation itself.
+ *       count one free slot and both proceed. Counting and taking the pending lease are one
+ *       transaction under the row lock of the tenant's gate {@code quota-gate:<quota>:<tenant>}
+ *       ({@link Leases#acquireGated}), held for those few reads only, never for the creation
+ *       itself; a lost server's lock goes with its connection.
  *   <li>The one overshoot left: a server that stalls (GC pause, lost database) for longer than the
  *       30 s lease TTL while holding a pending slot loses it, and another creation may take its
  *       place.
@@ -34,7 +33,6 @@ import java.util.function.IntFunction;
  */
 final class RecordedSlots {
 
-    private static final Duration GATE_TTL = Duration.ofSeconds(30);
     private static final Duration GATE_WAIT = Duration.ofSeconds(20);
     private static final Duration PENDING_TTL = Duration.ofSeconds(30);
 
@@ -58,38 +56,35 @@ final class RecordedSlots {
             return Slot.NONE;
         }
         String pendingPrefix = LeaseNames.quotaPendingPrefix(quota.wireName(), hash(tenant));
-        try (HeldLease gate =
-                leases.acquire(
-                                LeaseNames.quotaGate(quota.wireName(), hash(tenant)),
-                                GATE_TTL,
-                                GATE_WAIT)
-                        .orElseThrow(
-                                () ->
-                                        new ProblemException(
-                                                ProblemCode.PROVIDER_UNAVAILABLE,
-                                                "Too many concurrent requests of this tenant are checking its "
-                                                        + quota.wireName()
-                                                        + " quota; try again.",
-                                                Map.of(),
-                                                null))) {
-            Set<String> used = new HashSet<>();
-            recorded.apply(limit).forEach(r -> used.add(hash(r)));
-            String mine = hash(item);
-            if (used.contains(mine)) {
-                return Slot.NONE;
-            }
-            leases.heldNames(pendingPrefix)
-                    .forEach(n -> used.add(n.substring(pendingPrefix.length())));
-            if (used.contains(mine)) {
-                return Slot.NONE;
-            }
-            if (used.size() >= limit) {
-                throw new QuotaExceededException(quota, limit);
-            }
-            Optional<HeldLease> pending =
-                    leases.acquire(pendingPrefix + mine, PENDING_TTL, Duration.ZERO);
-            return pending.map(p -> new Slot(p::close)).orElse(Slot.NONE);
-        }
+        String mine = hash(item);
+        return leases.acquireGated(
+                        LeaseNames.quotaGate(quota.wireName(), hash(tenant)),
+                        pendingPrefix,
+                        pendingPrefix + mine,
+                        PENDING_TTL,
+                        GATE_WAIT,
+                        held -> {
+                            Set<String> used = new HashSet<>();
+                            recorded.apply(limit).forEach(r -> used.add(hash(r)));
+                            held.forEach(n -> used.add(n.substring(pendingPrefix.length())));
+                            if (used.contains(mine)) {
+                                return false; // recorded or pending already: counted once
+                            }
+                            if (used.size() >= limit) {
+                                throw new QuotaExceededException(quota, limit);
+                            }
+                            return true;
+                        },
+                        () ->
+                                new ProblemException(
+                                        ProblemCode.PROVIDER_UNAVAILABLE,
+                                        "Too many concurrent requests of this tenant are checking its "
+                                                + quota.wireName()
+                                                + " quota; try again.",
+                                        Map.of(),
+                                        null))
+                .map(p -> new Slot(p::close))
+                .orElse(Slot.NONE);
     }
 
     /**

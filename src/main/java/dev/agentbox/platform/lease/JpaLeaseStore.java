@@ -2,6 +2,7 @@ package dev.agentbox.platform.lease;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /** {@link LeaseStore} on the {@code AB_LEASE} table. */
 @ApplicationScoped
@@ -56,6 +58,34 @@ public class JpaLeaseStore implements LeaseStore {
         em.persist(new LeaseRow(name, holder, now.plus(ttl), session));
         em.flush();
         return true;
+    }
+
+    /** The holder recorded on a gate row made by {@link #tryAcquireGated}; it never holds it. */
+    static final String GATE_ROW_HOLDER = "gate";
+
+    @Override
+    public Gated tryAcquireGated(
+            String gate,
+            String prefix,
+            String name,
+            String holder,
+            OptionalLong session,
+            Instant now,
+            Duration ttl,
+            Predicate<Set<String>> admit) {
+        LeaseRow g = em.find(LeaseRow.class, gate, LockModeType.PESSIMISTIC_WRITE);
+        if (g == null) {
+            // First use: the inserted row is locked until commit like a found one. A concurrent
+            // first insert fails on the primary key; the caller's retry then waits on the lock.
+            em.persist(new LeaseRow(gate, GATE_ROW_HOLDER, now, OptionalLong.empty()));
+            em.flush();
+        } else if (g.toLease().heldAt(now)) {
+            return Gated.GATE_BUSY;
+        }
+        if (!admit.test(heldNames(prefix, now))) {
+            return Gated.DECLINED;
+        }
+        return tryAcquire(name, holder, session, now, ttl) ? Gated.TAKEN : Gated.DECLINED;
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Named, expiring leases shared by every server on one database. Each method is one transaction.
@@ -28,6 +29,46 @@ public interface LeaseStore {
     default boolean tryAcquire(String name, String holder, Instant now, Duration ttl) {
         return tryAcquire(name, holder, OptionalLong.empty(), now, ttl);
     }
+
+    /** What {@link #tryAcquireGated} did. */
+    enum Gated {
+        /** {@code admit} agreed and the lease was taken. */
+        TAKEN,
+        /** {@code admit} declined (or another holder has the name): nothing was written. */
+        DECLINED,
+        /**
+         * The gate is held as a lease (by a server that still serializes with gate leases): nothing
+         * was decided; try again shortly.
+         */
+        GATE_BUSY
+    }
+
+    /**
+     * Takes {@code name} as {@link #tryAcquire(String, String, OptionalLong, Instant, Duration)}
+     * does, if {@code admit} agrees when shown the names starting with {@code prefix} held at
+     * {@code now}: one transaction, under the row lock of {@code gate} (a row of this table,
+     * created unheld on first use), so that two takers on any servers never decide on the same
+     * state — the second waits for the first's commit and then sees its lease.
+     *
+     * <p>The race it guards against: two creations both count one free slot and both proceed.
+     * Before this, the gate was a lease taken and released around the count: four more commits per
+     * creation. A gate row that is held as a lease still excludes ({@link Gated#GATE_BUSY}), so
+     * servers of both kinds can share one database during an upgrade.
+     *
+     * <p>{@code admit} runs inside the transaction: what it reads through other stores joins it,
+     * and an exception it throws rolls everything back and reaches the caller. May throw a
+     * persistence exception when a first-ever insert (of the gate or of {@code name}) races
+     * another; callers retry.
+     */
+    Gated tryAcquireGated(
+            String gate,
+            String prefix,
+            String name,
+            String holder,
+            OptionalLong session,
+            Instant now,
+            Duration ttl,
+            Predicate<Set<String>> admit);
 
     /**
      * As {@link #tryAcquire(String, String, Instant, Duration)}, recording {@code session} (the key

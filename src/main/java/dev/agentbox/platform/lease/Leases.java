@@ -15,6 +15,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Takes leases for this server. Every acquisition gets its own holder id (node id plus a random
@@ -91,6 +93,86 @@ public class Leases {
                 Thread.currentThread().interrupt();
                 return Optional.empty();
             }
+        }
+    }
+
+    /**
+     * Takes {@code name} if {@code admit}, shown the names starting with {@code prefix} held right
+     * now, agrees — deciding and taking in one transaction under the lock of {@code gate} (see
+     * {@link LeaseStore#tryAcquireGated}). Empty when {@code admit} declined; an exception {@code
+     * admit} throws reaches the caller as is. Waits up to {@code maxWait} while the gate is held as
+     * a lease, then throws what {@code busy} supplies.
+     */
+    public Optional<HeldLease> acquireGated(
+            String gate,
+            String prefix,
+            String name,
+            Duration ttl,
+            Duration maxWait,
+            Predicate<Set<String>> admit,
+            Supplier<? extends RuntimeException> busy) {
+        String holder = newHolder();
+        Instant deadline = clock.instant().plus(maxWait);
+        while (true) {
+            OptionalLong session = session();
+            LeaseStore.Gated outcome = gatedOnce(gate, prefix, name, holder, session, ttl, admit);
+            switch (outcome) {
+                case TAKEN -> {
+                    return Optional.of(
+                            held(
+                                    name,
+                                    holder,
+                                    ttl,
+                                    Duration.ofMillis(ttl.toMillis() / 3),
+                                    session));
+                }
+                case DECLINED -> {
+                    return Optional.empty();
+                }
+                case GATE_BUSY -> {
+                    if (!clock.instant().isBefore(deadline)) {
+                        throw busy.get();
+                    }
+                    try {
+                        Thread.sleep(POLL.toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw busy.get();
+                    }
+                }
+            }
+        }
+    }
+
+    private LeaseStore.Gated gatedOnce(
+            String gate,
+            String prefix,
+            String name,
+            String holder,
+            OptionalLong session,
+            Duration ttl,
+            Predicate<Set<String>> admit) {
+        // What admit throws is the caller's answer, not a race to retry: it passes through.
+        RuntimeException[] refused = new RuntimeException[1];
+        Predicate<Set<String>> watched =
+                held -> {
+                    try {
+                        return admit.test(held);
+                    } catch (RuntimeException e) {
+                        refused[0] = e;
+                        throw e;
+                    }
+                };
+        try {
+            return store.tryAcquireGated(
+                    gate, prefix, name, holder, session, clock.instant(), ttl, watched);
+        } catch (RuntimeException firstInsertRace) {
+            if (refused[0] != null) {
+                throw refused[0];
+            }
+            // Two first-ever inserts (of the gate or of the name) raced; the retry sees the row.
+            return store.tryAcquireGated(
+                    gate, prefix, name, holder, session, clock.instant(), ttl, watched);
         }
     }
 

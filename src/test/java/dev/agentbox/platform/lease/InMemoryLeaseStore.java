@@ -27,6 +27,26 @@ public class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
+    public synchronized Gated tryAcquireGated(
+            String gate,
+            String prefix,
+            String name,
+            String holder,
+            OptionalLong session,
+            Instant now,
+            Duration ttl,
+            java.util.function.Predicate<java.util.Set<String>> admit) {
+        Lease g = leases.get(gate);
+        if (g != null && g.heldAt(now)) {
+            return Gated.GATE_BUSY;
+        }
+        if (!admit.test(heldNames(prefix, now))) {
+            return Gated.DECLINED;
+        }
+        return tryAcquire(name, holder, session, now, ttl) ? Gated.TAKEN : Gated.DECLINED;
+    }
+
+    @Override
     public synchronized boolean takeFromGoneSession(
             String name,
             String holder,
