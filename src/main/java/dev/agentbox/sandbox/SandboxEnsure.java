@@ -26,6 +26,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -54,12 +56,13 @@ final class SandboxEnsure {
     private final Duration ensureWait;
     private final LocalSources localSources;
     private final WarmPool pool;
-    private final Runnable afterClaim;
+    private final Consumer<WarmPool.Claim> afterClaim;
 
     /**
      * {@code executor}, {@code installation} and {@code pool} may be null outside the server. With
      * a pool, a new sandbox is taken from it when one of its entries serves the ensure's image and
-     * policy; {@code afterClaim} runs after each successful claim (a refill).
+     * policy; {@code afterClaim} ends each claim whose sandbox is recorded (drops its pool row,
+     * refills the pool).
      */
     SandboxEnsure(
             SandboxProviders providers,
@@ -73,7 +76,7 @@ final class SandboxEnsure {
             Duration ensureWait,
             LocalSources localSources,
             WarmPool pool,
-            Runnable afterClaim) {
+            Consumer<WarmPool.Claim> afterClaim) {
         this.providers = providers;
         this.store = store;
         this.leases = leases;
@@ -124,9 +127,36 @@ final class SandboxEnsure {
                 }
             }
             // Only a key without a record is a new sandbox for the tenant's quota.
-            try (Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key)) {
-                return create(provider, tenant, key, spec, recorded, lease, label);
+            Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key);
+            boolean stored = false;
+            try {
+                Ensured created = create(provider, tenant, key, spec, recorded, lease, label);
+                stored = true;
+                return created;
+            } finally {
+                if (stored) {
+                    releaseAfterAnswer(slot);
+                } else {
+                    slot.close();
+                }
             }
+        }
+    }
+
+    /**
+     * Releases the quota slot of a sandbox whose record is stored, after the answer: the record
+     * counts the sandbox now, and an item both recorded and pending is counted once, so the release
+     * (a commit) need not delay the ensure. A server that dies first leaves the slot to expire.
+     */
+    private void releaseAfterAnswer(Slot slot) {
+        if (slot == Slot.NONE || executor == null) {
+            slot.close();
+            return;
+        }
+        try {
+            executor.execute(slot::close);
+        } catch (RejectedExecutionException e) {
+            slot.close();
         }
     }
 
@@ -310,11 +340,7 @@ final class SandboxEnsure {
             oldSnapshot
                     .filter(old -> !old.equals(stored.snapshotId().orElse(null)))
                     .ifPresent(old -> SandboxService.deleteSnapshotQuietly(provider, old, label));
-            claim.ifPresent(
-                    c -> {
-                        pool.claimed(c);
-                        afterClaim.run();
-                    });
+            claim.ifPresent(afterClaim);
             LOG.info(
                     label
                             + (claim.isPresent() ? ": took " : ": created ")

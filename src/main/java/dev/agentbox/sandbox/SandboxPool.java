@@ -12,10 +12,12 @@ import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -24,8 +26,8 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
 
 /**
  * This server's view of the warm pool ({@link WarmPool}): built from configuration, refilled by
- * {@link PoolTimer} and right after each claim, drained when the server stops. One maintenance pass
- * (tidy, then refill) runs at a time on this server; a pass that finds one running is skipped.
+ * {@link PoolTimer} and shortly after each claim, drained when the server stops. One maintenance
+ * pass (tidy, then refill) runs at a time on this server; a pass that finds one running is skipped.
  */
 @ApplicationScoped
 public class SandboxPool {
@@ -51,6 +53,8 @@ public class SandboxPool {
     @Inject Config config;
 
     @Resource ManagedExecutorService executor;
+
+    @Resource ManagedScheduledExecutorService scheduler;
 
     private final ReentrantLock maintaining = new ReentrantLock();
 
@@ -107,13 +111,23 @@ public class SandboxPool {
         }
     }
 
-    /** Starts {@link #maintain} in the background (after a claim took a sandbox). */
-    public void refillSoon() {
-        if (!pool.settings().enabled()) {
-            return;
+    /**
+     * Ends a claim whose sandbox is recorded, after the ensure has answered: the pool row is
+     * dropped in the background (a row left by a crash in between is settled by tidy, which finds
+     * the sandbox recorded), and the refill starts {@link PoolSettings#refillAfterClaim()} later,
+     * so that creating the replacement does not slow the new sandbox's first commands.
+     */
+    public void claimed(WarmPool.Claim claim) {
+        try {
+            executor.execute(() -> pool.claimed(claim));
+        } catch (RejectedExecutionException e) {
+            pool.claimed(claim);
         }
         try {
-            executor.execute(this::maintain);
+            scheduler.schedule(
+                    this::maintain,
+                    pool.settings().refillAfterClaim().toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             LOG.log(Level.FINE, "pool: refill not scheduled; the timer will", e);
         }

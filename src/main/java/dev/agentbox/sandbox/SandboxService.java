@@ -144,7 +144,7 @@ public class SandboxService {
                 Duration.ofMillis(ensureWaitMs),
                 localSources(),
                 pool == null ? null : pool.pool(),
-                pool == null ? () -> {} : pool::refillSoon);
+                pool == null ? c -> {} : pool::claimed);
     }
 
     /**

@@ -12,7 +12,10 @@ import org.eclipse.microprofile.config.Config;
  * @param size ready sandboxes kept per entry across the installation; 0 switches the pool off
  * @param entries which image and policy combinations are pooled (Docker provider)
  * @param maxAge a ready sandbox older than this is never handed out; it is replaced
- * @param refillEvery how often a server checks the pool (it also refills right after a claim)
+ * @param refillEvery how often a server checks the pool (it also refills after each claim)
+ * @param refillAfterClaim how long after a claim its server refills: long enough for the new
+ *     sandbox's first commands to run before the refill's container creation competes with them for
+ *     the CPUs; 0 refills at once
  * @param claimGrace how long a claim may stay unfinished before its sandbox is presumed abandoned
  *     (its server died mid-ensure) and destroyed, unless its key's ensure still holds the lease
  * @param defaultImage the Docker provider's default image ({@code agentbox.docker.image}): an
@@ -23,6 +26,7 @@ public record PoolSettings(
         List<PoolEntry> entries,
         Duration maxAge,
         Duration refillEvery,
+        Duration refillAfterClaim,
         Duration claimGrace,
         String defaultImage) {
 
@@ -30,6 +34,7 @@ public record PoolSettings(
     public static final String ENTRIES = "agentbox.pool.entries";
     public static final String MAX_AGE = "agentbox.pool.max-age-ms";
     public static final String REFILL = "agentbox.pool.refill-interval-ms";
+    public static final String REFILL_AFTER_CLAIM = "agentbox.pool.refill-after-claim-ms";
     public static final String CLAIM_GRACE = "agentbox.pool.claim-grace-ms";
 
     public PoolSettings {
@@ -49,6 +54,7 @@ public record PoolSettings(
                 List.of(),
                 Duration.ofMinutes(30),
                 Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
                 Duration.ofMinutes(1),
                 "");
     }
@@ -77,8 +83,17 @@ public record PoolSettings(
                 entries,
                 Duration.ofMillis(positive(c, MAX_AGE, 1_800_000)),
                 Duration.ofMillis(positive(c, REFILL, 5_000)),
+                Duration.ofMillis(notNegative(c, REFILL_AFTER_CLAIM, 1_000)),
                 Duration.ofMillis(positive(c, CLAIM_GRACE, 60_000)),
                 defaultImage);
+    }
+
+    private static long notNegative(Config c, String key, long fallback) {
+        long v = c.getOptionalValue(key, Long.class).orElse(fallback);
+        if (v < 0) {
+            throw new IllegalArgumentException(key + " must be 0 or more, was " + v);
+        }
+        return v;
     }
 
     private static long positive(Config c, String key, long fallback) {

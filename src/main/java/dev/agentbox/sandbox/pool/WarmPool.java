@@ -52,7 +52,10 @@ public final class WarmPool {
 
     private static final Logger LOG = Logger.getLogger(WarmPool.class.getName());
 
-    /** How many ready rows one claim looks at before it counts a miss. */
+    /**
+     * How many ready rows one claim's compare-and-set looks at, and how many gone sandboxes it
+     * skips, before it counts a miss.
+     */
     private static final int CANDIDATES = 4;
 
     /** A refill holds the pool's lease for at most this long without renewing it. */
@@ -123,15 +126,21 @@ public final class WarmPool {
         }
         try {
             Instant now = clock.instant();
-            for (PooledSandbox row :
-                    store.ready(entry.key(), now.minus(settings.maxAge()), CANDIDATES)) {
-                if (!store.claim(row.providerSandboxId(), sandboxKey, now)) {
-                    continue; // another ensure (on any server) won this one
+            for (int tries = 0; tries < CANDIDATES; tries++) {
+                Optional<PooledSandbox> row =
+                        store.claimOldest(
+                                entry.key(),
+                                now.minus(settings.maxAge()),
+                                sandboxKey,
+                                now,
+                                CANDIDATES);
+                if (row.isEmpty()) {
+                    break; // none ready, or every candidate went to other claims
                 }
-                Optional<SandboxHandle> live = resume(provider.get(), row);
+                Optional<SandboxHandle> live = resume(provider.get(), row.get());
                 if (live.isPresent()) {
                     metrics.hit(entry, Duration.ofNanos(System.nanoTime() - t0));
-                    return Optional.of(new Claim(row, live.get()));
+                    return Optional.of(new Claim(row.get(), live.get()));
                 }
             }
         } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /** {@link PoolStore} on the {@code AB_POOLED_SANDBOX} table. */
 @ApplicationScoped
@@ -64,6 +65,19 @@ public class JpaPoolStore implements PoolStore {
                         .setParameter("id", providerSandboxId)
                         .executeUpdate()
                 == 1;
+    }
+
+    @Override
+    public Optional<PooledSandbox> claimOldest(
+            String poolKey, Instant bornAfter, String claimedFor, Instant now, int candidates) {
+        for (PooledSandbox row : ready(poolKey, bornAfter, candidates)) {
+            if (claim(row.providerSandboxId(), claimedFor, now)) {
+                em.detach(row); // the bulk update bypassed it: make the copy say what was written
+                row.claimedCopy(claimedFor, now);
+                return Optional.of(row);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override

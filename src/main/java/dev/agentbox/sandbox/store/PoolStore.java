@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.store;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The rows of the warm pool, shared by every server of an installation. Each method is one
@@ -27,6 +28,16 @@ public interface PoolStore {
      * was not READY any more (another claim won, or it was retired).
      */
     boolean claim(String providerSandboxId, String claimedFor, Instant now);
+
+    /**
+     * Claims the oldest of up to {@code candidates} ready sandboxes of {@code poolKey} made after
+     * {@code bornAfter} for {@code claimedFor}: the read and the compare-and-set of {@link #claim}
+     * in one transaction (a claim is on the path of an ensure, and each transaction costs it
+     * milliseconds). A candidate another claim wins meanwhile is skipped for the next; empty when
+     * none was left.
+     */
+    Optional<PooledSandbox> claimOldest(
+            String poolKey, Instant bornAfter, String claimedFor, Instant now, int candidates);
 
     /** Forgets the row (the sandbox became a recorded one, or was destroyed); false when absent. */
     boolean remove(String providerSandboxId);

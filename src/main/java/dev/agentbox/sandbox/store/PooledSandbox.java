@@ -70,6 +70,13 @@ public class PooledSandbox {
         this.createdBy = createdBy;
     }
 
+    /** The claim's compare-and-set as it was written, on a detached copy (see JpaPoolStore). */
+    void claimedCopy(String claimedFor, Instant at) {
+        this.state = State.CLAIMED.name();
+        this.claimedFor = claimedFor;
+        this.claimedAt = at;
+    }
+
     public String providerSandboxId() {
         return providerSandboxId;
     }

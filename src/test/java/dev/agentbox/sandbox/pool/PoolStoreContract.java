@@ -101,6 +101,63 @@ abstract class PoolStoreContract {
     }
 
     @Test
+    void claimOldestTakesTheOldestReadySandboxYoungerThanTheCutoffAndSaysItIsClaimed() {
+        String tooOld = id(), old = id(), young = id();
+        store().add(ready(young, T0.plusSeconds(2)));
+        store().add(ready(tooOld, T0.minusSeconds(5)));
+        store().add(ready(old, T0.plusSeconds(1)));
+
+        PooledSandbox first =
+                store().claimOldest(pool, T0, "key-1", T0.plusSeconds(3), 4).orElseThrow();
+        assertThat(first.providerSandboxId()).isEqualTo(old);
+        assertThat(first.state()).isEqualTo(PooledSandbox.State.CLAIMED);
+        assertThat(first.claimedFor()).contains("key-1");
+        assertThat(first.claimedAt()).contains(T0.plusSeconds(3));
+
+        assertThat(store().claimOldest(pool, T0, "key-2", T0.plusSeconds(3), 4))
+                .map(PooledSandbox::providerSandboxId)
+                .contains(young);
+        // Only the one older than the cutoff is left: never handed out.
+        assertThat(store().claimOldest(pool, T0, "key-3", T0.plusSeconds(3), 4)).isEmpty();
+    }
+
+    @Test
+    void concurrentClaimOldestCallsHandEachReadySandboxOutOnce() throws Exception {
+        int rows = 3;
+        int claimers = 8;
+        for (int i = 0; i < rows; i++) {
+            store().add(ready(id(), T0.plusSeconds(i)));
+        }
+        ExecutorService pool8 = Executors.newFixedThreadPool(claimers);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<java.util.Optional<PooledSandbox>>> results = new ArrayList<>();
+            for (int i = 0; i < claimers; i++) {
+                String key = "key-" + i;
+                results.add(
+                        pool8.submit(
+                                () -> {
+                                    go.await();
+                                    return store().claimOldest(
+                                                    pool,
+                                                    T0.minusSeconds(1),
+                                                    key,
+                                                    T0.plusSeconds(9),
+                                                    4);
+                                }));
+            }
+            go.countDown();
+            List<String> won = new ArrayList<>();
+            for (Future<java.util.Optional<PooledSandbox>> r : results) {
+                r.get().ifPresent(p -> won.add(p.providerSandboxId()));
+            }
+            assertThat(won).hasSize(rows).doesNotHaveDuplicates();
+        } finally {
+            pool8.shutdownNow();
+        }
+    }
+
+    @Test
     void aRemovedRowIsGoneAndExistsAnswersByProviderAndId() {
         String id = id();
         store().add(ready(id, T0));

@@ -120,6 +120,7 @@ class WarmPoolTest {
                         List.of(entry),
                         Duration.ofMinutes(30),
                         Duration.ofSeconds(5),
+                        Duration.ZERO,
                         Duration.ofMinutes(1),
                         entry.image()),
                 new PoolMetrics(null));
