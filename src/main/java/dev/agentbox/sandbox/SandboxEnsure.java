@@ -104,9 +104,10 @@ final class SandboxEnsure {
                                                         + "\" is not an enabled provider",
                                                 Map.of("field", "provider"),
                                                 null));
-        if (!provider.available()) {
-            throw ProblemException.providerUnavailable(
-                    "The " + provider.name() + " provider's backend is unreachable.", null);
+        // An ensure the pool serves skips the engine ping: a claimed sandbox proves itself by
+        // answering, and a miss pings before it creates (requireAvailable below).
+        if (!pooled(provider, spec)) {
+            requireAvailable(provider);
         }
         String key = SandboxKey.of(tenant, spec, spec.image().orElse("default"));
         String label = "sandbox " + SandboxKey.shortForm(key);
@@ -292,6 +293,9 @@ final class SandboxEnsure {
             LocalSourceArchive archive,
             long t0) {
         Optional<WarmPool.Claim> claim = claimPooled(provider, key, spec);
+        if (claim.isEmpty() && pooled(provider, spec)) {
+            requireAvailable(provider);
+        }
         SandboxHandle raw =
                 claim.map(WarmPool.Claim::handle)
                         .orElseGet(() -> provider.create(inputFor(key, tenant, spec)));
@@ -358,6 +362,19 @@ final class SandboxEnsure {
             }
             throw e;
         }
+    }
+
+    private static void requireAvailable(SandboxProvider provider) {
+        if (!provider.available()) {
+            throw ProblemException.providerUnavailable(
+                    "The " + provider.name() + " provider's backend is unreachable.", null);
+        }
+    }
+
+    /** Whether one of the warm pool's entries serves this ensure's image and policy. */
+    private boolean pooled(SandboxProvider provider, SandboxSpec spec) {
+        return pool != null
+                && pool.entryFor(provider.name(), spec.image(), spec.policy()).isPresent();
     }
 
     /** A ready sandbox from the warm pool when one serves this ensure; empty on a miss. */
