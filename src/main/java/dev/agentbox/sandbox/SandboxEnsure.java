@@ -26,7 +26,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -127,37 +126,12 @@ final class SandboxEnsure {
                     return reused.get();
                 }
             }
-            // Only a key without a record is a new sandbox for the tenant's quota.
-            Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key);
-            boolean stored = false;
-            try {
-                Ensured created = create(provider, tenant, key, spec, recorded, lease, label);
-                stored = true;
-                return created;
-            } finally {
-                if (stored) {
-                    releaseAfterAnswer(slot);
-                } else {
-                    slot.close();
-                }
+            // Only a key without a record is a new sandbox for the tenant's quota. The slot is
+            // released before the answer, not after it: a client that deletes a sandbox and
+            // creates another at once must find the first one's slot free.
+            try (Slot slot = recorded.isPresent() ? Slot.NONE : reserveSandbox(tenant, key)) {
+                return create(provider, tenant, key, spec, recorded, lease, label);
             }
-        }
-    }
-
-    /**
-     * Releases the quota slot of a sandbox whose record is stored, after the answer: the record
-     * counts the sandbox now, and an item both recorded and pending is counted once, so the release
-     * (a commit) need not delay the ensure. A server that dies first leaves the slot to expire.
-     */
-    private void releaseAfterAnswer(Slot slot) {
-        if (slot == Slot.NONE || executor == null) {
-            slot.close();
-            return;
-        }
-        try {
-            executor.execute(slot::close);
-        } catch (RejectedExecutionException e) {
-            slot.close();
         }
     }
 

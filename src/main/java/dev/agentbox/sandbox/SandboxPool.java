@@ -11,7 +11,6 @@ import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -52,9 +51,13 @@ public class SandboxPool {
 
     @Inject Config config;
 
-    @Resource ManagedExecutorService executor;
-
     @Resource ManagedScheduledExecutorService scheduler;
+
+    /**
+     * How long after an ensure's answer its claimed pool row is dropped: past the answer and the
+     * client's first command, which the commit would otherwise compete with for the CPUs.
+     */
+    static final java.time.Duration AFTER_ANSWER = java.time.Duration.ofMillis(250);
 
     private final ReentrantLock maintaining = new ReentrantLock();
 
@@ -113,13 +116,15 @@ public class SandboxPool {
 
     /**
      * Ends a claim whose sandbox is recorded, after the ensure has answered: the pool row is
-     * dropped in the background (a row left by a crash in between is settled by tidy, which finds
-     * the sandbox recorded), and the refill starts {@link PoolSettings#refillAfterClaim()} later,
-     * so that creating the replacement does not slow the new sandbox's first commands.
+     * dropped {@link #AFTER_ANSWER} later (a row left by a crash in between is settled by tidy,
+     * which finds the sandbox recorded), and the refill starts {@link
+     * PoolSettings#refillAfterClaim()} later, so that creating the replacement does not slow the
+     * new sandbox's first commands.
      */
     public void claimed(WarmPool.Claim claim) {
         try {
-            executor.execute(() -> pool.claimed(claim));
+            scheduler.schedule(
+                    () -> pool.claimed(claim), AFTER_ANSWER.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             pool.claimed(claim);
         }
