@@ -2,6 +2,7 @@ package dev.agentbox.sandbox;
 
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.InstallationService;
+import dev.agentbox.platform.Transactions;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.platform.lease.Leases;
@@ -54,6 +55,8 @@ public class SandboxService {
     @Inject Clock clock;
 
     @Resource ManagedExecutorService executor;
+
+    @Inject Transactions transactions;
 
     @Inject InstallationService installation;
 
@@ -144,7 +147,8 @@ public class SandboxService {
                 Duration.ofMillis(ensureWaitMs),
                 localSources(),
                 pool == null ? null : pool.pool(),
-                pool == null ? c -> {} : pool::claimed);
+                pool == null ? c -> {} : pool::claimed,
+                transactions);
     }
 
     /**
