@@ -15,6 +15,7 @@ import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -57,7 +58,7 @@ public class SandboxPool {
      * How long after an ensure's answer its claimed pool row is dropped: past the answer and the
      * client's first command, which the commit would otherwise compete with for the CPUs.
      */
-    static final java.time.Duration AFTER_ANSWER = java.time.Duration.ofMillis(250);
+    static final Duration AFTER_ANSWER = Duration.ofMillis(250);
 
     private final ReentrantLock maintaining = new ReentrantLock();
 
