@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -120,13 +121,19 @@ class UnsafeConfigurationIT {
         }
     }
 
-    /** The runnable jar's launcher forks the server JVM: kill the whole tree, server first. */
+    /**
+     * The runnable jar's launcher forks the server JVM: kill the whole tree, the launcher first. A
+     * launcher that outlives its server starts a {@code server stop} of its own, which writes into
+     * the output folder while the test's temporary folder is being deleted (seen: {@code
+     * out/.logs/stop.log} appearing after the kill, failing the cleanup).
+     */
     private static void kill(Process process) throws InterruptedException {
-        for (ProcessHandle child : process.descendants().toList()) {
+        List<ProcessHandle> tree = process.descendants().toList();
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        for (ProcessHandle child : tree) {
             child.destroyForcibly();
             child.onExit().join();
         }
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
 
     private static String javaBin() {
