@@ -71,7 +71,7 @@ public class Leases {
      * stayed taken; the returned lease renews itself until closed.
      */
     public Optional<HeldLease> acquire(String name, Duration ttl, Duration maxWait) {
-        return acquire(name, ttl, Duration.ofMillis(Math.max(50, ttl.toMillis() / 3)), maxWait);
+        return acquire(name, ttl, renewEvery(ttl), maxWait);
     }
 
     /** As {@link #acquire(String, Duration, Duration)}, renewing every {@code renewEvery}. */
@@ -84,15 +84,30 @@ public class Leases {
             if (tryOnce(name, holder, session, ttl)) {
                 return Optional.of(held(name, holder, ttl, renewEvery, session));
             }
-            if (!clock.instant().isBefore(deadline)) {
+            if (!pausedBefore(deadline)) {
                 return Optional.empty();
             }
-            try {
-                Thread.sleep(POLL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Optional.empty();
-            }
+        }
+    }
+
+    private static Duration renewEvery(Duration ttl) {
+        return Duration.ofMillis(Math.max(50, ttl.toMillis() / 3));
+    }
+
+    /**
+     * Waits one {@link #POLL} before the next try; false (no wait) once {@code deadline} has
+     * passed, or when interrupted.
+     */
+    private boolean pausedBefore(Instant deadline) {
+        if (!clock.instant().isBefore(deadline)) {
+            return false;
+        }
+        try {
+            Thread.sleep(POLL.toMillis());
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -118,25 +133,13 @@ public class Leases {
             LeaseStore.Gated outcome = gatedOnce(gate, prefix, name, holder, session, ttl, admit);
             switch (outcome) {
                 case TAKEN -> {
-                    return Optional.of(
-                            held(
-                                    name,
-                                    holder,
-                                    ttl,
-                                    Duration.ofMillis(ttl.toMillis() / 3),
-                                    session));
+                    return Optional.of(held(name, holder, ttl, renewEvery(ttl), session));
                 }
                 case DECLINED -> {
                     return Optional.empty();
                 }
                 case GATE_BUSY -> {
-                    if (!clock.instant().isBefore(deadline)) {
-                        throw busy.get();
-                    }
-                    try {
-                        Thread.sleep(POLL.toMillis());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                    if (!pausedBefore(deadline)) {
                         throw busy.get();
                     }
                 }

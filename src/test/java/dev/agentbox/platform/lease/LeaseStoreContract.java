@@ -220,30 +220,12 @@ public abstract class LeaseStoreContract {
         store().tryAcquire(prefix + "held", "a", T0, TTL);
         List<java.util.Set<String>> shown = new ArrayList<>();
 
-        assertThat(
-                        store().tryAcquireGated(
-                                        gate,
-                                        prefix,
-                                        prefix + "mine",
-                                        "b",
-                                        OptionalLong.empty(),
-                                        T0,
-                                        TTL,
-                                        held -> shown.add(held) && false))
+        assertThat(gated(gate, prefix, prefix + "mine", "b", held -> shown.add(held) && false))
                 .isEqualTo(LeaseStore.Gated.DECLINED);
         assertThat(shown).containsExactly(java.util.Set.of(prefix + "held"));
         assertThat(store().find(prefix + "mine")).isEmpty();
 
-        assertThat(
-                        store().tryAcquireGated(
-                                        gate,
-                                        prefix,
-                                        prefix + "mine",
-                                        "b",
-                                        OptionalLong.empty(),
-                                        T0,
-                                        TTL,
-                                        held -> true))
+        assertThat(gated(gate, prefix, prefix + "mine", "b", held -> true))
                 .isEqualTo(LeaseStore.Gated.TAKEN);
         assertThat(store().find(prefix + "mine"))
                 .contains(new Lease(prefix + "mine", "b", T0.plus(TTL)));
@@ -259,17 +241,14 @@ public abstract class LeaseStoreContract {
 
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () ->
-                                store().tryAcquireGated(
-                                                gate,
-                                                prefix,
-                                                prefix + "mine",
-                                                "b",
-                                                OptionalLong.empty(),
-                                                T0,
-                                                TTL,
-                                                held -> {
-                                                    throw refusal;
-                                                }))
+                                gated(
+                                        gate,
+                                        prefix,
+                                        prefix + "mine",
+                                        "b",
+                                        held -> {
+                                            throw refusal;
+                                        }))
                 .isSameAs(refusal);
         assertThat(store().find(prefix + "mine")).isEmpty();
     }
@@ -281,31 +260,13 @@ public abstract class LeaseStoreContract {
         store().tryAcquire(gate, "older-server", T0, TTL);
         boolean[] asked = {false};
 
-        assertThat(
-                        store().tryAcquireGated(
-                                        gate,
-                                        prefix,
-                                        prefix + "mine",
-                                        "b",
-                                        OptionalLong.empty(),
-                                        T0,
-                                        TTL,
-                                        held -> asked[0] = true))
+        assertThat(gated(gate, prefix, prefix + "mine", "b", held -> asked[0] = true))
                 .isEqualTo(LeaseStore.Gated.GATE_BUSY);
         assertThat(asked[0]).isFalse();
         assertThat(store().find(prefix + "mine")).isEmpty();
 
         store().release(gate, "older-server", T0);
-        assertThat(
-                        store().tryAcquireGated(
-                                        gate,
-                                        prefix,
-                                        prefix + "mine",
-                                        "b",
-                                        OptionalLong.empty(),
-                                        T0,
-                                        TTL,
-                                        held -> true))
+        assertThat(gated(gate, prefix, prefix + "mine", "b", held -> true))
                 .isEqualTo(LeaseStore.Gated.TAKEN);
     }
 
@@ -334,15 +295,7 @@ public abstract class LeaseStoreContract {
                             // Leases does.
                             for (int tries = 0; ; tries++) {
                                 try {
-                                    return store().tryAcquireGated(
-                                                    gate,
-                                                    prefix,
-                                                    item,
-                                                    item,
-                                                    OptionalLong.empty(),
-                                                    T0,
-                                                    TTL,
-                                                    admit);
+                                    return gated(gate, prefix, item, item, admit);
                                 } catch (RuntimeException insertRace) {
                                     if (tries == 3) {
                                         throw insertRace;
@@ -362,5 +315,16 @@ public abstract class LeaseStoreContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** A gated acquisition at {@link #T0} for {@link #TTL}, without a session. */
+    private LeaseStore.Gated gated(
+            String gate,
+            String prefix,
+            String name,
+            String holder,
+            java.util.function.Predicate<java.util.Set<String>> admit) {
+        return store().tryAcquireGated(
+                        gate, prefix, name, holder, OptionalLong.empty(), T0, TTL, admit);
     }
 }
