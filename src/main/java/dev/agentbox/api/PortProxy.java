@@ -39,7 +39,9 @@ import java.util.logging.Logger;
  *       Authorization} (it is the caller's agentbox token), {@code Cookie} and {@code Set-Cookie}
  *       (every sandbox's port shares agentbox's origin, so a cookie set by one would be sent to
  *       all), and the caller's own {@code Forwarded}/{@code X-Forwarded-*}, which the proxy sets
- *       itself.
+ *       itself. {@code Clear-Site-Data} from the sandbox is dropped too.
+ *   <li>Every answer carries {@code Content-Security-Policy: sandbox …} ({@link #SANDBOX_POLICY}):
+ *       in a browser a sandbox's page runs in an opaque origin, never as agentbox's.
  *   <li>The upstream connection is {@code Connection: close}, so a response without a length ends
  *       when the sandbox closes it; chunked bodies are decoded and the container frames the reply.
  * </ul>
@@ -66,7 +68,23 @@ final class PortProxy {
                     "x-forwarded-proto",
                     "x-forwarded-prefix");
 
-    private static final Set<String> DROPPED_RESPONSE = Set.of("set-cookie", "set-cookie2");
+    /**
+     * Response fields never forwarded: cookies (see the class comment) and {@code Clear-Site-Data},
+     * with which a sandbox's page could wipe the storage of agentbox's own origin (the console
+     * keeps its token there).
+     */
+    private static final Set<String> DROPPED_RESPONSE =
+            Set.of("set-cookie", "set-cookie2", "clear-site-data");
+
+    /**
+     * Added to every proxied answer. A sandbox's pages share agentbox's origin; sandboxed without
+     * {@code allow-same-origin}, a page runs in an opaque origin instead, so its scripts cannot
+     * read the console's storage nor call the API with what it holds. Browsers enforce every policy
+     * an answer carries, so a policy the sandbox sends itself can only add restrictions to this
+     * one.
+     */
+    static final String SANDBOX_POLICY =
+            "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
 
     /**
      * @param connectTimeoutMs bound on opening the TCP connection
@@ -267,6 +285,7 @@ final class PortProxy {
             HttpServletRequest req, HttpServletResponse resp, HttpHead head, InputStream upIn)
             throws IOException {
         resp.setStatus(head.status());
+        resp.addHeader("Content-Security-Policy", SANDBOX_POLICY);
         Set<String> connection = head.connectionTokens();
         for (Map.Entry<String, String> f : head.fields()) {
             String n = f.getKey().toLowerCase(Locale.ROOT);

@@ -34,7 +34,8 @@ class PortProxyIT {
     private static final String ECHO_CGI =
             "#!/bin/sh\n"
                     + "printf 'Content-Type: text/plain\\r\\nX-From-Sandbox: yes\\r\\n"
-                    + "Set-Cookie: sandbox=1\\r\\n\\r\\n'\n"
+                    + "Set-Cookie: sandbox=1\\r\\nClear-Site-Data: *\\r\\n"
+                    + "Content-Security-Policy: img-src data:\\r\\n\\r\\n'\n"
                     + "env | sort\n"
                     + "echo body=$(head -c ${CONTENT_LENGTH:-0})\n";
 
@@ -176,6 +177,13 @@ class PortProxyIT {
                 .doesNotContain("HTTP_COOKIE");
         assertThat(echoed.headers().firstValue("X-From-Sandbox")).hasValue("yes");
         assertThat(echoed.headers().firstValue("Set-Cookie")).isEmpty();
+        // Its pages run in an opaque origin, never as agentbox's, and cannot wipe its storage;
+        // a policy of its own only adds restrictions to that.
+        assertThat(echoed.headers().allValues("Content-Security-Policy"))
+                .containsExactlyInAnyOrder(
+                        "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads",
+                        "img-src data:");
+        assertThat(echoed.headers().firstValue("Clear-Site-Data")).isEmpty();
 
         String container =
                 Api.object(api.get("/api/v1/sandboxes/" + key, Api.TENANT_A))
