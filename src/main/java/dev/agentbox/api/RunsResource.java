@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
@@ -27,11 +28,15 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** Durable agent runs: start, inspect, stream (replay-then-tail), cancel. */
 @Path("v1")
@@ -98,14 +103,28 @@ public class RunsResource {
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
-            summary = "The tenant's runs, newest first (at most 200), by ?threadId and ?status",
+            summary =
+                    "The tenant's runs, newest first, by ?threadId and ?status; pages of ?limit (1-200, default 200), the next page by the Link rel=\"next\" header (its ?cursor)",
             description =
                     "status is reported, not stored: interrupted = not terminal and no live driver (its driver "
                             + "lease expired or was released, or its server's database session ended) until a successor "
                             + "takes it over; then running again. ?status=running lists only runs with a live driver, "
-                            + "?status=interrupted only those without.")
-    public String list(
-            @QueryParam("threadId") String threadId, @QueryParam("status") String status) {
+                            + "?status=interrupted only those without. A page ends with a Link: <...>; rel=\"next\" "
+                            + "header when more runs follow; its ?cursor is opaque and keeps the filters.")
+    @APIResponse(
+            responseCode = "200",
+            description = "A page of runs",
+            headers =
+                    @Header(
+                            name = "Link",
+                            description =
+                                    "<path?...&cursor=...>; rel=\"next\" when more runs follow"))
+    public Response list(
+            @QueryParam("threadId") String threadId,
+            @QueryParam("status") String status,
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor,
+            @Context UriInfo uri) {
         if (threadId != null) {
             RunRequest.requireId("threadId", threadId);
         }
@@ -116,10 +135,22 @@ public class RunsResource {
             throw ProblemException.invalidRequest(
                     "status must be running, interrupted, completed, failed or aborted");
         }
+        Paging paging = Paging.of(limit, cursor);
+        List<RunRecordView> fetched =
+                runs.list(
+                        caller.tenant(),
+                        Optional.ofNullable(threadId),
+                        s,
+                        paging.after(),
+                        paging.fetch());
         JsonArrayBuilder a = Json.createArrayBuilder();
-        runs.list(caller.tenant(), Optional.ofNullable(threadId), s)
-                .forEach(r -> a.add(RunViews.record(r)));
-        return a.build().toString();
+        paging.page(fetched).forEach(r -> a.add(RunViews.record(r)));
+        return paging.linkNext(
+                        Response.ok(a.build().toString(), MediaType.APPLICATION_JSON_TYPE),
+                        fetched,
+                        r -> new PageCursor(r.startedAt(), r.runId()),
+                        uri)
+                .build();
     }
 
     @GET

@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.sandbox.EnsureOutcome;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -31,6 +33,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** Sandboxes of the caller's tenant: ensure, list, get, delete, exec, snapshot, fork, ports. */
 @Path("v1/sandboxes")
@@ -68,11 +75,41 @@ public class SandboxesResource {
     }
 
     @GET
-    @Operation(summary = "The caller's sandboxes")
-    public List<SandboxView> list() {
-        return sandboxes.list(caller.tenant()).stream()
-                .map(i -> SandboxView.of(i, capabilities(i), null))
-                .toList();
+    @Operation(
+            summary =
+                    "The caller's sandboxes, oldest first; pages of ?limit (1-200, default 200), the next page by the Link rel=\"next\" header (its ?cursor)")
+    @APIResponse(
+            responseCode = "200",
+            description = "A page of sandboxes",
+            content =
+                    @Content(
+                            mediaType = MediaType.APPLICATION_JSON,
+                            schema =
+                                    @Schema(
+                                            type = SchemaType.ARRAY,
+                                            implementation = SandboxView.class)),
+            headers =
+                    @Header(
+                            name = "Link",
+                            description =
+                                    "<path?limit=...&cursor=...>; rel=\"next\" when more sandboxes follow"))
+    public Response list(
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor,
+            @Context UriInfo uri) {
+        Paging paging = Paging.of(limit, cursor);
+        List<SandboxInstance> fetched =
+                sandboxes.list(caller.tenant(), paging.after(), paging.fetch());
+        List<SandboxView> page =
+                paging.page(fetched).stream()
+                        .map(i -> SandboxView.of(i, capabilities(i), null))
+                        .toList();
+        return paging.linkNext(
+                        Response.ok(page),
+                        fetched,
+                        i -> new PageCursor(i.createdAt(), i.key()),
+                        uri)
+                .build();
     }
 
     @GET

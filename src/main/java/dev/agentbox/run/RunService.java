@@ -2,6 +2,7 @@ package dev.agentbox.run;
 
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.platform.lease.SessionLiveness.GoneSessionLeases;
 import dev.agentbox.problem.ProblemCode;
@@ -310,20 +311,26 @@ public class RunService {
     }
 
     /**
-     * The tenant's runs as the API reports them (newest first, at most {@value #LIST_LIMIT}).
-     * {@code running} and {@code interrupted} are told apart by the driver lease ({@link
-     * DriverLiveness}), not by the stored status: either filter reads the stored live runs (at most
-     * {@value #LIVE_SCAN} — a tenant's live runs are bounded by its concurrent-runs quota), looks
-     * their leases up in one query and keeps those reported with the status asked for. So {@code
-     * status=running} lists only runs with a live driver, and {@code status=interrupted} only those
-     * without.
+     * The tenant's runs as the API reports them: newest first, after {@code after} when given, at
+     * most {@code limit} (capped at one more than {@value #LIST_LIMIT}: a caller asks for one more
+     * than a page to learn whether a next page exists). {@code running} and {@code interrupted} are
+     * told apart by the driver lease ({@link DriverLiveness}), not by the stored status: either
+     * filter reads the stored live runs (at most {@value #LIVE_SCAN} — a tenant's live runs are
+     * bounded by its concurrent-runs quota), looks their leases up in one query and keeps those
+     * reported with the status asked for. So {@code status=running} lists only runs with a live
+     * driver, and {@code status=interrupted} only those without.
      */
     public List<RunRecordView> list(
-            String tenant, Optional<String> threadId, Optional<RunStatus> status) {
+            String tenant,
+            Optional<String> threadId,
+            Optional<RunStatus> status,
+            Optional<PageCursor> after,
+            int limit) {
+        int max = Math.min(Math.max(1, limit), LIST_LIMIT + 1);
         if (status.isPresent() && !status.get().isTerminal()) {
             List<RunRecordView> live = new ArrayList<>();
             for (RunStatus stored : List.of(RunStatus.RUNNING, RunStatus.INTERRUPTED)) {
-                live.addAll(runs.list(tenant, threadId, Optional.of(stored), LIVE_SCAN));
+                live.addAll(runs.list(tenant, threadId, Optional.of(stored), after, LIVE_SCAN));
             }
             live.sort(
                     Comparator.comparing(RunRecordView::startedAt)
@@ -331,14 +338,22 @@ public class RunService {
                             .reversed());
             return liveness.reported(live).stream()
                     .filter(r -> r.status() == status.get())
-                    .limit(LIST_LIMIT)
+                    .limit(max)
                     .toList();
         }
-        return liveness.reported(runs.list(tenant, threadId, status, LIST_LIMIT));
+        return liveness.reported(runs.list(tenant, threadId, status, after, max));
     }
 
-    /** The most a list returns. */
-    static final int LIST_LIMIT = 200;
+    /** The first page of {@link #list(String, Optional, Optional, Optional, int)}, whole. */
+    public List<RunRecordView> list(
+            String tenant, Optional<String> threadId, Optional<RunStatus> status) {
+        return list(tenant, threadId, status, Optional.empty(), LIST_LIMIT);
+    }
+
+    /**
+     * The most a list returns (a caller may ask for one more, to learn whether a next page exists).
+     */
+    public static final int LIST_LIMIT = 200;
 
     /** The most stored live runs a {@code running}/{@code interrupted} filter reads. */
     static final int LIVE_SCAN = 1000;

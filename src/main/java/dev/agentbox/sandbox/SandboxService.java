@@ -2,6 +2,7 @@ package dev.agentbox.sandbox;
 
 import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.platform.InstallationService;
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.platform.Transactions;
 import dev.agentbox.platform.lease.HeldLease;
 import dev.agentbox.platform.lease.LeaseNames;
@@ -269,8 +270,11 @@ public class SandboxService {
                 .orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
     }
 
-    public List<SandboxInstance> list(String tenant) {
-        return store.list(tenant);
+    /**
+     * The tenant's sandboxes, oldest first, after {@code after} when given, at most {@code limit}.
+     */
+    public List<SandboxInstance> list(String tenant, Optional<PageCursor> after, int limit) {
+        return store.page(tenant, after, limit);
     }
 
     /** Destroys the sandbox (and its snapshot) and deletes the record. */

@@ -10,6 +10,7 @@ import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.testing.AgUiAssert;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -303,5 +304,60 @@ class RunsIT {
                                         Api.TENANT_A)
                                 .body())
                 .contains(runId);
+    }
+
+    @Test
+    void theRunsListPagesByLinkWithItsFiltersAndRefusesABadCursor() {
+        String thread = "t-pages-" + UUID.randomUUID();
+        List<String> started = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String runId = newRunId();
+            runs.start(
+                    "{\"runId\":\""
+                            + runId
+                            + "\",\"threadId\":\""
+                            + thread
+                            + "\",\"sandbox\":"
+                            + keyRef()
+                            + ",\"command\":\"true\"}");
+            runs.transcript(runId, null);
+            started.add(0, runId);
+        }
+        List<String> seen = new ArrayList<>();
+        String next = "/api/v1/runs?threadId=" + thread + "&limit=1";
+        int pages = 0;
+        while (next != null) {
+            HttpResponse<String> page = api.get(next, Api.TENANT_A);
+            assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+            List<JsonObject> items = Api.json(page).asJsonArray().getValuesAs(JsonObject.class);
+            assertThat(items).hasSizeLessThanOrEqualTo(1);
+            items.forEach(r -> seen.add(r.getString("runId")));
+            next =
+                    page.headers()
+                            .firstValue("Link")
+                            .map(l -> l.replaceFirst("^<([^>]*)>; rel=\"next\"$", "$1"))
+                            .orElse(null);
+            if (next != null) {
+                assertThat(next).startsWith("/api/v1/runs?").contains("threadId=" + thread);
+            }
+            assertThat(++pages).isLessThanOrEqualTo(4);
+        }
+        assertThat(seen).containsExactlyElementsOf(started);
+        assertThat(
+                        api.get("/api/v1/runs?threadId=" + thread + "&limit=3", Api.TENANT_A)
+                                .headers()
+                                .firstValue("Link"))
+                .isEmpty();
+        // Another tenant's filter sees none of them, cursor or not.
+        assertThat(Api.json(api.get("/api/v1/runs?threadId=" + thread, Api.TENANT_B)).asJsonArray())
+                .isEmpty();
+
+        assertProblem(api.get("/api/v1/runs?limit=0", Api.TENANT_A), 400, "invalid-request");
+        assertProblem(api.get("/api/v1/runs?limit=201", Api.TENANT_A), 400, "invalid-request");
+        assertProblem(api.get("/api/v1/runs?limit=x", Api.TENANT_A), 400, "invalid-request");
+        assertProblem(
+                api.get("/api/v1/runs?cursor=bm90LWEtY3Vyc29y", Api.TENANT_A),
+                400,
+                "invalid-request");
     }
 }

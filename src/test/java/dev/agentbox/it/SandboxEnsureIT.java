@@ -263,4 +263,45 @@ class SandboxEnsureIT {
         assertThat(DockerCli.containersWithLabels("dev.agentbox.key=" + key)).isEmpty();
         sandboxes.forget(key);
     }
+
+    @Test
+    void theSandboxesListPagesByLinkOldestFirstWithoutLosingOrRepeatingOne() {
+        List<String> made = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            made.add(
+                    sandboxes
+                            .ensure("{\"definitionId\":\"" + definition + "-page-" + i + "\"}")
+                            .getString("key"));
+        }
+        List<String> whole =
+                Api.json(api.get("/api/v1/sandboxes", Api.TENANT_A))
+                        .asJsonArray()
+                        .getValuesAs(JsonObject.class)
+                        .stream()
+                        .map(o -> o.getString("key"))
+                        .toList();
+        List<String> walked = new ArrayList<>();
+        String next = "/api/v1/sandboxes?limit=2";
+        while (next != null) {
+            HttpResponse<String> page = api.get(next, Api.TENANT_A);
+            assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+            Api.json(page)
+                    .asJsonArray()
+                    .getValuesAs(JsonObject.class)
+                    .forEach(o -> walked.add(o.getString("key")));
+            next =
+                    page.headers()
+                            .firstValue("Link")
+                            .map(l -> l.replaceFirst("^<([^>]*)>; rel=\"next\"$", "$1"))
+                            .orElse(null);
+            assertThat(walked.size()).isLessThanOrEqualTo(whole.size());
+        }
+        assertThat(walked).containsExactlyElementsOf(whole).doesNotHaveDuplicates();
+        assertThat(walked.stream().filter(made::contains).toList()).containsExactlyElementsOf(made);
+        assertThat(Api.json(api.get("/api/v1/sandboxes", Api.TENANT_B)).asJsonArray().toString())
+                .doesNotContain(made.get(0));
+        assertProblem(api.get("/api/v1/sandboxes?limit=-1", Api.TENANT_A), 400, "invalid-request");
+        assertProblem(
+                api.get("/api/v1/sandboxes?cursor=!!!", Api.TENANT_A), 400, "invalid-request");
+    }
 }

@@ -2,9 +2,11 @@ package dev.agentbox.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.TimeZone;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -154,6 +156,31 @@ public abstract class SandboxInstanceStoreContract {
         assertThat(store().list(tenant))
                 .extracting(SandboxInstance::key)
                 .containsExactly(older, newer);
+    }
+
+    @Test
+    void aPageAfterACursorHoldsTheNewerRecordsAndTiesBreakByKey() {
+        String a = "a" + key().substring(1);
+        String b = "b" + key().substring(1);
+        String c = "c" + key().substring(1);
+        store().upsert(instance(b, "c2"));
+        store().upsert(instance(a, "c1"));
+        store().upsert(
+                        new SandboxInstance(
+                                c, tenant, "docker", "c3", null, T0.plusSeconds(1), 1000));
+        store().upsert(
+                        new SandboxInstance(
+                                key(), "other-" + tenant, "docker", "c4", null, T0, 1000));
+
+        assertThat(store().page(tenant, Optional.empty(), 1))
+                .extracting(SandboxInstance::key)
+                .containsExactly(a);
+        // b was created with a: the tie goes by key, so it is on the next page, not lost.
+        assertThat(store().page(tenant, Optional.of(new PageCursor(T0, a)), 10))
+                .extracting(SandboxInstance::key)
+                .containsExactly(b, c);
+        assertThat(store().page(tenant, Optional.of(new PageCursor(T0.plusSeconds(1), c)), 10))
+                .isEmpty();
     }
 
     @Test

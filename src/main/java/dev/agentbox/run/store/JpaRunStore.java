@@ -1,5 +1,6 @@
 package dev.agentbox.run.store;
 
+import dev.agentbox.platform.PageCursor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
@@ -183,10 +184,18 @@ public class JpaRunStore implements RunStore {
 
     @Override
     public List<RunRecordView> list(
-            String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit) {
+            String tenant,
+            Optional<String> threadId,
+            Optional<RunStatus> status,
+            Optional<PageCursor> after,
+            int limit) {
         StringBuilder jpql = new StringBuilder(SELECT_WITH_EPOCH).append(" AND r.tenant = :tenant");
         threadId.ifPresent(t -> jpql.append(" AND r.threadId = :threadId"));
         status.ifPresent(s -> jpql.append(" AND r.status = :status"));
+        after.ifPresent(
+                c ->
+                        jpql.append(
+                                " AND (r.startedAt < :afterAt OR (r.startedAt = :afterAt AND r.runId < :afterId))"));
         jpql.append(" ORDER BY r.startedAt DESC, r.runId DESC");
         TypedQuery<Object[]> query =
                 em.createQuery(jpql.toString(), Object[].class)
@@ -194,6 +203,7 @@ public class JpaRunStore implements RunStore {
                         .setMaxResults(Limits.require(limit));
         threadId.ifPresent(t -> query.setParameter("threadId", t));
         status.ifPresent(s -> query.setParameter("status", s));
+        after.ifPresent(c -> query.setParameter("afterAt", c.at()).setParameter("afterId", c.id()));
         return views(query);
     }
 

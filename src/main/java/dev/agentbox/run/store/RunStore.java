@@ -1,5 +1,6 @@
 package dev.agentbox.run.store;
 
+import dev.agentbox.platform.PageCursor;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,6 +103,20 @@ public interface RunStore {
      * The tenant's runs, optionally only of one thread and/or one status, newest {@code startedAt}
      * first (ties: larger runId first), at most {@code limit} (at least 1).
      */
+    default List<RunRecordView> list(
+            String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit) {
+        return list(tenant, threadId, status, Optional.empty(), limit);
+    }
+
+    /**
+     * As {@link #list(String, Optional, Optional, int)}, only the runs after {@code after} in that
+     * order (older, or as old with a smaller runId): the next page of a list whose last run was
+     * {@code after}.
+     */
     List<RunRecordView> list(
-            String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit);
+            String tenant,
+            Optional<String> threadId,
+            Optional<RunStatus> status,
+            Optional<PageCursor> after,
+            int limit);
 }

@@ -1,9 +1,11 @@
 package dev.agentbox.sandbox.store;
 
+import dev.agentbox.platform.PageCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.TypedQuery;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -121,6 +123,26 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
                         SandboxInstance.class)
                 .setParameter("tenant", tenant)
                 .getResultList();
+    }
+
+    @Override
+    public List<SandboxInstance> page(String tenant, Optional<PageCursor> after, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        }
+        TypedQuery<SandboxInstance> query =
+                em.createQuery(
+                                "SELECT i FROM SandboxInstance i WHERE i.tenant = :tenant"
+                                        + (after.isPresent()
+                                                ? " AND (i.createdAt > :afterAt OR (i.createdAt = :afterAt AND i.key > :afterKey))"
+                                                : "")
+                                        + " ORDER BY i.createdAt, i.key",
+                                SandboxInstance.class)
+                        .setParameter("tenant", tenant)
+                        .setMaxResults(limit);
+        after.ifPresent(
+                c -> query.setParameter("afterAt", c.at()).setParameter("afterKey", c.id()));
+        return query.getResultList();
     }
 
     @Override

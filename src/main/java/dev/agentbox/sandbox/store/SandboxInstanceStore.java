@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox.store;
 
+import dev.agentbox.platform.PageCursor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,12 @@ public interface SandboxInstanceStore {
 
     /** The tenant's records, oldest first. */
     List<SandboxInstance> list(String tenant);
+
+    /**
+     * The tenant's records, oldest {@code createdAt} first (ties: smaller key first), only those
+     * after {@code after} in that order when given, at most {@code limit} (at least 1).
+     */
+    List<SandboxInstance> page(String tenant, Optional<PageCursor> after, int limit);
 
     /**
      * Records of every tenant, oldest first, at most {@code limit} (journal pruning walks them).

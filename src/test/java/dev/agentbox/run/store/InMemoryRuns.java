@@ -1,5 +1,6 @@
 package dev.agentbox.run.store;
 
+import dev.agentbox.platform.PageCursor;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -214,10 +215,15 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
 
     @Override
     public synchronized List<RunRecordView> list(
-            String tenant, Optional<String> threadId, Optional<RunStatus> status, int limit) {
+            String tenant,
+            Optional<String> threadId,
+            Optional<RunStatus> status,
+            Optional<PageCursor> after,
+            int limit) {
         return tenantRows(tenant)
                 .filter(r -> threadId.map(t -> t.equals(r.created.threadId())).orElse(true))
                 .filter(r -> status.map(s -> s == r.status).orElse(true))
+                .filter(r -> after.map(c -> c.below(r.startedAt, r.runId)).orElse(true))
                 .sorted(NEWEST_FIRST)
                 .limit(Limits.require(limit))
                 .map(Row::view)

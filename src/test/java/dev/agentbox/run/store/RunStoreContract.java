@@ -3,6 +3,7 @@ package dev.agentbox.run.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.PageCursor;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalNames;
@@ -512,6 +513,48 @@ public abstract class RunStoreContract extends RunStoresFixture {
                 .containsExactly(r3);
         assertThat(refs(runs.list(tenant, Optional.empty(), Optional.empty(), 2)))
                 .containsExactly(r3, r2);
+    }
+
+    @Test
+    void aPageAfterACursorHoldsTheOlderRunsAndTiesBreakByRunId() {
+        RunRef r1 = create(NewRun.durable(tenant, "r-1", "t-a", Harness.COMMAND, T0)).ref();
+        RunRef r2 =
+                create(NewRun.durable(tenant, "r-2", "t-a", Harness.COMMAND, T0.plusSeconds(1)))
+                        .ref();
+        RunRef r3 =
+                create(NewRun.durable(tenant, "r-3", "t-a", Harness.COMMAND, T0.plusSeconds(1)))
+                        .ref();
+        RunRef r4 =
+                create(NewRun.durable(tenant, "r-4", "t-b", Harness.COMMAND, T0.plusSeconds(2)))
+                        .ref();
+        runs.create(NewRun.durable(otherTenant, "r-0", "t-a", Harness.COMMAND, T0.minusSeconds(1)));
+
+        List<RunRecordView> first = runs.list(tenant, Optional.empty(), Optional.empty(), 2);
+        assertThat(refs(first)).containsExactly(r4, r3);
+        RunRecordView last = first.get(1);
+        PageCursor cursor = new PageCursor(last.startedAt(), last.runId());
+        // r-2 started with r-3: the tie goes by runId, so it is on the next page, not lost.
+        assertThat(
+                        refs(
+                                runs.list(
+                                        tenant,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.of(cursor),
+                                        2)))
+                .containsExactly(r2, r1);
+        assertThat(
+                        refs(
+                                runs.list(
+                                        tenant,
+                                        Optional.of("t-a"),
+                                        Optional.empty(),
+                                        Optional.of(cursor),
+                                        10)))
+                .containsExactly(r2, r1);
+        PageCursor end = new PageCursor(T0, "r-1");
+        assertThat(runs.list(tenant, Optional.empty(), Optional.empty(), Optional.of(end), 10))
+                .isEmpty();
     }
 
     @Test
