@@ -149,6 +149,11 @@ public class RunService {
                                 Duration.ofMillis(journalWaitMs)),
                         this::countTakeover);
         drivers = new LocalDrivers(threads);
+        // What operators watch first: how many runs this server drives right now (each holds a
+        // thread and a sandbox's journal follow). Null in tests outside the server.
+        if (metrics != null) {
+            metrics.gauge("agentbox.runs.driving", drivers, LocalDrivers::count);
+        }
         takeovers =
                 new Takeovers(
                         context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);

@@ -291,6 +291,8 @@ class RunsIT {
                 Api.object(
                         api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A));
         assertThat(active.getString("runId")).isEqualTo(runId);
+        // The server counts the run it drives while it drives it.
+        assertThat(driving()).isGreaterThanOrEqualTo(1);
         runs.transcript(runId, null);
         assertProblem(
                 api.get("/api/v1/threads/t-active-" + runId + "/active-run", Api.TENANT_A),
@@ -359,5 +361,18 @@ class RunsIT {
                 api.get("/api/v1/runs?cursor=bm90LWEtY3Vyc29y", Api.TENANT_A),
                 400,
                 "invalid-request");
+    }
+
+    /** {@code agentbox_runs_driving} as the server publishes it now. */
+    private double driving() {
+        String text = api.send(api.request("/metrics?scope=application").GET()).body();
+        return text.lines()
+                .filter(
+                        l ->
+                                l.startsWith("agentbox_runs_driving{")
+                                        || l.startsWith("agentbox_runs_driving "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no agentbox_runs_driving in " + text));
     }
 }
