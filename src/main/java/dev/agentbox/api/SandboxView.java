@@ -3,6 +3,7 @@ package dev.agentbox.api;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import java.time.Instant;
+import java.util.List;
 
 /** A sandbox as the API shows it. Null members are left out of the JSON (absent, not null). */
 public record SandboxView(
@@ -15,7 +16,9 @@ public record SandboxView(
         String threadId,
         Instant createdAt,
         Instant lastUsedAt,
-        String snapshotId) {
+        String snapshotId,
+        String image,
+        List<Integer> ports) {
 
     /** Every provider maps its workspace to this path; relative API paths resolve against it. */
     public static final String WORKSPACE_ROOT = "/workspace";
@@ -32,6 +35,8 @@ public record SandboxView(
                 i.threadId().orElse(null),
                 i.createdAt(),
                 i.lastUsedAt(),
-                i.snapshotId().orElse(null));
+                i.snapshotId().orElse(null),
+                i.image().orElse(null),
+                i.ports().isEmpty() ? null : i.ports());
     }
 }

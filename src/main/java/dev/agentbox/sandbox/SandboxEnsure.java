@@ -320,6 +320,7 @@ final class SandboxEnsure {
             instance.recordSnapshot(snapshotId);
             instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
             instance.envJson(env.json());
+            instance.describe(spec.image(), spec.policy().ports());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);
             SandboxInstance stored = recordAndRelease(instance, slot, lease);
             oldSnapshot

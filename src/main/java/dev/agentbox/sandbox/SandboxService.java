@@ -325,6 +325,7 @@ public class SandboxService {
             // The branch starts with the source's recorded environment (its secrets file lives
             // on the source's tmpfs and is not carried over).
             instance.envJson(source.envJson());
+            instance.describe(source.image(), source.ports());
             try {
                 return new Ensured(
                         new Sandbox(store.upsert(instance), handleOf(forked, instance)),

@@ -343,7 +343,21 @@ class PortProxyIT {
 
     @Test
     void aDeclaredPortKeepsItsHostUrlAndIsReachableThroughTheProxyToo() {
-        String key = sandbox(sandboxes, "bridge", ",\"ports\":[8080]").getString("key");
+        JsonObject made = sandbox(sandboxes, "bridge", ",\"ports\":[8080]");
+        String key = made.getString("key");
+        // What it was made from is shown with it, in the ensure's answer and in the list.
+        assertThat(made.getString("image")).isEqualTo(BUSYBOX);
+        assertThat(made.getJsonArray("ports").toString()).isEqualTo("[8080]");
+        JsonObject listed =
+                Api.json(api.get("/api/v1/sandboxes", Api.TENANT_A))
+                        .asJsonArray()
+                        .getValuesAs(JsonObject.class)
+                        .stream()
+                        .filter(o -> o.getString("key").equals(key))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(listed.getString("image")).isEqualTo(BUSYBOX);
+        assertThat(listed.getJsonArray("ports").toString()).isEqualTo("[8080]");
         put(key, "www/index.html", "declared and proxied");
         start(key, "httpd -f -p 8080 -h /workspace/www");
         JsonObject channel =

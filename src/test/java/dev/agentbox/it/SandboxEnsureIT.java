@@ -273,6 +273,10 @@ class SandboxEnsureIT {
                             .ensure("{\"definitionId\":\"" + definition + "-page-" + i + "\"}")
                             .getString("key"));
         }
+        // A sandbox of the provider's default image and no published port shows neither.
+        JsonObject first = Api.object(api.get("/api/v1/sandboxes/" + made.get(0), Api.TENANT_A));
+        assertThat(first.containsKey("image")).isFalse();
+        assertThat(first.containsKey("ports")).isFalse();
         List<String> whole =
                 Api.json(api.get("/api/v1/sandboxes", Api.TENANT_A))
                         .asJsonArray()

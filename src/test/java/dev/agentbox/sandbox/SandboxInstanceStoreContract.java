@@ -6,6 +6,7 @@ import dev.agentbox.platform.PageCursor;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.TimeZone;
 import java.util.UUID;
@@ -33,6 +34,7 @@ public abstract class SandboxInstanceStoreContract {
         String key = key();
         SandboxInstance stored = instance(key, "c1");
         stored.recordSnapshot("agentbox/snapshot:abc");
+        stored.describe(Optional.of("agentbox/sandbox:busybox"), List.of(8080, 3000, 8080));
         store().upsert(stored);
 
         SandboxInstance found = store().find(tenant, key).orElseThrow();
@@ -45,6 +47,16 @@ public abstract class SandboxInstanceStoreContract {
         assertThat(found.createdAt()).isEqualTo(T0);
         assertThat(found.lastUsedAt()).isEqualTo(T0);
         assertThat(found.keepAliveMs()).isEqualTo(60_000);
+        assertThat(found.image()).contains("agentbox/sandbox:busybox");
+        assertThat(found.ports()).containsExactly(3000, 8080);
+        assertThat(store().page(tenant, Optional.empty(), 10).get(0).ports())
+                .containsExactly(3000, 8080);
+
+        SandboxInstance plain = instance(key, "c1");
+        plain.describe(Optional.empty(), List.of());
+        store().upsert(plain);
+        assertThat(store().find(tenant, key).orElseThrow().image()).isEmpty();
+        assertThat(store().find(tenant, key).orElseThrow().ports()).isEmpty();
     }
 
     @Test

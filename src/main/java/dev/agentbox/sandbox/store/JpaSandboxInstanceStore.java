@@ -67,7 +67,8 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     private static final String FIND =
             "SELECT SANDBOX_KEY, TENANT, PROVIDER, PROVIDER_SANDBOX_ID, THREAD_ID, SNAPSHOT_ID,"
-                    + " CREATED_AT, LAST_USED_AT, KEEP_ALIVE_MS, SECRETS_INSTALLED, ENV_JSON, VERSION"
+                    + " CREATED_AT, LAST_USED_AT, KEEP_ALIVE_MS, SECRETS_INSTALLED, ENV_JSON, IMAGE,"
+                    + " PORTS, VERSION"
                     + " FROM AB_SANDBOX_INSTANCE WHERE SANDBOX_KEY = ? AND TENANT = ?";
 
     private static SandboxInstance restore(ResultSet r) throws SQLException {
@@ -83,7 +84,9 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
                 r.getLong(9),
                 r.getBoolean(10),
                 r.getString(11),
-                r.getLong(12));
+                r.getString(12),
+                r.getString(13),
+                r.getLong(14));
     }
 
     /** The instant of a TIMESTAMP column as JPA wrote it (see the store contract's time zones). */

@@ -7,6 +7,7 @@ import jakarta.persistence.Lob;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -65,6 +66,14 @@ public class SandboxInstance {
     @Column(name = "ENV_JSON")
     private String envJson;
 
+    /** The image the ensure asked for; null: the provider's default. Shown, never used to run. */
+    @Column(name = "IMAGE", length = 255)
+    private String image;
+
+    /** The ports published on the host, comma-separated in ascending order; null when none. */
+    @Column(name = "PORTS", length = 512)
+    private String ports;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -102,6 +111,8 @@ public class SandboxInstance {
             long keepAliveMs,
             boolean secretsInstalled,
             String envJson,
+            String image,
+            String ports,
             long version) {
         SandboxInstance i =
                 new SandboxInstance(
@@ -110,6 +121,8 @@ public class SandboxInstance {
         i.lastUsedAt = Objects.requireNonNull(lastUsedAt);
         i.secretsInstalled = secretsInstalled;
         i.envJson = envJson;
+        i.image = image;
+        i.ports = ports;
         i.version = version;
         return i;
     }
@@ -170,6 +183,37 @@ public class SandboxInstance {
         this.keepAliveMs = other.keepAliveMs;
         this.secretsInstalled = other.secretsInstalled;
         this.envJson = other.envJson;
+        this.image = other.image;
+        this.ports = other.ports;
+    }
+
+    /**
+     * Records what the sandbox was made from, for lists and consoles: the image asked for (empty:
+     * the provider's default) and the ports published on the host.
+     */
+    public void describe(Optional<String> image, java.util.Collection<Integer> ports) {
+        this.image = image.orElse(null);
+        this.ports =
+                ports.isEmpty()
+                        ? null
+                        : ports.stream()
+                                .sorted()
+                                .distinct()
+                                .map(String::valueOf)
+                                .collect(java.util.stream.Collectors.joining(","));
+    }
+
+    /** The image the ensure asked for; empty: the provider's default. */
+    public Optional<String> image() {
+        return Optional.ofNullable(image);
+    }
+
+    /** The ports published on the host, ascending; empty when none. */
+    public List<Integer> ports() {
+        if (ports == null || ports.isEmpty()) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
     }
 
     /** The recorded environment overlay as JSON; null when none was set. */
