@@ -6,6 +6,7 @@ import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.pool.PoolMetrics;
 import dev.agentbox.sandbox.pool.PoolSettings;
+import dev.agentbox.sandbox.pool.PoolUpkeep;
 import dev.agentbox.sandbox.pool.WarmPool;
 import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
@@ -25,9 +26,10 @@ import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 
 /**
- * This server's view of the warm pool ({@link WarmPool}): built from configuration, refilled by
- * {@link PoolTimer} and shortly after each claim, drained when the server stops. One maintenance
- * pass (tidy, then refill) runs at a time on this server; a pass that finds one running is skipped.
+ * This server's view of the warm pool (hand-out {@link WarmPool}, upkeep {@link PoolUpkeep}): built
+ * from configuration, refilled by {@link PoolTimer} and shortly after each claim, drained when the
+ * server stops. One maintenance pass (tidy, then refill) runs at a time on this server; a pass that
+ * finds one running is skipped.
  */
 @ApplicationScoped
 public class SandboxPool {
@@ -64,13 +66,17 @@ public class SandboxPool {
 
     private volatile WarmPool pool;
 
+    private volatile PoolUpkeep upkeep;
+
     private volatile boolean stopping;
 
     @PostConstruct
     void init() {
         PoolSettings settings = PoolSettings.fromConfig(config);
-        pool =
-                new WarmPool(
+        PoolMetrics counted = new PoolMetrics(metrics);
+        pool = new WarmPool(providers::find, store, clock, settings, counted);
+        upkeep =
+                new PoolUpkeep(
                         providers::find,
                         store,
                         instances,
@@ -79,7 +85,7 @@ public class SandboxPool {
                         node.id(),
                         () -> installation.current().map(Installation::installationId),
                         settings,
-                        new PoolMetrics(metrics));
+                        counted);
         if (settings.enabled()) {
             LOG.info(
                     "pool: keeping "
@@ -106,8 +112,8 @@ public class SandboxPool {
             return;
         }
         try {
-            pool.tidy();
-            pool.refill();
+            upkeep.tidy();
+            upkeep.refill();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "pool: maintenance failed", e);
         } finally {
@@ -160,7 +166,7 @@ public class SandboxPool {
             Thread.currentThread().interrupt();
         }
         try {
-            int n = pool.drain();
+            int n = upkeep.drain();
             if (n > 0) {
                 LOG.info("pool: destroyed " + n + " ready sandbox(es) of this server on stop");
             }

@@ -13,9 +13,9 @@ import java.util.Optional;
  * <p>States: {@code READY} (no tenant, anyone's ensure may claim it), then {@code CLAIMED} for the
  * moment between the compare-and-set that hands it to one ensure and the sandbox record that makes
  * it that tenant's; the row is deleted once the record is stored. A {@code CLAIMED} row that
- * outlives its ensure (a server that died mid-claim) is destroyed by {@code WarmPool#tidy}. The row
- * is written only after the sandbox exists, so a sandbox without a row is either being made or an
- * orphan, which the orphan collector finds by its labels.
+ * outlives its ensure (a server that died mid-claim) is destroyed by {@code PoolUpkeep#tidy}. The
+ * row is written only after the sandbox exists, so a sandbox without a row is either being made or
+ * an orphan, which the orphan collector finds by its labels.
  */
 @Entity
 @Table(name = "AB_POOLED_SANDBOX")

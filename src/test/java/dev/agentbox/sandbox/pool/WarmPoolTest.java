@@ -13,6 +13,7 @@ import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.JpaPoolStore;
 import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.PoolStore;
@@ -37,6 +38,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,15 +108,39 @@ class WarmPoolTest {
         }
     }
 
-    private WarmPool pool(String node, int size) {
-        return new WarmPool(
-                name -> name.equals("local") ? Optional.of(local) : Optional.empty(),
-                store,
-                instances,
-                leases,
-                clock,
-                node,
-                () -> Optional.of("inst-1"),
+    /** One server's pool: its hand-out and its upkeep, over the shared store. */
+    private record Pool(WarmPool handOut, PoolUpkeep upkeep) {
+        Optional<PoolEntry> entryFor(String provider, Optional<String> image, SandboxPolicy p) {
+            return handOut.entryFor(provider, image, p);
+        }
+
+        Optional<WarmPool.Claim> claim(PoolEntry entry, String key) {
+            return handOut.claim(entry, key);
+        }
+
+        void claimed(WarmPool.Claim claim) {
+            handOut.claimed(claim);
+        }
+
+        void abandon(WarmPool.Claim claim) {
+            handOut.abandon(claim);
+        }
+
+        int refill() {
+            return upkeep.refill();
+        }
+
+        int tidy() {
+            return upkeep.tidy();
+        }
+
+        int drain() {
+            return upkeep.drain();
+        }
+    }
+
+    private Pool pool(String node, int size) {
+        PoolSettings settings =
                 new PoolSettings(
                         size,
                         List.of(entry),
@@ -122,8 +148,22 @@ class WarmPoolTest {
                         Duration.ofSeconds(5),
                         Duration.ZERO,
                         Duration.ofMinutes(1),
-                        entry.image()),
-                new PoolMetrics(null));
+                        entry.image());
+        Function<String, Optional<SandboxProvider>> providers =
+                name -> name.equals("local") ? Optional.of(local) : Optional.empty();
+        PoolMetrics metrics = new PoolMetrics(null);
+        return new Pool(
+                new WarmPool(providers, store, clock, settings, metrics),
+                new PoolUpkeep(
+                        providers,
+                        store,
+                        instances,
+                        leases,
+                        clock,
+                        node,
+                        () -> Optional.of("inst-1"),
+                        settings,
+                        metrics));
     }
 
     private boolean alive(String id) {
@@ -132,7 +172,7 @@ class WarmPoolTest {
 
     @Test
     void aRefillMakesTheConfiguredNumberOfUnownedSandboxesLabelledWithTheirPool() {
-        WarmPool pool = pool("node-a", 2);
+        Pool pool = pool("node-a", 2);
 
         assertThat(pool.refill()).isEqualTo(2);
         assertThat(pool.refill()).isZero();
@@ -150,7 +190,7 @@ class WarmPoolTest {
 
     @Test
     void eachReadySandboxIsHandedOutOnceAndThenTheClaimsMiss() {
-        WarmPool pool = pool("node-a", 2);
+        Pool pool = pool("node-a", 2);
         pool.refill();
 
         WarmPool.Claim first = pool.claim(entry, "key-1").orElseThrow();
@@ -165,8 +205,8 @@ class WarmPoolTest {
 
     @Test
     void twoServersClaimingFromOnePoolAtOnceNeverShareASandbox() throws Exception {
-        WarmPool a = pool("node-a", 3);
-        WarmPool b = pool("node-b", 3);
+        Pool a = pool("node-a", 3);
+        Pool b = pool("node-b", 3);
         a.refill();
         int ensures = 8;
         ExecutorService threads = Executors.newFixedThreadPool(ensures);
@@ -174,7 +214,7 @@ class WarmPoolTest {
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Optional<WarmPool.Claim>>> results = new ArrayList<>();
             for (int i = 0; i < ensures; i++) {
-                WarmPool server = i % 2 == 0 ? a : b;
+                Pool server = i % 2 == 0 ? a : b;
                 String key = "key-" + i;
                 results.add(
                         threads.submit(
@@ -203,7 +243,7 @@ class WarmPoolTest {
 
     @Test
     void anAbandonedClaimDestroysItsSandboxAndForgetsIt() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         pool.refill();
         WarmPool.Claim c = pool.claim(entry, "key-1").orElseThrow();
 
@@ -215,7 +255,7 @@ class WarmPoolTest {
 
     @Test
     void aClaimLeftUnfinishedByADeadServerIsDestroyedOnceItsGraceHasPassed() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         pool.refill();
         String id = pool.claim(entry, "key-dead").orElseThrow().handle().id();
         // The claiming server dies here: neither claimed() nor abandon() ever runs.
@@ -232,7 +272,7 @@ class WarmPoolTest {
 
     @Test
     void anUnfinishedClaimWhoseEnsureStillHoldsItsKeyIsLeftAlone() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         pool.refill();
         String id = pool.claim(entry, "key-busy").orElseThrow().handle().id();
         try (var held =
@@ -249,7 +289,7 @@ class WarmPoolTest {
 
     @Test
     void aClaimedSandboxThatGotRecordedOnlyLosesItsRow() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         pool.refill();
         String id = pool.claim(entry, "key-rec").orElseThrow().handle().id();
         instances.upsert(
@@ -265,7 +305,7 @@ class WarmPoolTest {
 
     @Test
     void readySandboxesPastTheMaximumAgeAreNeverHandedOutAndAreReplaced() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         pool.refill();
         String old = store.all(10).get(0).providerSandboxId();
 
@@ -280,7 +320,7 @@ class WarmPoolTest {
 
     @Test
     void aPooledSandboxDestroyedBehindThePoolsBackIsSkipped() {
-        WarmPool pool = pool("node-a", 2);
+        Pool pool = pool("node-a", 2);
         pool.refill();
         List<PooledSandbox> rows = store.ready(entry.key(), Instant.EPOCH, 10);
         local.destroy(rows.get(0).providerSandboxId());
@@ -293,7 +333,7 @@ class WarmPoolTest {
 
     @Test
     void aReadySandboxRemovedOutsideThePoolIsForgottenSoTheNextRefillReplacesIt() {
-        WarmPool pool = pool("node-a", 2);
+        Pool pool = pool("node-a", 2);
         pool.refill();
         String removed = store.ready(entry.key(), Instant.EPOCH, 10).get(0).providerSandboxId();
         local.destroy(removed); // an operator's docker rm -f
@@ -307,7 +347,7 @@ class WarmPoolTest {
 
     @Test
     void aStoppingServerDestroysOnlyTheReadySandboxesItMade() {
-        WarmPool a = pool("node-a", 1);
+        Pool a = pool("node-a", 1);
         a.refill();
         String mine = store.all(10).get(0).providerSandboxId();
         store.add(
@@ -335,7 +375,7 @@ class WarmPoolTest {
                                         .withPool("0123456789abcdef"))
                         .id();
         store.add(new PooledSandbox(stray, "local", "0123456789abcdef", clock.instant(), "node-x"));
-        WarmPool off = pool("node-a", 0);
+        Pool off = pool("node-a", 0);
         off.refill();
         String mine =
                 pool("node-a", 1).refill() == 1
@@ -350,7 +390,7 @@ class WarmPoolTest {
 
     @Test
     void anEnsureIsServedOnlyByAnEntryWithExactlyItsImageAndPolicy() {
-        WarmPool pool = pool("node-a", 1);
+        Pool pool = pool("node-a", 1);
         assertThat(pool.entryFor("local", Optional.of(entry.image()), SandboxPolicy.defaults()))
                 .contains(entry);
         assertThat(pool.entryFor("local", Optional.empty(), SandboxPolicy.defaults()))
