@@ -1,6 +1,7 @@
 // Drives the operator console (/console) in Debian's Chromium through playwright-core, against a
 // running service with real sandboxes. Options (one JSON argument): baseUrl, token (a tenant),
-// adminToken, screenshots (a folder), chromium (the browser's path). Prints one JSON object:
+// adminToken, screenshots (a folder), chromium (the browser's path), thread (of the runs it starts;
+// random by default). Prints one JSON object:
 // {"checks":[…passed…]} and exits 0, or {"error", "checks"} and exits 1 with a screenshot of
 // the page that failed. Every run and sandbox it made is cancelled or destroyed at the end.
 import { mkdirSync } from "node:fs";
@@ -16,7 +17,7 @@ mkdirSync(shots, { recursive: true });
 
 const checks = [];
 const made = { runs: [], sandboxes: new Set() };
-const thread = `t-console-${randomUUID()}`;
+const thread = opts.thread ?? `t-console-${randomUUID()}`;
 const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(" ");
 const HOSTILE = "<img src=x onerror=alert(1)>";
 
@@ -165,6 +166,29 @@ try {
     check(rows === 1, `filter by thread shows ${rows} rows`);
     const cells = await page.locator(`tr[data-run-id="${runA}"] td`).allTextContents();
     check(cells[2] === thread && cells[3] === "command", `row cells: ${cells}`);
+  });
+
+  await step("Load more follows a Link rel=next header", page, async () => {
+    // The list API may page its answers (Link: <…>; rel="next"). Here the header is added to the
+    // server's real first page and the second page is made up, so what is tested is the console:
+    // it offers the button only with the header, follows the link, and appends what it got.
+    check(await page.locator(".load-more").isHidden(), "Load more without a Link header");
+    const second = { runId: `paged-${randomUUID()}`, threadId: thread, status: "completed", harness: "command", startedAt: new Date().toISOString() };
+    await page.route(/\/api\/v1\/runs\?/, async (route) => {
+      const url = new URL(route.request().url());
+      if (url.searchParams.get("page") === "2") {
+        return route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify([second]) });
+      }
+      const res = await route.fetch();
+      url.searchParams.set("page", "2");
+      return route.fulfill({ response: res, headers: { ...res.headers(), link: `<${url.pathname}${url.search}>; rel="next"` } });
+    });
+    await page.locator(".load-more").waitFor({ state: "visible" });
+    await page.getByRole("button", { name: "Load more" }).click();
+    await page.locator(`tr[data-run-id="${second.runId}"]`).waitFor();
+    await page.unroute(/\/api\/v1\/runs\?/);
+    await until("Load more to go once the last page is in", () => page.locator(".load-more").isHidden(), 5000);
+    check((await page.locator(`tr[data-run-id="${runA}"]`).count()) === 1, "the first page's run is gone");
   });
 
   await step("the run view streams the text as it arrives, through a cut connection", page, async () => {
