@@ -57,7 +57,19 @@ export function mountRun(main, runId) {
     cancel.hidden = TERMINAL.has(r.status);
   }
 
+  // One polling loop at a time: the stream's end and a cancel both restart it.
+  let polling = false;
   async function poll() {
+    if (polling) return;
+    polling = true;
+    try {
+      await pollLoop();
+    } finally {
+      polling = false;
+    }
+  }
+
+  async function pollLoop() {
     while (!signal.aborted) {
       try {
         showRecord(await json(runPath(runId), { signal }));
