@@ -14,11 +14,11 @@ import java.io.IOException;
  * /console/}, and {@code /console/} answered with its {@code index.html}.
  *
  * <ul>
- *   <li>The files hold no data and are served without a token; every call they make goes to
- *       {@code /api}, which authenticates as always ({@code BearerAuthFilter}).
+ *   <li>The files hold no data and are served without a token; every call they make goes to {@code
+ *       /api}, which authenticates as always ({@code BearerAuthFilter}).
  *   <li>The policy allows only the console's own scripts and styles and calls to this origin: the
- *       console shows run output, which is hostile data, so an injection that slipped past its
- *       DOM building could neither run inline script nor send anything elsewhere.
+ *       console shows run output, which is hostile data, so an injection that slipped past its DOM
+ *       building could neither run inline script nor send anything elsewhere.
  *   <li>{@code no-cache}: a browser revalidates, so an upgraded server never runs with an old
  *       script next to a new one.
  * </ul>
