@@ -264,8 +264,7 @@ try {
     await page.screenshot({ path: `${shots}/sandbox-exec.png`, fullPage: true });
   });
 
-  await step("the file browser reads the workspace", page, async () => {
-    await page.reload();
+  await step("the file browser reads the workspace, refreshed after the exec", page, async () => {
     await page.getByRole("button", { name: "docs/" }).click();
     await page.getByRole("button", { name: "readme.txt" }).click();
     await until("the file's content", async () => (await page.locator("pre.file-content").textContent()) === "console-file\n", 15000);

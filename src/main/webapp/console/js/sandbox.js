@@ -17,9 +17,10 @@ export function mountSandbox(main, key) {
     errors,
     record,
     h("div", { class: "toolbar" }, destroy),
-    execBox(base),
-    fileBrowser(base),
   );
+  const files = fileBrowser(base);
+  // A command may change the workspace: the folder shown is read again after each exec.
+  main.append(execBox(base, files.refresh), files.section);
 
   json(base)
     .then((s) =>
@@ -54,7 +55,7 @@ export function mountSandbox(main, key) {
   return () => {};
 }
 
-function execBox(base) {
+function execBox(base, afterRun) {
   const command = h("textarea", { id: "exec-command", name: "command", rows: 2, required: true, spellcheck: "false" });
   const run = h("button", { type: "submit" }, "Run");
   const out = h("div", { class: "exec-result", "aria-live": "polite" });
@@ -62,7 +63,7 @@ function execBox(base) {
     "form",
     { class: "exec", "aria-labelledby": "exec-title" },
     h("h2", { id: "exec-title" }, "Exec"),
-    h("label", { for: "exec-command" }, "Command (run with sh -c in the workspace)"),
+    h("label", { for: "exec-command" }, "Command (a shell command, run in the workspace; Ctrl+Enter runs it)"),
     command,
     h("div", { class: "actions" }, run),
     out,
@@ -91,6 +92,7 @@ function execBox(base) {
       clear(out).append(problemBox(error));
     } finally {
       run.disabled = false;
+      afterRun();
     }
   });
   return form;
@@ -100,9 +102,20 @@ function fileBrowser(base) {
   const crumbs = h("nav", { class: "crumbs", "aria-label": "Folder" });
   const list = h("ul", { class: "files" });
   const view = h("div", { class: "file-view" });
-  const section = h("section", { class: "browser", "aria-labelledby": "files-title" }, h("h2", { id: "files-title" }, "Workspace files"), crumbs, list, view);
+  const reload = h("button", { type: "button", id: "refresh-files" }, "Refresh");
+  const section = h(
+    "section",
+    { class: "browser", "aria-labelledby": "files-title" },
+    h("h2", { id: "files-title" }, "Workspace files"),
+    h("div", { class: "toolbar" }, crumbs, reload),
+    list,
+    view,
+  );
+  let current = "/workspace";
+  reload.addEventListener("click", () => open(current));
 
   async function open(dir) {
+    current = dir;
     clear(view);
     try {
       const entries = (await json(`${base}/files/list?path=${enc(dir)}`)) ?? [];
@@ -144,8 +157,8 @@ function fileBrowser(base) {
     }
   }
 
-  open("/workspace");
-  return section;
+  open(current);
+  return { section, refresh: () => open(current) };
 }
 
 function crumbLinks(dir, open) {

@@ -40,7 +40,7 @@ class ConsoleIT {
                     "the raw events are exactly the run's log: no gap, no duplicate",
                     "Cancel, confirmed, ends the run aborted",
                     "a sandbox's exec box shows exit code, stdout and stderr",
-                    "the file browser reads the workspace",
+                    "the file browser reads the workspace, refreshed after the exec",
                     "Destroy, confirmed, removes the sandbox",
                     "a non-admin tenant forcing Operations sees the API's 403",
                     "at 390x844 the runs list shows",
