@@ -9,6 +9,7 @@ export class SseParser {
     this.event = "";
     this.lastId = "";
     this.first = true;
+    this.skipNewline = false;
   }
 
   /** Feeds decoded text; returns the events it completed, each {id, event, data}. */
@@ -17,14 +18,17 @@ export class SseParser {
       this.first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    // A \r that ended the last piece ended its line; a \n opening this one is its other half.
+    if (this.skipNewline && text.startsWith("\n")) text = text.slice(1);
+    this.skipNewline = false;
     this.buffer += text;
     const events = [];
     for (;;) {
       const m = /\r\n|\r|\n/.exec(this.buffer);
-      // A trailing \r may be the first half of \r\n: wait for the next piece.
-      if (!m || (m[0] === "\r" && m.index === this.buffer.length - 1)) break;
+      if (!m) break;
       const line = this.buffer.slice(0, m.index);
       this.buffer = this.buffer.slice(m.index + m[0].length);
+      if (m[0] === "\r" && this.buffer === "") this.skipNewline = true;
       const event = this.line(line);
       if (event) events.push(event);
     }
