@@ -144,8 +144,9 @@ try {
   });
 
   await step("a tenant signs in and sees no Operations", page, async () => {
+    // With the keyboard: the field has focus after the refusal, Enter submits.
     await page.getByLabel("Bearer token").fill(opts.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Bearer token").press("Enter");
     await page.locator("#nav").waitFor({ state: "visible" });
     check(await page.locator("#nav-operations").isHidden(), "Operations offered to a non-admin tenant");
     check((await page.locator("#who").textContent()).includes("Signed in"), "no signed-in marker");
@@ -153,17 +154,21 @@ try {
   });
 
   const runA = `console/${randomUUID()}`; // a slash: the console must encode it in paths
+  const runB = `console-cancel-${randomUUID()}`;
   await startRun(runA, STREAMING_AGENT, `console-e2e-${randomUUID()}`);
 
   await step("the runs list shows the run, filtered by thread and status, refreshing itself", page, async () => {
     await page.getByLabel("Thread").fill(thread);
     await page.locator(`tr[data-run-id="${runA}"]`).waitFor();
+    // A run started while the list is open appears without any action in the page.
+    await startRun(runB, LONG_AGENT, `console-e2e-${randomUUID()}`);
+    await page.locator(`tr[data-run-id="${runB}"]`).waitFor({ timeout: 10000 });
     await page.getByLabel("Status").selectOption("completed");
-    await until("the running run to leave the completed filter", async () => (await page.locator(`tr[data-run-id="${runA}"]`).count()) === 0, 5000);
+    await until("the running runs to leave the completed filter", async () => (await page.locator("table.runs tbody tr").count()) === 0, 5000);
     await page.getByLabel("Status").selectOption("");
     await page.locator(`tr[data-run-id="${runA}"]`).waitFor();
     const rows = await page.locator("table.runs tbody tr").count();
-    check(rows === 1, `filter by thread shows ${rows} rows`);
+    check(rows === 2, `filter by thread shows ${rows} rows`);
     const cells = await page.locator(`tr[data-run-id="${runA}"] td`).allTextContents();
     check(cells[2] === thread && cells[3] === "command", `row cells: ${cells}`);
   });
@@ -235,9 +240,7 @@ try {
     await page.screenshot({ path: `${shots}/run-raw-events.png`, fullPage: true });
   });
 
-  const runB = `console-cancel-${randomUUID()}`;
   await step("Cancel, confirmed, ends the run aborted", page, async () => {
-    await startRun(runB, LONG_AGENT, `console-e2e-${randomUUID()}`);
     await page.goto(`${origin}/console/#/runs/${encodeURIComponent(runB)}`);
     await page.locator("#transcript .message", { hasText: "waiting for cancel" }).waitFor({ timeout: 60000 });
     await page.getByRole("button", { name: "Cancel run" }).click();

@@ -85,6 +85,20 @@ class ConsoleIT {
                 .getValuesAs(JsonObject.class);
     }
 
+    /**
+     * The console's own stream parser, resuming reader and metrics parser, in Node on the modules
+     * the browser loads: the edge cases a live server seldom produces.
+     */
+    @Test
+    void theConsolesStreamAndMetricsParsersHandleTheEdgeCases() {
+        NodeScripts.Result r = node.run("console-units.mjs", Json.createObjectBuilder().build());
+
+        assertThat(r.exitCode())
+                .as("console-units.mjs exit code; it printed %s", r.json())
+                .isZero();
+        assertThat(r.json().getJsonArray("checks")).hasSize(6);
+    }
+
     @Test
     void theConsoleShowsRunsSandboxesAndOperationsInChromium() throws Exception {
         JsonObject options =
