@@ -15,7 +15,8 @@ export function mountRun(main, runId) {
   const cancel = h("button", { type: "button", class: "danger", id: "cancel-run", hidden: true }, "Cancel run");
   const rawToggle = h("button", { type: "button", id: "toggle-raw", "aria-pressed": "false", "aria-controls": "raw-events" }, "Raw events");
   const streamState = h("span", { class: "stream-state muted", role: "status" }, "connecting…");
-  const transcriptRoot = h("div", { class: "transcript", id: "transcript", "aria-live": "polite", "aria-label": "Transcript" });
+  // role=log: a screen reader announces new lines; tabindex: the scrolled box is reachable by keyboard.
+  const transcriptRoot = h("div", { class: "transcript", id: "transcript", role: "log", tabindex: 0, "aria-label": "Transcript" });
   const rawBody = h("tbody");
   const raw = h(
     "section",
