@@ -103,7 +103,7 @@ let browser;
 let proxy;
 let page;
 try {
-  await step("security headers and redirect", null, async () => {
+  await step("CO-01 security headers and redirect", null, async () => {
     const res = await fetch(`${base}/console/`);
     check(res.status === 200, `/console/ answered ${res.status}`);
     const csp = res.headers.get("content-security-policy") ?? "";
@@ -131,7 +131,7 @@ try {
   });
   page = await newPage(browser, { width: 1280, height: 800 }, pageErrors);
 
-  await step("a wrong token is refused with the API's problem", page, async () => {
+  await step("CO-02 a wrong token is refused with the API's problem", page, async () => {
     const expected = (await api("/api/v1/runs", { token: "not-a-token" })).body;
     await page.goto(`${origin}/console/`);
     await page.getByLabel("Bearer token").fill("not-a-token");
@@ -143,7 +143,7 @@ try {
     check(await page.locator("#nav").isHidden(), "navigation shown while signed out");
   });
 
-  await step("a tenant signs in and sees no Operations", page, async () => {
+  await step("CO-02 a tenant signs in and sees no Operations", page, async () => {
     // With the keyboard: the field has focus after the refusal, Enter submits.
     await page.getByLabel("Bearer token").fill(opts.token);
     await page.getByLabel("Bearer token").press("Enter");
@@ -157,7 +157,7 @@ try {
   const runB = `console-cancel-${randomUUID()}`;
   await startRun(runA, STREAMING_AGENT, `console-e2e-${randomUUID()}`);
 
-  await step("the runs list shows the run, filtered by thread and status, refreshing itself", page, async () => {
+  await step("CO-03 the runs list shows the run, filtered by thread and status, refreshing itself", page, async () => {
     await page.getByLabel("Thread").fill(thread);
     await page.locator(`tr[data-run-id="${runA}"]`).waitFor();
     // A run started while the list is open appears without any action in the page.
@@ -173,7 +173,7 @@ try {
     check(cells[2] === thread && cells[3] === "command", `row cells: ${cells}`);
   });
 
-  await step("Load more follows a Link rel=next header", page, async () => {
+  await step("CO-03 Load more follows a Link rel=next header", page, async () => {
     // The list API may page its answers (Link: <…>; rel="next"). Here the header is added to the
     // server's real first page and the second page is made up, so what is tested is the console:
     // it offers the button only with the header, follows the link, and appends what it got.
@@ -196,7 +196,7 @@ try {
     check((await page.locator(`tr[data-run-id="${runA}"]`).count()) === 1, "the first page's run is gone");
   });
 
-  await step("the run view streams the text as it arrives, through a cut connection", page, async () => {
+  await step("CO-04 the run view streams the text as it arrives, through a cut connection", page, async () => {
     await page.locator(`tr[data-run-id="${runA}"] a`).click();
     await page.waitForURL(`**/console/#/runs/${encodeURIComponent(runA)}`);
     const transcript = page.locator("#transcript");
@@ -229,7 +229,7 @@ try {
     await page.screenshot({ path: `${shots}/run-view.png` });
   });
 
-  await step("the raw events are exactly the run's log: no gap, no duplicate", page, async () => {
+  await step("CO-04 the raw events are exactly the run's log: no gap, no duplicate", page, async () => {
     await page.getByRole("button", { name: "Raw events" }).click();
     await page.locator("#raw-events").waitFor({ state: "visible" });
     const ids = await page.locator("#raw-events tbody tr td:first-child").allTextContents();
@@ -240,7 +240,7 @@ try {
     await page.screenshot({ path: `${shots}/run-raw-events.png`, fullPage: true });
   });
 
-  await step("Cancel, confirmed, ends the run aborted", page, async () => {
+  await step("CO-05 Cancel, confirmed, ends the run aborted", page, async () => {
     await page.goto(`${origin}/console/#/runs/${encodeURIComponent(runB)}`);
     await page.locator("#transcript .message", { hasText: "waiting for cancel" }).waitFor({ timeout: 60000 });
     await page.getByRole("button", { name: "Cancel run" }).click();
@@ -255,7 +255,7 @@ try {
 
   const sandboxKey = (await api(runPath(runA))).body.sandboxKey;
   made.sandboxes.add(sandboxKey);
-  await step("a sandbox's exec box shows exit code, stdout and stderr", page, async () => {
+  await step("CO-06 a sandbox's exec box shows exit code, stdout and stderr", page, async () => {
     await page.goto(`${origin}/console/#/sandboxes`);
     await page.locator(`tr[data-key="${sandboxKey}"] a`).click();
     await page.getByLabel(/^Command/).fill("mkdir -p docs && echo console-file > docs/readme.txt && echo hello-console && echo oops >&2; exit 3");
@@ -267,13 +267,13 @@ try {
     await page.screenshot({ path: `${shots}/sandbox-exec.png`, fullPage: true });
   });
 
-  await step("the file browser reads the workspace, refreshed after the exec", page, async () => {
+  await step("CO-06 the file browser reads the workspace, refreshed after the exec", page, async () => {
     await page.getByRole("button", { name: "docs/" }).click();
     await page.getByRole("button", { name: "readme.txt" }).click();
     await until("the file's content", async () => (await page.locator("pre.file-content").textContent()) === "console-file\n", 15000);
   });
 
-  await step("Destroy, confirmed, removes the sandbox", page, async () => {
+  await step("CO-06 Destroy, confirmed, removes the sandbox", page, async () => {
     await page.getByRole("button", { name: "Destroy sandbox" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Destroy" }).click();
     await page.waitForURL("**/console/#/sandboxes");
@@ -281,7 +281,7 @@ try {
     made.sandboxes.delete(sandboxKey);
   });
 
-  await step("a non-admin tenant forcing Operations sees the API's 403", page, async () => {
+  await step("CO-07 a non-admin tenant forcing Operations sees the API's 403", page, async () => {
     const expected = (await api("/api/v1/admin/reaper")).body;
     check(expected.status === 403, `the API gave ${expected.status}`);
     await page.goto(`${origin}/console/#/operations`);
@@ -292,7 +292,7 @@ try {
     check((await page.locator("#sweep-now").count()) === 0, "Sweep now offered to a non-admin");
   });
 
-  await step("at 390x844 the runs list shows", page, async () => {
+  await step("CO-08 at 390x844 the runs list shows", page, async () => {
     const phone = await newPage(browser, { width: 390, height: 844 }, pageErrors);
     await signIn(phone, origin, opts.token);
     await phone.getByLabel("Thread").fill(thread);
@@ -306,7 +306,7 @@ try {
     await phone.context().close();
   });
 
-  await step("the admin tenant sweeps from Operations and sees the result", page, async () => {
+  await step("CO-07 the admin tenant sweeps from Operations and sees the result", page, async () => {
     const admin = await newPage(browser, { width: 1280, height: 800 }, pageErrors);
     await signIn(admin, origin, opts.adminToken);
     check(await admin.locator("#nav-operations").isVisible(), "Operations not offered to the admin");
@@ -328,7 +328,7 @@ try {
   });
 
   check(pageErrors.length === 0, `script errors or CSP violations: ${pageErrors.join(" | ")}`);
-  checks.push({ name: "no script error and no CSP violation on any page" });
+  checks.push({ name: "CO-08 no script error and no CSP violation on any page" });
   emit({ checks, eventsRequests: proxy.state.eventsRequests });
 } catch (error) {
   process.exitCode = 1;

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.TestInstance;
  * that a proxy cuts once (the console must resume with {@code Last-Event-ID}: its raw events are
  * compared with the run's log), cancels a run, runs a command in a sandbox's exec box, reads a
  * file, destroys the sandbox, sweeps as the admin tenant, sees the 403 as another tenant, and shows
- * the runs list on a phone-sized screen. Screenshots go to {@code target/console-screenshots}.
+ * the runs list on a phone-sized screen (docs/behavior.md CO-01..CO-08; the script's step names
+ * carry the ids). {@code console-units.mjs} runs the console's parsers in Node (CO-09). Screenshots
+ * go to {@code target/console-screenshots}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleIT {
@@ -31,21 +33,21 @@ class ConsoleIT {
     /** What the script must have checked; a step it stopped doing fails here. */
     static final List<String> STEPS =
             List.of(
-                    "security headers and redirect",
-                    "a wrong token is refused with the API's problem",
-                    "a tenant signs in and sees no Operations",
-                    "the runs list shows the run, filtered by thread and status, refreshing itself",
-                    "Load more follows a Link rel=next header",
-                    "the run view streams the text as it arrives, through a cut connection",
-                    "the raw events are exactly the run's log: no gap, no duplicate",
-                    "Cancel, confirmed, ends the run aborted",
-                    "a sandbox's exec box shows exit code, stdout and stderr",
-                    "the file browser reads the workspace, refreshed after the exec",
-                    "Destroy, confirmed, removes the sandbox",
-                    "a non-admin tenant forcing Operations sees the API's 403",
-                    "at 390x844 the runs list shows",
-                    "the admin tenant sweeps from Operations and sees the result",
-                    "no script error and no CSP violation on any page");
+                    "CO-01 security headers and redirect",
+                    "CO-02 a wrong token is refused with the API's problem",
+                    "CO-02 a tenant signs in and sees no Operations",
+                    "CO-03 the runs list shows the run, filtered by thread and status, refreshing itself",
+                    "CO-03 Load more follows a Link rel=next header",
+                    "CO-04 the run view streams the text as it arrives, through a cut connection",
+                    "CO-04 the raw events are exactly the run's log: no gap, no duplicate",
+                    "CO-05 Cancel, confirmed, ends the run aborted",
+                    "CO-06 a sandbox's exec box shows exit code, stdout and stderr",
+                    "CO-06 the file browser reads the workspace, refreshed after the exec",
+                    "CO-06 Destroy, confirmed, removes the sandbox",
+                    "CO-07 a non-admin tenant forcing Operations sees the API's 403",
+                    "CO-08 at 390x844 the runs list shows",
+                    "CO-07 the admin tenant sweeps from Operations and sees the result",
+                    "CO-08 no script error and no CSP violation on any page");
 
     private final Api api = Api.itServer();
     private final NodeScripts node = new NodeScripts();
