@@ -1,7 +1,8 @@
-// The console's stream parser, its resuming reader and its metrics parser, run in Node on the
-// very modules the browser loads (src/main/webapp/console/js): edge cases a live server rarely
-// produces (a \r\n split across reads, comments, multi-line data, a duplicate id, an error
-// answer). Prints {"checks":[…]} and exits 0, or {"error"} and exits 1.
+// The console's stream parser, its resuming reader, its metrics parser and its Link header
+// reading, run in Node on the very modules the browser loads (src/main/webapp/console/js): edge
+// cases a live server rarely produces (a \r\n split across reads, comments, multi-line data, a
+// duplicate id, an error answer, a next page on another origin). Prints {"checks":[…]} and exits
+// 0, or {"error"} and exits 1.
 import assert from "node:assert/strict";
 import { follow, SseParser } from "../../main/webapp/console/js/sse.js";
 import { figures, parsePrometheus } from "../../main/webapp/console/js/metrics.js";
@@ -113,6 +114,20 @@ await check("the metrics figures sum a metric's samples over their labels", () =
   assert.equal(sums.get("agentbox_runs_takeovers_total"), 3);
   const rows = Object.fromEntries(figures(text));
   assert.equal(rows["Reclaim failures (agentbox_reaper_reclaim_failed_total)"], 0);
+});
+
+await check("a Link header's rel=next target is followed only on this origin", async () => {
+  // api.js reads the tab's sessionStorage and location; Node has neither.
+  globalThis.sessionStorage = { getItem: () => null, setItem: () => {}, removeItem: () => {} };
+  globalThis.location = { href: "http://console.test/console/", origin: "http://console.test" };
+  const { nextLink } = await import("../../main/webapp/console/js/api.js");
+  const answer = (link) => ({ url: "http://console.test/api/v1/runs?status=running", headers: new Headers(link ? { Link: link } : {}) });
+  assert.equal(nextLink(answer(null)), null);
+  assert.equal(nextLink(answer('</api/v1/runs?after=r-9>; rel="next"')), "/api/v1/runs?after=r-9");
+  assert.equal(nextLink(answer('<?after=2>; rel=next')), "/api/v1/runs?after=2");
+  assert.equal(nextLink(answer('</api/v1/runs?a=1>; rel="prev", <http://console.test/api/v1/runs?a=3>; rel="next"')), "/api/v1/runs?a=3");
+  assert.equal(nextLink(answer('</api/v1/runs?a=1>; rel="prev"')), null);
+  assert.equal(nextLink(answer('<https://elsewhere.test/steal>; rel="next"')), null);
 });
 
 emit({ checks });

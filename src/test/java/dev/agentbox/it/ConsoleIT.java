@@ -88,8 +88,8 @@ class ConsoleIT {
     }
 
     /**
-     * The console's own stream parser, resuming reader and metrics parser, in Node on the modules
-     * the browser loads: the edge cases a live server seldom produces.
+     * The console's own stream parser, resuming reader, metrics parser and Link header reading, in
+     * Node on the modules the browser loads: the edge cases a live server seldom produces (CO-09).
      */
     @Test
     void theConsolesStreamAndMetricsParsersHandleTheEdgeCases() {
@@ -98,7 +98,7 @@ class ConsoleIT {
         assertThat(r.exitCode())
                 .as("console-units.mjs exit code; it printed %s", r.json())
                 .isZero();
-        assertThat(r.json().getJsonArray("checks")).hasSize(6);
+        assertThat(r.json().getJsonArray("checks")).hasSize(7);
     }
 
     @Test
