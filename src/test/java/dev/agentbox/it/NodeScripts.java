@@ -25,8 +25,13 @@ final class NodeScripts {
     private final Path dir =
             Path.of(System.getProperty("agentbox.it.node-dir", "src/test/node")).toAbsolutePath();
 
-    /** Fails loudly unless {@code node} runs and the pinned clients are installed. */
+    /** Fails loudly unless {@code node} runs and the pinned AG-UI clients are installed. */
     void requireInstalled() {
+        requireInstalled(List.of("@ag-ui/client", "@ag-ui/core", "@tanstack/ai-client"));
+    }
+
+    /** Fails loudly unless {@code node} runs and {@code packages} are installed. */
+    void requireInstalled(List<String> packages) {
         try {
             Process p = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();
             String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -40,7 +45,7 @@ final class NodeScripts {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-        for (String pkg : List.of("@ag-ui/client", "@ag-ui/core", "@tanstack/ai-client")) {
+        for (String pkg : packages) {
             if (!Files.isDirectory(dir.resolve("node_modules").resolve(pkg))) {
                 throw new AssertionError(
                         pkg
@@ -53,6 +58,11 @@ final class NodeScripts {
 
     /** Runs {@code script} with {@code options}; its stderr goes to the test's output. */
     Result run(String script, JsonObject options) {
+        return run(script, options, TIMEOUT);
+    }
+
+    /** As {@link #run(String, JsonObject)}, killed after {@code timeout}. */
+    Result run(String script, JsonObject options, Duration timeout) {
         try {
             Path out = Files.createTempFile("agui-" + script, ".out");
             try {
@@ -62,9 +72,9 @@ final class NodeScripts {
                                 .redirectOutput(out.toFile())
                                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                                 .start();
-                if (!p.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
                     p.destroyForcibly();
-                    throw new AssertionError(script + " did not end within " + TIMEOUT);
+                    throw new AssertionError(script + " did not end within " + timeout);
                 }
                 String stdout = Files.readString(out, StandardCharsets.UTF_8).strip();
                 String last = stdout.substring(stdout.lastIndexOf('\n') + 1);
