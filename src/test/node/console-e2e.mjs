@@ -257,7 +257,13 @@ try {
   made.sandboxes.add(sandboxKey);
   await step("CO-06 a sandbox's exec box shows exit code, stdout and stderr", page, async () => {
     await page.goto(`${origin}/console/#/sandboxes`);
-    await page.locator(`tr[data-key="${sandboxKey}"] a`).click();
+    // The list shows what the sandbox was made from, as the API records it.
+    const row = page.locator(`tr[data-key="${sandboxKey}"]`);
+    await row.waitFor({ timeout: 15000 });
+    const rec = (await api(`/api/v1/sandboxes/${encodeURIComponent(sandboxKey)}`)).body;
+    check((await row.locator('td[data-label="Image"]').textContent()) === (rec.image ?? "default"), "image cell");
+    check((await row.locator('td[data-label="Ports"]').textContent()) === (rec.ports?.join(", ") ?? "—"), "ports cell");
+    await row.locator("a").click();
     await page.getByLabel(/^Command/).fill("mkdir -p docs && echo console-file > docs/readme.txt && echo hello-console && echo oops >&2; exit 3");
     await page.getByRole("button", { name: "Run" }).click();
     await page.locator(".exit-code").waitFor({ timeout: 30000 });

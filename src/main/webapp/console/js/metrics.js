@@ -2,6 +2,7 @@
 // (docs/operations.md, "Metrics"); a sample's labels are summed over, so one figure per name.
 
 const SHOWN = [
+  ["agentbox_runs_driving", "Runs this server drives"],
   ["agentbox_reaper_sweeps_total", "Reaper sweeps"],
   ["agentbox_reaper_reclaim_failed_total", "Reclaim failures"],
   ["agentbox_reaper_orphans_destroyed_total", "Orphans destroyed"],

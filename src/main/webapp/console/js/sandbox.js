@@ -1,7 +1,7 @@
 // One sandbox: its record, an exec box, a read-only browser of its workspace, and Destroy.
 import { call, enc, json, sandboxPath } from "./api.js";
 import { clear, confirmDialog, facts, h, problemBox, timeCell } from "./dom.js";
-import { ports } from "./sandboxes.js";
+import { image, ports } from "./sandboxes.js";
 
 /** Files larger than this are not shown inline (the API would send them whole). */
 const MAX_SHOWN_BYTES = 256 * 1024;
@@ -27,7 +27,7 @@ export function mountSandbox(main, key) {
       record.append(
         facts([
           ["Provider", s.provider],
-          ["Image", s.image],
+          ["Image", image(s)],
           ["Thread", s.threadId],
           ["Workspace", s.workspaceRoot],
           ["Created", timeCell(s.createdAt, " ago")],

@@ -1,6 +1,7 @@
-// The tenant's sandboxes, polled every 5 s. Image and ports are shown when the API's sandbox
-// view carries them; today it has neither, so those columns say so instead of guessing.
-import { enc, json } from "./api.js";
+// The tenant's sandboxes, polled every 5 s, oldest first. The API pages the list (a Link
+// rel="next" header); a "Load more" button follows it, as on the runs list. Image and ports are
+// what the ensure asked for: no image means the provider's default, no ports none published.
+import { call, enc, nextLink } from "./api.js";
 import { clear, h, problemBox, timeCell } from "./dom.js";
 
 const POLL_MS = 5000;
@@ -9,42 +10,77 @@ export function mountSandboxes(main) {
   const errors = h("div", { class: "errors" });
   const body = h("tbody");
   const empty = h("p", { class: "muted empty", hidden: true }, "No sandboxes.");
+  const more = h("button", { type: "button", class: "load-more", hidden: true }, "Load more");
   const cols = ["Key", "Provider", "Image", "Thread", "Age", "Last used", "Ports"];
   main.append(
     h("h1", {}, "Sandboxes"),
     errors,
     h("table", { class: "sandboxes list", "aria-label": "Sandboxes" }, h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c)))), body),
     empty,
+    more,
   );
   let timer = null;
   let stopped = false;
+  let first = [];
+  let extra = [];
+  let next = null;
+
+  async function page(path) {
+    const res = await call(path);
+    return { sandboxes: JSON.parse((await res.text()).trim() || "[]"), next: nextLink(res) };
+  }
+
+  function render() {
+    const keys = new Set(first.map((s) => s.key));
+    const list = first.concat(extra.filter((s) => !keys.has(s.key)));
+    body.replaceChildren(
+      ...list.map((s) => {
+        const cells = [
+          h("a", { href: `#/sandboxes/${enc(s.key)}`, class: "mono", title: s.key }, short(s.key)),
+          s.provider,
+          image(s),
+          s.threadId ?? "",
+          timeCell(s.createdAt),
+          timeCell(s.lastUsedAt, " ago"),
+          ports(s),
+        ];
+        const tr = h("tr", {}, cells.map((c, i) => h("td", { "data-label": cols[i] }, c)));
+        tr.dataset.key = s.key;
+        return tr;
+      }),
+    );
+    empty.hidden = list.length > 0;
+    more.hidden = !next;
+  }
 
   async function refresh() {
     try {
-      const list = (await json("/api/v1/sandboxes")) ?? [];
+      const p = await page("/api/v1/sandboxes");
       if (stopped) return;
+      first = p.sandboxes;
+      // Pages loaded by hand stay; the first page sets where the next starts only until then.
+      if (!extra.length) next = p.next;
       clear(errors);
-      body.replaceChildren(
-        ...list.map((s) => {
-          const cells = [
-            h("a", { href: `#/sandboxes/${enc(s.key)}`, class: "mono", title: s.key }, short(s.key)),
-            s.provider,
-            s.image ?? "—",
-            s.threadId ?? "",
-            timeCell(s.createdAt),
-            timeCell(s.lastUsedAt, " ago"),
-            ports(s),
-          ];
-          const tr = h("tr", {}, cells.map((c, i) => h("td", { "data-label": cols[i] }, c)));
-          tr.dataset.key = s.key;
-          return tr;
-        }),
-      );
-      empty.hidden = list.length > 0;
+      render();
     } catch (error) {
       if (!stopped) clear(errors).append(problemBox(error));
     }
   }
+
+  more.addEventListener("click", async () => {
+    if (!next) return;
+    more.disabled = true;
+    try {
+      const p = await page(next);
+      extra = extra.concat(p.sandboxes);
+      next = p.next;
+      render();
+    } catch (error) {
+      clear(errors).append(problemBox(error));
+    } finally {
+      more.disabled = false;
+    }
+  });
 
   const loop = async () => {
     await refresh();
@@ -61,7 +97,12 @@ export function short(key) {
   return key.length > 16 ? `${key.slice(0, 12)}…` : key;
 }
 
+/** The published ports, or "—" when none. */
 export function ports(s) {
-  const p = s.ports ?? s.policy?.ports;
-  return Array.isArray(p) && p.length ? p.join(", ") : "—";
+  return Array.isArray(s.ports) && s.ports.length ? s.ports.join(", ") : "—";
+}
+
+/** The image the ensure asked for, or "default" (the provider's, agentbox.docker.image). */
+export function image(s) {
+  return s.image ?? "default";
 }
