@@ -1,7 +1,6 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.PageCursor;
-import dev.agentbox.problem.ProblemException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
@@ -23,7 +22,10 @@ record Paging(int limit, Optional<PageCursor> after) {
     /** The largest page, and the size of a page when {@code ?limit} is absent. */
     static final int MAX = 200;
 
-    /** The paging a request asks for; {@code 400 invalid-request} naming the parameter if bad. */
+    /**
+     * The paging a request asks for; {@code 400 invalid-request} with {@code field} naming the
+     * parameter if bad.
+     */
     static Paging of(String limit, String cursor) {
         int n = MAX;
         if (limit != null) {
@@ -33,15 +35,15 @@ record Paging(int limit, Optional<PageCursor> after) {
                 n = 0;
             }
             if (n < 1 || n > MAX) {
-                throw ProblemException.invalidRequest("limit must be an integer from 1 to " + MAX);
+                throw JsonBodies.invalid("limit", "must be an integer from 1 to " + MAX);
             }
         }
         Optional<PageCursor> after = Optional.empty();
         if (cursor != null) {
             after = PageCursor.parse(cursor);
             if (after.isEmpty()) {
-                throw ProblemException.invalidRequest(
-                        "cursor must be a value taken from a next link of this list");
+                throw JsonBodies.invalid(
+                        "cursor", "must be a value taken from a next link of this list");
             }
         }
         return new Paging(n, after);

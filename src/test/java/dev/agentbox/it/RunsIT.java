@@ -354,13 +354,24 @@ class RunsIT {
         assertThat(Api.json(api.get("/api/v1/runs?threadId=" + thread, Api.TENANT_B)).asJsonArray())
                 .isEmpty();
 
-        assertProblem(api.get("/api/v1/runs?limit=0", Api.TENANT_A), 400, "invalid-request");
+        assertThat(
+                        assertProblem(
+                                        api.get("/api/v1/runs?limit=0", Api.TENANT_A),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("limit");
         assertProblem(api.get("/api/v1/runs?limit=201", Api.TENANT_A), 400, "invalid-request");
         assertProblem(api.get("/api/v1/runs?limit=x", Api.TENANT_A), 400, "invalid-request");
-        assertProblem(
-                api.get("/api/v1/runs?cursor=bm90LWEtY3Vyc29y", Api.TENANT_A),
-                400,
-                "invalid-request");
+        assertThat(
+                        assertProblem(
+                                        api.get(
+                                                "/api/v1/runs?cursor=bm90LWEtY3Vyc29y",
+                                                Api.TENANT_A),
+                                        400,
+                                        "invalid-request")
+                                .getString("field"))
+                .isEqualTo("cursor");
     }
 
     /** {@code agentbox_runs_driving} as the server publishes it now. */
