@@ -76,6 +76,12 @@ export function nextLink(res) {
   return null;
 }
 
+/** One page of a list endpoint: its entries and the path of the next page (null on the last). */
+export async function listPage(path) {
+  const res = await call(path);
+  return { items: JSON.parse((await res.text()).trim() || "[]"), next: nextLink(res) };
+}
+
 export const enc = encodeURIComponent;
 export const runPath = (runId) => `/api/v1/runs/${enc(runId)}`;
 export const sandboxPath = (key) => `/api/v1/sandboxes/${enc(key)}`;

@@ -98,3 +98,18 @@ export const TERMINAL = new Set(["completed", "failed", "aborted"]);
 export function statusBadge(status) {
   return h("span", { class: `badge status-${status}` }, status);
 }
+
+/**
+ * Runs an action of {@code button}: the button is disabled while it runs (no second click sends
+ * it twice), and a failure is shown in {@code errors} as a problem box.
+ */
+export async function busy(button, errors, action) {
+  button.disabled = true;
+  try {
+    await action();
+  } catch (error) {
+    clear(errors).append(problemBox(error));
+  } finally {
+    button.disabled = false;
+  }
+}

@@ -1,8 +1,8 @@
 // The runs list: the tenant's runs, newest first, polled every 2 s, filtered by status and
 // thread. Where the API pages its answer (a Link rel="next" header) a "Load more" button
 // follows the link; without one the first page is the whole list.
-import { call, enc, nextLink } from "./api.js";
-import { age, clear, h, problemBox, statusBadge } from "./dom.js";
+import { enc, listPage } from "./api.js";
+import { age, busy, clear, h, problemBox, statusBadge } from "./dom.js";
 
 const STATUSES = ["running", "interrupted", "completed", "failed", "aborted"];
 const POLL_MS = 2000;
@@ -52,17 +52,12 @@ export function mountRuns(main) {
     return "/api/v1/runs" + (s ? `?${s}` : "");
   };
 
-  async function page(path) {
-    const res = await call(path);
-    return { runs: JSON.parse((await res.text()).trim() || "[]"), next: nextLink(res) };
-  }
-
   async function refresh() {
     const mine = generation;
     try {
-      const p = await page(query());
+      const p = await listPage(query());
       if (mine !== generation || stopped) return;
-      first = p.runs;
+      first = p.items;
       // Pages loaded by hand stay; a fresh first page decides where the next one starts only
       // while nothing more was loaded.
       if (!extra.length) next = p.next;
@@ -92,17 +87,12 @@ export function mountRuns(main) {
 
   async function loadMore() {
     if (!next) return;
-    more.disabled = true;
-    try {
-      const p = await page(next);
-      extra = extra.concat(p.runs);
+    await busy(more, errors, async () => {
+      const p = await listPage(next);
+      extra = extra.concat(p.items);
       next = p.next;
       render();
-    } catch (error) {
-      clear(errors).append(problemBox(error));
-    } finally {
-      more.disabled = false;
-    }
+    });
   }
 
   function restart() {

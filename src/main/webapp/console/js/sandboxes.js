@@ -1,8 +1,8 @@
 // The tenant's sandboxes, polled every 5 s, oldest first. The API pages the list (a Link
 // rel="next" header); a "Load more" button follows it, as on the runs list. Image and ports are
 // what the ensure asked for: no image means the provider's default, no ports none published.
-import { call, enc, nextLink } from "./api.js";
-import { clear, h, problemBox, timeCell } from "./dom.js";
+import { enc, listPage } from "./api.js";
+import { busy, clear, h, problemBox, timeCell } from "./dom.js";
 
 const POLL_MS = 5000;
 
@@ -24,11 +24,6 @@ export function mountSandboxes(main) {
   let first = [];
   let extra = [];
   let next = null;
-
-  async function page(path) {
-    const res = await call(path);
-    return { sandboxes: JSON.parse((await res.text()).trim() || "[]"), next: nextLink(res) };
-  }
 
   function render() {
     const keys = new Set(first.map((s) => s.key));
@@ -55,9 +50,9 @@ export function mountSandboxes(main) {
 
   async function refresh() {
     try {
-      const p = await page("/api/v1/sandboxes");
+      const p = await listPage("/api/v1/sandboxes");
       if (stopped) return;
-      first = p.sandboxes;
+      first = p.items;
       // Pages loaded by hand stay; the first page sets where the next starts only until then.
       if (!extra.length) next = p.next;
       clear(errors);
@@ -69,17 +64,12 @@ export function mountSandboxes(main) {
 
   more.addEventListener("click", async () => {
     if (!next) return;
-    more.disabled = true;
-    try {
-      const p = await page(next);
-      extra = extra.concat(p.sandboxes);
+    await busy(more, errors, async () => {
+      const p = await listPage(next);
+      extra = extra.concat(p.items);
       next = p.next;
       render();
-    } catch (error) {
-      clear(errors).append(problemBox(error));
-    } finally {
-      more.disabled = false;
-    }
+    });
   });
 
   const loop = async () => {
