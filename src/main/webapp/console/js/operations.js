@@ -2,7 +2,7 @@
 // journals, readiness and liveness, and a few figures from /metrics. Any other tenant that opens
 // it sees the API's own 403 problem; the navigation does not offer it to them.
 import { call, json, session } from "./api.js";
-import { clear, confirmDialog, facts, h, problemBox, timeCell } from "./dom.js";
+import { busy, clear, confirmDialog, facts, h, problemBox, timeCell } from "./dom.js";
 import { figures } from "./metrics.js";
 
 const POLL_MS = 3000;
@@ -43,23 +43,17 @@ export function mountOperations(main) {
   main.append(h("div", { class: "toolbar" }, sweep, prune), result, reaper, health, metrics);
 
   sweep.addEventListener("click", async () => {
-    sweep.disabled = true;
     clear(result).append(h("p", { class: "muted" }, "Sweeping…"));
-    try {
+    await busy(sweep, result, async () => {
       const r = await json("/api/v1/admin/reaper/sweep", { method: "POST", signal });
       clear(result).append(h("h2", {}, "Sweep result"), sweepView(r));
       refresh();
-    } catch (error) {
-      clear(result).append(problemBox(error));
-    } finally {
-      sweep.disabled = false;
-    }
+    });
   });
 
   prune.addEventListener("click", async () => {
     if (!(await confirmDialog("Prune the journals of terminal runs? They cannot be replayed from the sandbox afterwards.", "Prune", "Keep"))) return;
-    prune.disabled = true;
-    try {
+    await busy(prune, result, async () => {
       const r = await json("/api/v1/admin/journals/prune", { method: "POST", signal });
       clear(result).append(
         h("h2", {}, "Prune result"),
@@ -67,11 +61,7 @@ export function mountOperations(main) {
         list(r.deleted.map((id) => `deleted ${id}`)),
         list(r.kept.map((k) => `kept ${k.runId}: ${k.reason}`)),
       );
-    } catch (error) {
-      clear(result).append(problemBox(error));
-    } finally {
-      prune.disabled = false;
-    }
+    });
   });
 
   const loop = async () => {
