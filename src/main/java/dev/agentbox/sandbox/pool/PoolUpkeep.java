@@ -167,10 +167,8 @@ public final class PoolUpkeep {
     public int tidy() {
         // Entries count with the pool switched off too (size 0): their sandboxes then retire by
         // age, so servers of one database that differ only in size do not retire each other's.
-        java.util.Set<String> configured =
-                settings.entries().stream()
-                        .map(PoolEntry::key)
-                        .collect(java.util.stream.Collectors.toSet());
+        Set<String> configured =
+                settings.entries().stream().map(PoolEntry::key).collect(Collectors.toSet());
         int destroyed = 0;
         Instant now = clock.instant();
         List<PooledSandbox> rows;

@@ -7,9 +7,12 @@ import jakarta.persistence.Lob;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The record of a sandbox that agentbox made: which provider sandbox stands behind a sandbox key.
@@ -191,7 +194,7 @@ public class SandboxInstance {
      * Records what the sandbox was made from, for lists and consoles: the image asked for (empty:
      * the provider's default) and the ports published on the host.
      */
-    public void describe(Optional<String> image, java.util.Collection<Integer> ports) {
+    public void describe(Optional<String> image, Collection<Integer> ports) {
         this.image = image.orElse(null);
         this.ports =
                 ports.isEmpty()
@@ -200,7 +203,7 @@ public class SandboxInstance {
                                 .sorted()
                                 .distinct()
                                 .map(String::valueOf)
-                                .collect(java.util.stream.Collectors.joining(","));
+                                .collect(Collectors.joining(","));
     }
 
     /** The image the ensure asked for; empty: the provider's default. */
@@ -213,7 +216,7 @@ public class SandboxInstance {
         if (ports == null || ports.isEmpty()) {
             return List.of();
         }
-        return java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
+        return Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
     }
 
     /** The recorded environment overlay as JSON; null when none was set. */
