@@ -94,6 +94,9 @@ static int write_all(int fd, const char *p, size_t n) {
 
 static int conn = -1;        /* the handler's connection */
 static char *temp_path;      /* a write's temp file, removed if the handler ends early */
+/* The pid file of an exec whose command was reaped: removed as the handler ends, after its C
+ * frame has left (nothing may be killed by that name any more: the pid could be reused). */
+static const char *reaped_pidfile;
 static char payload[MAX_PAYLOAD + 1]; /* the last frame read by read_frame (+1: room for a NUL) */
 
 /*
@@ -102,6 +105,7 @@ static char payload[MAX_PAYLOAD + 1]; /* the last frame read by read_frame (+1: 
  */
 static _Noreturn void quit(void) {
     if (temp_path) unlink(temp_path);
+    if (reaped_pidfile) unlink(reaped_pidfile);
     _exit(0);
 }
 
@@ -355,10 +359,29 @@ static char **build_env(char **vars, size_t n) {
  * so no page table is copied and no page faults in copy-on-write afterwards — measured, that is a
  * quarter of what starting a short command costs in a small VM. The price is that everything from
  * vfork to execve may only make system calls and write to its own stack: no malloc, no stdio, no
- * global (errno excepted, which the parent does not read across the vfork). The handler catches
- * no signal (every disposition is default or ignored), and all signals are blocked across the
- * vfork anyway, so no handler can run on the borrowed memory either.
+ * write to a global (errno excepted, which the parent does not read across the vfork). The
+ * handler catches no signal (every disposition is default or ignored), and all signals are blocked
+ * across the vfork anyway, so no handler can run on the borrowed memory either.
  */
+
+/*
+ * The signals a command would inherit as ignored: the server's ignored set, taken once at its
+ * start (see note_ignored), plus SIGPIPE, which every handler ignores. Caught signals need no
+ * reset (execve makes them default); only SIG_IGN survives it. One sigaction per entry instead
+ * of one per signal keeps some sixty system calls off every command's start.
+ */
+static int ignored[NSIG];
+static int n_ignored;
+
+static void note_ignored(void) {
+    n_ignored = 0;
+    for (int s = 1; s < NSIG; s++) {
+        struct sigaction old;
+        if (s == SIGPIPE) continue;
+        if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN) ignored[n_ignored++] = s;
+    }
+    ignored[n_ignored++] = SIGPIPE;
+}
 
 /* Writes the NULL-terminated parts (at most 8) to fd 2 in one call, with no buffer of its own. */
 static void child_say(const char *const *parts) {
@@ -437,7 +460,7 @@ static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **ar
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL); /* fails harmlessly for some */
+    for (int i = 0; i < n_ignored; i++) sigaction(ignored[i], &dfl, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -648,10 +671,10 @@ static _Noreturn void do_exec(char **f, size_t n) {
             int st;
             if (waitpid(x.pid, &st, WNOHANG) == x.pid) {
                 reaped = 1;
-                /* The group's leader is gone: nothing may be killed by this name any more (its
-                 * pid could be reused). Left in place when the handler quits early: the server
-                 * still needs it to kill what it abandoned. */
-                if (*pidfile) unlink(pidfile);
+                /* The group's leader is gone: its pid file goes as the handler ends, once the
+                 * answer is out. Left in place when the handler quits before the reap: the
+                 * server still needs it to kill what it abandoned. */
+                if (*pidfile) reaped_pidfile = pidfile;
                 status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
             }
         }
@@ -911,6 +934,7 @@ static _Noreturn void handle(int c) {
 static _Noreturn void run_server(const char *path) {
     signal(SIGCHLD, SIG_IGN); /* handlers are reaped by the kernel: no zombies, no bookkeeping */
     signal(SIGPIPE, SIG_IGN);
+    note_ignored();
     int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (lfd < 0) {
         logmsg("socket: %s", strerror(errno));
