@@ -23,7 +23,6 @@ import javax.sql.DataSource;
  * datasource.
  */
 @ApplicationScoped
-@Transactional
 public class JpaSandboxInstanceStore implements SandboxInstanceStore {
 
     @PersistenceContext(unitName = "agentbox")
@@ -46,12 +45,14 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     /**
      * {@inheritDoc}
      *
-     * <p>Reads the committed row outside any transaction (no caller holds one around a lookup). Why
-     * not {@code em.find}: outside a transaction it builds a persistence context and a unit of work
-     * for one row, which cost about as much as the query on every sandbox request.
+     * <p>Reads the committed row through the non-transactional datasource, which never enlists in
+     * a caller's transaction. Why not {@code em.find}: outside a transaction it builds a
+     * persistence context and a unit of work for one row, which cost about as much as the query
+     * on every sandbox request. It carries no {@code @Transactional} (unlike the writes and
+     * lists): even {@code NOT_SUPPORTED} runs the transaction interceptor, a suspend and a local
+     * transaction around one SELECT on every sandbox request.
      */
     @Override
-    @Transactional(Transactional.TxType.NOT_SUPPORTED)
     public Optional<SandboxInstance> find(String tenant, String key) {
         try (Connection c = reads.getConnection();
                 PreparedStatement s = c.prepareStatement(FIND)) {
@@ -95,6 +96,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public SandboxInstance upsert(SandboxInstance instance) {
         SandboxInstance existing = em.find(SandboxInstance.class, instance.key());
         if (existing == null) {
@@ -110,6 +112,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public boolean delete(String tenant, String key) {
         return em.createQuery(
                                 "DELETE FROM SandboxInstance i WHERE i.key = :key AND i.tenant = :tenant")
@@ -120,6 +123,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public List<SandboxInstance> list(String tenant) {
         return em.createQuery(
                         "SELECT i FROM SandboxInstance i WHERE i.tenant = :tenant ORDER BY i.createdAt, i.key",
@@ -129,6 +133,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public List<SandboxInstance> page(String tenant, Optional<PageCursor> after, int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1: " + limit);
@@ -149,6 +154,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public List<SandboxInstance> listAll(int limit) {
         return em.createQuery(
                         "SELECT i FROM SandboxInstance i ORDER BY i.createdAt, i.key",
@@ -158,6 +164,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public List<SandboxInstance> listIdle(Instant now, int limit) {
         // keep-alive differs per row, so the idle test runs on the loaded candidates.
         return em.createQuery(
@@ -171,6 +178,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     }
 
     @Override
+    @Transactional
     public boolean existsForProviderSandbox(String provider, String providerSandboxId) {
         return !em.createQuery(
                         "SELECT i.key FROM SandboxInstance i WHERE i.provider = :provider AND i.providerSandboxId = :id")
