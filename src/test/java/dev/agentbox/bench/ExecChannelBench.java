@@ -93,8 +93,8 @@ public final class ExecChannelBench {
                     interleave(
                             List.of(
                                     new Case(
-                                            "(a) HTTP exec `true` (agentbox)",
-                                            () -> httpExec(api, key)),
+                                            "(a) HTTP exec `true` (agentbox), request in one write",
+                                            () -> httpExec(api, key, Send.ONE_WRITE)),
                                     new Case(
                                             "(b) bare docker-java exec create+start+wait+inspect of `sh -c true`",
                                             () -> bareExec(bare, container)),
@@ -106,7 +106,10 @@ public final class ExecChannelBench {
                                             () -> node.call("exec", container)),
                                     new Case(
                                             "(a2) HTTP exec `true` (agentbox) through java.net.http's HttpClient",
-                                            () -> httpExecJavaNetHttp(api, key))),
+                                            () -> httpExecJavaNetHttp(api, key)),
+                                    new Case(
+                                            "(a3) HTTP exec `true` (agentbox), headers and body in two writes",
+                                            () -> httpExec(api, key, Send.STREAMED))),
                             20,
                             execN);
             Map<String, double[]> read =
@@ -193,13 +196,28 @@ public final class ExecChannelBench {
     private static void warmServer(Api api, String key, byte[] content) throws Exception {
         long t0 = System.nanoTime();
         for (int i = 0; i < SERVER_WARMUP; i++) {
-            httpExec(api, key);
+            httpExec(api, key, i % 2 == 0 ? Send.ONE_WRITE : Send.STREAMED);
             httpRead(api, key, content);
             httpWrite(api, key, content);
         }
         System.err.printf(
                 "server warmed up: %d execs, reads and writes in %.1f s%n",
                 SERVER_WARMUP, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** How a {@link #blocking} call sends its body. */
+    enum Send {
+        /**
+         * The client's default: the body is buffered and leaves with the headers in one write, one
+         * TCP segment for a small request (as curl sends a small POST).
+         */
+        ONE_WRITE,
+        /**
+         * Fixed-length streaming: the headers are written when the body's stream opens, the body
+         * after them. For a small body that is two segments, and Nagle's algorithm holds the second
+         * until the server has acknowledged the first, which it does only once it has read it.
+         */
+        STREAMED
     }
 
     /**
@@ -212,6 +230,12 @@ public final class ExecChannelBench {
     private static Blocking blocking(
             Api api, String method, String path, String contentType, byte[] body)
             throws IOException {
+        return blocking(api, method, path, contentType, body, Send.STREAMED);
+    }
+
+    private static Blocking blocking(
+            Api api, String method, String path, String contentType, byte[] body, Send send)
+            throws IOException {
         HttpURLConnection c =
                 (HttpURLConnection) URI.create(api.baseUrl() + path).toURL().openConnection();
         c.setRequestMethod(method);
@@ -221,7 +245,9 @@ public final class ExecChannelBench {
         if (body != null) {
             c.setDoOutput(true);
             c.setRequestProperty("Content-Type", contentType);
-            c.setFixedLengthStreamingMode(body.length);
+            if (send == Send.STREAMED) {
+                c.setFixedLengthStreamingMode(body.length);
+            }
             try (OutputStream out = c.getOutputStream()) {
                 out.write(body);
             }
@@ -243,7 +269,7 @@ public final class ExecChannelBench {
         }
     }
 
-    private static double httpExec(Api api, String key) throws Exception {
+    private static double httpExec(Api api, String key, Send send) throws Exception {
         byte[] body = "{\"command\":\"true\"}".getBytes(StandardCharsets.UTF_8);
         long t0 = System.nanoTime();
         Blocking resp =
@@ -252,7 +278,8 @@ public final class ExecChannelBench {
                         "POST",
                         "/api/v1/sandboxes/" + key + "/exec",
                         "application/json",
-                        body);
+                        body,
+                        send);
         double ms = (System.nanoTime() - t0) / 1e6;
         if (resp.status() != 200 || !resp.text().replace(" ", "").contains("\"exitCode\":0")) {
             throw new IllegalStateException("HTTP exec: " + resp.status() + " " + resp.text());
@@ -443,7 +470,9 @@ public final class ExecChannelBench {
                                 + " (dev.agentbox.channel=%s: %s); server warmed up by %d calls of"
                                 + " each HTTP case; exec %d iterations after 20 warm-up, file %d"
                                 + " after 10, interleaved; HTTP cases timed with a blocking"
-                                + " keep-alive client (HttpURLConnection).%n%n",
+                                + " keep-alive client (HttpURLConnection; exec (a) in its default"
+                                + " mode, one write per request; (a3), file reads and writes with"
+                                + " fixed-length streaming).%n%n",
                         image,
                         helper.isEmpty() ? "(absent)" : helper,
                         container,
