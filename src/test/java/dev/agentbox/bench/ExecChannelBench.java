@@ -215,7 +215,7 @@ public final class ExecChannelBench {
         /**
          * Fixed-length streaming: the headers are written when the body's stream opens, the body
          * after them. For a small body that is two segments, and Nagle's algorithm holds the second
-         * until the server has acknowledged the first, which it does only once it has read it.
+         * until the first has been acknowledged.
          */
         STREAMED
     }
