@@ -45,12 +45,12 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     /**
      * {@inheritDoc}
      *
-     * <p>Reads the committed row through the non-transactional datasource, which never enlists in
-     * a caller's transaction. Why not {@code em.find}: outside a transaction it builds a
-     * persistence context and a unit of work for one row, which cost about as much as the query
-     * on every sandbox request. It carries no {@code @Transactional} (unlike the writes and
-     * lists): even {@code NOT_SUPPORTED} runs the transaction interceptor, a suspend and a local
-     * transaction around one SELECT on every sandbox request.
+     * <p>Reads the committed row through the non-transactional datasource, which never enlists in a
+     * caller's transaction. Why not {@code em.find}: outside a transaction it builds a persistence
+     * context and a unit of work for one row, which cost about as much as the query on every
+     * sandbox request. It carries no {@code @Transactional} (unlike the writes and lists): even
+     * {@code NOT_SUPPORTED} runs the transaction interceptor, a suspend and a local transaction
+     * around one SELECT on every sandbox request.
      */
     @Override
     public Optional<SandboxInstance> find(String tenant, String key) {
