@@ -366,21 +366,18 @@ static char **build_env(char **vars, size_t n) {
 
 /*
  * The signals a command would inherit as ignored: the server's ignored set, taken once at its
- * start (see note_ignored), plus SIGPIPE, which every handler ignores. Caught signals need no
- * reset (execve makes them default); only SIG_IGN survives it. One sigaction per entry instead
- * of one per signal keeps some sixty system calls off every command's start.
+ * start, after its own SIG_IGN for SIGCHLD and SIGPIPE (a handler ignores no other). Caught
+ * signals need no reset (execve makes them default); only SIG_IGN survives it. One sigaction per
+ * entry instead of one per signal keeps some sixty system calls off every command's start.
  */
 static int ignored[NSIG];
 static int n_ignored;
 
 static void note_ignored(void) {
-    n_ignored = 0;
     for (int s = 1; s < NSIG; s++) {
         struct sigaction old;
-        if (s == SIGPIPE) continue;
         if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN) ignored[n_ignored++] = s;
     }
-    ignored[n_ignored++] = SIGPIPE;
 }
 
 /* Writes the NULL-terminated parts (at most 8) to fd 2 in one call, with no buffer of its own. */
