@@ -7,14 +7,16 @@ import java.util.OptionalInt;
 /**
  * Resource and network limits of a sandbox. Absent limits fall back to the provider's configured
  * defaults. {@code ports} are the in-sandbox ports to publish to the host (only meaningful with
- * {@link Network#BRIDGE}).
+ * {@link Network#BRIDGE}); {@code egress} is what an {@link Network#EGRESS} sandbox may reach
+ * (empty for every other network).
  */
 public record SandboxPolicy(
         Network network,
         OptionalInt memoryMb,
         OptionalDouble cpus,
         OptionalInt pids,
-        List<Integer> ports) {
+        List<Integer> ports,
+        EgressPolicy egress) {
 
     public enum Network {
         /** No network at all except loopback (the default). */
@@ -23,7 +25,22 @@ public record SandboxPolicy(
          * Egress allowed and ports can be published, on the tenant's own network: no traffic to
          * other sandboxes (of any tenant) or to the host's own listeners (docs/hardening.md).
          */
-        BRIDGE
+        BRIDGE,
+        /**
+         * Only the destinations {@link #egress()} (plus the operator's always-allow list) names,
+         * through the egress gateway: no other route out, DNS only for allowed names.
+         */
+        EGRESS
+    }
+
+    /** A policy without egress rules (every network but {@link Network#EGRESS} has none). */
+    public SandboxPolicy(
+            Network network,
+            OptionalInt memoryMb,
+            OptionalDouble cpus,
+            OptionalInt pids,
+            List<Integer> ports) {
+        this(network, memoryMb, cpus, pids, ports, EgressPolicy.empty());
     }
 
     public SandboxPolicy {
@@ -32,6 +49,7 @@ public record SandboxPolicy(
         cpus = cpus == null ? OptionalDouble.empty() : cpus;
         pids = pids == null ? OptionalInt.empty() : pids;
         ports = ports == null ? List.of() : List.copyOf(ports);
+        egress = egress == null ? EgressPolicy.empty() : egress;
     }
 
     /** No network, provider default limits, no ports. */
@@ -45,11 +63,11 @@ public record SandboxPolicy(
     }
 
     public SandboxPolicy withNetwork(Network n) {
-        return new SandboxPolicy(n, memoryMb, cpus, pids, ports);
+        return new SandboxPolicy(n, memoryMb, cpus, pids, ports, egress);
     }
 
     public SandboxPolicy withPorts(List<Integer> p) {
-        return new SandboxPolicy(network, memoryMb, cpus, pids, p);
+        return new SandboxPolicy(network, memoryMb, cpus, pids, p, egress);
     }
 
     public SandboxPolicy withLimits(int memoryMb, double cpus, int pids) {
@@ -58,6 +76,7 @@ public record SandboxPolicy(
                 OptionalInt.of(memoryMb),
                 OptionalDouble.of(cpus),
                 OptionalInt.of(pids),
-                ports);
+                ports,
+                egress);
     }
 }
