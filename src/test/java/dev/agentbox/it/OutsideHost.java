@@ -83,6 +83,22 @@ public final class OutsideHost implements AutoCloseable {
         return address;
     }
 
+    /**
+     * Packets the host has sent into this host's link so far (its veth's transmit counter): what
+     * reached it, whoever sent it.
+     */
+    public long packetsIn() {
+        try {
+            return Long.parseLong(
+                    java.nio.file.Files.readString(
+                                    java.nio.file.Path.of(
+                                            "/sys/class/net", hostIf, "statistics", "tx_packets"))
+                            .trim());
+        } catch (IOException e) {
+            throw new IllegalStateException("no counter for " + hostIf, e);
+        }
+    }
+
     public String container() {
         return container;
     }

@@ -110,6 +110,12 @@ final class ContainerFactory {
         if (bridge) {
             labels.put(DockerSandboxProvider.NETWORK, "bridge");
         }
+        // An egress sandbox's one way out is its tenant's gateway (docs/egress.md).
+        EgressGateways.Gateway gateway = null;
+        if (policy.network() == SandboxPolicy.Network.EGRESS) {
+            gateway = provider.gateways().ensure(input.tenant().orElse(""));
+            labels.put(DockerSandboxProvider.NETWORK, "egress");
+        }
         HostConfig host =
                 HostConfig.newHostConfig()
                         .withInit(true)
@@ -130,8 +136,13 @@ final class ContainerFactory {
                                         (policy.cpus().orElse(settings().defaultCpus())
                                                 * 1_000_000_000L))
                         .withPidsLimit((long) policy.pids().orElse(settings().defaultPids()))
-                        .withNetworkMode(
-                                bridge ? networks().ensure(input.tenant().orElse("")) : "none");
+                        .withNetworkMode(networkMode(policy, input, gateway));
+        if (gateway != null) {
+            // the engine's resolver in the sandbox forwards to the gateway's, never the host's
+            host.withDns(List.of(gateway.address()));
+            // no ICMP at all: the engine opens ping sockets to every group by default
+            host.withSysctls(Map.of("net.ipv4.ping_group_range", "1 0"));
+        }
         ContainerHardening.apply(settings().hardening(), host);
         List<ExposedPort> exposed = new ArrayList<>();
         if (bridge && !policy.ports().isEmpty()) {
@@ -143,8 +154,12 @@ final class ContainerFactory {
             }
             host.withPortBindings(bindings);
         }
+        Map<String, String> envMap = new LinkedHashMap<>(input.env());
+        if (gateway != null) {
+            envMap.putAll(EgressGateways.proxyEnv(gateway));
+        }
         List<String> env =
-                input.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+                envMap.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
         boolean channel = withChannel(image, name, host, labels);
         String[] keepAlive =
                 channel
@@ -187,6 +202,20 @@ final class ContainerFactory {
             DockerEngine.run(
                     "container start",
                     () -> engine().client().startContainerCmd(created.getId()).exec());
+            if (gateway != null) {
+                // before any command runs: the address may be a destroyed sandbox's, whose
+                // rules are replaced here
+                String address =
+                        EgressGateways.addressOn(
+                                DockerEngine.call(
+                                        "container inspect",
+                                        () ->
+                                                engine().client()
+                                                        .inspectContainerCmd(created.getId())
+                                                        .exec()),
+                                gateway.network());
+                provider.gateways().apply(gateway, name, address, policy.egress());
+            }
             if (channel) {
                 provider.channels().awaitListening(name);
             }
@@ -206,6 +235,15 @@ final class ContainerFactory {
             removeQuietly(created.getId(), e);
             throw e;
         }
+    }
+
+    private String networkMode(
+            SandboxPolicy policy, SandboxCreateInput input, EgressGateways.Gateway gateway) {
+        return switch (policy.network()) {
+            case NONE -> "none";
+            case BRIDGE -> networks().ensure(input.tenant().orElse(""));
+            case EGRESS -> gateway.network();
+        };
     }
 
     /** What the parser cannot know: whether bridge is on here, and how many CPUs the engine has. */

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
+import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
@@ -122,6 +123,8 @@ public class DockerSandboxProvider implements SandboxProvider {
     private volatile ExecutorService workers;
     private volatile TenantNetworks networks;
     private volatile SandboxChannels channels;
+    private final EgressSettings egress;
+    private volatile EgressGateways gateways;
 
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
@@ -131,6 +134,7 @@ public class DockerSandboxProvider implements SandboxProvider {
         this.containers = null;
         this.managed = null;
         this.snapshots = null;
+        this.egress = null;
     }
 
     @Inject
@@ -139,7 +143,8 @@ public class DockerSandboxProvider implements SandboxProvider {
                 DockerSettings.fromConfig(config),
                 SandboxLimits.fromConfig(config),
                 new DaemonThreads("agentbox-docker"),
-                clock);
+                clock,
+                EgressSettings.fromConfig(config));
     }
 
     public DockerSandboxProvider(DockerSettings settings, ThreadFactory threads, Clock clock) {
@@ -148,6 +153,16 @@ public class DockerSandboxProvider implements SandboxProvider {
 
     public DockerSandboxProvider(
             DockerSettings settings, SandboxLimits limits, ThreadFactory threads, Clock clock) {
+        this(settings, limits, threads, clock, EgressSettings.defaults());
+    }
+
+    public DockerSandboxProvider(
+            DockerSettings settings,
+            SandboxLimits limits,
+            ThreadFactory threads,
+            Clock clock,
+            EgressSettings egress) {
+        this.egress = egress;
         this.settings = settings;
         this.limits = limits;
         this.threads = threads;
@@ -249,6 +264,20 @@ public class DockerSandboxProvider implements SandboxProvider {
         if (workers != null) {
             workers.shutdownNow();
         }
+    }
+
+    /** The tenants' egress gateways (docs/egress.md). */
+    EgressGateways gateways() {
+        EgressGateways g = gateways;
+        if (g == null) {
+            synchronized (this) {
+                if (gateways == null) {
+                    gateways = new EgressGateways(this, egress);
+                }
+                g = gateways;
+            }
+        }
+        return g;
     }
 
     TenantNetworks networks() {

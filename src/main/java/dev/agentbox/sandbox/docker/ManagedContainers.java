@@ -103,6 +103,7 @@ final class ManagedContainers {
                     new Object[] {id, SandboxLabels.MANAGED});
             return;
         }
+        releaseEgress(c);
         try {
             DockerEngine.run(
                     "container stop",
@@ -143,6 +144,24 @@ final class ManagedContainers {
                 // gone already, or another fork still uses it
             }
         }
+    }
+
+    /** An egress sandbox's rules leave its gateway with it (docs/egress.md). */
+    private void releaseEgress(InspectContainerResponse c) {
+        if (c.getNetworkSettings() == null || c.getNetworkSettings().getNetworks() == null) {
+            return;
+        }
+        String name = c.getName() == null ? c.getId() : c.getName().replaceFirst("^/", "");
+        c.getNetworkSettings()
+                .getNetworks()
+                .forEach(
+                        (network, n) -> {
+                            if (network.startsWith(EgressGateways.NETWORK_PREFIX)
+                                    && n.getIpAddress() != null
+                                    && !n.getIpAddress().isEmpty()) {
+                                provider.gateways().release(network, name, n.getIpAddress());
+                            }
+                        });
     }
 
     List<ManagedSandbox> listManaged() {

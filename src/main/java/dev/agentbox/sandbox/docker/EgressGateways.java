@@ -1,0 +1,480 @@
+package dev.agentbox.sandbox.docker;
+
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.RestartPolicy;
+import com.github.dockerjava.api.model.Volume;
+import dev.agentbox.platform.Incident;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.egress.GatewayRules;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/**
+ * The egress gateways of {@code policy.network: egress} sandboxes (docs/egress.md): per tenant, an
+ * internal network with no route out and one gateway container (Squid and dnsmasq) on it and on a
+ * shared upstream network.
+ *
+ * <ul>
+ *   <li>A sandbox joins only its tenant's internal network: its one way out is the gateway's proxy
+ *       (HTTP by Host, HTTPS by CONNECT name and SNI), its DNS is the gateway's dnsmasq. Another
+ *       tenant's sandboxes are on another network, behind another gateway with other files.
+ *   <li>The gateway is a container of its own with restart policy {@code unless-stopped}, not a
+ *       thread of a server: the egress of running sandboxes survives the death of any server, and
+ *       every server on the engine finds and shares it by name.
+ *   <li>Rules are files in the gateway keyed by the sandbox's address ({@link GatewayRules}),
+ *       written before the sandbox runs any command and removed when it is destroyed, only by the
+ *       sandbox they name (an address can be reused by a later sandbox).
+ *   <li>Both bridges are named {@code abr-…}, so the engine host's rule that keeps sandboxes off
+ *       the host's own listeners covers gateways and egress sandboxes too (docs/hardening.md).
+ *   <li>Gateways carry no {@link dev.agentbox.sandbox.spi.SandboxLabels#MANAGED} label: the orphan
+ *       collector never takes them for sandboxes. Like tenant networks they stay when idle.
+ * </ul>
+ */
+final class EgressGateways {
+
+    static final String NETWORK_PREFIX = "agentbox-te-";
+    static final String GATEWAY_PREFIX = "agentbox-egress-";
+    static final String UPSTREAM_NETWORK = "agentbox-egress-up";
+    static final String UPSTREAM_BRIDGE = "abr-egress-up";
+    static final String CA_VOLUME = "agentbox-egress-ca";
+    static final String GATEWAY_LABEL = "dev.agentbox.egress-gateway";
+    static final int PROXY_PORT = 3128;
+    private static final String CONF = "/etc/agentbox-egress";
+    private static final Duration READY = Duration.ofSeconds(20);
+    private static final Duration EXEC_DEADLINE = Duration.ofSeconds(20);
+    private static final Logger LOG = Logger.getLogger(EgressGateways.class.getName());
+
+    /** A tenant's gateway as a sandbox sees it. */
+    record Gateway(String container, String network, String address) {
+
+        /** The proxy URL every command of the sandbox gets in its proxy variables. */
+        String proxyUrl() {
+            return "http://" + container + ":" + PROXY_PORT;
+        }
+    }
+
+    private final DockerSandboxProvider provider;
+    private final EgressSettings settings;
+
+    /** Gateways this server has already checked and given the operator's files, by container id. */
+    private final Set<String> configured = ConcurrentHashMap.newKeySet();
+
+    EgressGateways(DockerSandboxProvider provider, EgressSettings settings) {
+        this.provider = provider;
+        this.settings = settings;
+    }
+
+    EgressSettings settings() {
+        return settings;
+    }
+
+    static String hash(String tenant) {
+        return DockerSandboxProvider.sha256Hex("agentbox/tenant-egress/v1:" + tenant)
+                .substring(0, 11);
+    }
+
+    static String networkName(String tenant) {
+        return NETWORK_PREFIX + hash(tenant);
+    }
+
+    static String gatewayName(String tenant) {
+        return GATEWAY_PREFIX + hash(tenant);
+    }
+
+    /** The environment every command of an egress sandbox starts with. */
+    static Map<String, String> proxyEnv(Gateway gw) {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (String v : List.of("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")) {
+            env.put(v, gw.proxyUrl());
+        }
+        env.put("NO_PROXY", "localhost,127.0.0.1,::1");
+        env.put("no_proxy", "localhost,127.0.0.1,::1");
+        return env;
+    }
+
+    /**
+     * The tenant's gateway, made (networks, CA volume, container) when missing and started when
+     * stopped. Safe when several servers do it at once: each creation that loses a race to the
+     * engine looks up the winner's.
+     */
+    Gateway ensure(String tenant) {
+        String network = internalNetwork(tenant);
+        upstreamNetwork();
+        String name = gatewayName(tenant);
+        InspectContainerResponse c = inspect(name).orElseGet(() -> create(name, tenant));
+        connect(network, c.getId());
+        if (!Boolean.TRUE.equals(c.getState().getRunning())) {
+            try {
+                DockerEngine.run(
+                        "gateway start",
+                        () -> engine().client().startContainerCmd(c.getId()).exec());
+            } catch (NotModifiedException e) {
+                // started by another server meanwhile
+            }
+        }
+        if (!configured.contains(c.getId())) {
+            awaitReady(name);
+            writeOperatorFiles(name);
+            run(name, List.of("agentbox-egress", "configure"));
+            configured.add(c.getId());
+        }
+        String address =
+                inspect(name)
+                        .map(i -> addressOn(i, network))
+                        .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
+        return new Gateway(name, network, address);
+    }
+
+    /** Writes {@code sandbox}'s rules into its gateway and makes them live before returning. */
+    void apply(Gateway gw, String sandbox, String address, EgressPolicy policy) {
+        GatewayRules.Files files = GatewayRules.render(sandbox, policy, settings.alwaysAllow());
+        String stem = GatewayRules.stem(address);
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        out.put(CONF + "/sandboxes/" + stem + ".rules.next", utf8(files.rules()));
+        out.put(CONF + "/sandboxes/" + stem + ".dns", utf8(files.dns()));
+        copy(gw.container(), out);
+        run(gw.container(), List.of("agentbox-egress", "reload", stem));
+    }
+
+    /**
+     * Removes the rules of {@code sandbox} at {@code address} from its tenant's gateway, unless
+     * they already belong to a newer sandbox at the same address. Best effort: a gateway that is
+     * gone has nothing to remove, and stale rules name an address nobody holds until a new sandbox
+     * overwrites them before it runs anything.
+     */
+    void release(String network, String sandbox, String address) {
+        if (!network.startsWith(NETWORK_PREFIX)) {
+            return;
+        }
+        String gateway = GATEWAY_PREFIX + network.substring(NETWORK_PREFIX.length());
+        String f = CONF + "/sandboxes/" + GatewayRules.stem(address);
+        String script =
+                "if head -n 1 \"$1.rules\" 2>/dev/null | grep -qxF \"$2\"; then"
+                        + " rm -f \"$1.rules\" \"$1.dns\" && exec agentbox-egress reload; fi";
+        try {
+            Exec r =
+                    exec(
+                            gateway,
+                            List.of(
+                                    "sh",
+                                    "-c",
+                                    script,
+                                    "release",
+                                    f,
+                                    GatewayRules.HEADER + sandbox));
+            if (r.code() != 0) {
+                LOG.log(
+                        Level.WARNING,
+                        "egress gateway {0}: releasing the rules of {1} failed ({2})",
+                        new Object[] {gateway, sandbox, r.output().strip()});
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "egress gateway " + gateway + " not reachable on release", e);
+        }
+    }
+
+    /** The sandbox's address on the tenant's internal network. */
+    static String addressOn(InspectContainerResponse c, String network) {
+        Map<String, ContainerNetwork> nets =
+                c.getNetworkSettings() == null ? null : c.getNetworkSettings().getNetworks();
+        ContainerNetwork n = nets == null ? null : nets.get(network);
+        String ip = n == null ? null : n.getIpAddress();
+        if (ip == null || ip.isEmpty()) {
+            throw unavailable(c.getName() + " has no address on " + network);
+        }
+        return ip;
+    }
+
+    private DockerEngine engine() {
+        return provider.engine();
+    }
+
+    private String internalNetwork(String tenant) {
+        String name = networkName(tenant);
+        return ensureNetwork(
+                name,
+                true,
+                "abr-" + hash(tenant),
+                Map.of(DockerSandboxProvider.NETWORK, "egress-internal"));
+    }
+
+    private void upstreamNetwork() {
+        ensureNetwork(
+                UPSTREAM_NETWORK,
+                false,
+                UPSTREAM_BRIDGE,
+                Map.of(DockerSandboxProvider.NETWORK, "egress-upstream"));
+    }
+
+    /** Returns the network's name once it exists: made here, or by another server meanwhile. */
+    private String ensureNetwork(
+            String name, boolean internal, String bridge, Map<String, String> labels) {
+        if (networkExists(name)) {
+            return name;
+        }
+        try {
+            DockerEngine.call(
+                    "network create",
+                    () ->
+                            engine().client()
+                                    .createNetworkCmd()
+                                    .withName(name)
+                                    .withDriver("bridge")
+                                    .withCheckDuplicate(true)
+                                    .withInternal(internal)
+                                    .withAttachable(false)
+                                    .withLabels(labels)
+                                    .withOptions(Map.of("com.docker.network.bridge.name", bridge))
+                                    .exec());
+            LOG.info("created egress network " + name + " (bridge " + bridge + ")");
+        } catch (DockerException e) {
+            for (int i = 0; i < 20 && !networkExists(name); i++) {
+                pause(100);
+            }
+            if (!networkExists(name)) {
+                throw e;
+            }
+        }
+        return name;
+    }
+
+    private boolean networkExists(String name) {
+        try {
+            return name.equals(
+                    DockerEngine.call(
+                                    "network inspect",
+                                    () ->
+                                            engine().client()
+                                                    .inspectNetworkCmd()
+                                                    .withNetworkId(name)
+                                                    .exec())
+                            .getName());
+        } catch (NotFoundException e) {
+            return false;
+        }
+    }
+
+    private Optional<InspectContainerResponse> inspect(String name) {
+        try {
+            return Optional.of(
+                    DockerEngine.call(
+                            "gateway inspect",
+                            () -> engine().client().inspectContainerCmd(name).exec()));
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        }
+    }
+
+    private InspectContainerResponse create(String name, String tenant) {
+        HostConfig host =
+                HostConfig.newHostConfig()
+                        .withInit(true)
+                        .withPrivileged(false)
+                        .withSecurityOpts(List.of("no-new-privileges:true"))
+                        .withCapDrop(Capability.ALL)
+                        // Squid and dnsmasq start as root and drop to the proxy user; nothing else
+                        .withCapAdd(
+                                Capability.SETUID,
+                                Capability.SETGID,
+                                Capability.NET_BIND_SERVICE,
+                                Capability.CHOWN,
+                                Capability.DAC_OVERRIDE,
+                                Capability.FOWNER,
+                                Capability.KILL)
+                        .withMemory(256L * 1024 * 1024)
+                        .withMemorySwap(256L * 1024 * 1024)
+                        .withPidsLimit(256L)
+                        .withRestartPolicy(RestartPolicy.unlessStoppedRestart())
+                        .withNetworkMode(UPSTREAM_NETWORK)
+                        .withBinds(new Bind(CA_VOLUME, new Volume("/var/lib/agentbox-egress")));
+        try {
+            DockerEngine.call(
+                    "gateway create",
+                    () ->
+                            engine().client()
+                                    .createContainerCmd(settings.image())
+                                    .withName(name)
+                                    .withHostName(name)
+                                    .withLabels(Map.of(GATEWAY_LABEL, hash(tenant)))
+                                    .withHostConfig(host)
+                                    .exec());
+            LOG.info("created egress gateway " + name + " from " + settings.image());
+        } catch (ConflictException e) {
+            // another server made it first
+        } catch (NotFoundException e) {
+            throw unavailable(
+                    "the egress gateway image "
+                            + settings.image()
+                            + " is not present on the Docker engine (docker/build-images builds it)");
+        }
+        return inspect(name)
+                .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
+    }
+
+    private void connect(String network, String containerId) {
+        try {
+            DockerEngine.run(
+                    "gateway connect",
+                    () ->
+                            engine().client()
+                                    .connectToNetworkCmd()
+                                    .withNetworkId(network)
+                                    .withContainerId(containerId)
+                                    .exec());
+        } catch (DockerException e) {
+            // "already exists in network": connected before, or by another server meanwhile
+            String m = String.valueOf(e.getMessage());
+            if (!m.contains("already exists")) {
+                throw e;
+            }
+        }
+    }
+
+    private void awaitReady(String name) {
+        long until = System.nanoTime() + READY.toNanos();
+        while (true) {
+            Exec r =
+                    exec(
+                            name,
+                            List.of(
+                                    "sh",
+                                    "-c",
+                                    "test -s /run/dnsmasq.pid && test -s /run/squid.pid"));
+            if (r.code() == 0) {
+                return;
+            }
+            if (System.nanoTime() > until) {
+                throw unavailable("the egress gateway " + name + " did not become ready");
+            }
+            pause(100);
+        }
+    }
+
+    private void writeOperatorFiles(String gateway) {
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        out.put(CONF + "/hosts.next", utf8(settings.hostsFile()));
+        out.put(CONF + "/resolved.conf.next", utf8(settings.resolvedAcl()));
+        String tls = "tls_outgoing_options default-ca=on";
+        if (settings.upstreamCa().isPresent()) {
+            try {
+                out.put(
+                        CONF + "/upstream-ca.pem.next",
+                        Files.readAllBytes(settings.upstreamCa().get()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("agentbox.egress.upstream-ca: cannot read", e);
+            }
+            tls += " cafile=" + CONF + "/upstream-ca.pem";
+        }
+        out.put(CONF + "/tls.conf.next", utf8(tls + "\n"));
+        copy(gateway, out);
+    }
+
+    private void run(String gateway, List<String> command) {
+        Exec r = exec(gateway, command);
+        if (r.code() != 0) {
+            Incident incident =
+                    Incident.log(
+                            LOG,
+                            Level.WARNING,
+                            "egress gateway "
+                                    + gateway
+                                    + ": "
+                                    + String.join(" ", command)
+                                    + " failed: "
+                                    + r.output(),
+                            null);
+            throw new ProblemException(
+                    ProblemCode.PROVIDER_UNAVAILABLE,
+                    incident.text("The egress gateway could not apply this sandbox's rules"),
+                    Map.of("incident", incident.id()),
+                    null);
+        }
+    }
+
+    private record Exec(int code, String output) {}
+
+    private Exec exec(String container, List<String> cmd) {
+        DockerEngine.ExecCall call = engine().start(container, cmd, List.of(), "/", 64 * 1024);
+        try {
+            if (call.await(EXEC_DEADLINE) != CapturedExec.End.COMPLETED) {
+                return new Exec(-1, "timed out");
+            }
+            String out =
+                    new String(call.capture().stdout(), StandardCharsets.UTF_8)
+                            + new String(call.capture().stderr(), StandardCharsets.UTF_8);
+            return new Exec(call.exitCode(), out);
+        } finally {
+            call.close();
+        }
+    }
+
+    private void copy(String container, Map<String, byte[]> files) {
+        ByteArrayOutputStream tar = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream out = new TarArchiveOutputStream(tar)) {
+            out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            for (Map.Entry<String, byte[]> f : files.entrySet()) {
+                TarArchiveEntry e = new TarArchiveEntry(f.getKey().substring(1));
+                e.setSize(f.getValue().length);
+                e.setMode(0100644);
+                e.setModTime(System.currentTimeMillis());
+                out.putArchiveEntry(e);
+                out.write(f.getValue());
+                out.closeArchiveEntry();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DockerEngine.run(
+                "copy to gateway",
+                () ->
+                        engine().client()
+                                .copyArchiveToContainerCmd(container)
+                                .withRemotePath("/")
+                                .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
+                                .exec());
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static ProblemException unavailable(String detail) {
+        return ProblemException.providerUnavailable(
+                "Egress for this sandbox is unavailable: " + detail + ".", null);
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable("interrupted");
+        }
+    }
+}

@@ -1,0 +1,461 @@
+package dev.agentbox.sandbox.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.it.DockerCli;
+import dev.agentbox.it.OutsideHost;
+import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.testing.NeedsDocker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hostile agent in an {@code egress} sandbox against its gateway (docs/egress.md). The "internet"
+ * is two {@link OutsideHost}s this test starts (routed by the host, like any outside address):
+ * {@code web} serves HTTP on 80 and 8080, {@code tls} serves HTTPS on 443 with a certificate of a
+ * test CA that the gateway trusts upstream. Names reach them only through the operator's pinned
+ * addresses ({@code agentbox.egress.resolve}); nothing leaves this machine. Every refusal is paired
+ * with a success from the same sandbox, so a refusal means the policy, not a dead host.
+ */
+@NeedsDocker
+class EgressGatewayTest {
+
+    private static final String IMAGE = "agentbox/sandbox:bookworm";
+    private static final String TENANT_A = "egress-a-" + UUID.randomUUID();
+    private static final String TENANT_B = "egress-b-" + UUID.randomUUID();
+
+    private static Path tlsDir;
+    private static OutsideHost web;
+    private static OutsideHost tls;
+    private static DockerSandboxProvider provider;
+    private final List<SandboxHandle> sandboxes = new ArrayList<>();
+
+    @BeforeAll
+    static void internet() throws Exception {
+        tlsDir = Files.createTempDirectory("egress-tls");
+        openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=egress test CA",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem");
+        openssl(
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=tls.allowed.test",
+                "-keyout",
+                "srv.key",
+                "-out",
+                "srv.csr");
+        Files.writeString(
+                tlsDir.resolve("ext"),
+                "subjectAltName=DNS:tls.allowed.test,DNS:tls.denied.test,DNS:tls.other.test\n");
+        openssl(
+                "x509",
+                "-req",
+                "-in",
+                "srv.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "ext",
+                "-out",
+                "srv.pem");
+        web =
+                OutsideHost.start(
+                        "agentbox/sandbox:busybox",
+                        "mkdir -p /www && echo hello-from-web > /www/index.html"
+                                + " && httpd -p 8080 -h /www && httpd -f -p 80 -h /www");
+        tls =
+                OutsideHost.start(
+                        IMAGE,
+                        "while [ ! -s /tmp/srv.pem ]; do sleep 0.1; done;"
+                                + " exec openssl s_server -4 -quiet -www -accept 443"
+                                + " -cert /tmp/srv.pem -key /tmp/srv.key");
+        DockerCli.ok("cp", tlsDir.resolve("srv.key").toString(), tls.container() + ":/tmp/srv.key");
+        DockerCli.ok("cp", tlsDir.resolve("srv.pem").toString(), tls.container() + ":/tmp/srv.pem");
+        EgressSettings egress =
+                EgressSettings.defaults()
+                        .withAlwaysAllow(List.of(EgressRule.host("always.allowed.test")))
+                        .withResolve(
+                                Map.of(
+                                        "web.allowed.test", web.address(),
+                                        "always.allowed.test", web.address(),
+                                        "denied.test", web.address(),
+                                        "other.test", web.address(),
+                                        "tls.allowed.test", tls.address(),
+                                        "tls.denied.test", tls.address(),
+                                        "tls.other.test", tls.address()))
+                        .withUpstreamCa(tlsDir.resolve("ca.pem"));
+        provider = newProvider(egress);
+    }
+
+    static DockerSandboxProvider newProvider(EgressSettings egress) {
+        return new DockerSandboxProvider(
+                DockerSettings.defaults().withImage(IMAGE),
+                SandboxLimits.defaults(),
+                new DaemonThreads("test-egress"),
+                Clock.systemUTC(),
+                egress);
+    }
+
+    @AfterEach
+    void destroySandboxes() {
+        sandboxes.forEach(s -> provider.destroy(s.id()));
+    }
+
+    @AfterAll
+    static void stop() {
+        for (String tenant : List.of(TENANT_A, TENANT_B)) {
+            DockerCli.run("rm", "-f", EgressGateways.gatewayName(tenant));
+            DockerCli.run("network", "rm", EgressGateways.networkName(tenant));
+        }
+        if (provider != null) {
+            provider.close();
+        }
+        if (web != null) {
+            web.close();
+        }
+        if (tls != null) {
+            tls.close();
+        }
+    }
+
+    private static void openssl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("openssl"));
+        cmd.addAll(List.of(args));
+        Process p =
+                new ProcessBuilder(cmd)
+                        .directory(tlsDir.toFile())
+                        .redirectErrorStream(true)
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0).as(out).isTrue();
+    }
+
+    private static EgressRule host(String name) {
+        return EgressRule.host(name);
+    }
+
+    private SandboxHandle sandbox(String tenant, EgressPolicy policy) {
+        SandboxHandle h =
+                provider.create(
+                        SandboxCreateInput.defaults()
+                                .withKey("egress-" + UUID.randomUUID(), tenant)
+                                .withPolicy(
+                                        new SandboxPolicy(
+                                                SandboxPolicy.Network.EGRESS,
+                                                OptionalInt.empty(),
+                                                java.util.OptionalDouble.empty(),
+                                                OptionalInt.empty(),
+                                                List.of(),
+                                                policy)));
+        sandboxes.add(h);
+        return h;
+    }
+
+    private static final EgressPolicy POLICY =
+            new EgressPolicy(
+                    List.of(
+                            host("web.allowed.test"),
+                            host("tls.allowed.test"),
+                            host("denied.test"),
+                            host("tls.denied.test")),
+                    List.of(host("denied.test"), host("tls.denied.test")));
+
+    /** The status line of an HTTP request sent through the proxy in the sandbox's environment. */
+    private static String httpStatus(SandboxHandle s, String url) {
+        return s.process()
+                .exec("curl -s -o /dev/null -w '%{http_code}' --max-time 10 '" + url + "'")
+                .stdout();
+    }
+
+    /**
+     * A TLS handshake through the proxy with {@code sni}, verified against the test CA: exit 0 only
+     * if the peer is the real test host (not the gateway serving a refusal).
+     */
+    private static ExecResult tlsHandshake(SandboxHandle s, String connect, String sni) {
+        return s.process()
+                .exec(
+                        "echo | timeout 10 openssl s_client -brief -verify_return_error"
+                                + " -CAfile /tmp/test-ca.pem -proxy \"${HTTPS_PROXY#http://}\""
+                                + " -connect "
+                                + connect
+                                + " -servername "
+                                + sni
+                                + " 2>&1");
+    }
+
+    private SandboxHandle sandboxTrustingTheTestCa(String tenant, EgressPolicy policy) {
+        SandboxHandle s = sandbox(tenant, policy);
+        try {
+            s.fs().write("/tmp/test-ca.pem", Files.readAllBytes(tlsDir.resolve("ca.pem")));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return s;
+    }
+
+    @Test
+    void anAllowedHostAnswersByNameAndEveryOtherNameOrAddressIsRefused() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        System.out.println(
+                "DEBUG "
+                        + s.process()
+                                .exec(
+                                        "env | grep -i proxy; cat /etc/resolv.conf; getent hosts "
+                                                + EgressGateways.gatewayName(TENANT_A)
+                                                + "; curl -sv --max-time 10 http://web.allowed.test/ 2>&1 | head -20")
+                                .stdout());
+        assertThat(s.process().exec("curl -s --max-time 10 http://web.allowed.test/").stdout())
+                .contains("hello-from-web");
+        assertThat(httpStatus(s, "http://always.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
+        assertThat(httpStatus(s, "http://" + web.address() + "/")).isEqualTo("403");
+        assertThat(httpStatus(s, "http://web.allowed.test:8080/")).isEqualTo("403");
+    }
+
+    @Test
+    void denyWinsOverAllow() {
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(s, "http://denied.test/")).isEqualTo("403");
+        assertThat(tlsHandshake(s, "tls.allowed.test:443", "tls.allowed.test").exitCode()).isZero();
+        assertThat(tlsHandshake(s, "tls.denied.test:443", "tls.denied.test").exitCode())
+                .isNotZero();
+    }
+
+    @Test
+    void httpsPassesOnlyWhenTheConnectNameAndTheSniAgree() {
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, POLICY);
+        assertThat(
+                        s.process()
+                                .exec(
+                                        "curl -sS --max-time 10 --cacert /tmp/test-ca.pem"
+                                                + " https://tls.allowed.test/")
+                                .exitCode())
+                .isZero();
+        ExecResult agreed = tlsHandshake(s, "tls.allowed.test:443", "tls.allowed.test");
+        assertThat(agreed.exitCode()).as(agreed.stdout()).isZero();
+        // an allowed CONNECT name fronting a denied or unknown SNI, and the other way round:
+        // the gateway never splices them through to the real host
+        assertThat(tlsHandshake(s, "tls.allowed.test:443", "tls.denied.test").exitCode())
+                .isNotZero();
+        assertThat(tlsHandshake(s, "tls.allowed.test:443", "tls.other.test").exitCode())
+                .isNotZero();
+        assertThat(tlsHandshake(s, "tls.other.test:443", "tls.allowed.test").exitCode())
+                .isNotZero();
+    }
+
+    @Test
+    void aConnectToAPortTheRuleDoesNotNameNeverReachesTheHost() throws Exception {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        // the port is open: the host reaches it directly
+        try (java.net.Socket direct = new java.net.Socket(web.address(), 8080)) {
+            direct.getOutputStream()
+                    .write(
+                            "GET / HTTP/1.0\r\n\r\n"
+                                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            assertThat(new String(direct.getInputStream().readAllBytes()))
+                    .contains("hello-from-web");
+        }
+        // a tunnel to it through the gateway carries nothing to or from it
+        assertThat(
+                        s.process()
+                                .exec("curl -s --max-time 10 -p http://web.allowed.test:8080/")
+                                .stdout())
+                .doesNotContain("hello-from-web");
+        assertThat(httpStatus(s, "http://web.allowed.test:8080/")).isEqualTo("403");
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+    }
+
+    @Test
+    void withoutTheProxyThereIsNoRouteOutAtAll() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        // unset proxy variables: the same allowed host by its address, TCP and UDP
+        ExecResult direct =
+                s.process()
+                        .exec(
+                                "env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy"
+                                        + " curl -s --max-time 5 http://"
+                                        + web.address()
+                                        + "/");
+        assertThat(direct.exitCode()).isNotZero();
+        assertThat(direct.stdout()).doesNotContain("hello-from-web");
+        // UDP to the same address: not one packet reaches the outside host's link, while the
+        // same packets sent by the host do
+        long before = web.packetsIn();
+        s.process()
+                .exec(
+                        "bash -c 'for i in $(seq 1 20); do echo probe > /dev/udp/"
+                                + web.address()
+                                + "/5300; done' 2>&1");
+        long fromSandbox = web.packetsIn() - before;
+        try (java.net.DatagramSocket udp = new java.net.DatagramSocket()) {
+            byte[] probe = "probe".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            for (int i = 0; i < 20; i++) {
+                udp.send(
+                        new java.net.DatagramPacket(
+                                probe,
+                                probe.length,
+                                java.net.InetAddress.getByName(web.address()),
+                                5300));
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(web.packetsIn() - before - fromSandbox)
+                .as("control from the host")
+                .isGreaterThanOrEqualTo(20);
+        assertThat(fromSandbox).as("packets from the sandbox").isZero();
+        // ICMP needs a raw or ping socket: no NET_RAW, and ping sockets are off
+        assertThat(s.process().exec("grep CapEff /proc/self/status").stdout())
+                .doesNotContain("0000003fffffffff");
+        assertThat(s.process().exec("cat /proc/sys/net/ipv4/ping_group_range").stdout().trim())
+                .isEqualTo("1\t0");
+        // IPv6: no address beyond loopback and link-local, so no IPv6 route anywhere
+        assertThat(
+                        s.process()
+                                .exec(
+                                        "cat /proc/net/if_inet6 2>/dev/null | grep -v ' lo$'"
+                                                + " | grep -vc '^fe80' || true")
+                                .stdout()
+                                .trim())
+                .isEqualTo("0");
+    }
+
+    @Test
+    void dnsAnswersOnlyAllowedNames() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(s.process().exec("getent hosts web.allowed.test").stdout())
+                .contains(web.address());
+        assertThat(s.process().exec("getent hosts other.test").exitCode()).isNotZero();
+        assertThat(s.process().exec("getent hosts anything.example").exitCode()).isNotZero();
+        // a TXT query for a name nobody allowed ("tunnelling"): the gateway refuses to forward
+        String rcode =
+                s.process()
+                        .exec(
+                                "bash -c \"exec 3<>/dev/udp/127.0.0.11/53;"
+                                        + " printf '\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00"
+                                        + "\\x04leak\\x07example\\x00\\x00\\x10\\x00\\x01' >&3;"
+                                        + " timeout 5 head -c 4 <&3 | od -An -tx1 | awk '{print \\$4}'\"")
+                        .stdout()
+                        .trim();
+        assertThat(rcode)
+                .as("DNS flags byte: REFUSED or SERVFAIL, never an answer")
+                .isIn("05", "02", "85", "82");
+    }
+
+    @Test
+    void theGatewaysAdminSurfaceIsClosed() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        assertThat(httpStatus(s, "http://" + gateway + ":3128/squid-internal-mgr/info"))
+                .isEqualTo("403");
+        assertThat(httpStatus(s, "cache_object://" + gateway + "/info")).isNotEqualTo("200");
+    }
+
+    @Test
+    void anotherTenantsSandboxGetsNoneOfTheseRulesAndCannotReachThisGateway() {
+        SandboxHandle a = sandbox(TENANT_A, POLICY);
+        SandboxHandle b = sandbox(TENANT_B, EgressPolicy.empty());
+        assertThat(httpStatus(a, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(b, "http://web.allowed.test/")).isEqualTo("403");
+        assertThat(httpStatus(b, "http://always.allowed.test/")).isEqualTo("200");
+        String gatewayA = EgressGateways.gatewayName(TENANT_A);
+        assertThat(
+                        b.process()
+                                .exec(
+                                        "curl -s -o /dev/null -w '%{http_code}' --max-time 5 -x http://"
+                                                + gatewayA
+                                                + ":3128 http://web.allowed.test/")
+                                .stdout())
+                .isNotEqualTo("200");
+    }
+
+    @Test
+    void aSandboxsRulesLeaveTheGatewayWithIt() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        assertThat(
+                        DockerCli.ok(
+                                "exec",
+                                gateway,
+                                "sh",
+                                "-c",
+                                "grep -l " + s.id() + " /etc/agentbox-egress/sandboxes/*.rules"))
+                .isNotBlank();
+        provider.destroy(s.id());
+        sandboxes.remove(s);
+        assertThat(
+                        DockerCli.run(
+                                        "exec",
+                                        gateway,
+                                        "sh",
+                                        "-c",
+                                        "grep -l "
+                                                + s.id()
+                                                + " /etc/agentbox-egress/sandboxes/*.rules")
+                                .exitCode())
+                .isNotZero();
+    }
+
+    @Test
+    void egressKeepsWorkingWhenTheServerThatMadeTheSandboxIsGone() {
+        DockerSandboxProvider first = newProvider(provider.gateways().settings());
+        SandboxHandle s =
+                first.create(
+                        SandboxCreateInput.defaults()
+                                .withKey("egress-" + UUID.randomUUID(), TENANT_A)
+                                .withPolicy(
+                                        new SandboxPolicy(
+                                                SandboxPolicy.Network.EGRESS,
+                                                OptionalInt.empty(),
+                                                java.util.OptionalDouble.empty(),
+                                                OptionalInt.empty(),
+                                                List.of(),
+                                                POLICY)));
+        first.close();
+        SandboxHandle again = provider.resume(s.id()).orElseThrow();
+        sandboxes.add(again);
+        assertThat(httpStatus(again, "http://web.allowed.test/")).isEqualTo("200");
+    }
+}
