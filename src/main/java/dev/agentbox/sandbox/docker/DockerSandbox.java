@@ -113,6 +113,11 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     }
 
     @Override
+    public Optional<dev.agentbox.sandbox.spi.EgressAudit> egressAudit() {
+        return provider.gateways().audit(name);
+    }
+
+    @Override
     public SnapshotRef snapshot(Optional<String> label) {
         return provider.snapshot(name, label);
     }

@@ -16,6 +16,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
+import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -24,6 +25,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -176,7 +178,7 @@ final class EgressGateways {
         String f = CONF + "/sandboxes/" + GatewayRules.stem(address);
         String script =
                 "if head -n 1 \"$1.rules\" 2>/dev/null | grep -qxF \"$2\"; then"
-                        + " rm -f \"$1.rules\" \"$1.dns\" && exec agentbox-egress reload; fi";
+                        + " rm -f \"$1.rules\" \"$1.dns\" \"$3\" && exec agentbox-egress reload; fi";
         try {
             Exec r =
                     exec(
@@ -196,6 +198,77 @@ final class EgressGateways {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "egress gateway " + gateway + " not reachable on release", e);
+        }
+    }
+
+    /**
+     * The refusals of egress sandbox {@code container} ({@link EgressAudit}); empty when it is not
+     * on an egress network. Each read is one exec in its gateway.
+     */
+    Optional<EgressAudit> audit(String container) {
+        InspectContainerResponse c;
+        try {
+            c =
+                    DockerEngine.call(
+                            "container inspect",
+                            () -> engine().client().inspectContainerCmd(container).exec());
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        }
+        Map<String, ContainerNetwork> nets =
+                c.getNetworkSettings() == null ? null : c.getNetworkSettings().getNetworks();
+        if (nets == null) {
+            return Optional.empty();
+        }
+        for (Map.Entry<String, ContainerNetwork> n : nets.entrySet()) {
+            String ip = n.getValue().getIpAddress();
+            if (n.getKey().startsWith(NETWORK_PREFIX) && ip != null && !ip.isEmpty()) {
+                String gateway = GATEWAY_PREFIX + n.getKey().substring(NETWORK_PREFIX.length());
+                return Optional.of(new GatewayAudit(gateway, GatewayRules.stem(ip)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Reads a sandbox's refusals file in its gateway ({@code agentbox-egress denied}). */
+    private final class GatewayAudit implements EgressAudit {
+
+        private final String gateway;
+        private final String stem;
+
+        GatewayAudit(String gateway, String stem) {
+            this.gateway = gateway;
+            this.stem = stem;
+        }
+
+        @Override
+        public long end() {
+            return since(Long.MAX_VALUE / 2).next();
+        }
+
+        @Override
+        public Refusals since(long position) {
+            Exec r =
+                    exec(
+                            gateway,
+                            List.of(
+                                    "agentbox-egress",
+                                    "denied",
+                                    stem,
+                                    Long.toString(Math.max(0, position))));
+            if (r.code() != 0) {
+                throw unavailable("the egress gateway " + gateway + " did not answer");
+            }
+            List<String> lines = r.output().lines().toList();
+            long next = lines.isEmpty() ? position : Long.parseLong(lines.get(0).strip());
+            List<Refusal> refusals = new ArrayList<>();
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                String[] f = line.strip().split(" ");
+                if (f.length == 2 && f[1].matches("\\d{1,5}")) {
+                    refusals.add(new Refusal(f[0], Integer.parseInt(f[1])));
+                }
+            }
+            return new Refusals(refusals, next);
         }
     }
 

@@ -54,6 +54,14 @@ public interface SandboxHandle {
 
     SandboxEnv env();
 
+    /**
+     * The refusals of this sandbox's egress gateway; empty unless its network is {@code egress} on
+     * a provider that audits it.
+     */
+    default Optional<EgressAudit> egressAudit() {
+        return Optional.empty();
+    }
+
     /** Captures the current filesystem; capability {@code snapshots}. */
     default SnapshotRef snapshot(Optional<String> label) {
         throw new UnsupportedCapabilityException(provider(), Capability.SNAPSHOTS);

@@ -450,4 +450,23 @@ class EgressGatewayTest {
         sandboxes.add(again);
         assertThat(httpStatus(again, "http://web.allowed.test/")).isEqualTo("200");
     }
+
+    @Test
+    void everyRefusalIsRecordedForTheSandboxThatMadeItAndReadOnceByPosition() {
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, POLICY);
+        SandboxHandle quiet = sandbox(TENANT_A, POLICY);
+        dev.agentbox.sandbox.spi.EgressAudit audit = s.egressAudit().orElseThrow();
+        long start = audit.end();
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
+        assertThat(tlsHandshake(s, "tls.allowed.test:443", "tls.denied.test").exitCode())
+                .isNotZero();
+        dev.agentbox.sandbox.spi.EgressAudit.Refusals r = audit.since(start);
+        assertThat(r.refusals())
+                .containsExactly(
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal("other.test", 80),
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal("tls.denied.test", 443));
+        assertThat(audit.since(r.next()).refusals()).isEmpty();
+        assertThat(quiet.egressAudit().orElseThrow().since(0).refusals()).isEmpty();
+    }
 }
