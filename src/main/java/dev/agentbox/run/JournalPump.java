@@ -109,6 +109,10 @@ final class JournalPump {
                         run.fileEvents() && finalizing == null
                                 ? RunFileEvents.watch(label, handle)
                                 : null) {
+            // A finalizer's agent is done: it is refused nothing any more.
+            RunEgressDenials refusals =
+                    finalizing == null ? RunEgressDenials.start(label, handle).orElse(null) : null;
+            RunEgressDenials.Reporter report = reporter(label);
             Optional<Barrier> barrier = Optional.empty();
             while (true) {
                 if (signals.leaving()) {
@@ -159,6 +163,11 @@ final class JournalPump {
                     out.addAll(translator.onLine(line.text()));
                 }
                 if (batch.exitCode().isPresent()) {
+                    if (refusals != null) {
+                        writer.emitService(
+                                RedactedChunks.of(
+                                        sandbox.redactor(), refusals.drain(chunks, true, report)));
+                    }
                     if (files != null) {
                         // The agent's last changes go before its last lines and the terminal
                         // chunk: nothing of the run is written after that.
@@ -169,6 +178,11 @@ final class JournalPump {
                     return;
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
+                if (refusals != null && !writer.replaying()) {
+                    writer.emitService(
+                            RedactedChunks.of(
+                                    sandbox.redactor(), refusals.drain(chunks, false, report)));
+                }
                 if (files != null && !writer.replaying()) {
                     barrier = fileEventsBarrier(handle, reader, files, barrier);
                     if (barrier.isPresent() && barrier.get().reached(reader.position())) {
@@ -185,6 +199,24 @@ final class JournalPump {
         } catch (ProblemException e) {
             end.sandboxFailed(label, e);
         }
+    }
+
+    /** Each refused destination: one log line (tenant, sandbox, destination) and the metric. */
+    private RunEgressDenials.Reporter reporter(String label) {
+        return (host, port, count) -> {
+            LOG.warning(
+                    label
+                            + ": egress refused "
+                            + host
+                            + ":"
+                            + port
+                            + (count > 1 ? " (" + count + " times)" : "")
+                            + " for tenant "
+                            + run.tenant()
+                            + ", sandbox "
+                            + sandbox.key().orElse("?"));
+            ctx.egressCounter().accept("denied", count);
+        };
     }
 
     /**

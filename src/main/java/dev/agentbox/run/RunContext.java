@@ -11,7 +11,8 @@ import java.time.Duration;
 
 /**
  * What a {@link RunDriver} works with. {@code takeoverCounter} is told of each successor that
- * claimed its run (the server counts them by cause).
+ * claimed its run (the server counts them by cause); {@code egressCounter} of the egress refusals
+ * its drivers report, by decision ({@code denied}).
  */
 public record RunContext(
         RunStore runs,
@@ -25,7 +26,38 @@ public record RunContext(
         String nodeId,
         Leases leases,
         Takeover takeover,
-        java.util.function.Consumer<TakeoverCause> takeoverCounter) {
+        java.util.function.Consumer<TakeoverCause> takeoverCounter,
+        java.util.function.ObjLongConsumer<String> egressCounter) {
+
+    /** A context whose egress refusals are counted nowhere (tests, tools). */
+    public RunContext(
+            RunStore runs,
+            ClaimStore claims,
+            EventLog log,
+            RunEventHub hub,
+            SandboxService sandboxes,
+            JournalLauncher launcher,
+            ReaderFactory readers,
+            Clock clock,
+            String nodeId,
+            Leases leases,
+            Takeover takeover,
+            java.util.function.Consumer<TakeoverCause> takeoverCounter) {
+        this(
+                runs,
+                claims,
+                log,
+                hub,
+                sandboxes,
+                launcher,
+                readers,
+                clock,
+                nodeId,
+                leases,
+                takeover,
+                takeoverCounter,
+                (decision, n) -> {});
+    }
 
     /**
      * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a successor

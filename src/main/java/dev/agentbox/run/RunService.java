@@ -147,7 +147,8 @@ public class RunService {
                                 Duration.ofMillis(leaseRenewMs),
                                 Duration.ofMillis(fenceQuietMs),
                                 Duration.ofMillis(journalWaitMs)),
-                        this::countTakeover);
+                        this::countTakeover,
+                        this::countEgress);
         drivers = new LocalDrivers(threads);
         // What operators watch first: how many runs this server drives right now (each holds a
         // thread and a sandbox's journal follow). Null in tests outside the server.
@@ -164,6 +165,13 @@ public class RunService {
     /** {@code agentbox.runs.takeovers{cause=…}}: successors that claimed their run, by cause. */
     private void countTakeover(TakeoverCause cause) {
         metrics.counter("agentbox.runs.takeovers", new Tag("cause", cause.tag())).inc();
+    }
+
+    /** {@code agentbox.egress{decision=…}}: egress refusals the drivers here reported. */
+    private void countEgress(String decision, long n) {
+        if (metrics != null) {
+            metrics.counter("agentbox.egress", new Tag("decision", decision)).inc(n);
+        }
     }
 
     /**

@@ -10,9 +10,10 @@ import java.util.stream.Stream;
 
 /**
  * The {@code CUSTOM} chunks the service writes into a run's log on its own account rather than
- * translating them from the journal: {@code run.accepted}, and {@code file.changed} for a run with
- * file events ({@link RunFileEvents}). A takeover's replay cannot reproduce them, so they are the
- * only stored chunks {@link Alignment} may skip.
+ * translating them from the journal: {@code run.accepted}, {@code file.changed} for a run with file
+ * events ({@link RunFileEvents}) and {@code egress.denied} for a run in an egress sandbox ({@link
+ * RunEgressDenials}). A takeover's replay cannot reproduce them, so they are the only stored chunks
+ * {@link Alignment} may skip.
  *
  * <p>Not the translators' {@code CUSTOM} chunks ({@code agent.text}, {@code agent.output}, {@code
  * claude-code.*}, {@code codex.*}): those come from journal lines, a replay reproduces them, and a
@@ -30,6 +31,9 @@ final class ServiceChunks {
 
     /** The first driver's mark that it took the run on (a successor does not repeat it). */
     static final String RUN_ACCEPTED = "run.accepted";
+
+    /** Destinations the run's egress sandbox was refused ({@link RunEgressDenials}). */
+    static final String EGRESS_DENIED = "egress.denied";
 
     /** A change in the run's workspace, for a run with {@code fileEvents}. */
     static final String FILE_CHANGED = "file.changed";

@@ -41,7 +41,8 @@ public final class Chunks {
      * stored {@code CUSTOM} chunk with one of these names was written by the service, and a
      * takeover's replay may pass over it.
      */
-    public static final Set<String> SERVICE_NAMES = Set.of("run.accepted", "file.changed");
+    public static final Set<String> SERVICE_NAMES =
+            Set.of("run.accepted", "file.changed", "egress.denied");
 
     private Chunks() {}
 

@@ -1,0 +1,126 @@
+package dev.agentbox.run;
+
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.sandbox.spi.EgressAudit;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The egress refusals of one run's sandbox (docs/egress.md), turned into coalesced {@code CUSTOM
+ * egress.denied {"host","port","count"}} chunks by its driver, so a user sees why the agent's
+ * {@code npm install} failed.
+ *
+ * <ul>
+ *   <li>A driver reads from the audit's end as it found it: a run is told of the refusals made
+ *       while it was driven, never of an earlier run's; a successor starts afresh (refusals in the
+ *       gap between two drivers are logged by the gateway only).
+ *   <li>At most one read every {@value #POLL_MS} ms (one exec in the gateway), refusals of one read
+ *       merged per destination, at most {@value #PER_RUN} chunks per driver; what is over is one
+ *       {@code egress.denied} with {@code "host":"*"} and its count.
+ *   <li>Only the driver's thread calls {@link #drain}, so these chunks go through the same fence as
+ *       the journal's; a gateway that cannot be read costs the run nothing but these chunks.
+ * </ul>
+ */
+final class RunEgressDenials {
+
+    private static final Logger LOG = Logger.getLogger(RunDriver.class.getName());
+
+    static final long POLL_MS = 2000;
+    static final int PER_RUN = 1000;
+
+    private final EgressAudit audit;
+    private final LongSupplier nanos;
+    private long position;
+    private long lastRead;
+    private int emitted;
+    private long over;
+    private boolean broken;
+
+    RunEgressDenials(EgressAudit audit, long position, LongSupplier nanos) {
+        this.audit = audit;
+        this.position = position;
+        this.nanos = nanos;
+        this.lastRead = nanos.getAsLong();
+    }
+
+    /** The refusals of {@code handle}'s sandbox from now on; empty for any other network. */
+    static Optional<RunEgressDenials> start(String label, SandboxHandle handle) {
+        try {
+            return handle.egressAudit()
+                    .map(a -> new RunEgressDenials(a, a.end(), System::nanoTime));
+        } catch (RuntimeException e) {
+            LOG.warning(
+                    label + ": egress refusals unavailable, the run goes on without them: " + e);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The {@code egress.denied} chunks due now: nothing until {@value #POLL_MS} ms since the last
+     * read, unless {@code last}. {@code report} is told of each destination and its count (the
+     * server's log line and metric).
+     */
+    List<JsonObject> drain(ChunkFactory chunks, boolean last, Reporter report) {
+        long now = nanos.getAsLong();
+        if (broken || (!last && now - lastRead < POLL_MS * 1_000_000)) {
+            return List.of();
+        }
+        lastRead = now;
+        EgressAudit.Refusals read;
+        try {
+            read = audit.since(position);
+        } catch (RuntimeException e) {
+            broken = true;
+            LOG.warning("egress refusals could not be read, none are reported further: " + e);
+            return List.of();
+        }
+        position = read.next();
+        Map<String, long[]> counts = new LinkedHashMap<>();
+        Map<String, EgressAudit.Refusal> first = new LinkedHashMap<>();
+        for (EgressAudit.Refusal r : read.refusals()) {
+            String k = r.host() + ":" + r.port();
+            counts.computeIfAbsent(k, x -> new long[1])[0]++;
+            first.putIfAbsent(k, r);
+        }
+        List<JsonObject> out = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : counts.entrySet()) {
+            EgressAudit.Refusal r = first.get(e.getKey());
+            long n = e.getValue()[0];
+            report.refused(r.host(), r.port(), n);
+            if (emitted >= PER_RUN) {
+                over += n;
+                continue;
+            }
+            emitted++;
+            out.add(chunk(chunks, r.host(), r.port(), n));
+        }
+        if (over > 0 && last) {
+            out.add(chunk(chunks, "*", 0, over));
+            over = 0;
+        }
+        return out;
+    }
+
+    private static JsonObject chunk(ChunkFactory chunks, String host, int port, long count) {
+        return chunks.custom(
+                ServiceChunks.EGRESS_DENIED,
+                Json.createObjectBuilder()
+                        .add("host", host)
+                        .add("port", port)
+                        .add("count", count)
+                        .build());
+    }
+
+    /** Where a driver reports each refused destination (its log line and metric). */
+    interface Reporter {
+        void refused(String host, int port, long count);
+    }
+}
