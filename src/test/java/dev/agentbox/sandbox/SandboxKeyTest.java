@@ -87,4 +87,22 @@ class SandboxKeyTest {
         String none = BASE.replace("\"reuse\":\"thread\"", "\"reuse\":\"none\"");
         assertThat(key("tenant-a", none)).isNotEqualTo(key("tenant-a", none));
     }
+
+    /**
+     * Keys of specs without egress rules, computed before egress existed: an upgrade must resume
+     * every sandbox it finds, so these documents may never change.
+     */
+    @Test
+    void keysOfSpecsWithoutEgressRulesAreThoseOfEarlierReleases() {
+        assertThat(key("tenant-a", "{}"))
+                .isEqualTo("e1c54fec7782598405a0c2f62c56d75b9833e44a7260926b765db5fbd81a7bd8");
+        assertThat(key("tenant-a", BASE))
+                .isEqualTo("5e5b91bd5b7a9ad158f968fcb7febfef2930fe49bfc92fa9a89c96c5297afcbb");
+        assertThat(
+                        key(
+                                "tenant-a",
+                                "{\"definitionId\":\"web\","
+                                        + "\"policy\":{\"network\":\"bridge\",\"ports\":[8080,5173]}}"))
+                .isEqualTo("efb31dbc358c94373d46a008b2cf21fdd3524a82bdaa58d84a9496986e448479");
+    }
 }
