@@ -512,7 +512,11 @@ public final class SandboxSpecParser {
                 null);
     }
 
-    private static ProblemException invalid(String field, String problem) {
+    /**
+     * {@code 400 invalid-request} whose detail starts with {@code field} and whose {@code field}
+     * member names it (also used by {@link EgressEntries}, so that both read the same).
+     */
+    static ProblemException invalid(String field, String problem) {
         return new ProblemException(
                 ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }
