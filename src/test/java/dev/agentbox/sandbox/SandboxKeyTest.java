@@ -105,4 +105,75 @@ class SandboxKeyTest {
                                         + "\"policy\":{\"network\":\"bridge\",\"ports\":[8080,5173]}}"))
                 .isEqualTo("efb31dbc358c94373d46a008b2cf21fdd3524a82bdaa58d84a9496986e448479");
     }
+
+    private static final String EGRESS =
+            """
+            {"definitionId":"repo-agent",
+             "policy":{"network":"egress",
+                       "egress":{"allow":["api.anthropic.com","*.npmjs.org","git.example.com:8443"],
+                                 "deny":["private.npmjs.org"]}}}""";
+
+    @Test
+    void theSameEgressRulesGiveTheSameKeyAndOtherRulesAnother() {
+        String base = key("tenant-a", EGRESS);
+        assertThat(key("tenant-a", EGRESS)).isEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace("git.example.com:8443", "git.example.com")))
+                .isNotEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace(",\"*.npmjs.org\"", ""))).isNotEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace("private.npmjs.org", "secret.npmjs.org")))
+                .isNotEqualTo(base);
+        // order is kept: the caller's list is what the key names
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace(
+                                        "\"api.anthropic.com\",\"*.npmjs.org\"",
+                                        "\"*.npmjs.org\",\"api.anthropic.com\"")))
+                .isNotEqualTo(base);
+        // the same entry denied instead of allowed is another policy
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace("\"deny\":[\"private.npmjs.org\"]", "\"deny\":[]")))
+                .isNotEqualTo(base);
+    }
+
+    @Test
+    void spellingVariantsOfAnEntryAreOneKey() {
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace("api.anthropic.com", "API.Anthropic.com.")
+                                        .replace("*.npmjs.org", "*.NPMJS.org")))
+                .isEqualTo(key("tenant-a", EGRESS));
+    }
+
+    @Test
+    void egressWithoutRulesIsAnotherSandboxThanNoNetwork() {
+        String none = key("tenant-a", "{\"policy\":{\"network\":\"none\"}}");
+        String egress = key("tenant-a", "{\"policy\":{\"network\":\"egress\"}}");
+        assertThat(egress)
+                .isNotEqualTo(none)
+                .isEqualTo(
+                        key(
+                                "tenant-a",
+                                "{\"policy\":{\"network\":\"egress\","
+                                        + "\"egress\":{\"allow\":[],\"deny\":[]}}}"));
+    }
+
+    @Test
+    void onlyAnEgressPolicysDocumentHasAnEgressMember() {
+        assertThat(
+                        SandboxKey.document("tenant-a", parser.parse(read(BASE)), IMAGE)
+                                .getJsonObject("policy"))
+                .doesNotContainKey("egress");
+        assertThat(
+                        SandboxKey.document("tenant-a", parser.parse(read(EGRESS)), IMAGE)
+                                .getJsonObject("policy")
+                                .getJsonObject("egress")
+                                .toString())
+                .isEqualTo(
+                        "{\"allow\":[\"api.anthropic.com\",\"*.npmjs.org\",\"git.example.com:8443\"],"
+                                + "\"deny\":[\"private.npmjs.org\"]}");
+    }
 }
