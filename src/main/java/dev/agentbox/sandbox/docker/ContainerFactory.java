@@ -110,6 +110,12 @@ final class ContainerFactory {
         if (bridge) {
             labels.put(DockerSandboxProvider.NETWORK, "bridge");
         }
+        if (policy.network() == SandboxPolicy.Network.EGRESS) {
+            // Made with network mode none below (no route out at all: stricter than its rules,
+            // never wider); the labels keep the rules with the container, e.g. for a fork.
+            labels.put(DockerSandboxProvider.NETWORK, "egress");
+            labels.put(DockerSandboxProvider.EGRESS, EgressLabel.of(policy.egress()));
+        }
         HostConfig host =
                 HostConfig.newHostConfig()
                         .withInit(true)
