@@ -357,8 +357,8 @@ public final class SandboxSpecParser {
             }
         }
         if (network == Network.EGRESS && !ports.isEmpty()) {
-            // Published ports are the bridge network's; an egress sandbox is reached only
-            // through the port proxy, like one without a network.
+            // Published ports belong to the bridge network; an egress sandbox publishes
+            // nothing (with network none the Docker provider refuses ports when it creates).
             throw invalid("policy.ports", "needs policy.network \"bridge\"");
         }
         return new SandboxPolicy(network, memoryMb, cpus, pids, List.copyOf(ports), egress);
