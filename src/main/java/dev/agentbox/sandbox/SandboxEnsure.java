@@ -14,10 +14,12 @@ import dev.agentbox.quota.TenantQuotas;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import dev.agentbox.sandbox.pool.WarmPool;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -108,6 +110,7 @@ final class SandboxEnsure {
                                                         + "\" is not an enabled provider",
                                                 Map.of("field", "provider"),
                                                 null));
+        requireNetworkPolicy(provider, spec.policy());
         // An ensure the pool serves skips the engine ping: a claimed sandbox proves itself by
         // answering, and a miss pings before it creates (requireAvailable below).
         if (!pooled(provider, spec)) {
@@ -368,6 +371,20 @@ final class SandboxEnsure {
         if (!provider.available()) {
             throw ProblemException.providerUnavailable(
                     "The " + provider.name() + " provider's backend is unreachable.", null);
+        }
+    }
+
+    /**
+     * An egress policy only where the provider confines a sandbox's network ({@code
+     * networkPolicy}): a provider without it would make a sandbox with more network than was asked
+     * for. Refused before the lease, the quota and the engine are touched ({@code 422
+     * unsupported-capability}).
+     */
+    static void requireNetworkPolicy(SandboxProvider provider, SandboxPolicy policy) {
+        if (policy.network() == SandboxPolicy.Network.EGRESS
+                && !provider.capabilities().networkPolicy()) {
+            throw new UnsupportedCapabilityException(
+                    provider.name(), SandboxCapabilities.Capability.NETWORK_POLICY);
         }
     }
 

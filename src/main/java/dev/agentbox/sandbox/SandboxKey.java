@@ -5,6 +5,8 @@ import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.LocalSource;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -20,10 +22,16 @@ import java.util.UUID;
  *
  * <pre>{"v":1,"tenant":…,"definitionId":…,"provider":…,"image":…,
  *  "workspace":{"source":{…},"setup":[…],"env":{…}},
- *  "policy":{"network":…,"memoryMb"?,"cpus"?,"pids"?,"ports":[…]},
+ *  "policy":{"network":…,"memoryMb"?,"cpus"?,"pids"?,"ports":[…],
+ *            "egress"? (only when network is egress):{"allow":[…],"deny":[…]}},
  *  "threadId"? (only when reuse is thread), "nonce"? (only when reuse is none)}</pre>
  *
- * Same inputs give the same key on every server; any change of the listed inputs gives another.
+ * Egress entries are written as {@link EgressRule#text()} in the order given, so two spellings of
+ * one entry ({@code API.Anthropic.com.}, {@code api.anthropic.com}) are one key. Every other
+ * network's document has no {@code egress} member at all, as before egress existed: the keys of
+ * existing sandboxes do not change.
+ *
+ * <p>Same inputs give the same key on every server; any change of the listed inputs gives another.
  * Secrets are not part of it, so changing only a secret resumes the same sandbox; lifecycle
  * settings other than reuse are not part of it either.
  */
@@ -95,7 +103,19 @@ public final class SandboxKey {
         p.pids().ifPresent(n -> b.add("pids", n));
         JsonArrayBuilder ports = Json.createArrayBuilder();
         p.ports().forEach(ports::add);
-        return b.add("ports", ports).build();
+        b.add("ports", ports);
+        if (p.network() == SandboxPolicy.Network.EGRESS) {
+            b.add("egress", egress(p.egress()));
+        }
+        return b.build();
+    }
+
+    private static JsonObject egress(EgressPolicy e) {
+        JsonArrayBuilder allow = Json.createArrayBuilder();
+        e.allow().forEach(r -> allow.add(r.text()));
+        JsonArrayBuilder deny = Json.createArrayBuilder();
+        e.deny().forEach(r -> deny.add(r.text()));
+        return Json.createObjectBuilder().add("allow", allow).add("deny", deny).build();
     }
 
     /** For logs: the first 12 characters are plenty to tell sandboxes apart. */

@@ -11,6 +11,8 @@ import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import dev.agentbox.sandbox.SandboxSpec.Source;
 import dev.agentbox.sandbox.SandboxSpec.Workspace;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.GitCredentials;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxPolicy.Network;
@@ -40,7 +42,7 @@ import java.util.regex.Pattern;
  * the {@link ResourceCeilings} (the detail and a {@code ceiling} member name the ceiling), ids
  * printable and short (they end up in log lines and database columns), no control characters in
  * URLs and refs, no NUL in commands, numbers in range (a JSON {@code 4294967302} must not wrap to
- * {@code 6}).
+ * {@code 6}), egress entries read by {@link EgressEntries} within the {@link EgressLimits}.
  */
 public final class SandboxSpecParser {
 
@@ -302,7 +304,7 @@ public final class SandboxSpecParser {
             return SandboxPolicy.defaults();
         }
         JsonObject p = object(value, "policy");
-        only(p, "policy", "network", "memoryMb", "cpus", "pids", "ports");
+        only(p, "policy", "network", "memoryMb", "cpus", "pids", "ports", "egress");
         ResourceCeilings max = rules.ceilings();
         Network network =
                 switch (optionalString(p, "network", "policy.network").orElse("none")) {
@@ -315,8 +317,12 @@ public final class SandboxSpecParser {
                         }
                         yield Network.BRIDGE;
                     }
-                    default -> throw invalid("policy.network", "must be \"none\" or \"bridge\"");
+                    case "egress" -> Network.EGRESS;
+                    default ->
+                            throw invalid(
+                                    "policy.network", "must be \"none\", \"bridge\" or \"egress\"");
                 };
+        EgressPolicy egress = egress(p.get("egress"), network);
         OptionalInt memoryMb = bounded(p, "memoryMb", "policy.memoryMb", 6, max.maxMemoryMb());
         OptionalInt pids = bounded(p, "pids", "policy.pids", 1, max.maxPids());
         OptionalDouble cpus = OptionalDouble.empty();
@@ -350,7 +356,90 @@ public final class SandboxSpecParser {
                 ports.add(n.intValue());
             }
         }
-        return new SandboxPolicy(network, memoryMb, cpus, pids, List.copyOf(ports));
+        if (network == Network.EGRESS && !ports.isEmpty()) {
+            // Published ports belong to the bridge network; an egress sandbox publishes
+            // nothing (with network none the Docker provider refuses ports when it creates).
+            throw invalid("policy.ports", "needs policy.network \"bridge\"");
+        }
+        return new SandboxPolicy(network, memoryMb, cpus, pids, List.copyOf(ports), egress);
+    }
+
+    /**
+     * {@code policy.egress}: only with network {@code egress}, where it may be absent (the sandbox
+     * then reaches the operator's always-allow hosts only). {@code allow} and {@code deny} together
+     * hold at most {@link EgressLimits#maxRules()} entries, counted before any is read; each entry
+     * appears once across both lists, compared after normalisation, so that two spellings of one
+     * policy give one sandbox key and no rule is dead weight.
+     */
+    private EgressPolicy egress(JsonValue value, Network network) {
+        boolean present = value != null && value != JsonValue.NULL;
+        if (network != Network.EGRESS) {
+            if (present) {
+                throw invalid("policy.egress", "is only allowed with policy.network \"egress\"");
+            }
+            return EgressPolicy.empty();
+        }
+        if (!present) {
+            return EgressPolicy.empty();
+        }
+        JsonObject e = object(value, "policy.egress");
+        only(e, "policy.egress", "allow", "deny");
+        JsonArray allow = optionalArray(e, "allow", "policy.egress.allow");
+        JsonArray deny = optionalArray(e, "deny", "policy.egress.deny");
+        int max = rules.egress().maxRules();
+        if (allow.size() > max) {
+            throw tooManyRules("policy.egress.allow", max);
+        }
+        if (allow.size() + deny.size() > max) {
+            throw tooManyRules("policy.egress.deny", max);
+        }
+        List<EgressRule> allowed = egressRules(allow, "policy.egress.allow", List.of(), null);
+        List<EgressRule> denied = egressRules(deny, "policy.egress.deny", allowed, "allow");
+        return new EgressPolicy(allowed, denied);
+    }
+
+    /**
+     * The entries of one list, in order; an entry already in this list, or in {@code other} (the
+     * allow list, when reading deny), is refused naming its own index.
+     */
+    private List<EgressRule> egressRules(
+            JsonArray entries, String field, List<EgressRule> other, String otherName) {
+        List<EgressRule> result = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            String at = field + "[" + i + "]";
+            if (!(entries.get(i) instanceof JsonString js)) {
+                throw invalid(at, "must be a string");
+            }
+            EgressRule rule =
+                    EgressEntries.parse(js.getString(), at, rules.egress().ipLiteralsAllowed());
+            int earlier = result.indexOf(rule);
+            if (earlier >= 0) {
+                throw invalid(at, "repeats " + field + "[" + earlier + "]");
+            }
+            int elsewhere = other.indexOf(rule);
+            if (elsewhere >= 0) {
+                throw invalid(
+                        at,
+                        "is also policy.egress."
+                                + otherName
+                                + "["
+                                + elsewhere
+                                + "] (an entry is either allowed or denied)");
+            }
+            result.add(rule);
+        }
+        return List.copyOf(result);
+    }
+
+    private static ProblemException tooManyRules(String field, int max) {
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST,
+                field
+                        + " is above this server's ceiling of "
+                        + max
+                        + " entries in allow and deny together (agentbox.egress.max-rules)",
+                Map.of("field", field, "ceiling", max),
+                null);
     }
 
     /** An optional integer in {@code [min, ceiling]}; above the ceiling names it. */
@@ -483,6 +572,12 @@ public final class SandboxSpecParser {
         return o;
     }
 
+    /** An optional JSON array; absent or null is empty. */
+    private static JsonArray optionalArray(JsonObject o, String name, String field) {
+        JsonValue v = o.get(name);
+        return v == null || v == JsonValue.NULL ? JsonValue.EMPTY_JSON_ARRAY : array(v, field);
+    }
+
     private static JsonArray array(JsonValue v, String field) {
         if (!(v instanceof JsonArray a)) {
             throw invalid(field, "must be a JSON array");
@@ -512,7 +607,11 @@ public final class SandboxSpecParser {
                 null);
     }
 
-    private static ProblemException invalid(String field, String problem) {
+    /**
+     * {@code 400 invalid-request} whose detail starts with {@code field} and whose {@code field}
+     * member names it (also used by {@link EgressEntries}, so that both read the same).
+     */
+    static ProblemException invalid(String field, String problem) {
         return new ProblemException(
                 ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.sandbox.spi.EgressRule;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -130,5 +132,40 @@ class AgentTemplateTest {
         assertThat(parser.parse(forThread).threadId()).isEqualTo(Optional.of("t-1"));
         assertThat(AgentTemplate.forThread(sandbox, "t-1", Map.of()).getJsonObject("workspace"))
                 .doesNotContainKey("secrets");
+    }
+
+    @Test
+    void aDefinitionsSandboxMayCarryAnEgressPolicyThatEachThreadsEnsureKeeps() {
+        JsonObject sandbox =
+                json(
+                        "{\"policy\":{\"network\":\"egress\",\"egress\":"
+                                + "{\"allow\":[\"api.anthropic.com\",\"*.npmjs.org\"],"
+                                + "\"deny\":[\"private.npmjs.org\"]}}}");
+        AgentTemplate t =
+                AgentTemplate.parse(
+                        Json.createObjectBuilder()
+                                .add("sandbox", sandbox)
+                                .add("harness", "claude-code")
+                                .build(),
+                        parser);
+
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+        SandboxPolicy policy =
+                parser.parse(AgentTemplate.forThread(t.sandbox(), "t-1", Map.of())).policy();
+        assertThat(policy.network()).isEqualTo(SandboxPolicy.Network.EGRESS);
+        assertThat(policy.egress().allow())
+                .extracting(EgressRule::text)
+                .containsExactly("api.anthropic.com", "*.npmjs.org");
+        assertThat(policy.egress().deny())
+                .extracting(EgressRule::text)
+                .containsExactly("private.npmjs.org");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{\"policy\":{\"network\":\"egress\","
+                                                        + "\"egress\":{\"allow\":[\"ok.example\",\"*.com\"]}}},"
+                                                        + "\"command\":\"x\"}")))
+                .isEqualTo("sandbox.policy.egress.allow[1]");
     }
 }

@@ -21,6 +21,7 @@ public final class BadInputCase {
     boolean chunked;
     int status;
     String code;
+    final Map<String, String> members = new LinkedHashMap<>();
     boolean refusedBeforeTheApplication;
 
     private BadInputCase(String name, String method, String path) {
@@ -66,6 +67,20 @@ public final class BadInputCase {
         this.status = status;
         this.code = code;
         return this;
+    }
+
+    /**
+     * A string member the problem must carry with exactly this value, e.g. {@code field} or {@code
+     * capability}.
+     */
+    BadInputCase member(String name, String value) {
+        members.put(name, value);
+        return this;
+    }
+
+    /** The {@code field} the problem must name. */
+    BadInputCase field(String field) {
+        return member("field", field);
     }
 
     BadInputCase expect(int status) {

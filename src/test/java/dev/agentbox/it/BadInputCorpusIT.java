@@ -170,6 +170,11 @@ class BadInputCorpusIT {
                         .as("problem code: %s", shown)
                         .isEqualTo(c.code);
             }
+            c.members.forEach(
+                    (name, value) ->
+                            assertThat(problem.getString(name, null))
+                                    .as("problem member %s: %s", name, shown)
+                                    .isEqualTo(value));
         }
         assertThat(r.body())
                 .as("internals in the body: %s", shown)
@@ -505,6 +510,7 @@ class BadInputCorpusIT {
                 of("ensure: policy.ports 20000 entries", "POST", p)
                         .json("{\"policy\":{\"ports\":" + many + "]}}")
                         .expect(400, "invalid-request"));
+        egress(c, p);
         c.add(
                 of("ensure: lifecycle.keepAliveMs negative", "POST", p)
                         .json("{\"lifecycle\":{\"keepAliveMs\":-1}}")
@@ -598,6 +604,131 @@ class BadInputCorpusIT {
                 of("ensure: secret value a number", "POST", p)
                         .json("{\"workspace\":{\"secrets\":{\"K\":5}}}")
                         .expect(400, "invalid-request"));
+    }
+
+    /** Egress policies: every refusal names its field, down to the entry's index. */
+    private static void egress(List<BadInputCase> c, String p) {
+        String egress = "{\"policy\":{\"network\":\"egress\",\"egress\":%s}}";
+        c.add(
+                of("ensure: policy.egress with network none", "POST", p)
+                        .json("{\"policy\":{\"egress\":{\"allow\":[\"a.example\"]}}}")
+                        .expect(400, "invalid-request")
+                        .field("policy.egress"));
+        c.add(
+                of("ensure: policy.egress with network bridge", "POST", p)
+                        .json("{\"policy\":{\"network\":\"bridge\",\"egress\":{}}}")
+                        .expect(400, "invalid-request")
+                        .field("policy.egress"));
+        c.add(
+                of("ensure: policy.egress an array", "POST", p)
+                        .json(egress.formatted("[\"a.example\"]"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress"));
+        c.add(
+                of("ensure: policy.egress unknown member", "POST", p)
+                        .json(egress.formatted("{\"allowed\":[\"a.example\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allowed"));
+        c.add(
+                of("ensure: policy.egress.allow a string", "POST", p)
+                        .json(egress.formatted("{\"allow\":\"a.example\"}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow"));
+        c.add(
+                of("ensure: policy.egress.allow *.com", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"a.example\",\"*.com\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[1]"));
+        c.add(
+                of("ensure: policy.egress.allow a bare *", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"*\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow a URL", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"https://a.example/x\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow with userinfo", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"user:pw@a.example\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow an IP literal", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"169.254.169.254\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow an IPv6 literal", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"[::1]:443\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow port 0", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"a.example:0\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow with CR/LF", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"a.example\\r\\nINFO forged\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow an entry of 1 MiB", "POST", p)
+                        .json(egress.formatted("{\"allow\":[\"" + "a".repeat(1 << 20) + "\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        c.add(
+                of("ensure: policy.egress.allow a secret-looking entry is not echoed", "POST", p)
+                        .json(
+                                egress.formatted(
+                                        "{\"allow\":[\"" + REQUEST_SECRET + "@a.example\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[0]"));
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 20_000; i++) {
+            many.append(i == 0 ? "" : ",").append("\"h").append(i).append(".example\"");
+        }
+        c.add(
+                of("ensure: policy.egress.allow 20000 entries", "POST", p)
+                        .json(egress.formatted("{\"allow\":[" + many + "]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow"));
+        c.add(
+                of("ensure: policy.egress.deny a number", "POST", p)
+                        .json(egress.formatted("{\"deny\":[7]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.deny[0]"));
+        c.add(
+                of("ensure: policy.egress.allow repeats an entry", "POST", p)
+                        .json(
+                                egress.formatted(
+                                        "{\"allow\":[\"api.anthropic.com\",\"API.Anthropic.com.\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.allow[1]"));
+        c.add(
+                of("ensure: policy.egress.deny repeats an allowed entry", "POST", p)
+                        .json(
+                                egress.formatted(
+                                        "{\"allow\":[\"a.example\"],\"deny\":[\"A.example\"]}"))
+                        .expect(400, "invalid-request")
+                        .field("policy.egress.deny[0]"));
+        c.add(
+                of("ensure: policy.egress with ports", "POST", p)
+                        .json("{\"policy\":{\"network\":\"egress\",\"ports\":[8080]}}")
+                        .expect(400, "invalid-request")
+                        .field("policy.ports"));
+        c.add(
+                of("ensure: egress on the local provider", "POST", p)
+                        .json(
+                                "{\"provider\":\"local\",\"definitionId\":\"corpus-egress-"
+                                        + UUID.randomUUID()
+                                        + "\",\"policy\":{\"network\":\"egress\","
+                                        + "\"egress\":{\"allow\":[\"api.anthropic.com\"]}}}")
+                        .expect(422, "unsupported-capability")
+                        .member("provider", "local")
+                        .member("capability", "networkPolicy"));
     }
 
     private static void sandboxCrud(List<BadInputCase> c) {
@@ -1085,6 +1216,16 @@ class BadInputCorpusIT {
                                         "t",
                                         "\"sandbox\":{\"policy\":{\"cpus\":200}}"))
                         .expect(400, "invalid-request"));
+        c.add(
+                of("runs: inline sandbox with an egress entry *.com", "POST", p)
+                        .json(
+                                run(
+                                        "r-" + UUID.randomUUID(),
+                                        "t",
+                                        "\"sandbox\":{\"policy\":{\"network\":\"egress\","
+                                                + "\"egress\":{\"allow\":[\"*.com\"]}}}"))
+                        .expect(400, "invalid-request")
+                        .field("sandbox.policy.egress.allow[0]"));
         c.add(
                 of("runs: inline sandbox with image NotLowercase", "POST", p)
                         .json(

@@ -87,4 +87,93 @@ class SandboxKeyTest {
         String none = BASE.replace("\"reuse\":\"thread\"", "\"reuse\":\"none\"");
         assertThat(key("tenant-a", none)).isNotEqualTo(key("tenant-a", none));
     }
+
+    /**
+     * Keys of specs without egress rules, computed before egress existed: an upgrade must resume
+     * every sandbox it finds, so these documents may never change.
+     */
+    @Test
+    void keysOfSpecsWithoutEgressRulesAreThoseOfEarlierReleases() {
+        assertThat(key("tenant-a", "{}"))
+                .isEqualTo("e1c54fec7782598405a0c2f62c56d75b9833e44a7260926b765db5fbd81a7bd8");
+        assertThat(key("tenant-a", BASE))
+                .isEqualTo("5e5b91bd5b7a9ad158f968fcb7febfef2930fe49bfc92fa9a89c96c5297afcbb");
+        assertThat(
+                        key(
+                                "tenant-a",
+                                "{\"definitionId\":\"web\","
+                                        + "\"policy\":{\"network\":\"bridge\",\"ports\":[8080,5173]}}"))
+                .isEqualTo("efb31dbc358c94373d46a008b2cf21fdd3524a82bdaa58d84a9496986e448479");
+    }
+
+    private static final String EGRESS =
+            """
+            {"definitionId":"repo-agent",
+             "policy":{"network":"egress",
+                       "egress":{"allow":["api.anthropic.com","*.npmjs.org","git.example.com:8443"],
+                                 "deny":["private.npmjs.org"]}}}""";
+
+    @Test
+    void theSameEgressRulesGiveTheSameKeyAndOtherRulesAnother() {
+        String base = key("tenant-a", EGRESS);
+        assertThat(key("tenant-a", EGRESS)).isEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace("git.example.com:8443", "git.example.com")))
+                .isNotEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace(",\"*.npmjs.org\"", ""))).isNotEqualTo(base);
+        assertThat(key("tenant-a", EGRESS.replace("private.npmjs.org", "secret.npmjs.org")))
+                .isNotEqualTo(base);
+        // order is kept: the caller's list is what the key names
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace(
+                                        "\"api.anthropic.com\",\"*.npmjs.org\"",
+                                        "\"*.npmjs.org\",\"api.anthropic.com\"")))
+                .isNotEqualTo(base);
+        // the same entry denied instead of allowed is another policy
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace("\"deny\":[\"private.npmjs.org\"]", "\"deny\":[]")))
+                .isNotEqualTo(base);
+    }
+
+    @Test
+    void spellingVariantsOfAnEntryAreOneKey() {
+        assertThat(
+                        key(
+                                "tenant-a",
+                                EGRESS.replace("api.anthropic.com", "API.Anthropic.com.")
+                                        .replace("*.npmjs.org", "*.NPMJS.org")))
+                .isEqualTo(key("tenant-a", EGRESS));
+    }
+
+    @Test
+    void egressWithoutRulesIsAnotherSandboxThanNoNetwork() {
+        String none = key("tenant-a", "{\"policy\":{\"network\":\"none\"}}");
+        String egress = key("tenant-a", "{\"policy\":{\"network\":\"egress\"}}");
+        assertThat(egress)
+                .isNotEqualTo(none)
+                .isEqualTo(
+                        key(
+                                "tenant-a",
+                                "{\"policy\":{\"network\":\"egress\","
+                                        + "\"egress\":{\"allow\":[],\"deny\":[]}}}"));
+    }
+
+    @Test
+    void onlyAnEgressPolicysDocumentHasAnEgressMember() {
+        assertThat(
+                        SandboxKey.document("tenant-a", parser.parse(read(BASE)), IMAGE)
+                                .getJsonObject("policy"))
+                .doesNotContainKey("egress");
+        assertThat(
+                        SandboxKey.document("tenant-a", parser.parse(read(EGRESS)), IMAGE)
+                                .getJsonObject("policy")
+                                .getJsonObject("egress")
+                                .toString())
+                .isEqualTo(
+                        "{\"allow\":[\"api.anthropic.com\",\"*.npmjs.org\",\"git.example.com:8443\"],"
+                                + "\"deny\":[\"private.npmjs.org\"]}");
+    }
 }

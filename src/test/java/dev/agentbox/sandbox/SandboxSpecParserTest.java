@@ -7,6 +7,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSpec.GitSource;
 import dev.agentbox.sandbox.SandboxSpec.Reuse;
+import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.ImageAllowlist;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import jakarta.json.Json;
@@ -80,6 +81,7 @@ class SandboxSpecParserTest {
         assertInvalid("{\"workspace\":{\"env\":{\"1BAD\":\"x\"}}}", "workspace.env");
         assertInvalid("{\"workspace\":{\"secrets\":{\"K\":1}}}", "workspace.secrets.K");
         assertInvalid("{\"policy\":{\"network\":\"host\"}}", "policy.network");
+        assertInvalid("{\"policy\":{\"network\":\"EGRESS\"}}", "policy.network");
         assertInvalid("{\"policy\":{\"memoryMb\":1}}", "policy.memoryMb");
         assertInvalid("{\"policy\":{\"cpus\":0}}", "policy.cpus");
         assertInvalid("{\"policy\":{\"ports\":[70000]}}", "policy.ports[0]");
@@ -310,5 +312,167 @@ class SandboxSpecParserTest {
                                 .policy()
                                 .network())
                 .isEqualTo(SandboxPolicy.Network.NONE);
+    }
+
+    @Test
+    void anEgressPolicyKeepsItsAllowAndDenyEntriesInOrderAsRules() {
+        SandboxPolicy policy =
+                parse(
+                                """
+                {"policy":{"network":"egress",
+                  "egress":{"allow":["api.anthropic.com","*.npmjs.org","git.example.com:8443"],
+                            "deny":["private.npmjs.org"]}}}""")
+                        .policy();
+        assertThat(policy.network()).isEqualTo(SandboxPolicy.Network.EGRESS);
+        assertThat(policy.egress().allow())
+                .extracting(EgressRule::text)
+                .containsExactly("api.anthropic.com", "*.npmjs.org", "git.example.com:8443");
+        assertThat(policy.egress().deny())
+                .extracting(EgressRule::text)
+                .containsExactly("private.npmjs.org");
+        assertThat(policy.egress().permits("registry.npmjs.org", 443)).isTrue();
+        assertThat(policy.egress().permits("private.npmjs.org", 443)).isFalse();
+    }
+
+    @Test
+    void egressWithoutEntriesIsLegalAndReachesOnlyTheOperatorsHosts() {
+        assertThat(parse("{\"policy\":{\"network\":\"egress\"}}").policy().egress().isEmpty())
+                .isTrue();
+        assertThat(
+                        parse("{\"policy\":{\"network\":\"egress\",\"egress\":{}}}")
+                                .policy()
+                                .egress()
+                                .isEmpty())
+                .isTrue();
+        assertThat(
+                        parse(
+                                        "{\"policy\":{\"network\":\"egress\","
+                                                + "\"egress\":{\"allow\":[],\"deny\":null}}}")
+                                .policy()
+                                .egress()
+                                .isEmpty())
+                .isTrue();
+    }
+
+    @Test
+    void egressRulesBelongToTheEgressNetworkOnly() {
+        assertInvalid("{\"policy\":{\"egress\":{\"allow\":[\"a.example\"]}}}", "policy.egress");
+        assertInvalid("{\"policy\":{\"network\":\"none\",\"egress\":{}}}", "policy.egress");
+        assertInvalid(
+                "{\"policy\":{\"network\":\"bridge\",\"egress\":{\"allow\":[]}}}", "policy.egress");
+        assertThat(parse("{\"policy\":{\"network\":\"none\",\"egress\":null}}").policy())
+                .isEqualTo(SandboxPolicy.defaults());
+        assertInvalid("{\"policy\":{\"network\":\"egress\",\"ports\":[8080]}}", "policy.ports");
+    }
+
+    @Test
+    void malformedEgressMembersAreRefusedNamingTheField() {
+        String egress = "{\"policy\":{\"network\":\"egress\",\"egress\":%s}}";
+        assertInvalid(egress.formatted("[]"), "policy.egress");
+        assertInvalid(egress.formatted("{\"allowed\":[]}"), "policy.egress.allowed");
+        assertInvalid(egress.formatted("{\"allow\":\"a.example\"}"), "policy.egress.allow");
+        assertInvalid(egress.formatted("{\"deny\":{}}"), "policy.egress.deny");
+        assertInvalid(egress.formatted("{\"allow\":[\"a.example\",7]}"), "policy.egress.allow[1]");
+        assertInvalid(
+                egress.formatted("{\"allow\":[\"a.example\",\"b.example\",\"*.com\"]}"),
+                "policy.egress.allow[2]");
+        assertInvalid(
+                egress.formatted("{\"allow\":[\"https://a.example/\"]}"), "policy.egress.allow[0]");
+        assertInvalid(egress.formatted("{\"deny\":[\"\"]}"), "policy.egress.deny[0]");
+        assertInvalid(egress.formatted("{\"allow\":[\"10.0.0.1\"]}"), "policy.egress.allow[0]");
+        assertInvalid(
+                egress.formatted("{\"deny\":[\"a.example\",\"[::1]\"]}"), "policy.egress.deny[1]");
+    }
+
+    @Test
+    void anEntryAppearsOnceAcrossAllowAndDenyWhateverItsSpelling() {
+        String egress = "{\"policy\":{\"network\":\"egress\",\"egress\":%s}}";
+        assertInvalid(
+                egress.formatted(
+                        "{\"allow\":[\"api.anthropic.com\",\"x.example\",\"API.Anthropic.com.\"]}"),
+                "policy.egress.allow[2]");
+        assertInvalid(
+                egress.formatted("{\"deny\":[\"*.x.example\",\"*.X.example\"]}"),
+                "policy.egress.deny[1]");
+        assertInvalid(
+                egress.formatted("{\"allow\":[\"x.example\"],\"deny\":[\"X.EXAMPLE\"]}"),
+                "policy.egress.deny[0]");
+        // the same host on another port is another rule
+        assertThat(
+                        parse(egress.formatted("{\"allow\":[\"x.example\",\"x.example:8443\"]}"))
+                                .policy()
+                                .egress()
+                                .allow())
+                .hasSize(2);
+    }
+
+    @Test
+    void allowAndDenyTogetherHoldAtMostTheConfiguredNumberOfEntries() {
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i <= 64; i++) {
+            many.append(i == 0 ? "" : ",").append("\"h").append(i).append(".example\"");
+        }
+        assertAboveCeiling(
+                "{\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[" + many + "]}}}",
+                "policy.egress.allow",
+                64);
+        SandboxSpecParser tight = withEgress(new EgressLimits(false, 2));
+        String egress = "{\"policy\":{\"network\":\"egress\",\"egress\":%s}}";
+        assertThatThrownBy(
+                        () ->
+                                tight.parse(
+                                        read(
+                                                egress.formatted(
+                                                        "{\"allow\":[\"a.example\",\"b.example\"],"
+                                                                + "\"deny\":[\"c.example\"]}"))))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.extensions())
+                                    .containsEntry("field", "policy.egress.deny")
+                                    .containsEntry("ceiling", 2);
+                            assertThat(e.detail()).contains("agentbox.egress.max-rules");
+                        });
+        assertThat(
+                        tight.parse(
+                                        read(
+                                                egress.formatted(
+                                                        "{\"allow\":[\"a.example\"],\"deny\":[\"b.example\"]}")))
+                                .policy()
+                                .egress()
+                                .deny())
+                .hasSize(1);
+    }
+
+    @Test
+    void addressesAndBlocksAreAcceptedOnlyWhereTheOperatorAllowsIpLiterals() {
+        SandboxSpecParser permissive =
+                withEgress(new EgressLimits(true, EgressLimits.DEFAULT_MAX_RULES));
+        SandboxPolicy policy =
+                permissive
+                        .parse(
+                                read(
+                                        "{\"policy\":{\"network\":\"egress\",\"egress\":"
+                                                + "{\"allow\":[\"10.1.2.3:5432\",\"[2001:DB8::0:1]\"],"
+                                                + "\"deny\":[\"[fd00::]/8\"]}}}"))
+                        .policy();
+        assertThat(policy.egress().allow())
+                .extracting(EgressRule::text)
+                .containsExactly("10.1.2.3:5432", "[2001:db8::1]");
+        assertThat(policy.egress().deny())
+                .extracting(EgressRule::text)
+                .containsExactly("[fd00::]/8");
+    }
+
+    private static SandboxSpecParser withEgress(EgressLimits limits) {
+        return new SandboxSpecParser(
+                1_800_000,
+                false,
+                new EnsureRules(
+                        ImageAllowlist.defaults(), ResourceCeilings.defaults(), true, limits));
+    }
+
+    private static jakarta.json.JsonValue read(String json) {
+        return Json.createReader(new StringReader(json)).readValue();
     }
 }

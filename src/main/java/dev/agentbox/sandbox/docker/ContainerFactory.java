@@ -110,11 +110,13 @@ final class ContainerFactory {
         if (bridge) {
             labels.put(DockerSandboxProvider.NETWORK, "bridge");
         }
-        // An egress sandbox's one way out is its tenant's gateway (docs/egress.md).
+        // An egress sandbox's one way out is its tenant's gateway (docs/egress.md); the labels
+        // keep its rules with the container, e.g. for a fork.
         EgressGateways.Gateway gateway = null;
         if (policy.network() == SandboxPolicy.Network.EGRESS) {
             gateway = provider.gateways().ensure(input.tenant().orElse(""));
             labels.put(DockerSandboxProvider.NETWORK, "egress");
+            labels.put(DockerSandboxProvider.EGRESS, EgressLabel.of(policy.egress()));
         }
         HostConfig host =
                 HostConfig.newHostConfig()

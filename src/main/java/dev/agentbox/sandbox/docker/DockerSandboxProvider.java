@@ -71,8 +71,14 @@ public class DockerSandboxProvider implements SandboxProvider {
     /** On a fork: its private image, removed when the fork is destroyed. */
     static final String FORK_IMAGE = "dev.agentbox.fork-image";
 
-    /** On a sandbox: its network mode as the policy named it ({@code bridge}); absent = none. */
+    /**
+     * On a sandbox: its network as the policy named it ({@code bridge} or {@code egress}); absent =
+     * none.
+     */
     static final String NETWORK = "dev.agentbox.network";
+
+    /** On an egress sandbox: its allow and deny rules ({@link EgressLabel}). */
+    static final String EGRESS = "dev.agentbox.egress";
 
     private static final Logger LOG = Logger.getLogger(DockerSandboxProvider.class.getName());
     private static final Pattern NAME_OK = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.-]{0,100}");

@@ -131,7 +131,15 @@ final class DockerSnapshots {
         }
         HostConfig hc = c.getHostConfig();
         SandboxPolicy policy = SandboxPolicy.defaults();
-        // The label, not the network mode: a bridge sandbox's mode is its tenant network's id.
+        // The label, not the network mode: a bridge sandbox's mode is its tenant network's id,
+        // and an egress sandbox's rules are nowhere else.
+        if ("egress".equals(labels.get(DockerSandboxProvider.NETWORK))) {
+            policy =
+                    policy.withNetwork(SandboxPolicy.Network.EGRESS)
+                            .withEgress(
+                                    EgressLabel.parse(
+                                            labels.getOrDefault(DockerSandboxProvider.EGRESS, "")));
+        }
         if ("bridge".equals(labels.get(DockerSandboxProvider.NETWORK))) {
             policy = policy.withNetwork(SandboxPolicy.Network.BRIDGE);
             ExposedPort[] exposedPorts = c.getConfig().getExposedPorts();

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.egress;
 
+import dev.agentbox.sandbox.EgressEntries;
+import dev.agentbox.sandbox.EgressLimits;
 import dev.agentbox.sandbox.spi.EgressRule;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -7,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
 
@@ -71,8 +72,9 @@ public record EgressSettings(
                 config.getOptionalValue("agentbox.egress.always-allow", String.class)
                         .map(EgressSettings::split)
                         .orElse(MODEL_API_HOSTS);
+        boolean ipLiterals = EgressLimits.fromConfig(config).ipLiteralsAllowed();
         for (String entry : entries) {
-            always.add(alwaysAllowEntry(entry));
+            always.add(alwaysAllowEntry(entry, ipLiterals));
         }
         Map<String, String> resolve = new LinkedHashMap<>();
         config.getOptionalValue("agentbox.egress.resolve", String.class)
@@ -119,21 +121,17 @@ public record EgressSettings(
         return out;
     }
 
-    /** {@code host}, {@code *.domain}, either with {@code :port}: the caller's syntax. */
-    static EgressRule alwaysAllowEntry(String entry) {
-        String text = entry.toLowerCase(java.util.Locale.ROOT);
-        OptionalInt port = OptionalInt.empty();
-        int colon = text.lastIndexOf(':');
-        if (colon > 0) {
-            port = OptionalInt.of(Integer.parseInt(text.substring(colon + 1)));
-            text = text.substring(0, colon);
+    /**
+     * An always-allow entry, in the caller's syntax and checked as strictly (IP literals only where
+     * {@code agentbox.egress.allow-ip-literals} lets callers name them too).
+     */
+    static EgressRule alwaysAllowEntry(String entry, boolean ipLiterals) {
+        try {
+            return EgressEntries.parse(entry, "agentbox.egress.always-allow", ipLiterals);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(
+                    "agentbox.egress.always-allow: bad entry " + entry + ": " + e.getMessage(), e);
         }
-        boolean sub = text.startsWith("*.");
-        String host = sub ? text.substring(2) : text;
-        if (!NAME.matcher(host).matches()) {
-            throw new IllegalArgumentException("agentbox.egress.always-allow: bad entry " + entry);
-        }
-        return new EgressRule(sub ? EgressRule.Kind.SUBDOMAINS : EgressRule.Kind.HOST, host, port);
     }
 
     /** The gateway's hosts file: one {@code address name} line per pinned name. */

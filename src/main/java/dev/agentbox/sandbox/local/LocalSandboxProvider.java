@@ -12,7 +12,9 @@ import dev.agentbox.sandbox.spi.SandboxExistsException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -49,7 +51,9 @@ import org.eclipse.microprofile.config.Config;
  * tenant shares the host, so each tenant gets a directory of its own; the tenant is read back from
  * the metadata's tenant label on resume. Commands run as host processes, each in its own session
  * and process group ({@code setsid}), so a kill takes the whole tree. No isolation beyond the path
- * checks of the fs API: trusted/dev use only. No snapshots, no fork, no network policy.
+ * checks of the fs API: trusted/dev use only. No snapshots, no fork, no network policy: commands
+ * share the host's network whatever the policy's network says, so a policy that would confine it
+ * ({@code egress}) is refused with {@code unsupported-capability} rather than silently ignored.
  */
 @ApplicationScoped
 public class LocalSandboxProvider implements SandboxProvider {
@@ -171,6 +175,9 @@ public class LocalSandboxProvider implements SandboxProvider {
     public SandboxHandle create(SandboxCreateInput input) {
         if (input.image().isPresent()) {
             throw ProblemException.invalidRequest("The local provider has no images; omit image.");
+        }
+        if (input.policy().network() == SandboxPolicy.Network.EGRESS) {
+            throw new UnsupportedCapabilityException(NAME, NETWORK_POLICY);
         }
         String id =
                 input.requestedId()

@@ -14,7 +14,8 @@ import java.util.OptionalInt;
  * the ensure: same image, same limits, same hardening, same network.
  *
  * <p>Only network {@code none} without ports can be pooled: a bridge sandbox joins its tenant's
- * network when it is made, and a pooled one has no tenant yet.
+ * network when it is made, and a pooled one has no tenant yet; an egress sandbox's reach is its
+ * ensure's own rules, so it is always made for its ensure.
  */
 public record PoolEntry(String provider, String image, SandboxPolicy policy) {
 

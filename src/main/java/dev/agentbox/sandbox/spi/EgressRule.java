@@ -11,7 +11,10 @@ import java.util.OptionalInt;
  *   <li>{@link Kind#SUBDOMAINS}: any name strictly below {@code value} ({@code *.npmjs.org} has
  *       value {@code npmjs.org}); never the apex itself.
  *   <li>{@link Kind#IP} / {@link Kind#CIDR}: an address or block, only where the operator allows IP
- *       literals ({@code agentbox.egress.allow-ip-literals}).
+ *       literals ({@code agentbox.egress.allow-ip-literals}). The value is the canonical address
+ *       ({@code 10.0.0.1}, {@code 2001:db8::1}) or network address and prefix length ({@code
+ *       10.0.0.0/8}, {@code fd00::/8}); {@link #text()} writes IPv6 in brackets ({@code
+ *       [2001:db8::1]}, {@code [fd00::]/8}).
  * </ul>
  *
  * An absent {@code port} means the web's two ports, 80 and 443. Names are lower case and carry no
@@ -44,6 +47,8 @@ public record EgressRule(Kind kind, String value, OptionalInt port) {
                 switch (kind) {
                     case SUBDOMAINS -> "*." + value;
                     case IP -> value.indexOf(':') >= 0 ? "[" + value + "]" : value;
+                    // [fd00::]/8: the brackets keep an IPv6 block's colons apart from a port's
+                    case CIDR -> value.indexOf(':') >= 0 ? "[" + value.replace("/", "]/") : value;
                     default -> value;
                 };
         return port.isPresent() ? host + ":" + port.getAsInt() : host;

@@ -66,6 +66,10 @@ public record SandboxPolicy(
         return new SandboxPolicy(n, memoryMb, cpus, pids, ports, egress);
     }
 
+    public SandboxPolicy withEgress(EgressPolicy e) {
+        return new SandboxPolicy(network, memoryMb, cpus, pids, ports, e);
+    }
+
     public SandboxPolicy withPorts(List<Integer> p) {
         return new SandboxPolicy(network, memoryMb, cpus, pids, p, egress);
     }

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.spi.SandboxProviderContract;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -65,6 +68,36 @@ class LocalProviderTest extends SandboxProviderContract {
     @Override
     protected void cleanupExtras() {
         LocalSandboxProvider.deleteTree(root);
+    }
+
+    @Test
+    @DisplayName(
+            "the local provider cannot confine a sandbox's network: egress is unsupported-capability networkPolicy, and no folder is made")
+    void egressIsUnsupported() throws IOException {
+        long before;
+        try (var entries = Files.list(root)) {
+            before = entries.count();
+        }
+        assertThatThrownBy(
+                        () ->
+                                provider.create(
+                                        baseInput()
+                                                .withRequestedId("egress-refused")
+                                                .withPolicy(
+                                                        SandboxPolicy.defaults()
+                                                                .withNetwork(
+                                                                        SandboxPolicy.Network
+                                                                                .EGRESS))))
+                .isInstanceOfSatisfying(
+                        UnsupportedCapabilityException.class,
+                        e -> {
+                            assertThat(e.provider()).isEqualTo(LocalSandboxProvider.NAME);
+                            assertThat(e.capability()).isEqualTo(Capability.NETWORK_POLICY);
+                        });
+        try (var entries = Files.list(root)) {
+            assertThat(entries.count()).isEqualTo(before);
+        }
+        assertThat(provider.capabilities().networkPolicy()).isFalse();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.platform.lease.JpaLeaseStore;
@@ -407,5 +408,27 @@ class WarmPoolTest {
                 .isEmpty();
         assertThat(pool("node-a", 0).entryFor("local", Optional.empty(), SandboxPolicy.defaults()))
                 .isEmpty();
+        assertThat(
+                        pool.entryFor(
+                                "local",
+                                Optional.of(entry.image()),
+                                SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.EGRESS)))
+                .as("an egress sandbox is never a pooled one, even without rules")
+                .isEmpty();
+    }
+
+    @Test
+    void onlyNetworkNoneCanBePooledSoEgressSandboxesAreAlwaysMadeForTheirEnsure() {
+        for (SandboxPolicy.Network n :
+                List.of(SandboxPolicy.Network.BRIDGE, SandboxPolicy.Network.EGRESS)) {
+            assertThatThrownBy(
+                            () ->
+                                    new PoolEntry(
+                                            "docker",
+                                            "agentbox/sandbox:bookworm",
+                                            SandboxPolicy.defaults().withNetwork(n)))
+                    .as(n.name())
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
     }
 }
