@@ -100,7 +100,14 @@ final class RunSandbox {
      * the same values.
      */
     private Redactor redactorFor(SandboxHandle handle) {
-        return spec.map(s -> Redactor.of(s.workspace().secrets().values()))
+        return spec.map(
+                        s ->
+                                Redactor.of(
+                                        java.util.stream.Stream.concat(
+                                                        s.workspace().secrets().values().stream(),
+                                                        s.workspace().brokered().values().stream()
+                                                                .map(b -> b.value()))
+                                                .toList()))
                 .orElseGet(() -> SandboxSecrets.redactorOf(handle));
     }
 

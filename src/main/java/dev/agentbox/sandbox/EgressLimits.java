@@ -1,5 +1,8 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.EgressRule;
+import java.util.ArrayList;
+import java.util.List;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -11,8 +14,18 @@ import org.eclipse.microprofile.config.Config;
  *     checks and may reach the operator's own networks)
  * @param maxRules [agentbox.egress.max-rules] default 64: the most entries {@code allow} and {@code
  *     deny} hold together; every one is checked on each connection of the sandbox
+ * @param alwaysAllow [agentbox.egress.always-allow] what every egress sandbox may reach besides its
+ *     own rules (default the model API hosts of the CLI harnesses)
  */
-public record EgressLimits(boolean ipLiteralsAllowed, int maxRules) {
+public record EgressLimits(boolean ipLiteralsAllowed, int maxRules, List<EgressRule> alwaysAllow) {
+
+    /** What {@code agentbox.egress.always-allow} defaults to. */
+    public static final List<String> MODEL_API_HOSTS =
+            List.of("api.anthropic.com", "api.openai.com");
+
+    public EgressLimits(boolean ipLiteralsAllowed, int maxRules) {
+        this(ipLiteralsAllowed, maxRules, MODEL_API_HOSTS.stream().map(EgressRule::host).toList());
+    }
 
     public static final int DEFAULT_MAX_RULES = 64;
 
@@ -20,6 +33,7 @@ public record EgressLimits(boolean ipLiteralsAllowed, int maxRules) {
         if (maxRules < 0) {
             throw new IllegalArgumentException("agentbox.egress.max-rules must not be negative");
         }
+        alwaysAllow = List.copyOf(alwaysAllow);
     }
 
     public static EgressLimits defaults() {
@@ -28,10 +42,23 @@ public record EgressLimits(boolean ipLiteralsAllowed, int maxRules) {
 
     public static EgressLimits fromConfig(Config c) {
         EgressLimits d = defaults();
-        return new EgressLimits(
+        boolean ipLiterals =
                 c.getOptionalValue("agentbox.egress.allow-ip-literals", Boolean.class)
-                        .orElse(d.ipLiteralsAllowed()),
-                c.getOptionalValue("agentbox.egress.max-rules", Integer.class)
-                        .orElse(d.maxRules()));
+                        .orElse(d.ipLiteralsAllowed());
+        List<EgressRule> always = new ArrayList<>();
+        for (String entry :
+                c.getOptionalValue("agentbox.egress.always-allow", String.class)
+                        .map(v -> List.of(v.split(",")))
+                        .orElse(MODEL_API_HOSTS)) {
+            if (!entry.isBlank()) {
+                always.add(
+                        EgressEntries.parse(
+                                entry.strip(), "agentbox.egress.always-allow", ipLiterals));
+            }
+        }
+        return new EgressLimits(
+                ipLiterals,
+                c.getOptionalValue("agentbox.egress.max-rules", Integer.class).orElse(d.maxRules()),
+                always);
     }
 }

@@ -164,9 +164,9 @@ final class SandboxEnsure {
         if (running.isPresent()) {
             // Secrets are re-supplied on every ensure; the exec is skipped only when there
             // are none now and none were installed before (the warm-resume fast path).
-            if (!spec.workspace().secrets().isEmpty() || instance.secretsInstalled()) {
-                SandboxSecrets.install(running.get(), spec.workspace().secrets());
-                instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            if (SandboxSecrets.any(spec.workspace()) || instance.secretsInstalled()) {
+                SandboxSecrets.install(running.get(), spec.workspace());
+                instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
             }
             instance.touch(clock.instant());
             SandboxInstance stored = store.upsert(instance);
@@ -185,10 +185,10 @@ final class SandboxEnsure {
                                 instance.snapshotId().get(),
                                 inputFor(instance.key(), instance.tenant(), spec));
                 try {
-                    if (!spec.workspace().secrets().isEmpty()) {
-                        SandboxSecrets.install(restored, spec.workspace().secrets());
+                    if (SandboxSecrets.any(spec.workspace())) {
+                        SandboxSecrets.install(restored, spec.workspace());
                     }
-                    instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+                    instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
                     instance.replaceSandbox(restored.id(), clock.instant());
                     SandboxInstance stored = store.upsert(instance);
                     LOG.info(
@@ -284,8 +284,8 @@ final class SandboxEnsure {
                 claim.map(WarmPool.Claim::handle)
                         .orElseGet(() -> provider.create(inputFor(key, tenant, spec)));
         try {
-            if (!spec.workspace().secrets().isEmpty()) {
-                SandboxSecrets.install(raw, spec.workspace().secrets());
+            if (SandboxSecrets.any(spec.workspace())) {
+                SandboxSecrets.install(raw, spec.workspace());
             }
             // A sandbox re-created under a recorded key keeps the environment recorded for it. A
             // pooled one was made without workspace.env: its record carries that too.
@@ -321,7 +321,7 @@ final class SandboxEnsure {
                             spec.lifecycle().keepAliveMs());
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
-            instance.secretsInstalled(!spec.workspace().secrets().isEmpty());
+            instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
             instance.envJson(env.json());
             instance.describe(spec.image(), spec.policy().ports());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);

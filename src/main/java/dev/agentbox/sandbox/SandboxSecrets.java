@@ -45,6 +45,52 @@ public final class SandboxSecrets {
         return "if [ -r " + f + " ]; then . " + f + "; fi; ";
     }
 
+    /** A placeholder the sandbox holds instead of a brokered secret: nothing but random. */
+    static final java.util.regex.Pattern PLACEHOLDER =
+            java.util.regex.Pattern.compile("agentbox-brokered-[0-9a-f]{40}");
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /** Whether {@code w} brings any secret, held or brokered. */
+    static boolean any(SandboxSpec.Workspace w) {
+        return !w.secrets().isEmpty() || !w.brokered().isEmpty();
+    }
+
+    /**
+     * Installs the workspace's secrets: the held ones as they are, each brokered one as a
+     * placeholder in the sandbox and its value at the sandbox's egress gateway (docs/egress.md). A
+     * brokered variable keeps the placeholder the sandbox already has, so an agent started before
+     * this ensure goes on working; the gateway's values are replaced (an ensure without brokered
+     * secrets removes them).
+     */
+    public static void install(SandboxHandle raw, SandboxSpec.Workspace w) {
+        Map<String, String> file = new LinkedHashMap<>(w.secrets());
+        Map<String, dev.agentbox.sandbox.spi.BrokeredSecret> byPlaceholder = new LinkedHashMap<>();
+        if (!w.brokered().isEmpty()) {
+            Map<String, String> held = installed(raw).orElse(Map.of());
+            w.brokered()
+                    .forEach(
+                            (name, secret) -> {
+                                String p = held.get(name);
+                                if (p == null
+                                        || !PLACEHOLDER.matcher(p).matches()
+                                        || byPlaceholder.containsKey(p)) {
+                                    p = newPlaceholder();
+                                }
+                                file.put(name, p);
+                                byPlaceholder.put(p, secret);
+                            });
+        }
+        raw.brokerSecrets(byPlaceholder);
+        install(raw, file);
+    }
+
+    private static String newPlaceholder() {
+        byte[] b = new byte[20];
+        RANDOM.nextBytes(b);
+        return "agentbox-brokered-" + java.util.HexFormat.of().formatHex(b);
+    }
+
     /**
      * Writes (or replaces) the secrets file; an empty map removes it. Called on every ensure,
      * because secrets are re-supplied by the caller and never stored.

@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import java.util.List;
 import java.util.Map;
@@ -46,12 +47,28 @@ public record SandboxSpec(
         }
     }
 
-    /** The workspace. {@code secrets} never leave memory except into the running sandbox. */
+    /**
+     * The workspace. {@code secrets} never leave memory except into the running sandbox; {@code
+     * brokered} ones never enter it (the sandbox sees a placeholder, its egress gateway the value).
+     */
     public record Workspace(
             Source source,
             List<SetupStep> setup,
             Map<String, String> env,
-            Map<String, String> secrets) {
+            Map<String, String> secrets,
+            Map<String, BrokeredSecret> brokered) {
+
+        public Workspace {
+            brokered = brokered == null ? Map.of() : Map.copyOf(brokered);
+        }
+
+        public Workspace(
+                Source source,
+                List<SetupStep> setup,
+                Map<String, String> env,
+                Map<String, String> secrets) {
+            this(source, setup, env, secrets, Map.of());
+        }
 
         @Override
         public String toString() {
@@ -64,6 +81,8 @@ public record SandboxSpec(
                     + env.keySet()
                     + ", secrets="
                     + secrets.keySet()
+                    + ", brokered="
+                    + brokered.keySet()
                     + "]";
         }
     }

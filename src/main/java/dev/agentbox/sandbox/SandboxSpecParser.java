@@ -11,6 +11,7 @@ import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.SnapshotMode;
 import dev.agentbox.sandbox.SandboxSpec.Source;
 import dev.agentbox.sandbox.SandboxSpec.Workspace;
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.GitCredentials;
@@ -111,6 +112,7 @@ public final class SandboxSpecParser {
         Optional<String> threadId = optionalString(o, "threadId").map(v -> id(v, "threadId"));
         Workspace workspace = workspace(o.get("workspace"));
         SandboxPolicy policy = policy(o.get("policy"));
+        checkBrokered(workspace, policy);
         Lifecycle lifecycle = lifecycle(o.get("lifecycle"), threadId.isPresent());
         if (lifecycle.reuse() == Reuse.THREAD && threadId.isEmpty()) {
             throw invalid("threadId", "is required when lifecycle.reuse is \"thread\"");
@@ -172,11 +174,112 @@ public final class SandboxSpecParser {
         }
         JsonObject w = object(value, "workspace");
         only(w, "workspace", "source", "setup", "env", "secrets");
+        Map<String, String> plain = new LinkedHashMap<>();
+        Map<String, BrokeredSecret> brokered = new LinkedHashMap<>();
+        secrets(w.get("secrets"), plain, brokered);
         return new Workspace(
                 source(w.get("source")),
                 setup(w.get("setup")),
                 stringMap(w.get("env"), "workspace.env"),
-                stringMap(w.get("secrets"), "workspace.secrets"));
+                Map.copyOf(plain),
+                brokered);
+    }
+
+    /** The most hosts one brokered secret may name. */
+    static final int MAX_BROKER_HOSTS = 16;
+
+    /**
+     * {@code workspace.secrets}: a string is a secret the sandbox holds; {@code {"value",
+     * "brokerHosts"}} one it never holds (a placeholder in the sandbox, the value at the egress
+     * gateway, for those exact hosts). Whether the hosts are allowed is checked with the policy.
+     */
+    private static void secrets(
+            JsonValue value, Map<String, String> plain, Map<String, BrokeredSecret> brokered) {
+        if (value == null || value == JsonValue.NULL) {
+            return;
+        }
+        String field = "workspace.secrets";
+        for (Map.Entry<String, JsonValue> e : object(value, field).entrySet()) {
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw invalid(field, "has an invalid variable name \"" + e.getKey() + "\"");
+            }
+            String at = field + "." + e.getKey();
+            if (e.getValue() instanceof JsonObject o) {
+                only(o, at, "value", "brokerHosts");
+                String v =
+                        optionalString(o, "value", at + ".value")
+                                .orElseThrow(() -> invalid(at + ".value", "is required"));
+                if (v.isEmpty()
+                        || v.indexOf('\0') >= 0
+                        || v.indexOf('\n') >= 0
+                        || v.indexOf('\r') >= 0) {
+                    throw invalid(
+                            at + ".value", "must be a non-empty header value (no NUL, CR or LF)");
+                }
+                JsonArray hosts = optionalArray(o, "brokerHosts", at + ".brokerHosts");
+                if (hosts == null || hosts.isEmpty()) {
+                    throw invalid(at + ".brokerHosts", "must name at least one host");
+                }
+                if (hosts.size() > MAX_BROKER_HOSTS) {
+                    throw invalid(
+                            at + ".brokerHosts", "names more than " + MAX_BROKER_HOSTS + " hosts");
+                }
+                List<String> names = new ArrayList<>();
+                for (int i = 0; i < hosts.size(); i++) {
+                    String hf = at + ".brokerHosts[" + i + "]";
+                    if (!(hosts.get(i) instanceof JsonString js)) {
+                        throw invalid(hf, "must be a host name");
+                    }
+                    EgressRule r = EgressEntries.parse(js.getString(), hf, false);
+                    if (r.kind() != EgressRule.Kind.HOST || r.port().isPresent()) {
+                        throw invalid(hf, "must be one exact host name, without a port or *.");
+                    }
+                    if (names.contains(r.value())) {
+                        throw invalid(hf, "repeats " + r.value());
+                    }
+                    names.add(r.value());
+                }
+                brokered.put(e.getKey(), new BrokeredSecret(v, names));
+            } else if (e.getValue() instanceof JsonString s) {
+                if (s.getString().indexOf('\0') >= 0) {
+                    throw invalid(at, "must not contain NUL");
+                }
+                plain.put(e.getKey(), s.getString());
+            } else {
+                throw invalid(at, "must be a string or {\"value\",\"brokerHosts\"}");
+            }
+        }
+    }
+
+    /**
+     * A brokered secret needs the egress gateway, and each of its hosts must be one the sandbox may
+     * reach (its own rules or the operator's always-allow list, and no deny rule): the gateway
+     * never sends a value where the sandbox could not go.
+     */
+    private void checkBrokered(Workspace workspace, SandboxPolicy policy) {
+        for (Map.Entry<String, BrokeredSecret> b : workspace.brokered().entrySet()) {
+            String at = "workspace.secrets." + b.getKey();
+            if (policy.network() != Network.EGRESS) {
+                throw invalid(at, "is brokered, which needs policy.network \"egress\"");
+            }
+            List<String> hosts = b.getValue().hosts();
+            for (int i = 0; i < hosts.size(); i++) {
+                String h = hosts.get(i);
+                boolean denied =
+                        policy.egress().deny().stream()
+                                .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80));
+                boolean allowed =
+                        policy.egress().allow().stream()
+                                        .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80))
+                                || rules.egress().alwaysAllow().stream()
+                                        .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80));
+                if (denied || !allowed) {
+                    throw invalid(
+                            at + ".brokerHosts[" + i + "]",
+                            "is not a host this sandbox's egress policy allows");
+                }
+            }
+        }
     }
 
     private Source source(JsonValue value) {

@@ -96,7 +96,13 @@ final class WorkspaceBootstrap {
      * first failure.
      */
     public void run(SandboxSpec.Workspace workspace, LocalSourceArchive archive) {
-        redactor = Redactor.of(workspace.secrets().values());
+        // brokered values never enter the sandbox; masked anyway, should a host echo one back
+        redactor =
+                Redactor.of(
+                        java.util.stream.Stream.concat(
+                                        workspace.secrets().values().stream(),
+                                        workspace.brokered().values().stream().map(b -> b.value()))
+                                .toList());
         if (archive != null) {
             copy(archive);
         }

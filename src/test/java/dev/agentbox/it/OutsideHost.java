@@ -99,6 +99,17 @@ public final class OutsideHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a host program inside this host's network namespace only (its files are the
+     * machine's): e.g. Node.js serving on this host's address. The caller stops it.
+     */
+    public Process startInNetwork(List<String> command) throws IOException {
+        String pid = DockerCli.ok("inspect", "-f", "{{.State.Pid}}", container);
+        List<String> cmd = new ArrayList<>(List.of("nsenter", "-t", pid, "-n"));
+        cmd.addAll(command);
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
     public String container() {
         return container;
     }

@@ -159,6 +159,9 @@ final class ContainerFactory {
         Map<String, String> envMap = new LinkedHashMap<>(input.env());
         if (gateway != null) {
             envMap.putAll(EgressGateways.proxyEnv(gateway));
+            envMap.put("NODE_EXTRA_CA_CERTS", EGRESS_CA);
+            envMap.put("SSL_CERT_FILE", EGRESS_BUNDLE);
+            envMap.put("REQUESTS_CA_BUNDLE", EGRESS_BUNDLE);
         }
         List<String> env =
                 envMap.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
@@ -204,6 +207,9 @@ final class ContainerFactory {
             DockerEngine.run(
                     "container start",
                     () -> engine().client().startContainerCmd(created.getId()).exec());
+            if (channel) {
+                provider.channels().awaitListening(name);
+            }
             if (gateway != null) {
                 // before any command runs: the address may be a destroyed sandbox's, whose
                 // rules are replaced here
@@ -217,9 +223,7 @@ final class ContainerFactory {
                                                         .exec()),
                                 gateway.network());
                 provider.gateways().apply(gateway, name, address, policy.egress());
-            }
-            if (channel) {
-                provider.channels().awaitListening(name);
+                trustGatewayCa(name, provider.gateways().caCertificate(gateway));
             }
             return new DockerSandbox(provider, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
@@ -236,6 +240,42 @@ final class ContainerFactory {
         } catch (RuntimeException e) {
             removeQuietly(created.getId(), e);
             throw e;
+        }
+    }
+
+    /** Where an egress sandbox finds the installation's CA (and its system roots with it). */
+    static final String EGRESS_CA = "/etc/agentbox/egress-ca.pem";
+
+    static final String EGRESS_BUNDLE = "/etc/agentbox/ca-bundle.pem";
+
+    /**
+     * Makes an egress sandbox trust the installation's CA, which signs what the gateway serves for
+     * brokered hosts: its own file, a bundle with the image's roots, and the image's bundle itself
+     * (for clients that read only that). Best effort where the image has no roots at all.
+     */
+    private void trustGatewayCa(String name, String pem) {
+        String script =
+                "mkdir -p /etc/agentbox && printf '%s' \"$AGENTBOX_EGRESS_CA\" > "
+                        + EGRESS_CA
+                        + " && { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "
+                        + EGRESS_CA
+                        + "; } > "
+                        + EGRESS_BUNDLE
+                        + " && if [ -f /etc/ssl/certs/ca-certificates.crt ]; then cat "
+                        + EGRESS_CA
+                        + " >> /etc/ssl/certs/ca-certificates.crt; fi";
+        var r =
+                new DockerSandbox(provider, name)
+                        .exec(
+                                script,
+                                dev.agentbox.sandbox.spi.ProcessOptions.defaults()
+                                        .withEnv(Map.of("AGENTBOX_EGRESS_CA", pem)));
+        if (r.exitCode() != 0) {
+            throw ProblemException.providerUnavailable(
+                    "The egress sandbox could not be given the gateway's CA (exit "
+                            + r.exitCode()
+                            + ").",
+                    null);
         }
     }
 

@@ -113,6 +113,11 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     }
 
     @Override
+    public void brokerSecrets(Map<String, dev.agentbox.sandbox.spi.BrokeredSecret> byPlaceholder) {
+        provider.gateways().broker(name, byPlaceholder);
+    }
+
+    @Override
     public Optional<dev.agentbox.sandbox.spi.EgressAudit> egressAudit() {
         return provider.gateways().audit(name);
     }

@@ -16,6 +16,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import java.io.ByteArrayInputStream;
@@ -83,6 +84,9 @@ final class EgressGateways {
 
     private final DockerSandboxProvider provider;
     private final EgressSettings settings;
+
+    /** The installation's CA certificate, once read from a gateway. */
+    private volatile String caPem;
 
     /** Gateways this server has already checked and given the operator's files, by container id. */
     private final Set<String> configured = ConcurrentHashMap.newKeySet();
@@ -178,7 +182,7 @@ final class EgressGateways {
         String f = CONF + "/sandboxes/" + GatewayRules.stem(address);
         String script =
                 "if head -n 1 \"$1.rules\" 2>/dev/null | grep -qxF \"$2\"; then"
-                        + " rm -f \"$1.rules\" \"$1.dns\" \"$3\" && exec agentbox-egress reload; fi";
+                        + " rm -f \"$1.rules\" \"$1.dns\" \"$3\" \"$4\" && exec agentbox-egress reload; fi";
         try {
             Exec r =
                     exec(
@@ -206,6 +210,71 @@ final class EgressGateways {
      * on an egress network. Each read is one exec in its gateway.
      */
     Optional<EgressAudit> audit(String container) {
+        return target(container).map(t -> new GatewayAudit(t.gateway(), t.stem()));
+    }
+
+    /**
+     * Replaces the brokered secrets of egress sandbox {@code container} in its gateway's tmpfs. The
+     * values travel in the environment of one exec (never on a command line, which {@code ps} and
+     * the engine show) and are written only there.
+     */
+    void broker(String container, Map<String, BrokeredSecret> byPlaceholder) {
+        Optional<Target> t = target(container);
+        if (t.isEmpty()) {
+            if (byPlaceholder.isEmpty()) {
+                return;
+            }
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    "Brokered secrets need policy.network egress.",
+                    Map.of("field", "workspace.secrets"),
+                    null);
+        }
+        StringBuilder lines = new StringBuilder();
+        byPlaceholder.forEach(
+                (placeholder, secret) ->
+                        lines.append(placeholder)
+                                .append(' ')
+                                .append(String.join(",", secret.hosts()))
+                                .append(' ')
+                                .append(
+                                        java.util.Base64.getEncoder()
+                                                .encodeToString(utf8(secret.value())))
+                                .append('\n'));
+        Exec r =
+                exec(
+                        t.get().gateway(),
+                        List.of("agentbox-egress", "secrets", t.get().stem()),
+                        List.of("AGENTBOX_SECRETS_TRANSFER=" + lines.toString().strip()));
+        if (r.code() != 0) {
+            // the script's words cannot hold a value: it echoes only names and paths
+            throw unavailable(
+                    "the egress gateway "
+                            + t.get().gateway()
+                            + " could not take the brokered secrets ("
+                            + r.output().strip()
+                            + ")");
+        }
+    }
+
+    /** The CA certificate every egress sandbox trusts (the gateway's, made once per engine). */
+    String caCertificate(Gateway gw) {
+        String ca = caPem;
+        if (ca == null) {
+            Exec r = exec(gw.container(), List.of("agentbox-egress", "ca"));
+            if (r.code() != 0 || !r.output().contains("BEGIN CERTIFICATE")) {
+                throw unavailable("the egress gateway " + gw.container() + " has no CA");
+            }
+            ca = r.output().strip() + "\n";
+            caPem = ca;
+        }
+        return ca;
+    }
+
+    /** Where an egress sandbox's files are: its gateway and its file stem (address). */
+    private record Target(String gateway, String stem) {}
+
+    private Optional<Target> target(String container) {
         InspectContainerResponse c;
         try {
             c =
@@ -224,7 +293,7 @@ final class EgressGateways {
             String ip = n.getValue().getIpAddress();
             if (n.getKey().startsWith(NETWORK_PREFIX) && ip != null && !ip.isEmpty()) {
                 String gateway = GATEWAY_PREFIX + n.getKey().substring(NETWORK_PREFIX.length());
-                return Optional.of(new GatewayAudit(gateway, GatewayRules.stem(ip)));
+                return Optional.of(new Target(gateway, GatewayRules.stem(ip)));
             }
         }
         return Optional.empty();
@@ -384,6 +453,11 @@ final class EgressGateways {
                         .withMemorySwap(256L * 1024 * 1024)
                         .withPidsLimit(256L)
                         .withRestartPolicy(RestartPolicy.unlessStoppedRestart())
+                        // brokered secrets: memory only, never the container's layer
+                        .withTmpFs(
+                                Map.of(
+                                        "/run/agentbox-egress/secrets",
+                                        "rw,noexec,nosuid,nodev,size=1m,mode=0700"))
                         .withNetworkMode(UPSTREAM_NETWORK)
                         .withBinds(new Bind(CA_VOLUME, new Volume("/var/lib/agentbox-egress")));
         try {
@@ -493,7 +567,11 @@ final class EgressGateways {
     private record Exec(int code, String output) {}
 
     private Exec exec(String container, List<String> cmd) {
-        DockerEngine.ExecCall call = engine().start(container, cmd, List.of(), "/", 64 * 1024);
+        return exec(container, cmd, List.of());
+    }
+
+    private Exec exec(String container, List<String> cmd, List<String> env) {
+        DockerEngine.ExecCall call = engine().start(container, cmd, env, "/", 64 * 1024);
         try {
             if (call.await(EXEC_DEADLINE) != CapturedExec.End.COMPLETED) {
                 return new Exec(-1, "timed out");

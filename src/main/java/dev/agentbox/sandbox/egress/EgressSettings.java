@@ -1,6 +1,5 @@
 package dev.agentbox.sandbox.egress;
 
-import dev.agentbox.sandbox.EgressEntries;
 import dev.agentbox.sandbox.EgressLimits;
 import dev.agentbox.sandbox.spi.EgressRule;
 import java.nio.file.Path;
@@ -57,25 +56,14 @@ public record EgressSettings(
 
     public static EgressSettings defaults() {
         return new EgressSettings(
-                DEFAULT_IMAGE,
-                MODEL_API_HOSTS.stream().map(EgressRule::host).toList(),
-                Map.of(),
-                Optional.empty());
+                DEFAULT_IMAGE, EgressLimits.defaults().alwaysAllow(), Map.of(), Optional.empty());
     }
 
     public static EgressSettings fromConfig(Config config) {
         String image =
                 config.getOptionalValue("agentbox.egress.image", String.class)
                         .orElse(DEFAULT_IMAGE);
-        List<EgressRule> always = new ArrayList<>();
-        List<String> entries =
-                config.getOptionalValue("agentbox.egress.always-allow", String.class)
-                        .map(EgressSettings::split)
-                        .orElse(MODEL_API_HOSTS);
-        boolean ipLiterals = EgressLimits.fromConfig(config).ipLiteralsAllowed();
-        for (String entry : entries) {
-            always.add(alwaysAllowEntry(entry, ipLiterals));
-        }
+        List<EgressRule> always = EgressLimits.fromConfig(config).alwaysAllow();
         Map<String, String> resolve = new LinkedHashMap<>();
         config.getOptionalValue("agentbox.egress.resolve", String.class)
                 .map(EgressSettings::split)
@@ -119,19 +107,6 @@ public record EgressSettings(
             }
         }
         return out;
-    }
-
-    /**
-     * An always-allow entry, in the caller's syntax and checked as strictly (IP literals only where
-     * {@code agentbox.egress.allow-ip-literals} lets callers name them too).
-     */
-    static EgressRule alwaysAllowEntry(String entry, boolean ipLiterals) {
-        try {
-            return EgressEntries.parse(entry, "agentbox.egress.always-allow", ipLiterals);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(
-                    "agentbox.egress.always-allow: bad entry " + entry + ": " + e.getMessage(), e);
-        }
     }
 
     /** The gateway's hosts file: one {@code address name} line per pinned name. */

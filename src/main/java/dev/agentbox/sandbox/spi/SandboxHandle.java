@@ -55,6 +55,17 @@ public interface SandboxHandle {
     SandboxEnv env();
 
     /**
+     * Gives this sandbox's egress gateway its brokered secrets, keyed by placeholder, replacing
+     * those it had (an empty map removes them). Providers without an egress gateway refuse any.
+     */
+    default void brokerSecrets(java.util.Map<String, BrokeredSecret> byPlaceholder) {
+        if (!byPlaceholder.isEmpty()) {
+            throw new UnsupportedCapabilityException(
+                    provider(), SandboxCapabilities.Capability.NETWORK_POLICY);
+        }
+    }
+
+    /**
      * The refusals of this sandbox's egress gateway; empty unless its network is {@code egress} on
      * a provider that audits it.
      */

@@ -47,6 +47,9 @@ class EgressGatewayTest {
     private static Path tlsDir;
     private static OutsideHost web;
     private static OutsideHost tls;
+    private static OutsideHost echo;
+    private static Process echoServer;
+    private static Path echoLog;
     private static DockerSandboxProvider provider;
     private final List<SandboxHandle> sandboxes = new ArrayList<>();
 
@@ -80,7 +83,8 @@ class EgressGatewayTest {
                 "srv.csr");
         Files.writeString(
                 tlsDir.resolve("ext"),
-                "subjectAltName=DNS:tls.allowed.test,DNS:tls.denied.test,DNS:tls.other.test\n");
+                "subjectAltName=DNS:tls.allowed.test,DNS:tls.denied.test,DNS:tls.other.test,"
+                        + "DNS:echo.allowed.test,DNS:echo2.allowed.test\n");
         openssl(
                 "x509",
                 "-req",
@@ -110,6 +114,28 @@ class EgressGatewayTest {
                                 + " -cert /tmp/srv.pem -key /tmp/srv.key");
         DockerCli.ok("cp", tlsDir.resolve("srv.key").toString(), tls.container() + ":/tmp/srv.key");
         DockerCli.ok("cp", tlsDir.resolve("srv.pem").toString(), tls.container() + ":/tmp/srv.pem");
+        // A host that records the credential headers it receives (Node.js in its network only)
+        echo = OutsideHost.start("agentbox/sandbox:busybox", "sleep 100000");
+        echoLog = tlsDir.resolve("echo.log");
+        Path script = tlsDir.resolve("echo.js");
+        Files.writeString(
+                script,
+                """
+                const fs = require('fs'), https = require('https'), http = require('http');
+                const [dir, log] = process.argv.slice(2);
+                const handle = (req, res) => {
+                  fs.appendFileSync(log, JSON.stringify({host: req.headers.host,
+                    authorization: req.headers.authorization || null,
+                    apiKey: req.headers['x-api-key'] || null}) + '\\n');
+                  res.end('recorded\\n');
+                };
+                https.createServer({key: fs.readFileSync(dir + '/srv.key'),
+                                    cert: fs.readFileSync(dir + '/srv.pem')}, handle).listen(443);
+                http.createServer(handle).listen(80);
+                """);
+        echoServer =
+                echo.startInNetwork(
+                        List.of("node", script.toString(), tlsDir.toString(), echoLog.toString()));
         EgressSettings egress =
                 EgressSettings.defaults()
                         .withAlwaysAllow(List.of(EgressRule.host("always.allowed.test")))
@@ -121,7 +147,9 @@ class EgressGatewayTest {
                                         "other.test", web.address(),
                                         "tls.allowed.test", tls.address(),
                                         "tls.denied.test", tls.address(),
-                                        "tls.other.test", tls.address()))
+                                        "tls.other.test", tls.address(),
+                                        "echo.allowed.test", echo.address(),
+                                        "echo2.allowed.test", echo.address()))
                         .withUpstreamCa(tlsDir.resolve("ca.pem"));
         provider = newProvider(egress);
     }
@@ -154,6 +182,12 @@ class EgressGatewayTest {
         }
         if (tls != null) {
             tls.close();
+        }
+        if (echoServer != null) {
+            echoServer.destroyForcibly();
+        }
+        if (echo != null) {
+            echo.close();
         }
     }
 
@@ -468,5 +502,132 @@ class EgressGatewayTest {
                         new dev.agentbox.sandbox.spi.EgressAudit.Refusal("tls.denied.test", 443));
         assertThat(audit.since(r.next()).refusals()).isEmpty();
         assertThat(quiet.egressAudit().orElseThrow().since(0).refusals()).isEmpty();
+    }
+
+    private static final String PLACEHOLDER = "agentbox-brokered-[0-9a-f]{40}";
+
+    /** Runs {@code command} with the sandbox's secrets file sourced, as every API command is. */
+    private static ExecResult withSecrets(SandboxHandle s, String command) {
+        return s.process().exec("for f in /dev/shm/agentbox/*.env; do . \"$f\"; done; " + command);
+    }
+
+    private static List<String> echoed() throws IOException {
+        return Files.exists(echoLog) ? Files.readAllLines(echoLog) : List.of();
+    }
+
+    @Test
+    void aBrokeredSecretNeverEntersTheSandboxAndReachesOnlyItsHostsCredentialHeaders()
+            throws Exception {
+        EgressPolicy policy =
+                new EgressPolicy(
+                        List.of(host("echo.allowed.test"), host("echo2.allowed.test")), List.of());
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, policy);
+        String value = "sk-test-" + UUID.randomUUID();
+        dev.agentbox.sandbox.SandboxSecrets.install(
+                s,
+                new dev.agentbox.sandbox.SandboxSpec.Workspace(
+                        new dev.agentbox.sandbox.SandboxSpec.NoSource(),
+                        List.of(),
+                        Map.of(),
+                        Map.of("PLAIN", "p"),
+                        Map.of(
+                                "API_KEY",
+                                new dev.agentbox.sandbox.spi.BrokeredSecret(
+                                        value, List.of("echo.allowed.test")))));
+        String placeholder = withSecrets(s, "printf %s \"$API_KEY\"").stdout();
+        assertThat(placeholder).matches(PLACEHOLDER);
+        assertThat(withSecrets(s, "printf %s \"$PLAIN\"").stdout()).isEqualTo("p");
+        // HTTPS (terminated at the gateway with the installation's CA, which the sandbox trusts)
+        // and HTTP, in both credential headers
+        int before = echoed().size();
+        ExecResult https =
+                withSecrets(
+                        s,
+                        "curl -sS --max-time 10 -H \"Authorization: Bearer $API_KEY\""
+                                + " https://echo.allowed.test/");
+        assertThat(https.stdout()).as(https.stderr()).contains("recorded");
+        assertThat(
+                        withSecrets(
+                                        s,
+                                        "curl -sS --max-time 10 -H \"x-api-key: $API_KEY\""
+                                                + " http://echo.allowed.test/")
+                                .stdout())
+                .contains("recorded");
+        // the same placeholder towards a host it is not brokered to stays a placeholder
+        assertThat(
+                        withSecrets(
+                                        s,
+                                        "curl -sS --max-time 10 -H \"Authorization: Bearer $API_KEY\""
+                                                + " --cacert /tmp/test-ca.pem https://echo2.allowed.test/")
+                                .stdout())
+                .contains("recorded");
+        List<String> seen = echoed().subList(before, echoed().size());
+        assertThat(seen).hasSize(3);
+        assertThat(seen.get(0)).contains("\"authorization\":\"Bearer " + value + "\"");
+        assertThat(seen.get(1)).contains("\"apiKey\":\"" + value + "\"");
+        assertThat(seen.get(2))
+                .contains("\"authorization\":\"Bearer " + placeholder + "\"")
+                .doesNotContain(value);
+        // nowhere in the sandbox: environment, files, processes
+        // nowhere in the sandbox: environment, files, processes (the pattern is written so
+        // that the grep's own command line does not hold the value)
+        String pattern = value.replaceFirst("-", "[-]");
+        assertThat(
+                        withSecrets(
+                                        s,
+                                        "grep -rls -e '"
+                                                + pattern
+                                                + "' /proc/[0-9]*/environ /proc/[0-9]*/cmdline"
+                                                + " /dev/shm /etc /tmp /workspace /root 2>/dev/null;"
+                                                + " env | grep -c -e '"
+                                                + pattern
+                                                + "' || true")
+                                .stdout()
+                                .strip())
+                .isEqualTo("0");
+        // nor in what the engine shows of the sandbox and its gateway, nor in the gateway's logs
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        assertThat(DockerCli.ok("inspect", s.id())).doesNotContain(value);
+        assertThat(DockerCli.ok("inspect", gateway)).doesNotContain(value);
+        assertThat(DockerCli.run("logs", gateway).out()).doesNotContain(value);
+        assertThat(
+                        DockerCli.run(
+                                        "exec", gateway, "grep", "-rl", "--", value, "/etc", "/var",
+                                        "/tmp")
+                                .out())
+                .isBlank();
+    }
+
+    @Test
+    void aPlaceholderMeansNothingInAnotherTenantsSandbox() throws Exception {
+        EgressPolicy policy = new EgressPolicy(List.of(host("echo.allowed.test")), List.of());
+        SandboxHandle a = sandbox(TENANT_A, policy);
+        SandboxHandle b = sandboxTrustingTheTestCa(TENANT_B, policy);
+        String value = "sk-test-" + UUID.randomUUID();
+        dev.agentbox.sandbox.SandboxSecrets.install(
+                a,
+                new dev.agentbox.sandbox.SandboxSpec.Workspace(
+                        new dev.agentbox.sandbox.SandboxSpec.NoSource(),
+                        List.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(
+                                "API_KEY",
+                                new dev.agentbox.sandbox.spi.BrokeredSecret(
+                                        value, List.of("echo.allowed.test")))));
+        String placeholder = withSecrets(a, "printf %s \"$API_KEY\"").stdout();
+        int before = echoed().size();
+        assertThat(
+                        b.process()
+                                .exec(
+                                        "curl -sS --max-time 10 -H 'Authorization: Bearer "
+                                                + placeholder
+                                                + "' --cacert /tmp/test-ca.pem https://echo.allowed.test/")
+                                .stdout())
+                .as("the other tenant's sandbox reaches the host (with the CA)")
+                .contains("recorded");
+        List<String> seen = echoed().subList(before, echoed().size());
+        assertThat(seen).hasSize(1);
+        assertThat(seen.get(0)).contains(placeholder).doesNotContain(value);
     }
 }
