@@ -464,6 +464,101 @@ class SandboxSpecParserTest {
                 .containsExactly("[fd00::]/8");
     }
 
+    private static final String EGRESS_POLICY =
+            "\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[\"git.example.com\"],"
+                    + "\"deny\":[\"blocked.example.com\"]}}";
+
+    private static String brokered(String secret, String policy) {
+        return "{\"workspace\":{\"secrets\":{\"KEY\":"
+                + secret
+                + ",\"PLAIN\":\"p\"}},"
+                + policy
+                + "}";
+    }
+
+    @Test
+    void aBrokeredSecretIsKeptApartFromTheSecretsTheSandboxHolds() {
+        SandboxSpec spec =
+                parse(
+                        brokered(
+                                "{\"value\":\"sk-1\",\"brokerHosts\":[\"Git.Example.com\"]}",
+                                EGRESS_POLICY));
+        assertThat(spec.workspace().secrets()).containsOnlyKeys("PLAIN");
+        assertThat(spec.workspace().brokered()).containsOnlyKeys("KEY");
+        assertThat(spec.workspace().brokered().get("KEY").value()).isEqualTo("sk-1");
+        assertThat(spec.workspace().brokered().get("KEY").hosts())
+                .containsExactly("git.example.com");
+        assertThat(spec.workspace().toString()).doesNotContain("sk-1");
+    }
+
+    @Test
+    void aBrokeredSecretMayGoToTheOperatorsAlwaysAllowedHosts() {
+        SandboxSpec spec =
+                parse(
+                        brokered(
+                                "{\"value\":\"sk-1\",\"brokerHosts\":[\"api.anthropic.com\"]}",
+                                "\"policy\":{\"network\":\"egress\"}"));
+        assertThat(spec.workspace().brokered().get("KEY").hosts())
+                .containsExactly("api.anthropic.com");
+    }
+
+    @Test
+    void aBrokeredSecretNeedsTheEgressNetwork() {
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"sk-1\",\"brokerHosts\":[\"git.example.com\"]}",
+                        "\"policy\":{\"network\":\"bridge\"}"),
+                "workspace.secrets.KEY");
+        assertInvalid(
+                "{\"workspace\":{\"secrets\":{\"KEY\":{\"value\":\"v\",\"brokerHosts\":[\"a.example.com\"]}}}}",
+                "workspace.secrets.KEY");
+    }
+
+    @Test
+    void aBrokeredSecretGoesOnlyWhereTheSandboxMayGo() {
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"sk-1\",\"brokerHosts\":[\"git.example.com\",\"evil.example\"]}",
+                        EGRESS_POLICY),
+                "workspace.secrets.KEY.brokerHosts[1]");
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"sk-1\",\"brokerHosts\":[\"blocked.example.com\"]}",
+                        EGRESS_POLICY),
+                "workspace.secrets.KEY.brokerHosts[0]");
+    }
+
+    @Test
+    void aBrokeredSecretIsWellFormedOrRefusedNamingTheField() {
+        assertInvalid(
+                brokered("{\"brokerHosts\":[\"git.example.com\"]}", EGRESS_POLICY),
+                "workspace.secrets.KEY.value");
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"a\\nb\",\"brokerHosts\":[\"git.example.com\"]}",
+                        EGRESS_POLICY),
+                "workspace.secrets.KEY.value");
+        assertInvalid(
+                brokered("{\"value\":\"v\"}", EGRESS_POLICY), "workspace.secrets.KEY.brokerHosts");
+        assertInvalid(
+                brokered("{\"value\":\"v\",\"brokerHosts\":[]}", EGRESS_POLICY),
+                "workspace.secrets.KEY.brokerHosts");
+        assertInvalid(
+                brokered("{\"value\":\"v\",\"brokerHosts\":[\"*.example.com\"]}", EGRESS_POLICY),
+                "workspace.secrets.KEY.brokerHosts[0]");
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"v\",\"brokerHosts\":[\"git.example.com:443\"]}",
+                        EGRESS_POLICY),
+                "workspace.secrets.KEY.brokerHosts[0]");
+        assertInvalid(
+                brokered(
+                        "{\"value\":\"v\",\"brokerHosts\":[\"git.example.com\"],\"extra\":1}",
+                        EGRESS_POLICY),
+                "workspace.secrets.KEY.extra");
+        assertInvalid(brokered("42", EGRESS_POLICY), "workspace.secrets.KEY");
+    }
+
     private static SandboxSpecParser withEgress(EgressLimits limits) {
         return new SandboxSpecParser(
                 1_800_000,
