@@ -1,0 +1,118 @@
+package dev.agentbox.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.sandbox.spi.EgressAudit;
+import jakarta.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class RunEgressDenialsTest {
+
+    private final ChunkFactory chunks = new ChunkFactory("r-1", "t-1", () -> 0L);
+    private final AtomicLong nanos = new AtomicLong();
+    private final List<String> reported = new ArrayList<>();
+
+    /** An audit over a list that grows, read by index as position. */
+    private static final class ListAudit implements EgressAudit {
+        final List<Refusal> refusals = new ArrayList<>();
+        int reads;
+        boolean broken;
+
+        @Override
+        public long end() {
+            return refusals.size();
+        }
+
+        @Override
+        public Refusals since(long position) {
+            reads++;
+            if (broken) {
+                throw new IllegalStateException("gateway gone");
+            }
+            return new Refusals(
+                    List.copyOf(refusals.subList((int) position, refusals.size())),
+                    refusals.size());
+        }
+    }
+
+    private RunEgressDenials.Reporter reporter() {
+        return (host, port, count) -> reported.add(host + ":" + port + "x" + count);
+    }
+
+    private static String value(JsonObject chunk) {
+        assertThat(chunk.getString("type")).isEqualTo("CUSTOM");
+        assertThat(chunk.getString("name")).isEqualTo("egress.denied");
+        return chunk.getJsonObject("value").toString();
+    }
+
+    @Test
+    void aRunIsToldOnlyOfTheRefusalsMadeWhileItIsDriven() {
+        ListAudit audit = new ListAudit();
+        audit.refusals.add(new EgressAudit.Refusal("before.example", 443));
+        RunEgressDenials d = new RunEgressDenials(audit, audit.end(), nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("registry.npmjs.org", 443));
+        List<JsonObject> out = d.drain(chunks, true, reporter());
+        assertThat(out).hasSize(1);
+        assertThat(value(out.get(0)))
+                .isEqualTo("{\"host\":\"registry.npmjs.org\",\"port\":443,\"count\":1}");
+    }
+
+    @Test
+    void refusalsOfOneReadAreMergedPerDestinationInTheOrderFirstSeen() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+        audit.refusals.add(new EgressAudit.Refusal("b.example", 80));
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+        nanos.addAndGet(RunEgressDenials.POLL_MS * 1_000_000);
+        List<JsonObject> out = d.drain(chunks, false, reporter());
+        assertThat(out.stream().map(RunEgressDenialsTest::value))
+                .containsExactly(
+                        "{\"host\":\"a.example\",\"port\":443,\"count\":2}",
+                        "{\"host\":\"b.example\",\"port\":80,\"count\":1}");
+        assertThat(reported).containsExactly("a.example:443x2", "b.example:80x1");
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+    }
+
+    @Test
+    void theGatewayIsReadAtMostOnceAPollIntervalUntilTheAgentExits() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+        assertThat(d.drain(chunks, false, reporter())).isEmpty();
+        assertThat(audit.reads).isZero();
+        nanos.addAndGet(RunEgressDenials.POLL_MS * 1_000_000 - 1);
+        assertThat(d.drain(chunks, false, reporter())).isEmpty();
+        assertThat(d.drain(chunks, true, reporter())).hasSize(1);
+        assertThat(audit.reads).isEqualTo(1);
+    }
+
+    @Test
+    void pastTheCapOfARunTheRestIsOneChunkAtTheEnd() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        for (int i = 0; i < RunEgressDenials.PER_RUN + 3; i++) {
+            audit.refusals.add(new EgressAudit.Refusal("h" + i + ".example", 443));
+        }
+        List<JsonObject> out = d.drain(chunks, true, reporter());
+        assertThat(out).hasSize(RunEgressDenials.PER_RUN + 1);
+        assertThat(value(out.get(out.size() - 1)))
+                .isEqualTo("{\"host\":\"*\",\"port\":0,\"count\":3}");
+    }
+
+    @Test
+    void aGatewayThatCannotBeReadCostsTheRunOnlyItsRefusals() {
+        ListAudit audit = new ListAudit();
+        audit.broken = true;
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        audit.broken = false;
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        assertThat(audit.reads).isEqualTo(1);
+    }
+}
