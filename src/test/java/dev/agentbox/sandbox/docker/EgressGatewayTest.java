@@ -561,6 +561,16 @@ class EgressGatewayTest {
                                                 + " --cacert /tmp/test-ca.pem https://echo2.allowed.test/")
                                 .stdout())
                 .contains("recorded");
+        // an allowed (brokered, so terminated) SNI carrying a Host the same rule does not cover
+        assertThat(
+                        withSecrets(
+                                        s,
+                                        "curl -s -o /dev/null -w '%{http_code}' --max-time 10"
+                                                + " -H \"Authorization: Bearer $API_KEY\""
+                                                + " -H 'Host: echo2.allowed.test'"
+                                                + " https://echo.allowed.test/")
+                                .stdout())
+                .isEqualTo("403");
         List<String> seen = echoed().subList(before, echoed().size());
         assertThat(seen).hasSize(3);
         assertThat(seen.get(0)).contains("\"authorization\":\"Bearer " + value + "\"");
