@@ -65,6 +65,7 @@ final class ManagedContainers {
                 && ("removing".equals(state.getStatus()) || "dead".equals(state.getStatus()))) {
             return Optional.empty();
         }
+        String name = c.getName().replaceFirst("^/", "");
         if (state == null || !Boolean.TRUE.equals(state.getRunning())) {
             try {
                 DockerEngine.run(
@@ -75,8 +76,9 @@ final class ManagedContainers {
             } catch (NotFoundException e) {
                 return Optional.empty();
             }
+            reapplyEgress(name, labels);
         }
-        return Optional.of(new DockerSandbox(provider, c.getName().replaceFirst("^/", "")));
+        return Optional.of(new DockerSandbox(provider, name));
     }
 
     /**
@@ -144,6 +146,27 @@ final class ManagedContainers {
                 // gone already, or another fork still uses it
             }
         }
+    }
+
+    /**
+     * A stopped egress sandbox that starts again may have another address on its network (and its
+     * gateway may have been made anew): its rules, kept in its labels, are written again before the
+     * caller runs anything in it. Its brokered secrets come with the ensure that resumes it.
+     */
+    private void reapplyEgress(String name, Map<String, String> labels) {
+        String rules = labels.get(DockerSandboxProvider.EGRESS);
+        if (!"egress".equals(labels.get(DockerSandboxProvider.NETWORK)) || rules == null) {
+            return;
+        }
+        EgressGateways gateways = provider.gateways();
+        EgressGateways.Gateway gw = gateways.ensure(labels.getOrDefault(SandboxLabels.TENANT, ""));
+        String address =
+                EgressGateways.addressOn(
+                        DockerEngine.call(
+                                "container inspect",
+                                () -> engine().client().inspectContainerCmd(name).exec()),
+                        gw.network());
+        gateways.apply(gw, name, address, EgressLabel.parse(rules));
     }
 
     /** An egress sandbox's rules leave its gateway with it (docs/egress.md). */

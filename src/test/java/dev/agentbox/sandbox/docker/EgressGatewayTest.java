@@ -640,4 +640,17 @@ class EgressGatewayTest {
         assertThat(seen).hasSize(1);
         assertThat(seen.get(0)).contains(placeholder).doesNotContain(value);
     }
+
+    @Test
+    void aStoppedEgressSandboxGetsItsRulesAgainWhenItIsResumed() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        DockerCli.ok("stop", "-t", "1", s.id());
+        // as if the gateway had been made anew: it knows nothing of the sandbox any more
+        DockerCli.ok("exec", gateway, "sh", "-c", "rm -f /etc/agentbox-egress/sandboxes/*.rules");
+        SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
+        assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
+    }
 }
