@@ -40,7 +40,7 @@ public final class AgentPrompt {
 
     /**
      * The command run in the sandbox: the definition's command (prompt on stdin), or the harness
-     * CLI, resuming {@code claudeSession} when there is one.
+     * CLI in the definition's permission mode, resuming {@code claudeSession} when there is one.
      */
     public static AgentInvocation invocation(
             AgentTemplate template,
@@ -48,11 +48,13 @@ public final class AgentPrompt {
             String prompt,
             Optional<String> claudeSession) {
         if (template.harness() == Harness.CLAUDE_CODE && claudeSession.isPresent()) {
-            return AgentCommands.claudeCodeResuming(claudeSession.get(), prompt);
+            return AgentCommands.claudeCodeResuming(
+                    claudeSession.get(), prompt, template.effectivePermissionMode());
         }
         String text = text(earlier, prompt);
         return template.harness() == Harness.COMMAND
                 ? AgentInvocation.withPrompt(template.command().orElseThrow(), text)
-                : AgentCommands.forHarness(template.harness(), text);
+                : AgentCommands.forHarness(
+                        template.harness(), text, template.effectivePermissionMode());
     }
 }

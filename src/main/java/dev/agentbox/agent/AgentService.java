@@ -213,6 +213,7 @@ public class AgentService {
                         .add("detachOnDisconnect", t.detachOnDisconnect())
                         .add("destroyOnComplete", t.destroyOnComplete());
         t.command().ifPresent(c -> b.add("command", c));
+        t.permissionMode().ifPresent(m -> b.add("permissionMode", m.wireName()));
         t.maxDurationMs().ifPresent(m -> b.add("maxDurationMs", m));
         RunRequest request = RunRequest.parse(b.build(), sandboxes.specParser());
         RunRecordView run =
