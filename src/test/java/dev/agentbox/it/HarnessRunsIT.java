@@ -41,7 +41,7 @@ class HarnessRunsIT {
         check(
                 Harness.CLAUDE_CODE,
                 "claude",
-                "harness/claude-code-success.ndjson",
+                "harness/claude-code-tool.ndjson",
                 "-p\n--output-format\nstream-json\n--verbose\n--permission-mode\nbypassPermissions\n");
     }
 
@@ -50,7 +50,7 @@ class HarnessRunsIT {
         check(
                 Harness.CODEX,
                 "codex",
-                "harness/codex-success.jsonl",
+                "harness/codex-tool.jsonl",
                 "exec\n--json\n--skip-git-repo-check\n--dangerously-bypass-approvals-and-sandbox\n-\n");
     }
 
