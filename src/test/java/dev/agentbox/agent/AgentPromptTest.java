@@ -54,14 +54,31 @@ class AgentPromptTest {
         assertThat(fresh.command()).doesNotContain("--resume");
         assertThat(fresh.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
 
-        AgentInvocation codex =
+        AgentInvocation command =
                 AgentPrompt.invocation(
-                        template(Harness.CODEX, Optional.empty()),
+                        template(Harness.COMMAND, Optional.of("cat")),
                         EARLIER,
                         "now",
                         Optional.of("ignored"));
-        assertThat(codex.command()).doesNotContain("ignored");
-        assertThat(codex.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+        assertThat(command.command()).isEqualTo("cat");
+        assertThat(command.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+    }
+
+    @Test
+    void codexResumesItsSessionWithThePromptAloneAndOtherwiseGetsTheTranscript() {
+        AgentTemplate codex = template(Harness.CODEX, Optional.empty());
+
+        AgentInvocation resumed =
+                AgentPrompt.invocation(codex, EARLIER, "now", Optional.of("01a2-thread"));
+        assertThat(resumed.command())
+                .isEqualTo(
+                        "codex exec resume --json --skip-git-repo-check"
+                                + " --dangerously-bypass-approvals-and-sandbox 01a2-thread -");
+        assertThat(resumed.prompt()).contains("now");
+
+        AgentInvocation fresh = AgentPrompt.invocation(codex, EARLIER, "now", Optional.empty());
+        assertThat(fresh.command()).doesNotContain("resume");
+        assertThat(fresh.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
     }
 
     @Test

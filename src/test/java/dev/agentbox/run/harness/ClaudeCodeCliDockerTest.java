@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its output fed through {@link ClaudeCodeTranslator}: a text turn, a Bash tool that changes a file
  * in the workspace, the same tool refused under {@code permissionMode: default}, a model API error,
  * a retried overload, and a second turn resuming the session. Every line the CLI prints must be one
- * the translator maps.
+ * the translator maps (CH-08, CH-09).
  */
 @NeedsDocker
 class ClaudeCodeCliDockerTest {

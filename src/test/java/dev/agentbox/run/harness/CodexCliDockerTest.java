@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * through {@link CodexTranslator}: a text turn, a shell command that changes a file in the
  * workspace, the same command under {@code permissionMode: default} (Codex's read-only sandbox,
  * which cannot start in a container), a model API error, a stream cut short and retried, and a
- * second turn resuming the session. Every line the CLI prints must be one the translator maps.
+ * second turn resuming the session. Every line the CLI prints must be one the translator maps
+ * (CH-08, CH-09).
  *
  * <p>Codex reads its endpoint from {@code ~/.codex/config.toml}: a provider at the scripted server
  * (retries as each test needs), with update checks, analytics and the plugin and app catalogues
