@@ -8,11 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What an agent run is given: the prompt, and how the thread continues. A {@code claude-code} run
- * whose thread has a Claude session (an earlier run logged {@code CUSTOM claude-code.session-id})
- * resumes that session with the prompt alone; every other run gets the earlier user and assistant
- * messages of the input as a short transcript before the prompt (the newest {@value #MAX_MESSAGES}
- * messages, each cut at {@value #MAX_MESSAGE_CHARS} characters).
+ * What an agent run is given: the prompt, and how the thread continues. A {@code claude-code} or
+ * {@code codex} run whose thread has a session of that CLI (an earlier run logged {@code CUSTOM
+ * claude-code.session-id} or {@code codex.session-id}) resumes that session with the prompt alone
+ * ({@code claude --resume}, {@code codex exec resume}); every other run gets the earlier user and
+ * assistant messages of the input as a short transcript before the prompt (the newest {@value
+ * #MAX_MESSAGES} messages, each cut at {@value #MAX_MESSAGE_CHARS} characters).
  */
 public final class AgentPrompt {
 
@@ -40,19 +41,25 @@ public final class AgentPrompt {
 
     /**
      * The command run in the sandbox: the definition's command (prompt on stdin), or the harness
-     * CLI, resuming {@code claudeSession} when there is one.
+     * CLI in the definition's permission mode, resuming {@code cliSession} when there is one.
      */
     public static AgentInvocation invocation(
             AgentTemplate template,
             List<Message> earlier,
             String prompt,
-            Optional<String> claudeSession) {
-        if (template.harness() == Harness.CLAUDE_CODE && claudeSession.isPresent()) {
-            return AgentCommands.claudeCodeResuming(claudeSession.get(), prompt);
+            Optional<String> cliSession) {
+        if (cliSession.isPresent() && template.harness() == Harness.CLAUDE_CODE) {
+            return AgentCommands.claudeCodeResuming(
+                    cliSession.get(), prompt, template.effectivePermissionMode());
+        }
+        if (cliSession.isPresent() && template.harness() == Harness.CODEX) {
+            return AgentCommands.codexResuming(
+                    cliSession.get(), prompt, template.effectivePermissionMode());
         }
         String text = text(earlier, prompt);
         return template.harness() == Harness.COMMAND
                 ? AgentInvocation.withPrompt(template.command().orElseThrow(), text)
-                : AgentCommands.forHarness(template.harness(), text);
+                : AgentCommands.forHarness(
+                        template.harness(), text, template.effectivePermissionMode());
     }
 }

@@ -9,7 +9,6 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
-import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.annotation.PostConstruct;
@@ -53,7 +52,7 @@ public class AgentService {
 
     @Inject ThreadTranscripts transcripts;
 
-    @Inject ClaudeSessions claudeSessions;
+    @Inject CliSessions cliSessions;
 
     @Inject Clock clock;
 
@@ -192,10 +191,8 @@ public class AgentService {
             Map<String, String> secrets) {
         AgentTemplate t = definition.template();
         Optional<String> session =
-                t.harness() == Harness.CLAUDE_CODE
-                        ? claudeSessions.latest(
-                                tenant, definition.agentId(), input.threadId(), input.runId())
-                        : Optional.empty();
+                cliSessions.latest(
+                        tenant, definition.agentId(), input.threadId(), input.runId(), t.harness());
         String prompt =
                 session.isPresent()
                         ? input.prompt()
@@ -213,6 +210,7 @@ public class AgentService {
                         .add("detachOnDisconnect", t.detachOnDisconnect())
                         .add("destroyOnComplete", t.destroyOnComplete());
         t.command().ifPresent(c -> b.add("command", c));
+        t.permissionMode().ifPresent(m -> b.add("permissionMode", m.wireName()));
         t.maxDurationMs().ifPresent(m -> b.add("maxDurationMs", m));
         RunRequest request = RunRequest.parse(b.build(), sandboxes.specParser());
         RunRecordView run =
@@ -226,7 +224,9 @@ public class AgentService {
                         + ": run "
                         + LogText.quote(run.runId())
                         + " started"
-                        + (session.isPresent() ? " (resuming the thread's Claude session)" : ""));
+                        + (session.isPresent()
+                                ? " (resuming the thread's " + t.harness().wireName() + " session)"
+                                : ""));
         return run;
     }
 

@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -32,6 +33,7 @@ public record AgentTemplate(
         JsonObject sandbox,
         Harness harness,
         Optional<String> command,
+        Optional<PermissionMode> permissionMode,
         boolean durable,
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
@@ -45,6 +47,7 @@ public record AgentTemplate(
                     "sandbox",
                     "harness",
                     "command",
+                    "permissionMode",
                     "durable",
                     "detachOnDisconnect",
                     "destroyOnComplete",
@@ -107,6 +110,7 @@ public record AgentTemplate(
                 sandbox,
                 r.harness(),
                 r.command(),
+                r.permissionMode(),
                 r.durable(),
                 r.detachOnDisconnect(),
                 r.destroyOnComplete(),
@@ -137,6 +141,11 @@ public record AgentTemplate(
         return b.build();
     }
 
+    /** The permission mode the definition's CLI runs in: its own, else the default. */
+    public PermissionMode effectivePermissionMode() {
+        return permissionMode.orElse(PermissionMode.FALLBACK);
+    }
+
     /** The stored form (and the view's fields): only members that are set. */
     public JsonObject toJson() {
         JsonObjectBuilder b =
@@ -144,6 +153,7 @@ public record AgentTemplate(
                         .add("sandbox", sandbox)
                         .add("harness", harness.wireName());
         command.ifPresent(c -> b.add("command", c));
+        permissionMode.ifPresent(m -> b.add("permissionMode", m.wireName()));
         b.add("durable", durable)
                 .add("detachOnDisconnect", detachOnDisconnect)
                 .add("destroyOnComplete", destroyOnComplete);
@@ -157,6 +167,8 @@ public record AgentTemplate(
                 o.getJsonObject("sandbox"),
                 Harness.of(o.getString("harness")).orElseThrow(),
                 Optional.ofNullable(o.getString("command", null)),
+                Optional.ofNullable(o.getString("permissionMode", null))
+                        .flatMap(PermissionMode::of),
                 o.getBoolean("durable", true),
                 o.getBoolean("detachOnDisconnect", true),
                 o.getBoolean("destroyOnComplete", false),

@@ -75,7 +75,9 @@ public class RunsResource {
                             + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
                             + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
                             + "+ reaper interval + quiet window, watched or not. fileEvents: true adds CUSTOM file.changed "
-                            + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded.")
+                            + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded. "
+                            + "permissionMode (claude-code and codex only): default, acceptEdits, plan or bypassPermissions "
+                            + "(the default: the agent edits files and runs commands in its sandbox without asking).")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
         return Response.accepted(RunViews.accepted(run).toString())

@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.SandboxSpecParser;
@@ -26,6 +27,7 @@ public record RunRequest(
         Harness harness,
         Optional<String> command,
         Optional<String> prompt,
+        Optional<PermissionMode> permissionMode,
         Optional<String> sandboxKey,
         Optional<SandboxSpec> sandboxSpec,
         boolean durable,
@@ -48,6 +50,7 @@ public record RunRequest(
                     "harness",
                     "command",
                     "prompt",
+                    "permissionMode",
                     "durable",
                     "detachOnDisconnect",
                     "destroyOnComplete",
@@ -56,15 +59,20 @@ public record RunRequest(
 
     /**
      * What runs in the sandbox: the caller's command for {@code command} (reading the prompt on
-     * stdin when there is one, else {@code /dev/null}); for a CLI harness its command line, reading
-     * the prompt on stdin.
+     * stdin when there is one, else {@code /dev/null}); for a CLI harness its command line in the
+     * run's permission mode, reading the prompt on stdin.
      */
     public AgentInvocation agentInvocation() {
         if (harness == Harness.COMMAND) {
             return prompt.map(p -> AgentInvocation.withPrompt(command.orElseThrow(), p))
                     .orElseGet(() -> AgentInvocation.of(command.orElseThrow()));
         }
-        return AgentCommands.forHarness(harness, prompt.orElseThrow());
+        return AgentCommands.forHarness(harness, prompt.orElseThrow(), effectivePermissionMode());
+    }
+
+    /** The permission mode a CLI harness runs in: the requested one, else the default. */
+    public PermissionMode effectivePermissionMode() {
+        return permissionMode.orElse(PermissionMode.FALLBACK);
     }
 
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {
@@ -120,6 +128,23 @@ public record RunRequest(
         if (harness != Harness.COMMAND && prompt.isEmpty()) {
             throw invalid("prompt", "is required for the " + harness.wireName() + " harness");
         }
+        Optional<PermissionMode> permissionMode = Optional.empty();
+        if (o.containsKey("permissionMode") && o.get("permissionMode") != JsonValue.NULL) {
+            if (harness == Harness.COMMAND) {
+                throw invalid(
+                        "permissionMode", "applies only to the claude-code and codex harnesses");
+            }
+            String mode = string(o, "permissionMode").orElseThrow();
+            permissionMode =
+                    Optional.of(
+                            PermissionMode.of(mode)
+                                    .orElseThrow(
+                                            () ->
+                                                    invalid(
+                                                            "permissionMode",
+                                                            "must be one of "
+                                                                    + PermissionMode.names())));
+        }
         JsonValue sandbox = o.get("sandbox");
         if (!(sandbox instanceof JsonObject s)) {
             throw invalid("sandbox", "is required: {\"key\"} of a sandbox or an ensure body");
@@ -150,6 +175,7 @@ public record RunRequest(
                 harness,
                 command,
                 prompt,
+                permissionMode,
                 key,
                 spec,
                 durable,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.agent.RunAgentInput.Message;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import jakarta.json.JsonValue;
 import java.util.List;
@@ -14,7 +15,14 @@ class AgentPromptTest {
 
     private static AgentTemplate template(Harness harness, Optional<String> command) {
         return new AgentTemplate(
-                JsonValue.EMPTY_JSON_OBJECT, harness, command, true, true, false, Optional.empty());
+                JsonValue.EMPTY_JSON_OBJECT,
+                harness,
+                command,
+                Optional.empty(),
+                true,
+                true,
+                false,
+                Optional.empty());
     }
 
     private static final List<Message> EARLIER =
@@ -46,13 +54,60 @@ class AgentPromptTest {
         assertThat(fresh.command()).doesNotContain("--resume");
         assertThat(fresh.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
 
-        AgentInvocation codex =
+        AgentInvocation command =
                 AgentPrompt.invocation(
-                        template(Harness.CODEX, Optional.empty()),
+                        template(Harness.COMMAND, Optional.of("cat")),
                         EARLIER,
                         "now",
                         Optional.of("ignored"));
-        assertThat(codex.command()).doesNotContain("ignored");
-        assertThat(codex.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+        assertThat(command.command()).isEqualTo("cat");
+        assertThat(command.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+    }
+
+    @Test
+    void codexResumesItsSessionWithThePromptAloneAndOtherwiseGetsTheTranscript() {
+        AgentTemplate codex = template(Harness.CODEX, Optional.empty());
+
+        AgentInvocation resumed =
+                AgentPrompt.invocation(codex, EARLIER, "now", Optional.of("01a2-thread"));
+        assertThat(resumed.command())
+                .isEqualTo(
+                        "codex exec resume --json --skip-git-repo-check"
+                                + " --dangerously-bypass-approvals-and-sandbox 01a2-thread -");
+        assertThat(resumed.prompt()).contains("now");
+
+        AgentInvocation fresh = AgentPrompt.invocation(codex, EARLIER, "now", Optional.empty());
+        assertThat(fresh.command()).doesNotContain("resume");
+        assertThat(fresh.prompt()).contains(AgentPrompt.text(EARLIER, "now"));
+    }
+
+    @Test
+    void theDefinitionsPermissionModeReachesTheCliWhetherFreshOrResumed() {
+        AgentTemplate plan =
+                new AgentTemplate(
+                        JsonValue.EMPTY_JSON_OBJECT,
+                        Harness.CLAUDE_CODE,
+                        Optional.empty(),
+                        Optional.of(PermissionMode.PLAN),
+                        true,
+                        true,
+                        false,
+                        Optional.empty());
+        assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
+                .isEqualTo(
+                        "claude -p --output-format stream-json --verbose --permission-mode plan");
+        assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.of("s-1")).command())
+                .isEqualTo(
+                        "claude -p --output-format stream-json --verbose --permission-mode plan"
+                                + " --resume s-1");
+        assertThat(
+                        AgentPrompt.invocation(
+                                        template(Harness.CLAUDE_CODE, Optional.empty()),
+                                        EARLIER,
+                                        "now",
+                                        Optional.empty())
+                                .command())
+                .startsWith("IS_SANDBOX=1 claude ")
+                .endsWith(" --permission-mode bypassPermissions");
     }
 }

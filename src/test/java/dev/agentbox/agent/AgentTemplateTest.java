@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
@@ -63,7 +64,33 @@ class AgentTemplateTest {
         assertThat(t.durable()).isFalse();
         assertThat(t.destroyOnComplete()).isTrue();
         assertThat(t.maxDurationMs()).contains(60000L);
+        assertThat(t.permissionMode()).isEmpty();
+        assertThat(t.effectivePermissionMode()).isEqualTo(PermissionMode.BYPASS_PERMISSIONS);
         assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+    }
+
+    @Test
+    void aCliDefinitionKeepsItsPermissionModeAndRefusesOneItCannotUse() {
+        AgentTemplate t =
+                parse("{\"sandbox\":{},\"harness\":\"codex\",\"permissionMode\":\"plan\"}");
+
+        assertThat(t.permissionMode()).contains(PermissionMode.PLAN);
+        assertThat(t.toJson().getString("permissionMode")).isEqualTo("plan");
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{},\"harness\":\"claude-code\","
+                                                        + "\"permissionMode\":\"yolo\"}")))
+                .isEqualTo("permissionMode");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{},\"command\":\"x\","
+                                                        + "\"permissionMode\":\"plan\"}")))
+                .isEqualTo("permissionMode");
     }
 
     @Test

@@ -684,7 +684,9 @@ class AgentsIT {
                 readSse(post(Api.TENANT_A, agentId, input(thread, first, user("u-1", "one"))));
         assertCompleteRun(one, first);
         assertThat(text(one))
-                .isEqualTo("args: -p --output-format stream-json --verbose | prompt: one");
+                .isEqualTo(
+                        "args: -p --output-format stream-json --verbose"
+                                + " --permission-mode bypassPermissions | prompt: one");
 
         String second = "r-" + UUID.randomUUID();
         List<Event> two =
@@ -702,6 +704,7 @@ class AgentsIT {
         assertThat(text(two))
                 .as("the session resumed, the prompt alone (no transcript)")
                 .isEqualTo(
-                        "args: -p --output-format stream-json --verbose --resume sess-42 | prompt: two");
+                        "args: -p --output-format stream-json --verbose"
+                                + " --permission-mode bypassPermissions --resume sess-42 | prompt: two");
     }
 }

@@ -41,13 +41,17 @@ class HarnessRunsIT {
         check(
                 Harness.CLAUDE_CODE,
                 "claude",
-                "harness/claude-code-success.ndjson",
-                "-p\n--output-format\nstream-json\n--verbose\n");
+                "harness/claude-code-tool.ndjson",
+                "-p\n--output-format\nstream-json\n--verbose\n--permission-mode\nbypassPermissions\n");
     }
 
     @Test
     void codexRunsTheCliWithThePromptOnStdinAndTranslatesItsStream() throws Exception {
-        check(Harness.CODEX, "codex", "harness/codex-success.jsonl", "exec\n--json\n-\n");
+        check(
+                Harness.CODEX,
+                "codex",
+                "harness/codex-tool.jsonl",
+                "exec\n--json\n--skip-git-repo-check\n--dangerously-bypass-approvals-and-sandbox\n-\n");
     }
 
     private void check(Harness harness, String cli, String fixture, String expectedArgs)

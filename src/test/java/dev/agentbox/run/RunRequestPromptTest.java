@@ -1,7 +1,10 @@
 package dev.agentbox.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import jakarta.json.Json;
@@ -35,5 +38,60 @@ class RunRequestPromptTest {
                                                 + "\"command\":\"cat\"}")
                                 .agentInvocation())
                 .isEqualTo(AgentInvocation.of("cat"));
+    }
+
+    @Test
+    void aCliRunRunsInItsPermissionModeBypassPermissionsUnlessItNamesAnother() {
+        String cli =
+                "{\"runId\":\"r\",\"threadId\":\"t\",\"sandbox\":{\"key\":\"k\"},\"prompt\":\"p\",";
+        assertThat(parse(cli + "\"harness\":\"claude-code\"}").agentInvocation().command())
+                .isEqualTo(
+                        "IS_SANDBOX=1 claude -p --output-format stream-json --verbose"
+                                + " --permission-mode bypassPermissions");
+        assertThat(
+                        parse(
+                                        cli
+                                                + "\"harness\":\"claude-code\",\"permissionMode\":\"acceptEdits\"}")
+                                .agentInvocation()
+                                .command())
+                .isEqualTo(
+                        "claude -p --output-format stream-json --verbose"
+                                + " --permission-mode acceptEdits");
+        assertThat(parse(cli + "\"harness\":\"codex\"}").agentInvocation().command())
+                .isEqualTo(
+                        "codex exec --json --skip-git-repo-check"
+                                + " --dangerously-bypass-approvals-and-sandbox -");
+        assertThat(
+                        parse(cli + "\"harness\":\"codex\",\"permissionMode\":\"default\"}")
+                                .agentInvocation()
+                                .command())
+                .isEqualTo("codex exec --json --skip-git-repo-check -c sandbox_mode=read-only -");
+        assertThat(
+                        parse(cli + "\"harness\":\"codex\",\"permissionMode\":null}")
+                                .effectivePermissionMode())
+                .isEqualTo(PermissionMode.BYPASS_PERMISSIONS);
+    }
+
+    @Test
+    void aBadPermissionModeIsRefusedNamingTheField() {
+        String cli =
+                "{\"runId\":\"r\",\"threadId\":\"t\",\"sandbox\":{\"key\":\"k\"},\"prompt\":\"p\",";
+        for (String body :
+                new String[] {
+                    cli + "\"harness\":\"claude-code\",\"permissionMode\":\"yolo\"}",
+                    cli + "\"harness\":\"claude-code\",\"permissionMode\":\"BypassPermissions\"}",
+                    cli + "\"harness\":\"codex\",\"permissionMode\":1}",
+                    cli + "\"harness\":\"codex\",\"permissionMode\":\"\"}",
+                    cli + "\"command\":\"cat\",\"permissionMode\":\"plan\"}"
+                }) {
+            assertThatThrownBy(() -> parse(body))
+                    .as(body)
+                    .isInstanceOfSatisfying(
+                            ProblemException.class,
+                            e -> {
+                                assertThat(e.status()).isEqualTo(400);
+                                assertThat(e.extensions()).containsEntry("field", "permissionMode");
+                            });
+        }
     }
 }

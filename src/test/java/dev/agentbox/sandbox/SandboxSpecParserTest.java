@@ -142,7 +142,9 @@ class SandboxSpecParserTest {
                 ImageAllowlist.of("registry.local:5000/team/img:1.2", java.util.Optional.empty());
         assertThat(custom.names())
                 .containsExactlyInAnyOrder(
-                        "registry.local:5000/team/img:1.2", "agentbox/sandbox:busybox");
+                        "registry.local:5000/team/img:1.2",
+                        "agentbox/sandbox:busybox",
+                        "agentbox/sandbox:agents");
         ImageAllowlist listed =
                 ImageAllowlist.of(
                         "agentbox/sandbox:bookworm",

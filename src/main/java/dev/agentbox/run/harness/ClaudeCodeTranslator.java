@@ -3,6 +3,7 @@ package dev.agentbox.run.harness;
 import dev.agentbox.platform.CanonicalJson;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
@@ -10,16 +11,30 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
  * The {@code claude-code} harness: translates the NDJSON of {@code claude -p --output-format
- * stream-json --verbose} (the prompt on stdin).
+ * stream-json --verbose} (the prompt on stdin). {@link #HANDLED} lists what Claude Code 2.1.332
+ * prints and this class maps; the tests that run the real CLI hold every line it prints to that
+ * list.
  *
  * <ul>
  *   <li>{@code {"type":"system","subtype":"init","session_id":…}} → {@code CUSTOM
- *       claude-code.session-id} with the session id as value; other system messages are ignored.
+ *       claude-code.session-id} with the session id as value.
+ *   <li>{@code {"type":"system","subtype":"permission_denied","tool_name","tool_use_id","message"}}
+ *       (a tool use the permission mode refused; Claude Code goes on without it) → {@code CUSTOM
+ *       claude-code.permission-denied} with {@code {"tool","toolCallId"?,"message"}}, the tool call
+ *       id being the run-scoped one of that tool use.
+ *   <li>{@code {"type":"system","subtype":"api_retry",…}} (a failed model request about to be
+ *       retried) → {@code CUSTOM claude-code.api-retry} with {@code
+ *       {"attempt","maxRetries","retryDelayMs","status","error"}} (those present). Other system
+ *       messages are ignored.
+ *   <li>{@code {"type":"assistant","is_api_error_message":true,…}} (Claude Code's own message about
+ *       a model request that failed for good; the {@code result} that follows ends the run) →
+ *       {@code CUSTOM claude-code.api-error} with {@code {"status","error","message"}}.
  *   <li>{@code {"type":"assistant","message":{"content":[…]}}}: each {@code text} block → a whole
  *       text message (START/CONTENT/END, role assistant, fresh run-scoped id); each {@code
  *       tool_use} block → TOOL_CALL_START (name) / TOOL_CALL_ARGS (canonical JSON of {@code input})
@@ -49,6 +64,33 @@ final class ClaudeCodeTranslator extends TranslatorBase {
 
     public static final String SESSION_ID = "claude-code.session-id";
     public static final String UNMATCHED_TOOL_RESULT = "claude-code.tool-result";
+    public static final String PERMISSION_DENIED = "claude-code.permission-denied";
+    public static final String API_RETRY = "claude-code.api-retry";
+    public static final String API_ERROR = "claude-code.api-error";
+
+    /**
+     * The lines this translator maps, as {@code type} or {@code type/subtype} for system messages:
+     * everything Claude Code 2.1.332 was seen to print in text, tool, refused-tool, retry, error
+     * and resumed runs.
+     */
+    public static final Set<String> HANDLED =
+            Set.of(
+                    "system/init",
+                    "system/permission_denied",
+                    "system/api_retry",
+                    "assistant",
+                    "user",
+                    "result");
+
+    /**
+     * {@code type}, or {@code type/subtype} for a system message: how {@link #HANDLED} names it.
+     */
+    public static String eventKind(JsonObject event) {
+        String type = Chunks.string(event, "type").orElse("");
+        return type.equals("system")
+                ? type + "/" + Chunks.string(event, "subtype").orElse("")
+                : type;
+    }
 
     private final Map<String, String> toolCallIds = new HashMap<>();
     private Optional<JsonObject> usage = Optional.empty();
@@ -82,13 +124,56 @@ final class ClaudeCodeTranslator extends TranslatorBase {
     }
 
     private void system(JsonObject event, Out out) {
-        if (Chunks.string(event, "subtype").filter("init"::equals).isPresent()) {
-            Chunks.string(event, "session_id")
-                    .ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
+        switch (Chunks.string(event, "subtype").orElse("")) {
+            case "init" ->
+                    Chunks.string(event, "session_id")
+                            .ifPresent(id -> out.emit(chunks.custom(SESSION_ID, id)));
+            case "permission_denied" -> {
+                JsonObjectBuilder b =
+                        JSON.createObjectBuilder()
+                                .add("tool", Chunks.string(event, "tool_name").orElse("unknown"));
+                Chunks.string(event, "tool_use_id")
+                        .map(toolCallIds::get)
+                        .ifPresent(id -> b.add("toolCallId", id));
+                b.add("message", Chunks.string(event, "message").orElse(""));
+                out.emit(chunks.custom(PERMISSION_DENIED, b.build()));
+            }
+            case "api_retry" -> {
+                JsonObjectBuilder b = JSON.createObjectBuilder();
+                copy(event, "attempt", b, "attempt");
+                copy(event, "max_retries", b, "maxRetries");
+                copy(event, "retry_delay_ms", b, "retryDelayMs");
+                copy(event, "error_status", b, "status");
+                copy(event, "error", b, "error");
+                out.emit(chunks.custom(API_RETRY, b.build()));
+            }
+            default -> {
+                // compact_boundary, hook and other notices carry nothing the log needs.
+            }
+        }
+    }
+
+    private static void copy(JsonObject from, String name, JsonObjectBuilder to, String as) {
+        JsonValue v = from.get(name);
+        if (v != null) {
+            to.add(as, v);
         }
     }
 
     private void assistant(JsonObject event, Out out) {
+        if (event.getBoolean("is_api_error_message", false)) {
+            // Claude Code's own message about a failed model request, not the model speaking.
+            JsonObjectBuilder b = JSON.createObjectBuilder();
+            copy(event, "api_error_status", b, "status");
+            copy(event, "error", b, "error");
+            b.add(
+                    "message",
+                    contentBlocks(event).stream()
+                            .map(block -> Chunks.string(block, "text").orElse(""))
+                            .collect(Collectors.joining("\n")));
+            out.emit(chunks.custom(API_ERROR, b.build()));
+            return;
+        }
         for (JsonObject block : contentBlocks(event)) {
             switch (Chunks.string(block, "type").orElse("")) {
                 case "text" ->

@@ -9,12 +9,14 @@ import jakarta.json.spi.JsonProvider;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * The {@code codex} harness: translates the JSONL of {@code codex exec --json -} (the prompt on
- * stdin).
+ * The {@code codex} harness: translates the JSONL of {@code codex exec --json … -} (the prompt on
+ * stdin). {@link #HANDLED} lists what Codex 0.171.0 prints and this class maps; the tests that run
+ * the real CLI hold every line it prints to that list.
  *
  * <ul>
  *   <li>{@code thread.started} → {@code CUSTOM codex.session-id} with the {@code thread_id}.
@@ -39,8 +41,12 @@ import java.util.function.LongSupplier;
  *       summed over turns).
  *   <li>An exit 0 → {@code RUN_FINISHED} whose {@code result} is the text of the last non-empty
  *       {@code agent_message}, when there was one.
- *   <li>{@code turn.failed} ({@code error.message}) and a top-level {@code error} ({@code message})
- *       → {@code RUN_ERROR} code {@code agent-error}.
+ *   <li>{@code turn.failed} ({@code error.message}) → {@code RUN_ERROR} code {@code agent-error}.
+ *   <li>A top-level {@code error} ({@code message}) → {@code CUSTOM codex.error} with the message:
+ *       Codex prints one for every retry of a model request ({@code "Reconnecting... 1/5 (…)"}) and
+ *       may recover, and before a {@code turn.failed} with the same message. A non-zero exit with
+ *       no {@code turn.failed} ends the run with {@code RUN_ERROR} code {@code agent-error} and the
+ *       last such message, when there was one.
  *   <li>A line that is not a JSON object → {@code CUSTOM agent.text}; other events ({@code
  *       turn.started}, unknown types) are ignored.
  * </ul>
@@ -56,10 +62,49 @@ final class CodexTranslator extends TranslatorBase {
     public static final String SESSION_ID = "codex.session-id";
     public static final String TODO_LIST = "codex.todo-list";
     public static final String WARNING = "codex.warning";
+    public static final String ERROR = "codex.error";
+
+    /**
+     * The lines this translator maps: event types, and {@code item.*} events as {@code
+     * item.<phase>/<item type>}. Everything Codex 0.171.0 was seen to print in text, tool,
+     * read-only, retry, failed and resumed runs, plus the item types of its exec JSON format.
+     */
+    public static final Set<String> HANDLED =
+            Set.of(
+                    "thread.started",
+                    "turn.started",
+                    "turn.completed",
+                    "turn.failed",
+                    "error",
+                    "item.started/command_execution",
+                    "item.completed/command_execution",
+                    "item.updated/command_execution",
+                    "item.completed/agent_message",
+                    "item.completed/reasoning",
+                    "item.completed/error",
+                    "item.started/file_change",
+                    "item.completed/file_change",
+                    "item.started/mcp_tool_call",
+                    "item.completed/mcp_tool_call",
+                    "item.started/web_search",
+                    "item.completed/web_search",
+                    "item.started/todo_list",
+                    "item.updated/todo_list",
+                    "item.completed/todo_list");
+
+    /** How {@link #HANDLED} names a line: its type, with the item's type for an item event. */
+    public static String eventKind(JsonObject event) {
+        String type = Chunks.string(event, "type").orElse("");
+        if (type.startsWith("item.") && event.get("item") instanceof JsonObject item) {
+            return type + "/" + Chunks.string(item, "type").orElse("");
+        }
+        return type;
+    }
 
     private final Map<String, String> toolCallIds = new HashMap<>();
     private final Map<String, JsonValue> usage = new TreeMap<>();
     private Optional<String> lastAgentMessage = Optional.empty();
+    private Optional<String> lastError = Optional.empty();
 
     public CodexTranslator(String runId, String threadId, LongSupplier timestamps) {
         super(runId, threadId, timestamps);
@@ -85,6 +130,14 @@ final class CodexTranslator extends TranslatorBase {
                 .orElseGet(chunks::runFinished);
     }
 
+    /** A failed exit after an {@code error} line and no {@code turn.failed}: that error. */
+    @Override
+    protected JsonObject exitedWithError(int exitCode, String stderr) {
+        return lastError
+                .map(message -> chunks.runError(message, AGENT_ERROR))
+                .orElseGet(() -> super.exitedWithError(exitCode, stderr));
+    }
+
     @Override
     protected void translate(String line, Out out) {
         Optional<JsonObject> parsed = parseObject(line);
@@ -103,12 +156,11 @@ final class CodexTranslator extends TranslatorBase {
             case "turn.completed" -> addUsage(event.get("usage"));
             case "turn.failed" ->
                     out.emit(chunks.runError(errorMessage(event.get("error")), AGENT_ERROR));
-            case "error" ->
-                    out.emit(
-                            chunks.runError(
-                                    Chunks.string(event, "message")
-                                            .orElse("Codex reported an error"),
-                                    AGENT_ERROR));
+            case "error" -> {
+                String message = Chunks.string(event, "message").orElse("Codex reported an error");
+                lastError = Optional.of(message);
+                out.emit(chunks.custom(ERROR, message));
+            }
             default -> {
                 // turn.started and unknown events carry nothing the log needs.
             }

@@ -21,7 +21,8 @@ import java.util.Optional;
  *       the terminal chunk, which closes whatever still is first, in a fixed order.
  *   <li>{@link #onExit} closes whatever is open, then ends the run unless the agent's own output
  *       already did: {@code RUN_FINISHED} for 0, otherwise {@code RUN_ERROR} {@code "Agent process
- *       exited with code N: <stderr tail>"}, code {@code agent-exit}.
+ *       exited with code N: <stderr tail>"}, code {@code agent-exit} (the codex harness names the
+ *       CLI's own last error instead, code {@code agent-error}, when it printed one).
  * </ul>
  */
 public interface HarnessTranslator {

@@ -72,18 +72,19 @@ abstract class TranslatorBase implements HarnessTranslator {
             return List.of();
         }
         Out out = new Out();
-        if (exitCode == 0) {
-            out.emit(finished());
-        } else {
-            String tail = stderrTail(stderr);
-            out.emit(
-                    chunks.runError(
-                            "Agent process exited with code "
-                                    + exitCode
-                                    + (tail.isEmpty() ? "" : ": " + tail),
-                            AGENT_EXIT));
-        }
+        out.emit(exitCode == 0 ? finished() : exitedWithError(exitCode, stderr));
         return out.collected;
+    }
+
+    /**
+     * The {@code RUN_ERROR} of a non-zero exit the agent's output did not end already: {@code
+     * "Agent process exited with code N: <stderr tail>"}, code {@code agent-exit}.
+     */
+    protected JsonObject exitedWithError(int exitCode, String stderr) {
+        String tail = stderrTail(stderr);
+        return chunks.runError(
+                "Agent process exited with code " + exitCode + (tail.isEmpty() ? "" : ": " + tail),
+                AGENT_EXIT);
     }
 
     /** The {@code RUN_FINISHED} of an exit 0 the agent's output did not end already. */

@@ -39,8 +39,8 @@ public record DockerSettings(
     /**
      * The images a create may name, bridge networking, and the opt-in parts of the profile.
      *
-     * @param images [agentbox.docker.images] exact repo:tag names; empty = the default image and
-     *     its BusyBox twin
+     * @param images [agentbox.docker.images] exact repo:tag names; empty = the default image, its
+     *     BusyBox twin and agentbox/sandbox:agents
      * @param bridgeEnabled [agentbox.docker.bridge-enabled] default true
      * @param user [agentbox.docker.user] user[:group] every container runs as; unset = the image's
      *     user
@@ -202,8 +202,8 @@ public record DockerSettings(
     }
 
     /**
-     * The images an explicit {@code image} may name: configured, or the default image and its
-     * BusyBox twin.
+     * The images an explicit {@code image} may name: configured, or the default image, its BusyBox
+     * twin and the agents image.
      */
     public ImageAllowlist allowedImages() {
         return hardening.images().orElseGet(() -> ImageAllowlist.of(image, Optional.empty()));

@@ -20,7 +20,9 @@ import org.eclipse.microprofile.config.Config;
  *       snapshot included — so a name the list does not hold verbatim is refused.
  *   <li>Snapshot and fork images are not listed: they are reached only through their own sandbox's
  *       restore or fork, which never go through {@code image}.
- *   <li>Unset, the list is the default image ({@code agentbox.docker.image}) and its BusyBox twin.
+ *   <li>Unset, the list is the default image ({@code agentbox.docker.image}), its BusyBox twin and
+ *       the agents image (the bookworm sandbox with the claude and codex CLIs, for the {@code
+ *       claude-code} and {@code codex} harnesses).
  * </ul>
  */
 public record ImageAllowlist(Set<String> names) {
@@ -28,6 +30,7 @@ public record ImageAllowlist(Set<String> names) {
     public static final String KEY = "agentbox.docker.images";
     public static final String BUSYBOX_TWIN = "agentbox/sandbox:busybox";
     public static final String DEFAULT_IMAGE = "agentbox/sandbox:bookworm";
+    public static final String AGENTS_IMAGE = "agentbox/sandbox:agents";
 
     /**
      * {@code [registry[:port]/]path:tag} with Docker's lowercase path components and an explicit
@@ -52,8 +55,8 @@ public record ImageAllowlist(Set<String> names) {
     }
 
     /**
-     * The list for a server whose default image is {@code defaultImage}: configured, or that image
-     * and the BusyBox twin.
+     * The list for a server whose default image is {@code defaultImage}: configured, or that image,
+     * the BusyBox twin and the agents image.
      */
     public static ImageAllowlist of(String defaultImage, Optional<List<String>> configured) {
         Set<String> names = new LinkedHashSet<>();
@@ -63,7 +66,7 @@ public record ImageAllowlist(Set<String> names) {
                     .filter(s -> !s.isEmpty())
                     .forEach(names::add);
         } else {
-            names.addAll(Arrays.asList(defaultImage, BUSYBOX_TWIN));
+            names.addAll(Arrays.asList(defaultImage, BUSYBOX_TWIN, AGENTS_IMAGE));
         }
         return new ImageAllowlist(names);
     }

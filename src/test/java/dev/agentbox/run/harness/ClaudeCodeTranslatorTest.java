@@ -17,12 +17,158 @@ class ClaudeCodeTranslatorTest {
                 Transcripts.RUN, Transcripts.THREAD, clock::incrementAndGet);
     }
 
+    /** Claude Code 2.1.332, a text turn (recorded by ClaudeCodeCliDockerTest). */
     @Test
-    void successfulSessionBecomesTextToolCallsResultsAndRunFinished() {
+    void aRecordedTextTurnIsOneTextMessageAndRunFinishedWithTheResult() {
         List<JsonObject> chunks =
                 Transcripts.translateJournal(
                         Harness.CLAUDE_CODE,
                         Transcripts.journal("claude-code-success.ndjson", 0),
+                        61,
+                        "",
+                        clock::incrementAndGet);
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.session-id value=af16ffe5-4dac-4f28-8fef-146a244dcfd5",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=Hello from the scripted model.",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "RUN_FINISHED result=Hello from the scripted model.");
+    }
+
+    /** Claude Code 2.1.332 running Bash in bypassPermissions mode (recorded). */
+    @Test
+    void aRecordedBashTurnIsAToolCallWithItsResultThenText() {
+        List<JsonObject> chunks =
+                Transcripts.translateJournal(
+                        Harness.CLAUDE_CODE,
+                        Transcripts.journal("claude-code-tool.ndjson", 0),
+                        113,
+                        "",
+                        clock::incrementAndGet);
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.session-id value=ca986380-95eb-4c4d-a136-df49cde633d5",
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=Bash",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"printf 'after\\\\n' >"
+                                + " /workspace/notes.txt && cat /workspace/notes.txt\","
+                                + "\"description\":\"Run a command\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content=after",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=notes.txt now says after.",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "RUN_FINISHED result=notes.txt now says after.");
+    }
+
+    /**
+     * Claude Code 2.1.332 in permission mode default refusing a Bash write (recorded): the refusal
+     * is its own CUSTOM chunk naming the tool call, the refused call still gets its result (the
+     * refusal text), and the run finishes.
+     */
+    @Test
+    void aRecordedPermissionDenialIsReportedAndTheRunStillFinishes() {
+        String refusal =
+                "Output redirection to '/workspace/notes.txt' needs approval. The path is inside"
+                        + " the working directories for this session ('/workspace'), and Claude"
+                        + " Code asks before a shell command creates, changes or removes files"
+                        + " there.";
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(), lines("claude-code-permission-denied.ndjson"), 0, "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.session-id value=ad4d32f6-dc3f-4bb9-b6e6-0095dd3712df",
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=Bash",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"command\":\"printf 'after\\\\n' >"
+                                + " /workspace/notes.txt\",\"description\":\"Run a command\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "CUSTOM name=claude-code.permission-denied value={\"message\":\""
+                                + refusal
+                                + "\",\"tool\":\"Bash\",\"toolCallId\":\"r-0\"}",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content="
+                                + refusal,
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=I was not allowed to change it.",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "RUN_FINISHED result=I was not allowed to change it.");
+    }
+
+    /**
+     * Claude Code 2.1.332 meeting HTTP 500 with retries off (recorded): its own API-error message
+     * is a CUSTOM chunk, not assistant text, and the error result ends the run.
+     */
+    @Test
+    void aRecordedModelApiErrorIsACustomNoticeThenRunError() {
+        ClaudeCodeTranslator t = translator();
+        String message =
+                "API Error: 500 The scripted model is down. This is a server-side issue, usually"
+                        + " temporary — try again in a moment. If it persists, check your inference"
+                        + " gateway (127.0.0.1:38317).";
+        List<JsonObject> chunks =
+                Transcripts.translateLines(t, lines("claude-code-error.ndjson"), 1, "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.session-id value=73ea4297-00a2-412a-982d-87016acd045b",
+                        "CUSTOM name=claude-code.api-error value={\"error\":\"server_error\",\"message\":\""
+                                + message
+                                + "\",\"status\":500}",
+                        "RUN_ERROR message=" + message + " code=agent-error");
+        assertThat(t.usage()).isPresent();
+    }
+
+    /** Claude Code 2.1.332 retrying after HTTP 529 (recorded). */
+    @Test
+    void aRecordedRetryIsReportedAndTheRunFinishes() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(translator(), lines("claude-code-retry.ndjson"), 0, "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.session-id value=c80abdc7-c978-4519-b373-d93dbdfb375b",
+                        "CUSTOM name=claude-code.api-retry value={\"attempt\":1,\"error\":\"overloaded\","
+                                + "\"maxRetries\":1,\"retryDelayMs\":520,\"status\":529}",
+                        "TEXT_MESSAGE_START messageId=r-0 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-0 delta=Second time lucky.",
+                        "TEXT_MESSAGE_END messageId=r-0",
+                        "RUN_FINISHED result=Second time lucky.");
+    }
+
+    @Test
+    void everyRecordedLineIsOfAKindTheTranslatorMaps() {
+        for (String fixture :
+                List.of(
+                        "claude-code-success.ndjson",
+                        "claude-code-tool.ndjson",
+                        "claude-code-permission-denied.ndjson",
+                        "claude-code-error.ndjson",
+                        "claude-code-retry.ndjson")) {
+            assertThat(
+                            lines(fixture).stream()
+                                    .map(
+                                            l ->
+                                                    ClaudeCodeTranslator.eventKind(
+                                                            TranslatorBase.parseObject(l)
+                                                                    .orElseThrow())))
+                    .as(fixture)
+                    .isSubsetOf(ClaudeCodeTranslator.HANDLED);
+        }
+    }
+
+    /**
+     * Hand-written: what the scripted runs do not produce — a thinking block, text, Bash and Edit
+     * uses whose results are a string and text blocks.
+     */
+    @Test
+    void aSyntheticSessionBecomesReasoningTextToolCallsResultsAndRunFinished() {
+        List<JsonObject> chunks =
+                Transcripts.translateJournal(
+                        Harness.CLAUDE_CODE,
+                        Transcripts.journal("claude-code-synthetic.ndjson", 0),
                         97,
                         "",
                         clock::incrementAndGet);
@@ -57,7 +203,7 @@ class ClaudeCodeTranslatorTest {
     void resultUsageIsAvailableToTheCaller() {
         ClaudeCodeTranslator t = translator();
         assertThat(t.usage()).isEmpty();
-        Transcripts.translateLines(t, lines("claude-code-success.ndjson"), 0, "");
+        Transcripts.translateLines(t, lines("claude-code-synthetic.ndjson"), 0, "");
         assertThat(t.usage())
                 .hasValueSatisfying(
                         u -> {
@@ -66,11 +212,13 @@ class ClaudeCodeTranslatorTest {
                         });
     }
 
+    /** Hand-written: an error subtype without result text, after a plain-text line. */
     @Test
     void errorResultIsRunErrorAndTheExitAddsNothing() {
         ClaudeCodeTranslator t = translator();
         List<JsonObject> chunks =
-                Transcripts.translateLines(t, lines("claude-code-error.ndjson"), 1, "max turns");
+                Transcripts.translateLines(
+                        t, lines("claude-code-max-turns.ndjson"), 1, "max turns");
         assertThat(summaries(chunks))
                 .containsExactly(
                         "RUN_STARTED",
@@ -128,6 +276,22 @@ class ClaudeCodeTranslatorTest {
                 .containsExactly(
                         "RUN_STARTED",
                         "CUSTOM name=claude-code.tool-result value={\"content\":\"?\",\"tool_use_id\":\"toolu_x\",\"type\":\"tool_result\"}",
+                        "RUN_FINISHED");
+    }
+
+    @Test
+    void aDenialOfAToolUseNeverSeenHasNoToolCallId() {
+        List<JsonObject> chunks =
+                Transcripts.translateLines(
+                        translator(),
+                        List.of(
+                                "{\"type\":\"system\",\"subtype\":\"permission_denied\",\"tool_name\":\"Write\",\"tool_use_id\":\"toolu_x\",\"message\":\"no\"}"),
+                        0,
+                        "");
+        assertThat(summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=claude-code.permission-denied value={\"message\":\"no\",\"tool\":\"Write\"}",
                         "RUN_FINISHED");
     }
 

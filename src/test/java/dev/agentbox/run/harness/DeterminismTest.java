@@ -15,9 +15,14 @@ class DeterminismTest {
     @CsvSource({
         "COMMAND, command-mixed.ndjson, 0",
         "COMMAND, command-mixed.ndjson, 7",
-        "CLAUDE_CODE, claude-code-success.ndjson, 0",
+        "CLAUDE_CODE, claude-code-synthetic.ndjson, 0",
+        "CLAUDE_CODE, claude-code-tool.ndjson, 0",
+        "CLAUDE_CODE, claude-code-permission-denied.ndjson, 0",
         "CLAUDE_CODE, claude-code-error.ndjson, 1",
-        "CODEX, codex-success.jsonl, 0",
+        "CLAUDE_CODE, claude-code-max-turns.ndjson, 1",
+        "CODEX, codex-synthetic.jsonl, 0",
+        "CODEX, codex-tool.jsonl, 0",
+        "CODEX, codex-retry.jsonl, 0",
         "CODEX, codex-failed.jsonl, 1",
     })
     void sameJournalTranslatesToTheSameChunksExceptTimestamp(

@@ -15,15 +15,13 @@ import jakarta.json.JsonString;
 import java.util.Optional;
 
 /**
- * The Claude session a thread continues: the one the newest earlier {@code claude-code} run of the
- * agent in the thread logged ({@code CUSTOM claude-code.session-id}). The CLI prints it first, so
- * only the first {@value #CHUNKS} chunks of the newest {@value #RUNS} runs are read.
+ * The CLI session a thread continues: the one the newest earlier run of the agent in the thread
+ * with the same CLI harness logged ({@code CUSTOM claude-code.session-id} or {@code CUSTOM
+ * codex.session-id}). The CLIs print it first, so only the first {@value #CHUNKS} chunks of the
+ * newest {@value #RUNS} runs are read.
  */
 @ApplicationScoped
-public class ClaudeSessions {
-
-    /** The CUSTOM chunk the claude-code translator logs the CLI's session id in. */
-    static final String SESSION_CHUNK = "claude-code.session-id";
+public class CliSessions {
 
     static final int RUNS = 10;
     static final int CHUNKS = 200;
@@ -32,20 +30,37 @@ public class ClaudeSessions {
 
     @Inject RunService runs;
 
-    /** The session to resume for a new run {@code runId}, if an earlier run logged one. */
-    public Optional<String> latest(String tenant, String agentId, String threadId, String runId) {
+    /** The CUSTOM chunk a harness's translator logs the CLI's session id in. */
+    static Optional<String> sessionChunk(Harness harness) {
+        return switch (harness) {
+            case CLAUDE_CODE -> Optional.of("claude-code.session-id");
+            case CODEX -> Optional.of("codex.session-id");
+            case COMMAND -> Optional.empty();
+        };
+    }
+
+    /**
+     * The session of {@code harness} to resume for a new run {@code runId}, if an earlier run of
+     * that harness logged one; never one for the {@code command} harness.
+     */
+    public Optional<String> latest(
+            String tenant, String agentId, String threadId, String runId, Harness harness) {
+        Optional<String> chunkName = sessionChunk(harness);
+        if (chunkName.isEmpty()) {
+            return Optional.empty();
+        }
         for (AgentTurn turn : turns.thread(tenant, agentId, threadId, RUNS)) {
             if (turn.runId().equals(runId)) {
                 continue;
             }
             Optional<RunRecordView> run = find(tenant, turn.runId());
-            if (run.isEmpty() || run.get().harness() != Harness.CLAUDE_CODE) {
+            if (run.isEmpty() || run.get().harness() != harness) {
                 continue;
             }
             for (LoggedChunk c : runs.snapshot(run.get(), 0, CHUNKS)) {
                 if (c.type().equals("CUSTOM")) {
                     JsonObject chunk = c.chunk();
-                    if (SESSION_CHUNK.equals(chunk.getString("name", ""))
+                    if (chunkName.get().equals(chunk.getString("name", ""))
                             && chunk.get("value") instanceof JsonString id
                             && AgentCommands.isSessionId(id.getString())) {
                         return Optional.of(id.getString());

@@ -1,0 +1,60 @@
+package dev.agentbox.testing.model;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+
+/**
+ * One scripted answer of {@link ScriptedModelServer} to one streaming model request, in whichever
+ * API the request came in: Anthropic Messages or OpenAI Responses.
+ */
+public sealed interface Turn {
+
+    /** The assistant says {@code text} and ends its turn. */
+    record Text(String text) implements Turn {}
+
+    /**
+     * The assistant calls tool {@code name} with {@code input} and stops for its result: a {@code
+     * tool_use} block (Anthropic) or a {@code function_call} item whose {@code arguments} are
+     * {@code input} as a JSON string (OpenAI).
+     */
+    record ToolCall(String name, JsonObject input) implements Turn {}
+
+    /** The API fails: HTTP {@code status} with the API's error body of {@code type}. */
+    record ApiError(int status, String type, String message) implements Turn {}
+
+    /** The stream starts, then the connection ends before the response is complete. */
+    record Disconnect() implements Turn {}
+
+    static Turn text(String text) {
+        return new Text(text);
+    }
+
+    /** Claude Code's {@code Bash} tool running {@code command}. */
+    static Turn claudeBash(String command) {
+        return new ToolCall(
+                "Bash",
+                Json.createObjectBuilder()
+                        .add("command", command)
+                        .add("description", "Run a command")
+                        .build());
+    }
+
+    /** Codex's shell tool ({@code exec_command}) running {@code cmd}. */
+    static Turn codexExec(String cmd) {
+        return new ToolCall("exec_command", Json.createObjectBuilder().add("cmd", cmd).build());
+    }
+
+    /** HTTP 500, an internal error of the API. */
+    static Turn serverError(String message) {
+        return new ApiError(500, "api_error", message);
+    }
+
+    /** HTTP 529, Anthropic's "overloaded". */
+    static Turn overloaded() {
+        return new ApiError(529, "overloaded_error", "Overloaded");
+    }
+
+    static Turn disconnect() {
+        return new Disconnect();
+    }
+}
