@@ -38,6 +38,9 @@ final class AgentLaunch {
     private final boolean takeover;
     private final boolean finalizing;
 
+    /** The run's egress refusals from before its agent started; null until then, or none. */
+    private RunEgressDenials refusals;
+
     AgentLaunch(
             RunContext ctx,
             RunRecordView run,
@@ -82,6 +85,11 @@ final class AgentLaunch {
             end.cancelled(label, chunks);
             return Optional.empty();
         }
+        if (!finalizing) {
+            // Where the sandbox's refusals stand before the agent starts: its first request may
+            // be refused at once, and a position read after that would pass over the refusal.
+            refusals = RunEgressDenials.start(label, handle).orElse(null);
+        }
         if (takeover) {
             // (A finalizer skips the wait: the reaper's probe has just read the journal's
             // sentinel.)
@@ -94,6 +102,14 @@ final class AgentLaunch {
             LOG.info(label + ": agent started in " + handle.id());
         }
         return Optional.of(handle);
+    }
+
+    /**
+     * The egress refusals of the run from before its agent started ({@link RunEgressDenials}), once
+     * {@link #open} returned a handle; null for a finalizer and for a sandbox without egress.
+     */
+    RunEgressDenials refusals() {
+        return refusals;
     }
 
     private boolean journalAppears(SandboxHandle handle) {

@@ -64,6 +64,12 @@ final class JournalPump {
     /** The driver has just seen the journal exist (a successor that waited for it). */
     private final boolean journalSeen;
 
+    /**
+     * The sandbox's egress refusals from before the agent started ({@link AgentLaunch}); null for a
+     * finalizer, whose agent is done and is refused nothing any more, and without egress.
+     */
+    private final RunEgressDenials refusals;
+
     JournalPump(
             RunContext ctx,
             RunRecordView run,
@@ -72,8 +78,10 @@ final class JournalPump {
             RunSandbox sandbox,
             RunEnd end,
             RunDriver.Finalizing finalizing,
-            boolean journalSeen) {
+            boolean journalSeen,
+            RunEgressDenials refusals) {
         this.journalSeen = journalSeen;
+        this.refusals = refusals;
         this.ctx = ctx;
         this.run = run;
         this.writer = writer;
@@ -109,9 +117,6 @@ final class JournalPump {
                         run.fileEvents() && finalizing == null
                                 ? RunFileEvents.watch(label, handle)
                                 : null) {
-            // A finalizer's agent is done: it is refused nothing any more.
-            RunEgressDenials refusals =
-                    finalizing == null ? RunEgressDenials.start(label, handle).orElse(null) : null;
             RunEgressDenials.Reporter report = reporter(label);
             Optional<Barrier> barrier = Optional.empty();
             while (true) {

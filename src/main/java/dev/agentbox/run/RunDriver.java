@@ -323,18 +323,18 @@ public final class RunDriver implements Runnable {
         HarnessTranslator translator =
                 run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-        Optional<SandboxHandle> handle =
+        AgentLaunch launch =
                 new AgentLaunch(
-                                ctx,
-                                run,
-                                writer,
-                                signals,
-                                sandbox,
-                                end,
-                                agent,
-                                takeover,
-                                finalizing != null)
-                        .open(label, translator, chunks);
+                        ctx,
+                        run,
+                        writer,
+                        signals,
+                        sandbox,
+                        end,
+                        agent,
+                        takeover,
+                        finalizing != null);
+        Optional<SandboxHandle> handle = launch.open(label, translator, chunks);
         if (handle.isPresent()) {
             // A successor (not a finalizer) has just waited for its journal to exist.
             new JournalPump(
@@ -345,7 +345,8 @@ public final class RunDriver implements Runnable {
                             sandbox,
                             end,
                             finalizing,
-                            takeover && finalizing == null)
+                            takeover && finalizing == null,
+                            launch.refusals())
                     .pump(label, handle.get(), translator, chunks);
         }
     }

@@ -19,9 +19,10 @@ import java.util.logging.Logger;
  * {@code npm install} failed.
  *
  * <ul>
- *   <li>A driver reads from the audit's end as it found it: a run is told of the refusals made
- *       while it was driven, never of an earlier run's; a successor starts afresh (refusals in the
- *       gap between two drivers are logged by the gateway only).
+ *   <li>A driver reads from the audit's end as it found it before the agent started ({@link
+ *       AgentLaunch}; the agent's first request may be refused at once): a run is told of the
+ *       refusals made while it was driven, never of an earlier run's; a successor starts afresh
+ *       (refusals in the gap between two drivers are logged by the gateway only).
  *   <li>At most one read every {@value #POLL_MS} ms (one exec in the gateway), refusals of one read
  *       merged per destination, at most {@value #PER_RUN} chunks per driver; what is over is one
  *       {@code egress.denied} with {@code "host":"*"} and its count.

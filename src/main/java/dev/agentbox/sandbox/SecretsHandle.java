@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox;
 
+import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
@@ -111,6 +112,11 @@ public final class SecretsHandle implements SandboxHandle {
     @Override
     public SandboxEnv env() {
         return raw.env();
+    }
+
+    @Override
+    public Optional<EgressAudit> egressAudit() {
+        return raw.egressAudit();
     }
 
     @Override

@@ -30,9 +30,53 @@ public final class OutsideHost implements AutoCloseable {
     }
 
     /**
-     * Starts {@code command} (a shell command) in a fresh network-less container and routes to it.
+     * The /24 whose /30s are handed out by {@link #startAt} only: {@link #start} never picks an
+     * address in it, so a host at a fixed address (one a server's configuration names before the
+     * test starts) never meets a random one.
+     */
+    public static final String FIXED_RANGE = "198.18.251.";
+
+    /**
+     * Starts {@code command} (a shell command) in a fresh network-less container and routes to it,
+     * on a random /30 outside {@link #FIXED_RANGE}.
      */
     public static OutsideHost start(String image, String command) {
+        int third = ThreadLocalRandom.current().nextInt(251);
+        int fourth = ThreadLocalRandom.current().nextInt(64) * 4;
+        return start(image, command, "198.18." + third + ".", fourth, "outside-host");
+    }
+
+    /**
+     * Like {@link #start}, on the fixed /30 {@code network} (e.g. {@code "198.18.251.0/30"}, in
+     * {@link #FIXED_RANGE}): the host's side is its first address, the container's (its {@link
+     * #address()}) the second, known before the test runs, so a server started by the build can pin
+     * names to it ({@code agentbox.egress.resolve}). A container of an earlier run on the same /30
+     * that was never closed (its JVM died) is removed first; two tests that run at once must not
+     * share a /30.
+     */
+    public static OutsideHost startAt(String image, String command, String network) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("198\\.18\\.251\\.(\\d{1,3})/30").matcher(network);
+        if (!m.matches()
+                || Integer.parseInt(m.group(1)) % 4 != 0
+                || Integer.parseInt(m.group(1)) > 252) {
+            throw new IllegalArgumentException("not a /30 in " + FIXED_RANGE + "0/24: " + network);
+        }
+        String label = "outside-host-" + network.replace('/', '_');
+        String stale =
+                DockerCli.ok("ps", "-aq", "--filter", "label=agentbox.test=" + label)
+                        .replace('\n', ' ')
+                        .trim();
+        if (!stale.isEmpty()) {
+            List<String> rm = new ArrayList<>(List.of("rm", "-f"));
+            rm.addAll(List.of(stale.split("\\s+")));
+            DockerCli.ok(rm.toArray(String[]::new));
+        }
+        return start(image, command, FIXED_RANGE, Integer.parseInt(m.group(1)), label);
+    }
+
+    private static OutsideHost start(
+            String image, String command, String net, int fourth, String label) {
         String container =
                 DockerCli.ok(
                         "run",
@@ -40,7 +84,7 @@ public final class OutsideHost implements AutoCloseable {
                         "--network",
                         "none",
                         "--label",
-                        "agentbox.test=outside-host",
+                        "agentbox.test=" + label,
                         image,
                         "sh",
                         "-c",
@@ -49,9 +93,6 @@ public final class OutsideHost implements AutoCloseable {
                 Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
         String hostIf = "vzo" + suffix + "h";
         String peerIf = "vzo" + suffix + "c";
-        int third = ThreadLocalRandom.current().nextInt(256);
-        int fourth = ThreadLocalRandom.current().nextInt(64) * 4;
-        String net = "198.18." + third + ".";
         OutsideHost h = new OutsideHost(container, hostIf, net + (fourth + 2));
         try {
             String pid = DockerCli.ok("inspect", "-f", "{{.State.Pid}}", container);

@@ -1,0 +1,129 @@
+package dev.agentbox.it;
+
+import static dev.agentbox.it.EgressWorld.ALLOWED;
+import static dev.agentbox.it.EgressWorld.DENIED;
+import static dev.agentbox.it.EgressWorld.egressBody;
+import static dev.agentbox.it.EgressWorld.status;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import jakarta.json.Json;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL pass only: the egress of a sandbox does not depend on the server that made it. Server
+ * A (a runnable jar on the IT server's database, with the same pinned names) makes an egress
+ * sandbox and starts a slow download in it; A is killed (SIGKILL) mid-download; the download
+ * completes through the tenant's gateway, which is a container of its own, and the sandbox's next
+ * request, made through the IT server, passes the gateway as before (and a denied one is still
+ * refused).
+ */
+class EgressTwoServersPostgresIT {
+
+    private static final int PORT_A = 19880;
+    private static final int SIZE = 4 * 1024 * 1024;
+
+    @TempDir Path work;
+
+    @Test
+    void aDownloadOutlivesTheServerThatStartedItAndTheOtherServersRequestsStillPassTheGateway()
+            throws Exception {
+        Sandboxes onB = new Sandboxes(Api.itServer(), Api.TENANT_A);
+        String key = null;
+        try (OutsideHost web =
+                EgressWorld.start("dd if=/dev/urandom of=/www/big.bin bs=65536 count=64")) {
+            String sha256 =
+                    DockerCli.ok("exec", web.container(), "sha256sum", "/www/big.bin")
+                            .split("\\s+")[0];
+            Map<String, String> env =
+                    Map.of(
+                            "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
+                            "AGENTBOX_DB_USER", "agentbox",
+                            "AGENTBOX_DB_PASSWORD", "agentbox",
+                            "AGENTBOX_AUTH_TOKENS",
+                                    "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
+                            "AGENTBOX_NODE_ID", "egress-a",
+                            "AGENTBOX_EGRESS_RESOLVE",
+                                    System.getProperty(
+                                            "agentbox.it.egress.resolve",
+                                            ALLOWED
+                                                    + "="
+                                                    + EgressWorld.address()
+                                                    + ","
+                                                    + DENIED
+                                                    + "="
+                                                    + EgressWorld.address()));
+            JarServer a = JarServer.start(work, PORT_A, env, "/health/ready");
+            try {
+                Api apiA = a.api();
+                Sandboxes onA = new Sandboxes(apiA, Api.TENANT_A);
+                key =
+                        onA.ensure(
+                                        egressBody(
+                                                "egress-two-" + UUID.randomUUID(),
+                                                "\"" + ALLOWED + "\"",
+                                                "\"" + DENIED + "\""))
+                                .getString("key");
+                // 4 MiB at 512 KiB/s: about 8 s. Its output goes to files, not to the server
+                // that started it (which will be gone).
+                HttpResponse<String> started =
+                        apiA.send(
+                                apiA.request(
+                                                "/api/v1/sandboxes/" + key + "/processes",
+                                                Api.TENANT_A)
+                                        .header("Content-Type", "application/json")
+                                        .POST(
+                                                HttpRequest.BodyPublishers.ofString(
+                                                        Json.createObjectBuilder()
+                                                                .add(
+                                                                        "command",
+                                                                        "curl -sS --limit-rate 512k"
+                                                                                + " -o /tmp/big.bin http://"
+                                                                                + ALLOWED
+                                                                                + "/big.bin"
+                                                                                + " >/tmp/dl.log 2>&1;"
+                                                                                + " echo $? > /tmp/dl.rc")
+                                                                .build()
+                                                                .toString())));
+                assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+                final String k = key;
+                await().atMost(Duration.ofSeconds(20))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> size(onA, k) > 0);
+            } finally {
+                a.kill();
+            }
+            long atKill = size(onB, key);
+            assertThat(atKill).as("bytes when A was gone").isLessThan(SIZE);
+            final String k = key;
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> !onB.stdout(k, "cat /tmp/dl.rc 2>/dev/null").isBlank());
+            assertThat(onB.stdout(key, "cat /tmp/dl.rc; cat /tmp/dl.log").trim()).isEqualTo("0");
+            assertThat(size(onB, key)).isEqualTo(SIZE);
+            assertThat(onB.stdout(key, "sha256sum /tmp/big.bin").split("\\s+")[0])
+                    .isEqualTo(sha256);
+            // a new request, made through the surviving server, passes the same gateway
+            assertThat(status(onB, key, "http://" + ALLOWED + "/")).isEqualTo("200");
+            assertThat(status(onB, key, "http://" + DENIED + "/")).isEqualTo("403");
+        } finally {
+            if (key != null) {
+                onB.delete(key);
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
+        }
+    }
+
+    /** The size of the download so far, read in the sandbox through {@code sandboxes}' server. */
+    private static long size(Sandboxes sandboxes, String key) {
+        return Long.parseLong(
+                sandboxes.stdout(key, "stat -c %s /tmp/big.bin 2>/dev/null || echo 0").trim());
+    }
+}
