@@ -120,6 +120,12 @@ public final class SecretsHandle implements SandboxHandle {
     }
 
     @Override
+    public void brokerSecrets(
+            java.util.Map<String, dev.agentbox.sandbox.spi.BrokeredSecret> byPlaceholder) {
+        raw.brokerSecrets(byPlaceholder);
+    }
+
+    @Override
     public SnapshotRef snapshot(Optional<String> label) {
         return raw.snapshot(label);
     }

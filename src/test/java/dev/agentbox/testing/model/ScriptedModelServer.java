@@ -142,6 +142,11 @@ public final class ScriptedModelServer implements AutoCloseable {
     }
 
     /** Forgets the recorded requests (the script stays). */
+    /** Drops the turns not taken yet (a test that failed early leaves none to the next). */
+    public synchronized void clearScript() {
+        script.clear();
+    }
+
     public synchronized void clearRequests() {
         requests.clear();
     }

@@ -1,0 +1,303 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real Claude Code and Codex CLIs, run by agentbox's harnesses in {@code
+ * agentbox/sandbox:agents} sandboxes with network {@code egress}, reaching a scripted model API
+ * through their tenant's gateway with a brokered key (docs/egress.md): the sandbox holds a
+ * placeholder, the model server receives the real key.
+ *
+ * <p>The model host {@value #MODEL_HOST} is an {@link OutsideHost} at the fixed address the IT
+ * server pins it to ({@code it.egress.model-address} in pom.xml); inside its network namespace a
+ * TLS relay (src/test/node/tls-relay.mjs, with the test-only certificate of
+ * src/test/resources/egress-test-tls, whose CA the server's gateway trusts upstream) forwards to
+ * the {@link ScriptedModelServer} of this JVM on the host's side of that host's link. Nothing
+ * leaves this machine.
+ */
+class AgentsThroughEgressIT {
+
+    static final String MODEL_HOST = "model.egress.test";
+    private static final String KEY = "sk-e2e-" + UUID.randomUUID();
+    private static final String PLACEHOLDER = "agentbox-brokered-[0-9a-f]{40}";
+
+    private static OutsideHost host;
+    private static Process relay;
+    private static ScriptedModelServer model;
+
+    private final Api api = Api.itServer();
+    private final Runs runs = new Runs(api, Api.TENANT_A);
+    private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+
+    @BeforeAll
+    static void modelHost() throws Exception {
+        String address = System.getProperty("agentbox.it.egress.model-address", "198.18.251.6");
+        int last = Integer.parseInt(address.substring(address.lastIndexOf('.') + 1));
+        String prefix = address.substring(0, address.lastIndexOf('.') + 1);
+        host =
+                OutsideHost.startAt(
+                        "agentbox/sandbox:busybox", "sleep 100000", prefix + (last - 2) + "/30");
+        String hostSide = prefix + (last - 1);
+        model = ScriptedModelServer.start(InetAddress.getByName(hostSide), 0, KEY);
+        Path node = Path.of(System.getProperty("agentbox.it.node-dir", "src/test/node"));
+        Path tls = node.resolveSibling("resources").resolve("egress-test-tls");
+        relay =
+                host.startInNetwork(
+                        List.of(
+                                "node",
+                                node.resolve("tls-relay.mjs").toString(),
+                                "443",
+                                tls.resolve("server.pem").toString(),
+                                tls.resolve("server.key").toString(),
+                                hostSide,
+                                Integer.toString(model.port())));
+        BufferedReader out =
+                new BufferedReader(
+                        new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("relay listening");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (relay != null) {
+            relay.destroyForcibly();
+        }
+        if (model != null) {
+            model.close();
+        }
+        if (host != null) {
+            host.close();
+        }
+    }
+
+    @AfterEach
+    void cleanUp() {
+        sandboxes.close();
+        model.clearRequests();
+        model.clearScript();
+    }
+
+    /** An egress sandbox of the agents image that may reach the model host only. */
+    private static String sandbox(
+            String definitionId, String keyVariable, String env, String setup) {
+        return "{\"definitionId\":\""
+                + definitionId
+                + "\",\"image\":\"agentbox/sandbox:agents\",\"lifecycle\":{\"reuse\":\"none\"},"
+                + "\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[\""
+                + MODEL_HOST
+                + "\"]}},\"workspace\":{\"env\":{"
+                + env
+                + "},\"setup\":["
+                + setup
+                + "],\"secrets\":{\""
+                + keyVariable
+                + "\":{\"value\":\""
+                + KEY
+                + "\",\"brokerHosts\":[\""
+                + MODEL_HOST
+                + "\"]}}}}";
+    }
+
+    private static String claudeSandbox(String definitionId) {
+        return sandbox(
+                definitionId,
+                "ANTHROPIC_API_KEY",
+                "\"ANTHROPIC_BASE_URL\":\"https://"
+                        + MODEL_HOST
+                        + "\",\"DISABLE_TELEMETRY\":\"1\",\"DISABLE_AUTOUPDATER\":\"1\","
+                        + "\"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\":\"1\","
+                        + "\"CLAUDE_CODE_MAX_RETRIES\":\"0\"",
+                "");
+    }
+
+    /** Codex's endpoint is in its configuration file: written by a setup step. */
+    private static String codexSandbox(String definitionId) {
+        List<String> config =
+                List.of(
+                        "model_provider = \"scripted\"",
+                        "model = \"gpt-5.5\"",
+                        "check_for_update_on_startup = false",
+                        "[analytics]",
+                        "enabled = false",
+                        "[features]",
+                        "plugins = false",
+                        "remote_plugin = false",
+                        "apps = false",
+                        "[model_providers.scripted]",
+                        "name = \"scripted\"",
+                        "base_url = \"https://" + MODEL_HOST + "/v1\"",
+                        "env_key = \"OPENAI_API_KEY\"",
+                        "wire_api = \"responses\"",
+                        "request_max_retries = 0",
+                        "stream_max_retries = 0");
+        String write =
+                "mkdir -p \"$HOME/.codex\" && printf '%s\\n' '"
+                        + String.join("' '", config)
+                        + "' > \"$HOME/.codex/config.toml\"";
+        return sandbox(definitionId, "OPENAI_API_KEY", "", Json.createValue(write).toString());
+    }
+
+    private String run(String runId, String harness, String sandbox, String prompt, String extra) {
+        runs.start(
+                "{\"runId\":\""
+                        + runId
+                        + "\",\"threadId\":\"t-"
+                        + runId
+                        + "\",\"harness\":\""
+                        + harness
+                        + "\",\"prompt\":"
+                        + Runs.jsonString(prompt)
+                        + ",\"sandbox\":"
+                        + sandbox
+                        + extra
+                        + "}");
+        return runId;
+    }
+
+    private List<SseClient.Event> transcript(String runId) {
+        return runs.transcript(runId, null);
+    }
+
+    private static String text(List<SseClient.Event> events) {
+        StringBuilder b = new StringBuilder();
+        for (SseClient.Event e : events) {
+            if ("TEXT_MESSAGE_CONTENT".equals(e.name())) {
+                b.append(
+                        Json.createReader(new java.io.StringReader(e.data()))
+                                .readObject()
+                                .getString("delta"));
+            }
+        }
+        return b.toString();
+    }
+
+    private static String last(List<SseClient.Event> events) {
+        return events.get(events.size() - 1).name();
+    }
+
+    @Test
+    void claudeCodeAnswersThroughTheGatewayWithAKeyItNeverHolds() {
+        model.enqueue(Turn.text("hello from the scripted model"));
+        String runId =
+                run(
+                        "e2e-claude-text-" + UUID.randomUUID(),
+                        "claude-code",
+                        claudeSandbox("e2e-claude"),
+                        "say hello",
+                        "");
+        List<SseClient.Event> events = transcript(runId);
+        assertThat(last(events)).as(events.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(events)).contains("hello from the scripted model");
+        assertThat(model.modelRequests()).isNotEmpty();
+        assertThat(model.modelRequests())
+                .allSatisfy(r -> assertThat(r.header("x-api-key")).contains(KEY));
+        JsonObject record = runs.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        String key = record.getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "printf %s \"$ANTHROPIC_API_KEY\"")).matches(PLACEHOLDER);
+        sandboxes.forget(key);
+        sandboxes.delete(key);
+    }
+
+    @Test
+    void claudeCodeEditsAWorkspaceFileWithItsBashTool() {
+        model.enqueue(
+                Turn.claudeBash("echo changed-by-claude > /workspace/notes.txt"),
+                Turn.text("done"));
+        String runId =
+                run(
+                        "e2e-claude-tool-" + UUID.randomUUID(),
+                        "claude-code",
+                        claudeSandbox("e2e-claude-tool"),
+                        "change notes.txt",
+                        "");
+        List<SseClient.Event> events = transcript(runId);
+        assertThat(last(events)).as(events.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(events).anyMatch(e -> e.name().equals("TOOL_CALL_START"));
+        String key = runs.get(runId).getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "cat /workspace/notes.txt")).contains("changed-by-claude");
+        sandboxes.forget(key);
+        sandboxes.delete(key);
+    }
+
+    @Test
+    void aModelApiErrorEndsTheRunWithAnAgentError() {
+        model.enqueue(Turn.serverError("the scripted model is down"));
+        String runId =
+                run(
+                        "e2e-claude-error-" + UUID.randomUUID(),
+                        "claude-code",
+                        claudeSandbox("e2e-claude-error"),
+                        "say hello",
+                        ",\"destroyOnComplete\":true");
+        List<SseClient.Event> events = transcript(runId);
+        assertThat(last(events)).as(events.toString()).isEqualTo("RUN_ERROR");
+        assertThat(runs.get(runId).getString("status")).isEqualTo("failed");
+    }
+
+    @Test
+    void cancellingARunStopsTheRealCliAndItsSandbox() throws Exception {
+        model.enqueue(Turn.claudeBash("sleep 120"), Turn.text("never"));
+        String runId =
+                run(
+                        "e2e-claude-cancel-" + UUID.randomUUID(),
+                        "claude-code",
+                        claudeSandbox("e2e-claude-cancel"),
+                        "wait",
+                        "");
+        try (SseClient sse = runs.events(runId, null)) {
+            SseClient.Event e;
+            do {
+                e = sse.next(Duration.ofSeconds(60));
+            } while (e != null && !"TOOL_CALL_START".equals(e.name()));
+            assertThat(e).as("the CLI started its tool").isNotNull();
+            assertThat(runs.cancel(runId).statusCode()).isEqualTo(202);
+            List<SseClient.Event> rest = Runs.drain(sse, Duration.ofSeconds(60));
+            assertThat(rest).isNotEmpty();
+            assertThat(rest.get(rest.size() - 1).name()).isEqualTo("RUN_ERROR");
+        }
+        assertThat(runs.get(runId).getString("status")).isEqualTo("aborted");
+    }
+
+    @Test
+    void codexAnswersAndRunsACommandThroughTheGatewayWithAKeyItNeverHolds() {
+        model.enqueue(
+                Turn.codexExec("echo changed-by-codex > /workspace/notes.txt"),
+                Turn.text("done by codex"));
+        String runId =
+                run(
+                        "e2e-codex-" + UUID.randomUUID(),
+                        "codex",
+                        codexSandbox("e2e-codex"),
+                        "change notes.txt",
+                        "");
+        List<SseClient.Event> events = transcript(runId);
+        assertThat(last(events)).as(events.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(events)).contains("done by codex");
+        assertThat(model.modelRequests()).isNotEmpty();
+        assertThat(model.modelRequests())
+                .allSatisfy(r -> assertThat(r.header("authorization")).contains("Bearer " + KEY));
+        String key = runs.get(runId).getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "cat /workspace/notes.txt")).contains("changed-by-codex");
+        assertThat(sandboxes.stdout(key, "printf %s \"$OPENAI_API_KEY\"")).matches(PLACEHOLDER);
+        sandboxes.forget(key);
+        sandboxes.delete(key);
+    }
+}
