@@ -6,11 +6,6 @@ import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -25,21 +20,15 @@ import org.junit.jupiter.api.Test;
  * through their tenant's gateway with a brokered key (docs/egress.md): the sandbox holds a
  * placeholder, the model server receives the real key.
  *
- * <p>The model host {@value #MODEL_HOST} is an {@link OutsideHost} at the fixed address the IT
- * server pins it to ({@code it.egress.model-address} in pom.xml); inside its network namespace a
- * TLS relay (src/test/node/tls-relay.mjs, with the test-only certificate of
- * src/test/resources/egress-test-tls, whose CA the server's gateway trusts upstream) forwards to
- * the {@link ScriptedModelServer} of this JVM on the host's side of that host's link. Nothing
- * leaves this machine.
+ * <p>The model host is a {@link ModelHost}: nothing leaves this machine.
  */
 class AgentsThroughEgressIT {
 
-    static final String MODEL_HOST = "model.egress.test";
+    static final String MODEL_HOST = ModelHost.NAME;
     private static final String KEY = "sk-e2e-" + UUID.randomUUID();
     private static final String PLACEHOLDER = "agentbox-brokered-[0-9a-f]{40}";
 
-    private static OutsideHost host;
-    private static Process relay;
+    private static ModelHost host;
     private static ScriptedModelServer model;
 
     private final Api api = Api.itServer();
@@ -48,40 +37,12 @@ class AgentsThroughEgressIT {
 
     @BeforeAll
     static void modelHost() throws Exception {
-        String address = System.getProperty("agentbox.it.egress.model-address", "198.18.251.6");
-        int last = Integer.parseInt(address.substring(address.lastIndexOf('.') + 1));
-        String prefix = address.substring(0, address.lastIndexOf('.') + 1);
-        host =
-                OutsideHost.startAt(
-                        "agentbox/sandbox:busybox", "sleep 100000", prefix + (last - 2) + "/30");
-        String hostSide = prefix + (last - 1);
-        model = ScriptedModelServer.start(InetAddress.getByName(hostSide), 0, KEY);
-        Path node = Path.of(System.getProperty("agentbox.it.node-dir", "src/test/node"));
-        Path tls = node.resolveSibling("resources").resolve("egress-test-tls");
-        relay =
-                host.startInNetwork(
-                        List.of(
-                                "node",
-                                node.resolve("tls-relay.mjs").toString(),
-                                "443",
-                                tls.resolve("server.pem").toString(),
-                                tls.resolve("server.key").toString(),
-                                hostSide,
-                                Integer.toString(model.port())));
-        BufferedReader out =
-                new BufferedReader(
-                        new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8));
-        assertThat(out.readLine()).isEqualTo("relay listening");
+        host = ModelHost.start(KEY);
+        model = host.model();
     }
 
     @AfterAll
     static void stop() {
-        if (relay != null) {
-            relay.destroyForcibly();
-        }
-        if (model != null) {
-            model.close();
-        }
         if (host != null) {
             host.close();
         }
@@ -94,37 +55,13 @@ class AgentsThroughEgressIT {
         model.clearScript();
     }
 
-    /** An egress sandbox of the agents image that may reach the model host only. */
     private static String sandbox(
             String definitionId, String keyVariable, String env, String setup) {
-        return "{\"definitionId\":\""
-                + definitionId
-                + "\",\"image\":\"agentbox/sandbox:agents\",\"lifecycle\":{\"reuse\":\"none\"},"
-                + "\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[\""
-                + MODEL_HOST
-                + "\"]}},\"workspace\":{\"env\":{"
-                + env
-                + "},\"setup\":["
-                + setup
-                + "],\"secrets\":{\""
-                + keyVariable
-                + "\":{\"value\":\""
-                + KEY
-                + "\",\"brokerHosts\":[\""
-                + MODEL_HOST
-                + "\"]}}}}";
+        return ModelHost.sandbox(definitionId, keyVariable, KEY, env, setup);
     }
 
     private static String claudeSandbox(String definitionId) {
-        return sandbox(
-                definitionId,
-                "ANTHROPIC_API_KEY",
-                "\"ANTHROPIC_BASE_URL\":\"https://"
-                        + MODEL_HOST
-                        + "\",\"DISABLE_TELEMETRY\":\"1\",\"DISABLE_AUTOUPDATER\":\"1\","
-                        + "\"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\":\"1\","
-                        + "\"CLAUDE_CODE_MAX_RETRIES\":\"0\"",
-                "");
+        return ModelHost.claudeSandbox(definitionId, KEY);
     }
 
     /** Codex's endpoint is in its configuration file: written by a setup step. */
