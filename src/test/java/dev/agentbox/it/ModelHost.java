@@ -19,9 +19,9 @@ import java.util.List;
  * ScriptedModelServer} of this JVM on the host's side of that host's link. Nothing leaves this
  * machine.
  */
-final class ModelHost implements AutoCloseable {
+public final class ModelHost implements AutoCloseable {
 
-    static final String NAME = "model.egress.test";
+    public static final String NAME = "model.egress.test";
 
     private final OutsideHost host;
     private final Process relay;
@@ -34,7 +34,7 @@ final class ModelHost implements AutoCloseable {
     }
 
     /** Starts the host; the model server accepts {@code key} only. */
-    static ModelHost start(String key) throws Exception {
+    public static ModelHost start(String key) throws Exception {
         String address = System.getProperty("agentbox.it.egress.model-address", "198.18.251.6");
         int last = Integer.parseInt(address.substring(address.lastIndexOf('.') + 1));
         String prefix = address.substring(0, address.lastIndexOf('.') + 1);
@@ -75,7 +75,7 @@ final class ModelHost implements AutoCloseable {
         }
     }
 
-    ScriptedModelServer model() {
+    public ScriptedModelServer model() {
         return model;
     }
 
@@ -105,7 +105,7 @@ final class ModelHost implements AutoCloseable {
     }
 
     /** Claude Code's sandbox: its endpoint is this host, no traffic but the model's. */
-    static String claudeSandbox(String definitionId, String key) {
+    public static String claudeSandbox(String definitionId, String key) {
         return sandbox(
                 definitionId,
                 "ANTHROPIC_API_KEY",
