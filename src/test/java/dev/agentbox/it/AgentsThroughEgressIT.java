@@ -66,24 +66,7 @@ class AgentsThroughEgressIT {
 
     /** Codex's endpoint is in its configuration file: written by a setup step. */
     private static String codexSandbox(String definitionId) {
-        List<String> config =
-                List.of(
-                        "model_provider = \"scripted\"",
-                        "model = \"gpt-5.5\"",
-                        "check_for_update_on_startup = false",
-                        "[analytics]",
-                        "enabled = false",
-                        "[features]",
-                        "plugins = false",
-                        "remote_plugin = false",
-                        "apps = false",
-                        "[model_providers.scripted]",
-                        "name = \"scripted\"",
-                        "base_url = \"https://" + MODEL_HOST + "/v1\"",
-                        "env_key = \"OPENAI_API_KEY\"",
-                        "wire_api = \"responses\"",
-                        "request_max_retries = 0",
-                        "stream_max_retries = 0");
+        List<String> config = ScriptedModelServer.codexConfig("https://" + MODEL_HOST + "/v1", 0);
         String write =
                 "mkdir -p \"$HOME/.codex\" && printf '%s\\n' '"
                         + String.join("' '", config)

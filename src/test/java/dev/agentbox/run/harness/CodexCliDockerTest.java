@@ -67,25 +67,8 @@ class CodexCliDockerTest {
         Files.createDirectories(home.resolve(".codex"));
         Files.writeString(
                 home.resolve(".codex/config.toml"),
-                String.join(
-                        "\n",
-                        "model_provider = \"scripted\"",
-                        "model = \"gpt-5.5\"",
-                        "check_for_update_on_startup = false",
-                        "[analytics]",
-                        "enabled = false",
-                        "[features]",
-                        "plugins = false",
-                        "remote_plugin = false",
-                        "apps = false",
-                        "[model_providers.scripted]",
-                        "name = \"scripted\"",
-                        "base_url = \"" + model.openAiBaseUrl() + "\"",
-                        "env_key = \"OPENAI_API_KEY\"",
-                        "wire_api = \"responses\"",
-                        "request_max_retries = " + retries,
-                        "stream_max_retries = " + retries,
-                        ""));
+                String.join("\n", ScriptedModelServer.codexConfig(model.openAiBaseUrl(), retries))
+                        + "\n");
     }
 
     private List<JsonObject> translated(String fixture, AgentCliContainer.Output out) {

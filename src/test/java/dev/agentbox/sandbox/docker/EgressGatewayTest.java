@@ -207,19 +207,21 @@ class EgressGatewayTest {
         return EgressRule.host(name);
     }
 
+    private static SandboxCreateInput input(String tenant, EgressPolicy policy) {
+        return SandboxCreateInput.defaults()
+                .withKey("egress-" + UUID.randomUUID(), tenant)
+                .withPolicy(
+                        new SandboxPolicy(
+                                SandboxPolicy.Network.EGRESS,
+                                OptionalInt.empty(),
+                                java.util.OptionalDouble.empty(),
+                                OptionalInt.empty(),
+                                List.of(),
+                                policy));
+    }
+
     private SandboxHandle sandbox(String tenant, EgressPolicy policy) {
-        SandboxHandle h =
-                provider.create(
-                        SandboxCreateInput.defaults()
-                                .withKey("egress-" + UUID.randomUUID(), tenant)
-                                .withPolicy(
-                                        new SandboxPolicy(
-                                                SandboxPolicy.Network.EGRESS,
-                                                OptionalInt.empty(),
-                                                java.util.OptionalDouble.empty(),
-                                                OptionalInt.empty(),
-                                                List.of(),
-                                                policy)));
+        SandboxHandle h = provider.create(input(tenant, policy));
         sandboxes.add(h);
         return h;
     }
@@ -467,18 +469,7 @@ class EgressGatewayTest {
     @Test
     void egressKeepsWorkingWhenTheServerThatMadeTheSandboxIsGone() {
         DockerSandboxProvider first = newProvider(provider.gateways().settings());
-        SandboxHandle s =
-                first.create(
-                        SandboxCreateInput.defaults()
-                                .withKey("egress-" + UUID.randomUUID(), TENANT_A)
-                                .withPolicy(
-                                        new SandboxPolicy(
-                                                SandboxPolicy.Network.EGRESS,
-                                                OptionalInt.empty(),
-                                                java.util.OptionalDouble.empty(),
-                                                OptionalInt.empty(),
-                                                List.of(),
-                                                POLICY)));
+        SandboxHandle s = first.create(input(TENANT_A, POLICY));
         first.close();
         SandboxHandle again = provider.resume(s.id()).orElseThrow();
         sandboxes.add(again);

@@ -142,6 +142,31 @@ public final class ScriptedModelServer implements AutoCloseable {
     }
 
     /** Forgets the recorded requests (the script stays). */
+    /**
+     * The lines of a Codex {@code config.toml} whose only provider is a scripted server at {@code
+     * baseUrl} (the Responses API), with {@code retries} retries and every feature that would reach
+     * another host (update checks, analytics, plugin and app catalogues) off.
+     */
+    public static List<String> codexConfig(String baseUrl, int retries) {
+        return List.of(
+                "model_provider = \"scripted\"",
+                "model = \"gpt-5.5\"",
+                "check_for_update_on_startup = false",
+                "[analytics]",
+                "enabled = false",
+                "[features]",
+                "plugins = false",
+                "remote_plugin = false",
+                "apps = false",
+                "[model_providers.scripted]",
+                "name = \"scripted\"",
+                "base_url = \"" + baseUrl + "\"",
+                "env_key = \"OPENAI_API_KEY\"",
+                "wire_api = \"responses\"",
+                "request_max_retries = " + retries,
+                "stream_max_retries = " + retries);
+    }
+
     /** Drops the turns not taken yet (a test that failed early leaves none to the next). */
     public synchronized void clearScript() {
         script.clear();
