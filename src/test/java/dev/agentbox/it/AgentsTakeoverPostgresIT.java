@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and upstream CA) starts the run; while the CLI runs its {@code Bash} tool, A is killed (SIGKILL).
  * The IT server takes the run over: it replays the real CLI's journal, aligns it with what A
  * stored, and drives on while the same CLI process asks the model for its next turn through the
- * gateway. The client sees every chunk once, and the model is asked exactly twice.
+ * gateway. The client sees every chunk once, and the model is asked exactly twice (EG-10).
  */
 class AgentsTakeoverPostgresIT {
 

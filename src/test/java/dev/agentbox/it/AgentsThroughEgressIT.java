@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The real Claude Code and Codex CLIs, run by agentbox's harnesses in {@code
  * agentbox/sandbox:agents} sandboxes with network {@code egress}, reaching a scripted model API
- * through their tenant's gateway with a brokered key (docs/egress.md): the sandbox holds a
- * placeholder, the model server receives the real key.
+ * through their tenant's gateway with a brokered key (docs/egress.md; EG-08, EG-10): the sandbox
+ * holds a placeholder, the model server receives the real key.
  *
  * <p>The model host is a {@link ModelHost}: nothing leaves this machine.
  */

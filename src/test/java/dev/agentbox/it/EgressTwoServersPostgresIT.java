@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * PostgreSQL pass only: the egress of a sandbox does not depend on the server that made it. Server
- * A (a runnable jar on the IT server's database, with the same pinned names) makes an egress
+ * PostgreSQL pass only (EG-06): the egress of a sandbox does not depend on the server that made it.
+ * Server A (a runnable jar on the IT server's database, with the same pinned names) makes an egress
  * sandbox and starts a slow download in it; A is killed (SIGKILL) mid-download; the download
  * completes through the tenant's gateway, which is a container of its own, and the sandbox's next
  * request, made through the IT server, passes the gateway as before (and a denied one is still

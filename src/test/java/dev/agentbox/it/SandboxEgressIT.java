@@ -20,11 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * {@code policy.network: egress} through the HTTP API (docs/egress.md): the IT server pins the test
- * names to an {@link OutsideHost} this class starts ({@link EgressWorld}), so every request that
- * passes the tenant's gateway ends at a container of this test, and every refusal is paired with a
- * success from the same sandbox — a refusal means the policy, not a dead host. Afterwards the
- * gateways and internal networks of both tenants are removed.
+ * {@code policy.network: egress} through the HTTP API (docs/egress.md; EG-01, EG-03, EG-05..EG-07):
+ * the IT server pins the test names to an {@link OutsideHost} this class starts ({@link
+ * EgressWorld}), so every request that passes the tenant's gateway ends at a container of this
+ * test, and every refusal is paired with a success from the same sandbox — a refusal means the
+ * policy, not a dead host. Afterwards the gateways and internal networks of both tenants are
+ * removed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxEgressIT {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
+/** How a run hears of its sandbox's egress refusals (EG-07). */
 class RunEgressDenialsTest {
 
     private final ChunkFactory chunks = new ChunkFactory("r-1", "t-1", () -> 0L);

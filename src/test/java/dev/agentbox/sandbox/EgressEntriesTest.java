@@ -16,7 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The corpus of egress entries: what each good spelling means, and why each bad one is refused. */
+/**
+ * The corpus of egress entries: what each good spelling means, and why each bad one is refused
+ * (EG-09).
+ */
 class EgressEntriesTest {
 
     private static final String FIELD = "policy.egress.allow[2]";

@@ -30,12 +30,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A hostile agent in an {@code egress} sandbox against its gateway (docs/egress.md). The "internet"
- * is two {@link OutsideHost}s this test starts (routed by the host, like any outside address):
- * {@code web} serves HTTP on 80 and 8080, {@code tls} serves HTTPS on 443 with a certificate of a
- * test CA that the gateway trusts upstream. Names reach them only through the operator's pinned
- * addresses ({@code agentbox.egress.resolve}); nothing leaves this machine. Every refusal is paired
- * with a success from the same sandbox, so a refusal means the policy, not a dead host.
+ * A hostile agent in an {@code egress} sandbox against its gateway (docs/egress.md; EG-01..EG-08).
+ * The "internet" is two {@link OutsideHost}s this test starts (routed by the host, like any outside
+ * address): {@code web} serves HTTP on 80 and 8080, {@code tls} serves HTTPS on 443 with a
+ * certificate of a test CA that the gateway trusts upstream. Names reach them only through the
+ * operator's pinned addresses ({@code agentbox.egress.resolve}); nothing leaves this machine. Every
+ * refusal is paired with a success from the same sandbox, so a refusal means the policy, not a dead
+ * host.
  */
 @NeedsDocker
 class EgressGatewayTest {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
+/** The rules files a sandbox's gateway reads (EG-01, EG-02, EG-04). */
 class GatewayRulesTest {
 
     private static final EgressRule NPM =
