@@ -46,6 +46,7 @@ class AgentsThroughEgressIT {
         if (host != null) {
             host.close();
         }
+        EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
     @AfterEach

@@ -39,6 +39,7 @@ class EgressTwoServersPostgresIT {
         String key = null;
         try (OutsideHost web =
                 EgressWorld.start("dd if=/dev/urandom of=/www/big.bin bs=65536 count=64")) {
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
             String sha256 =
                     DockerCli.ok("exec", web.container(), "sha256sum", "/www/big.bin")
                             .split("\\s+")[0];
@@ -50,6 +51,9 @@ class EgressTwoServersPostgresIT {
                             "AGENTBOX_AUTH_TOKENS",
                                     "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
                             "AGENTBOX_NODE_ID", "egress-a",
+                            "AGENTBOX_EGRESS_IMAGE",
+                                    System.getProperty(
+                                            "agentbox.it.egress.image", "agentbox/egress:1"),
                             "AGENTBOX_EGRESS_RESOLVE",
                                     System.getProperty(
                                             "agentbox.it.egress.resolve",

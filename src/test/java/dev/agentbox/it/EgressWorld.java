@@ -42,7 +42,8 @@ final class EgressWorld {
                         + " > /www/index.html"
                         + (setup.isEmpty() ? "" : " && " + setup)
                         + " && exec httpd -f -p 80 -h /www",
-                network);
+                network,
+                java.time.Duration.ofMinutes(10));
     }
 
     /**

@@ -43,18 +43,33 @@ public final class OutsideHost implements AutoCloseable {
     public static OutsideHost start(String image, String command) {
         int third = ThreadLocalRandom.current().nextInt(251);
         int fourth = ThreadLocalRandom.current().nextInt(64) * 4;
-        return start(image, command, "198.18." + third + ".", fourth, "outside-host");
+        String hostIf =
+                "vzo"
+                        + Integer.toHexString(
+                                ThreadLocalRandom.current().nextInt(0x100000, 0xffffff))
+                        + "h";
+        OutsideHost h =
+                tryStart(image, command, "198.18." + third + ".", fourth, "outside-host", hostIf);
+        if (h == null) {
+            throw new IllegalStateException("the host already has an interface " + hostIf);
+        }
+        return h;
     }
 
     /**
      * Like {@link #start}, on the fixed /30 {@code network} (e.g. {@code "198.18.251.0/30"}, in
      * {@link #FIXED_RANGE}): the host's side is its first address, the container's (its {@link
      * #address()}) the second, known before the test runs, so a server started by the build can pin
-     * names to it ({@code agentbox.egress.resolve}). A container of an earlier run on the same /30
-     * that was never closed (its JVM died) is removed first; two tests that run at once must not
-     * share a /30.
+     * names to it ({@code agentbox.egress.resolve}).
+     *
+     * <p>One host per /30 on the machine, whoever asks: the host's interface has a name fixed by
+     * the /30, so the kernel lets one run create it, and it goes when that host's container goes.
+     * Another run (another checkout's build on the same machine) waits here until it is free, up to
+     * {@code patience}: tests that hold such a host are serialized. A host whose owner (the JVM
+     * that started it, by boot, pid and start time) is gone — it died before closing — is removed.
      */
-    public static OutsideHost startAt(String image, String command, String network) {
+    public static OutsideHost startAt(
+            String image, String command, String network, java.time.Duration patience) {
         java.util.regex.Matcher m =
                 java.util.regex.Pattern.compile("198\\.18\\.251\\.(\\d{1,3})/30").matcher(network);
         if (!m.matches()
@@ -62,21 +77,96 @@ public final class OutsideHost implements AutoCloseable {
                 || Integer.parseInt(m.group(1)) > 252) {
             throw new IllegalArgumentException("not a /30 in " + FIXED_RANGE + "0/24: " + network);
         }
+        int fourth = Integer.parseInt(m.group(1));
         String label = "outside-host-" + network.replace('/', '_');
-        String stale =
-                DockerCli.ok("ps", "-aq", "--filter", "label=agentbox.test=" + label)
-                        .replace('\n', ' ')
-                        .trim();
-        if (!stale.isEmpty()) {
-            List<String> rm = new ArrayList<>(List.of("rm", "-f"));
-            rm.addAll(List.of(stale.split("\\s+")));
-            DockerCli.ok(rm.toArray(String[]::new));
+        String hostIf = "vzf251x" + fourth + "h";
+        long deadline = System.nanoTime() + patience.toNanos();
+        boolean told = false;
+        while (true) {
+            if (run("ip", "link", "show", hostIf) != 0) {
+                OutsideHost h = tryStart(image, command, FIXED_RANGE, fourth, label, hostIf);
+                if (h != null) {
+                    return h;
+                }
+            }
+            if (removeDeadOwners(label) > 0) {
+                continue;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        network + " is still held by another run after " + patience);
+            }
+            if (!told) {
+                System.out.println(
+                        "OutsideHost: " + network + " is held by another run; waiting for it");
+                told = true;
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
-        return start(image, command, FIXED_RANGE, Integer.parseInt(m.group(1)), label);
     }
 
-    private static OutsideHost start(
-            String image, String command, String net, int fourth, String label) {
+    /** Who started a host: boot, pid and start time of this JVM. */
+    private static String owner() {
+        try {
+            return java.nio.file.Files.readString(
+                                    java.nio.file.Path.of("/proc/sys/kernel/random/boot_id"))
+                            .trim()
+                    + "/"
+                    + ProcessHandle.current().pid()
+                    + "/"
+                    + ProcessHandle.current()
+                            .info()
+                            .startInstant()
+                            .map(Object::toString)
+                            .orElse("");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Removes the hosts labelled {@code label} whose owner is gone; how many. */
+    private static int removeDeadOwners(String label) {
+        String me = owner();
+        String bootNow = me.substring(0, me.indexOf('/'));
+        int removed = 0;
+        String out =
+                DockerCli.ok(
+                        "ps",
+                        "-a",
+                        "--filter",
+                        "label=agentbox.test=" + label,
+                        "--format",
+                        "{{.ID}} {{.Label \"agentbox.test.owner\"}}");
+        for (String line : out.lines().toList()) {
+            String[] f = line.trim().split(" ", 2);
+            String[] o = f.length < 2 ? new String[0] : f[1].split("/", 3);
+            boolean alive =
+                    o.length == 3
+                            && o[0].equals(bootNow)
+                            && ProcessHandle.of(Long.parseLong(o[1]))
+                                    .flatMap(p -> p.info().startInstant())
+                                    .map(Object::toString)
+                                    .filter(o[2]::equals)
+                                    .isPresent();
+            if (!f[0].isEmpty() && !alive) {
+                DockerCli.run("rm", "-f", f[0]);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    /**
+     * Starts the container and wires it to the host through a veth pair whose host side is {@code
+     * hostIf}; null, with nothing left behind, when the host already has an interface of that name.
+     */
+    private static OutsideHost tryStart(
+            String image, String command, String net, int fourth, String label, String hostIf) {
         String container =
                 DockerCli.ok(
                         "run",
@@ -85,18 +175,25 @@ public final class OutsideHost implements AutoCloseable {
                         "none",
                         "--label",
                         "agentbox.test=" + label,
+                        "--label",
+                        "agentbox.test.owner=" + owner(),
                         image,
                         "sh",
                         "-c",
                         command);
-        String suffix =
-                Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
-        String hostIf = "vzo" + suffix + "h";
-        String peerIf = "vzo" + suffix + "c";
+        String peerIf = hostIf.substring(0, hostIf.length() - 1) + "c";
+        try {
+            sh("ip", "link", "add", hostIf, "type", "veth", "peer", "name", peerIf);
+        } catch (IllegalStateException e) {
+            DockerCli.run("rm", "-f", container);
+            if (run("ip", "link", "show", hostIf) == 0) {
+                return null;
+            }
+            throw e;
+        }
         OutsideHost h = new OutsideHost(container, hostIf, net + (fourth + 2));
         try {
             String pid = DockerCli.ok("inspect", "-f", "{{.State.Pid}}", container);
-            sh("ip", "link", "add", hostIf, "type", "veth", "peer", "name", peerIf);
             sh("ip", "link", "set", peerIf, "netns", pid);
             sh("ip", "addr", "add", net + (fourth + 1) + "/30", "dev", hostIf);
             sh("ip", "link", "set", hostIf, "up");
@@ -167,6 +264,22 @@ public final class OutsideHost implements AutoCloseable {
             // gone with the container's namespace
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int run(String... cmd) {
+        try {
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start();
+            return p.waitFor(20, TimeUnit.SECONDS) ? p.exitValue() : -1;
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.TestInstance;
  * the IT server pins the test names to an {@link OutsideHost} this class starts ({@link
  * EgressWorld}), so every request that passes the tenant's gateway ends at a container of this
  * test, and every refusal is paired with a success from the same sandbox — a refusal means the
- * policy, not a dead host. Afterwards the gateways and internal networks of both tenants are
- * removed.
+ * policy, not a dead host. The gateways and internal networks of both tenants are removed before
+ * (one an earlier run left may be of another image) and after.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxEgressIT {
@@ -48,6 +48,9 @@ class SandboxEgressIT {
     @BeforeAll
     void internetAndSandbox() {
         web = EgressWorld.start("");
+        // gateways this test makes itself, from this server's image and files: not one an earlier
+        // run left behind
+        EgressWorld.removeGateways(EgressWorld.TENANT_A, EgressWorld.TENANT_B);
         sandbox = tenantA.ensure(egressBody("egress-" + UUID.randomUUID(), ALLOW, DENY));
     }
 
