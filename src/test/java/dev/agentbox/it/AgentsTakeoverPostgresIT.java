@@ -40,6 +40,9 @@ class AgentsTakeoverPostgresIT {
         env.put(
                 "AGENTBOX_EGRESS_UPSTREAM_CA",
                 System.getProperty("agentbox.it.egress.upstream-ca"));
+        env.put(
+                "AGENTBOX_EGRESS_IMAGE",
+                System.getProperty("agentbox.it.egress.image", "agentbox/egress:1"));
         return env;
     }
 
@@ -95,6 +98,7 @@ class AgentsTakeoverPostgresIT {
             sandboxKey = onB.get(runId).getString("sandboxKey");
             Sandboxes sandboxes = new Sandboxes(Api.itServer(), Api.TENANT_A);
             sandboxes.delete(sandboxKey);
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
     }
 }

@@ -40,7 +40,10 @@ public final class ModelHost implements AutoCloseable {
         String prefix = address.substring(0, address.lastIndexOf('.') + 1);
         OutsideHost host =
                 OutsideHost.startAt(
-                        "agentbox/sandbox:busybox", "sleep 100000", prefix + (last - 2) + "/30");
+                        "agentbox/sandbox:busybox",
+                        "sleep 100000",
+                        prefix + (last - 2) + "/30",
+                        java.time.Duration.ofMinutes(10));
         ScriptedModelServer model = null;
         Process relay = null;
         try {
