@@ -36,9 +36,10 @@ class EgressTwoServersPostgresIT {
     void aDownloadOutlivesTheServerThatStartedItAndTheOtherServersRequestsStillPassTheGateway()
             throws Exception {
         Sandboxes onB = new Sandboxes(Api.itServer(), Api.TENANT_A);
+        // held until the tenant's gateway is removed at the end (EgressWorld.start)
+        OutsideHost web = EgressWorld.start("dd if=/dev/urandom of=/www/big.bin bs=65536 count=64");
         String key = null;
-        try (OutsideHost web =
-                EgressWorld.start("dd if=/dev/urandom of=/www/big.bin bs=65536 count=64")) {
+        try {
             EgressWorld.removeGateways(EgressWorld.TENANT_A);
             String sha256 =
                     DockerCli.ok("exec", web.container(), "sha256sum", "/www/big.bin")
@@ -118,10 +119,14 @@ class EgressTwoServersPostgresIT {
             assertThat(status(onB, key, "http://" + ALLOWED + "/")).isEqualTo("200");
             assertThat(status(onB, key, "http://" + DENIED + "/")).isEqualTo("403");
         } finally {
-            if (key != null) {
-                onB.delete(key);
+            try {
+                if (key != null) {
+                    onB.delete(key);
+                }
+                EgressWorld.removeGateways(EgressWorld.TENANT_A);
+            } finally {
+                web.close();
             }
-            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
     }
 

@@ -1,0 +1,316 @@
+package dev.agentbox.sandbox.bench;
+
+import dev.agentbox.it.DockerCli;
+import dev.agentbox.it.OutsideHost;
+import dev.agentbox.sandbox.docker.DockerSandboxProvider;
+import dev.agentbox.sandbox.docker.DockerSettings;
+import dev.agentbox.sandbox.docker.EgressGatewayNames;
+import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the egress gateway costs a sandbox's HTTP: the same requests from a {@code bridge} sandbox
+ * (routed by the host straight to the server) and from an {@code egress} sandbox (through its
+ * tenant's gateway, Squid), to one {@link OutsideHost} serving HTTP with BusyBox {@code httpd}.
+ * Times are curl's own ({@code -w '%{time_total}'}), measured inside the sandbox, so the way the
+ * command reaches the sandbox does not count. Per iteration one request from each sandbox, the
+ * first alternating, so the drift of a shared machine hits both alike.
+ *
+ * <p>Usage: {@code bench/egress [downloads=100] [small requests=200] [image]}; {@code EGRESS_IMAGE}
+ * names another gateway image than {@code agentbox/egress:1}. Needs root (the outside host's veth)
+ * and the Docker engine with the gateway image.
+ */
+public final class EgressBench {
+
+    private static final String NAME = "bench.egress.test";
+    private static final int MIB = 1024 * 1024;
+    private static final String FORMAT =
+            "%{http_code} %{size_download} %{time_namelookup} %{time_connect}"
+                    + " %{time_starttransfer} %{time_total}";
+
+    /** One curl: what it reports, times in seconds. */
+    private record Sample(
+            int status, long bytes, double lookup, double connect, double firstByte, double total) {
+
+        static Sample parse(ExecResult r) {
+            String[] f = r.stdout().trim().split("\\s+");
+            if (r.exitCode() != 0 || f.length != 6) {
+                throw new IllegalStateException("curl failed: " + r);
+            }
+            return new Sample(
+                    Integer.parseInt(f[0]),
+                    Long.parseLong(f[1]),
+                    Double.parseDouble(f[2]),
+                    Double.parseDouble(f[3]),
+                    Double.parseDouble(f[4]),
+                    Double.parseDouble(f[5]));
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int nDownload = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int nSmall = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+        String image = args.length > 2 ? args[2] : "agentbox/sandbox:bookworm";
+        String gatewayImage =
+                System.getenv().getOrDefault("EGRESS_IMAGE", EgressSettings.DEFAULT_IMAGE);
+        Cleanup made = new Cleanup("bench-egress-" + UUID.randomUUID());
+        Runtime.getRuntime().addShutdownHook(new Thread(made, "bench-egress-cleanup"));
+        try {
+            made.web =
+                    OutsideHost.start(
+                            "agentbox/sandbox:busybox",
+                            "mkdir -p /www && dd if=/dev/urandom of=/www/1m.bin bs=65536 count=16"
+                                    + " 2>/dev/null && printf ok > /www/small"
+                                    + " && exec httpd -f -p 80 -h /www");
+            EgressSettings defaults = EgressSettings.defaults();
+            made.provider =
+                    new DockerSandboxProvider(
+                            DockerSettings.defaults().withImage(image),
+                            SandboxLimits.defaults(),
+                            new DaemonThreads("bench-egress"),
+                            Clock.systemUTC(),
+                            new EgressSettings(
+                                    gatewayImage,
+                                    defaults.alwaysAllow(),
+                                    Map.of(NAME, made.web.address()),
+                                    Optional.empty()));
+            SandboxHandle bridge =
+                    made.sandbox(
+                            SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE));
+            made.bridgeNetwork =
+                    DockerCli.ok("inspect", "-f", "{{.HostConfig.NetworkMode}}", bridge.id());
+            SandboxHandle egress =
+                    made.sandbox(
+                            SandboxPolicy.defaults()
+                                    .withNetwork(SandboxPolicy.Network.EGRESS)
+                                    .withEgress(
+                                            new EgressPolicy(
+                                                    List.of(EgressRule.host(NAME)), List.of())));
+            // the same server and path: by address from the bridge sandbox (it has no name for
+            // it), by name through the proxy from the egress one
+            String direct = "http://" + made.web.address();
+            String proxied = "http://" + NAME;
+            String gateway = EgressGatewayNames.gateway(made.tenant);
+            System.out.printf(
+                    Locale.ROOT,
+                    "bench/egress: image %s, outside host %s, gateway %s (%s, build %s), %s%n",
+                    image,
+                    made.web.address(),
+                    gateway,
+                    gatewayImage,
+                    DockerCli.ok(
+                                    "image",
+                                    "inspect",
+                                    "-f",
+                                    "{{index .Config.Labels \"dev.agentbox.build\"}}",
+                                    gatewayImage)
+                            .substring(0, 12),
+                    DockerCli.ok("version", "-f", "docker {{.Server.Version}}"));
+
+            Sample[][] downloads = measure(bridge, egress, direct, proxied, "/1m.bin", nDownload);
+            Sample[][] small = measure(bridge, egress, direct, proxied, "/small", nSmall);
+            check(downloads, MIB);
+            check(small, 2);
+            System.out.print(report(downloads, small));
+        } finally {
+            made.run();
+        }
+    }
+
+    private static String report(Sample[][] downloads, Sample[][] small) {
+        StringBuilder out = new StringBuilder();
+        out.append(
+                "\n| case | n | median ms | p95 ms | median vs bridge |\n"
+                        + "|---|---:|---:|---:|---:|\n");
+        double bridgeDownload = median(totals(downloads[0]));
+        double bridgeSmall = median(totals(small[0]));
+        row(out, "(a) 1 MiB download, bridge", totals(downloads[0]), bridgeDownload);
+        row(out, "(a) 1 MiB download, egress", totals(downloads[1]), bridgeDownload);
+        row(out, "(b) small request (2 bytes), bridge", totals(small[0]), bridgeSmall);
+        row(out, "(b) small request (2 bytes), egress", totals(small[1]), bridgeSmall);
+        out.append(
+                "\nMedians of curl's phases, ms from the start (name lookup done, connected,"
+                        + " first byte, end):\n\n"
+                        + "| case | lookup | connect | first byte | total |\n"
+                        + "|---|---:|---:|---:|---:|\n");
+        phases(out, "(a) bridge", downloads[0]);
+        phases(out, "(a) egress", downloads[1]);
+        phases(out, "(b) bridge", small[0]);
+        phases(out, "(b) egress", small[1]);
+        double ratio = median(totals(downloads[1])) / bridgeDownload;
+        double extra = median(totals(small[1])) - bridgeSmall;
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "%n(a) egress/bridge median = %.2f (target <= 1.2): %s%n"
+                                + "(b) egress - bridge median = %+.2f ms (target <= +2 ms): %s%n",
+                        ratio,
+                        ratio <= 1.2 ? "met" : "MISSED",
+                        extra,
+                        extra <= 2.0 ? "met" : "MISSED"));
+        return out.toString();
+    }
+
+    /**
+     * What the bench made, removed once: at the end, or when the JVM is stopped (Ctrl-C) — the
+     * sandboxes, the bench tenant's gateway and networks, the outside host.
+     */
+    private static final class Cleanup implements Runnable {
+
+        final String tenant;
+        final List<SandboxHandle> sandboxes = new CopyOnWriteArrayList<>();
+        final AtomicBoolean done = new AtomicBoolean();
+        volatile OutsideHost web;
+        volatile DockerSandboxProvider provider;
+        volatile String bridgeNetwork;
+
+        Cleanup(String tenant) {
+            this.tenant = tenant;
+        }
+
+        SandboxHandle sandbox(SandboxPolicy policy) {
+            SandboxHandle s =
+                    provider.create(
+                            SandboxCreateInput.defaults()
+                                    .withKey("bench-egress-" + UUID.randomUUID(), tenant)
+                                    .withPolicy(policy));
+            sandboxes.add(s);
+            return s;
+        }
+
+        @Override
+        public void run() {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            if (provider != null) {
+                for (SandboxHandle s : sandboxes) {
+                    try {
+                        provider.destroy(s.id());
+                    } catch (RuntimeException e) {
+                        System.err.println("bench/egress: destroying " + s.id() + ": " + e);
+                    }
+                }
+                provider.close();
+            }
+            DockerCli.run("rm", "-f", EgressGatewayNames.gateway(tenant));
+            DockerCli.run("network", "rm", EgressGatewayNames.network(tenant));
+            if (bridgeNetwork != null) {
+                DockerCli.run("network", "rm", bridgeNetwork);
+            }
+            if (web != null) {
+                web.close();
+            }
+        }
+    }
+
+    /**
+     * {@code n} requests of {@code path} from each sandbox, after a tenth of them (at least 10)
+     * discarded as warm-up; the first of each pair alternates.
+     */
+    private static Sample[][] measure(
+            SandboxHandle bridge,
+            SandboxHandle egress,
+            String direct,
+            String proxied,
+            String path,
+            int n) {
+        Sample[][] out = new Sample[2][n];
+        int warm = Math.max(10, n / 10);
+        for (int i = -warm; i < n; i++) {
+            Sample b;
+            Sample e;
+            if ((i & 1) == 0) {
+                b = curl(bridge, direct + path);
+                e = curl(egress, proxied + path);
+            } else {
+                e = curl(egress, proxied + path);
+                b = curl(bridge, direct + path);
+            }
+            if (i >= 0) {
+                out[0][i] = b;
+                out[1][i] = e;
+            }
+        }
+        return out;
+    }
+
+    private static Sample curl(SandboxHandle s, String url) {
+        return Sample.parse(
+                s.process()
+                        .exec(
+                                "curl -s -o /dev/null --max-time 30 -w '"
+                                        + FORMAT
+                                        + "' '"
+                                        + url
+                                        + "'"));
+    }
+
+    private static void check(Sample[][] cases, long bytes) {
+        for (Sample[] c : cases) {
+            for (Sample s : c) {
+                if (s.status() != 200 || s.bytes() != bytes) {
+                    throw new IllegalStateException(
+                            "expected 200 with " + bytes + " bytes, got " + s);
+                }
+            }
+        }
+    }
+
+    private static double[] totals(Sample[] s) {
+        return Arrays.stream(s).mapToDouble(x -> x.total() * 1000).toArray();
+    }
+
+    private static void phases(StringBuilder out, String name, Sample[] s) {
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "| %s | %.2f | %.2f | %.2f | %.2f |%n",
+                        name,
+                        median(Arrays.stream(s).mapToDouble(x -> x.lookup() * 1000).toArray()),
+                        median(Arrays.stream(s).mapToDouble(x -> x.connect() * 1000).toArray()),
+                        median(Arrays.stream(s).mapToDouble(x -> x.firstByte() * 1000).toArray()),
+                        median(totals(s))));
+    }
+
+    private static void row(StringBuilder out, String name, double[] ms, double base) {
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "| %s | %d | %.2f | %.2f | %.2f |%n",
+                        name,
+                        ms.length,
+                        median(ms),
+                        p95(ms),
+                        median(ms) / base));
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int m = s.length / 2;
+        return s.length % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2.0;
+    }
+
+    private static double p95(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[(int) Math.ceil(0.95 * s.length) - 1];
+    }
+}
