@@ -641,6 +641,8 @@ public abstract class JournalReaderContract {
                             "arg:--output-format",
                             "arg:stream-json",
                             "arg:--verbose",
+                            "arg:--permission-mode",
+                            "arg:bypassPermissions",
                             String.valueOf(bytes.length),
                             HexFormat.of()
                                     .formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
