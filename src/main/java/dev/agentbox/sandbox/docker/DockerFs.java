@@ -23,15 +23,12 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
  * The filesystem of one container: over the sandbox channel when it has one (the helper's own file
@@ -252,20 +249,7 @@ final class DockerFs implements SandboxFs {
                 .isPresent()) {
             return;
         }
-        ByteArrayOutputStream tar = new ByteArrayOutputStream(data.length + 2048);
-        try (TarArchiveOutputStream out = new TarArchiveOutputStream(tar)) {
-            out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
-            out.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
-            TarArchiveEntry e = new TarArchiveEntry(p.substring(1));
-            e.setSize(data.length);
-            e.setMode(0100644);
-            e.setModTime(System.currentTimeMillis());
-            out.putArchiveEntry(e);
-            out.write(data);
-            out.closeArchiveEntry();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        byte[] tar = TarFiles.of(java.util.Map.of(p, data));
         try {
             DockerEngine.run(
                     "copy to container",
@@ -275,7 +259,7 @@ final class DockerFs implements SandboxFs {
                                     .copyArchiveToContainerCmd(name)
                                     .withRemotePath("/")
                                     .withNoOverwriteDirNonDir(true)
-                                    .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
+                                    .withTarInputStream(new ByteArrayInputStream(tar))
                                     .exec());
         } catch (NotFoundException e) {
             throw DockerEngine.gone(name, e);

@@ -20,7 +20,6 @@ import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +34,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
  * The egress gateways of {@code policy.network: egress} sandboxes (docs/egress.md): per tenant, an
@@ -586,28 +583,14 @@ final class EgressGateways {
     }
 
     private void copy(String container, Map<String, byte[]> files) {
-        ByteArrayOutputStream tar = new ByteArrayOutputStream();
-        try (TarArchiveOutputStream out = new TarArchiveOutputStream(tar)) {
-            out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
-            for (Map.Entry<String, byte[]> f : files.entrySet()) {
-                TarArchiveEntry e = new TarArchiveEntry(f.getKey().substring(1));
-                e.setSize(f.getValue().length);
-                e.setMode(0100644);
-                e.setModTime(System.currentTimeMillis());
-                out.putArchiveEntry(e);
-                out.write(f.getValue());
-                out.closeArchiveEntry();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        byte[] tar = TarFiles.of(files);
         DockerEngine.run(
                 "copy to gateway",
                 () ->
                         engine().client()
                                 .copyArchiveToContainerCmd(container)
                                 .withRemotePath("/")
-                                .withTarInputStream(new ByteArrayInputStream(tar.toByteArray()))
+                                .withTarInputStream(new ByteArrayInputStream(tar))
                                 .exec());
     }
 
