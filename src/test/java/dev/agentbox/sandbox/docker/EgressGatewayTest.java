@@ -634,19 +634,6 @@ class EgressGatewayTest {
     }
 
     @Test
-    void aStoppedEgressSandboxGetsItsRulesAgainWhenItIsResumed() {
-        SandboxHandle s = sandbox(TENANT_A, POLICY);
-        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
-        String gateway = EgressGateways.gatewayName(TENANT_A);
-        DockerCli.ok("stop", "-t", "1", s.id());
-        // as if the gateway had been made anew: it knows nothing of the sandbox any more
-        DockerCli.ok("exec", gateway, "sh", "-c", "rm -f /etc/agentbox-egress/sandboxes/*.rules");
-        SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
-        assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
-        assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
-    }
-
-    @Test
     void aGatewayMadeAgainGivesTheRunningSandboxesTheirRulesBack() {
         SandboxHandle s = sandbox(TENANT_A, POLICY);
         assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
@@ -666,5 +653,18 @@ class EgressGatewayTest {
                 .as("the new sandbox has its own rules, not the restored ones")
                 .isEqualTo("403");
         assertThat(httpStatus(next, "http://always.allowed.test/")).isEqualTo("200");
+    }
+
+    @Test
+    void aStoppedEgressSandboxGetsItsRulesAgainWhenItIsResumed() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        DockerCli.ok("stop", "-t", "1", s.id());
+        // as if the gateway had been made anew: it knows nothing of the sandbox any more
+        DockerCli.ok("exec", gateway, "sh", "-c", "rm -f /etc/agentbox-egress/sandboxes/*.rules");
+        SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
+        assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
     }
 }
