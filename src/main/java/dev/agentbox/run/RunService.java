@@ -204,7 +204,9 @@ public class RunService {
 
     /**
      * As {@link #start(String, RunRequest)}, running {@code invocation} instead of the request's
-     * own (the agent endpoint resumes a CLI session with a command line of its own).
+     * own (the agent endpoint resumes a CLI session with a command line of its own). Both entry
+     * points pass here, so a CLI harness's ensure body that names no image gets its harness's image
+     * ({@link HarnessImages}) before anything is stored or ensured.
      */
     public RunRecordView start(String tenant, RunRequest toStart, AgentInvocation invocation) {
         RunRequest request = toStart.withHarnessImage(harnessImages, sandboxes.specParser());
