@@ -645,4 +645,35 @@ class EgressGatewayTest {
         assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
         assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
     }
+
+    @Test
+    void aGatewayMadeAgainKeepsItsAddressSoASandboxMadeBeforeReachesItsProxyAgain() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        String network = EgressGateways.networkName(TENANT_A);
+        String address = "{{(index .NetworkSettings.Networks \"" + network + "\").IPAddress}}";
+        String before = DockerCli.ok("inspect", "-f", address, gateway).strip();
+        // the proxy is named by that address, not looked up by name on every request
+        assertThat(s.process().exec("printenv HTTP_PROXY HTTPS_PROXY").stdout().lines())
+                .containsExactly("http://" + before + ":3128", "http://" + before + ":3128");
+        // sandboxes get addresses only from the network's ip-range, which leaves the gateway's out
+        String range =
+                DockerCli.ok(
+                                "network",
+                                "inspect",
+                                "-f",
+                                "{{(index .IPAM.Config 0).IPRange}}",
+                                network)
+                        .strip();
+        assertThat(range).isNotEmpty();
+        assertThat(DockerCli.ok("inspect", "-f", address, s.id()).strip()).isNotEqualTo(before);
+        DockerCli.ok("stop", "-t", "1", s.id());
+        DockerCli.ok("rm", "-f", gateway);
+        SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
+        assertThat(DockerCli.ok("inspect", "-f", address, gateway).strip()).isEqualTo(before);
+        assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
+        assertThat(resumed.process().exec("getent hosts web.allowed.test").stdout())
+                .contains(web.address());
+    }
 }
