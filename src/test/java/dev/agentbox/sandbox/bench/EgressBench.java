@@ -14,7 +14,10 @@ import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -39,18 +42,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class EgressBench {
 
     private static final String NAME = "bench.egress.test";
+
+    /** A name the test TLS material's certificate holds (src/test/resources/egress-test-tls). */
+    private static final String TLS_NAME = "allowed.egress.test";
+
+    private static final String CA = "/tmp/bench-ca.pem";
     private static final int MIB = 1024 * 1024;
     private static final String FORMAT =
             "%{http_code} %{size_download} %{time_namelookup} %{time_connect}"
-                    + " %{time_starttransfer} %{time_total}";
+                    + " %{time_appconnect} %{time_starttransfer} %{time_total}";
 
     /** One curl: what it reports, times in seconds. */
     private record Sample(
-            int status, long bytes, double lookup, double connect, double firstByte, double total) {
+            int status,
+            long bytes,
+            double lookup,
+            double connect,
+            double tls,
+            double firstByte,
+            double total) {
 
         static Sample parse(ExecResult r) {
             String[] f = r.stdout().trim().split("\\s+");
-            if (r.exitCode() != 0 || f.length != 6) {
+            if (r.exitCode() != 0 || f.length != 7) {
                 throw new IllegalStateException("curl failed: " + r);
             }
             return new Sample(
@@ -59,9 +73,24 @@ public final class EgressBench {
                     Double.parseDouble(f[2]),
                     Double.parseDouble(f[3]),
                     Double.parseDouble(f[4]),
-                    Double.parseDouble(f[5]));
+                    Double.parseDouble(f[5]),
+                    Double.parseDouble(f[6]));
         }
     }
+
+    /**
+     * One measured case: the same request from the bridge sandbox ({@code direct}, by address or
+     * with curl's {@code --resolve}) and from the egress sandbox ({@code proxied}, through the
+     * proxy of its environment); {@code bytes} the size every answer must have.
+     */
+    private record Case(String name, long bytes, String direct, String proxied, int n) {
+
+        boolean download() {
+            return bytes >= MIB;
+        }
+    }
+
+    private record Result(Case c, Sample[][] samples) {}
 
     public static void main(String[] args) throws Exception {
         int nDownload = args.length > 0 ? Integer.parseInt(args[0]) : 100;
@@ -69,6 +98,12 @@ public final class EgressBench {
         String image = args.length > 2 ? args[2] : "agentbox/sandbox:bookworm";
         String gatewayImage =
                 System.getenv().getOrDefault("EGRESS_IMAGE", EgressSettings.DEFAULT_IMAGE);
+        List<String> rates =
+                List.of(
+                        System.getenv()
+                                .getOrDefault("EGRESS_SHAPED", "1gbit 100mbit")
+                                .trim()
+                                .split("\\s+"));
         Cleanup made = new Cleanup("bench-egress-" + UUID.randomUUID());
         Runtime.getRuntime().addShutdownHook(new Thread(made, "bench-egress-cleanup"));
         try {
@@ -78,6 +113,8 @@ public final class EgressBench {
                             "mkdir -p /www && dd if=/dev/urandom of=/www/1m.bin bs=65536 count=16"
                                     + " 2>/dev/null && printf ok > /www/small"
                                     + " && exec httpd -f -p 80 -h /www");
+            Path tls = Path.of(EgressBench.class.getResource("/egress-test-tls/ca.pem").toURI());
+            made.https = BenchHttps.start(made.web, tls.getParent());
             EgressSettings defaults = EgressSettings.defaults();
             made.provider =
                     new DockerSandboxProvider(
@@ -88,7 +125,7 @@ public final class EgressBench {
                             new EgressSettings(
                                     gatewayImage,
                                     defaults.alwaysAllow(),
-                                    Map.of(NAME, made.web.address()),
+                                    Map.of(NAME, made.web.address(), TLS_NAME, made.web.address()),
                                     Optional.empty()));
             SandboxHandle bridge =
                     made.sandbox(
@@ -101,15 +138,33 @@ public final class EgressBench {
                                     .withNetwork(SandboxPolicy.Network.EGRESS)
                                     .withEgress(
                                             new EgressPolicy(
-                                                    List.of(EgressRule.host(NAME)), List.of())));
+                                                    List.of(
+                                                            EgressRule.host(NAME),
+                                                            EgressRule.host(TLS_NAME)),
+                                                    List.of())));
+            // spliced CONNECT: the gateway does not verify the server, the client does
+            byte[] ca = Files.readAllBytes(tls);
+            bridge.fs().write(CA, ca);
+            egress.fs().write(CA, ca);
             // the same server and path: by address from the bridge sandbox (it has no name for
             // it), by name through the proxy from the egress one
             String direct = "http://" + made.web.address();
             String proxied = "http://" + NAME;
+            String tlsDirect =
+                    "--cacert "
+                            + CA
+                            + " --resolve "
+                            + TLS_NAME
+                            + ":443:"
+                            + made.web.address()
+                            + " https://"
+                            + TLS_NAME;
+            String tlsProxied = "--cacert " + CA + " https://" + TLS_NAME;
             String gateway = EgressGatewayNames.gateway(made.tenant);
             System.out.printf(
                     Locale.ROOT,
-                    "bench/egress: image %s, outside host %s, gateway %s (%s, build %s), %s%n",
+                    "bench/egress: image %s, outside host %s, gateway %s (%s, build %s), %s,"
+                            + " egress sandbox's HTTP_PROXY %s%n",
                     image,
                     made.web.address(),
                     gateway,
@@ -121,49 +176,103 @@ public final class EgressBench {
                                     "{{index .Config.Labels \"dev.agentbox.build\"}}",
                                     gatewayImage)
                             .substring(0, 12),
-                    DockerCli.ok("version", "-f", "docker {{.Server.Version}}"));
+                    DockerCli.ok("version", "-f", "docker {{.Server.Version}}"),
+                    egress.process().exec("printenv HTTP_PROXY").stdout().strip());
 
-            Sample[][] downloads = measure(bridge, egress, direct, proxied, "/1m.bin", nDownload);
-            Sample[][] small = measure(bridge, egress, direct, proxied, "/small", nSmall);
-            check(downloads, MIB);
-            check(small, 2);
-            System.out.print(report(downloads, small));
+            List<Case> cases = new ArrayList<>();
+            cases.add(
+                    new Case(
+                            "(a) 1 MiB download",
+                            MIB,
+                            direct + "/1m.bin",
+                            proxied + "/1m.bin",
+                            nDownload));
+            cases.add(
+                    new Case(
+                            "(b) small request (2 bytes)",
+                            2,
+                            direct + "/small",
+                            proxied + "/small",
+                            nSmall));
+            cases.add(
+                    new Case(
+                            "(c) 1 MiB download, HTTPS (spliced CONNECT)",
+                            MIB,
+                            tlsDirect + "/1m.bin",
+                            tlsProxied + "/1m.bin",
+                            nDownload));
+            List<Result> results = new ArrayList<>();
+            for (Case c : cases) {
+                results.add(new Result(c, measure(bridge, egress, c)));
+            }
+            int nShaped = Math.max(20, nDownload / 2);
+            for (String rate : rates) {
+                if (rate.isEmpty()) {
+                    continue;
+                }
+                made.web.limitSendRate(rate);
+                for (Case c :
+                        List.of(
+                                new Case(
+                                        "(d) 1 MiB download, link " + rate,
+                                        MIB,
+                                        direct + "/1m.bin",
+                                        proxied + "/1m.bin",
+                                        nShaped),
+                                new Case(
+                                        "(e) 1 MiB download, HTTPS, link " + rate,
+                                        MIB,
+                                        tlsDirect + "/1m.bin",
+                                        tlsProxied + "/1m.bin",
+                                        nShaped))) {
+                    results.add(new Result(c, measure(bridge, egress, c)));
+                }
+                made.web.limitSendRate(null);
+            }
+            System.out.print(report(results));
         } finally {
             made.run();
         }
     }
 
-    private static String report(Sample[][] downloads, Sample[][] small) {
+    private static String report(List<Result> results) {
         StringBuilder out = new StringBuilder();
         out.append(
                 "\n| case | n | median ms | p95 ms | median vs bridge |\n"
                         + "|---|---:|---:|---:|---:|\n");
-        double bridgeDownload = median(totals(downloads[0]));
-        double bridgeSmall = median(totals(small[0]));
-        row(out, "(a) 1 MiB download, bridge", totals(downloads[0]), bridgeDownload);
-        row(out, "(a) 1 MiB download, egress", totals(downloads[1]), bridgeDownload);
-        row(out, "(b) small request (2 bytes), bridge", totals(small[0]), bridgeSmall);
-        row(out, "(b) small request (2 bytes), egress", totals(small[1]), bridgeSmall);
+        for (Result r : results) {
+            double base = median(totals(r.samples()[0]));
+            row(out, r.c().name() + ", bridge", totals(r.samples()[0]), base, r.c().download());
+            row(out, r.c().name() + ", egress", totals(r.samples()[1]), base, r.c().download());
+        }
         out.append(
                 "\nMedians of curl's phases, ms from the start (name lookup done, connected,"
-                        + " first byte, end):\n\n"
-                        + "| case | lookup | connect | first byte | total |\n"
-                        + "|---|---:|---:|---:|---:|\n");
-        phases(out, "(a) bridge", downloads[0]);
-        phases(out, "(a) egress", downloads[1]);
-        phases(out, "(b) bridge", small[0]);
-        phases(out, "(b) egress", small[1]);
-        double ratio = median(totals(downloads[1])) / bridgeDownload;
-        double extra = median(totals(small[1])) - bridgeSmall;
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "%n(a) egress/bridge median = %.2f (target <= 1.2): %s%n"
-                                + "(b) egress - bridge median = %+.2f ms (target <= +2 ms): %s%n",
-                        ratio,
-                        ratio <= 1.2 ? "met" : "MISSED",
-                        extra,
-                        extra <= 2.0 ? "met" : "MISSED"));
+                        + " TLS done, first byte, end):\n\n"
+                        + "| case | lookup | connect | TLS | first byte | total |\n"
+                        + "|---|---:|---:|---:|---:|---:|\n");
+        for (Result r : results) {
+            phases(out, r.c().name() + ", bridge", r.samples()[0]);
+            phases(out, r.c().name() + ", egress", r.samples()[1]);
+        }
+        out.append('\n');
+        for (Result r : results) {
+            double base = median(totals(r.samples()[0]));
+            double egress = median(totals(r.samples()[1]));
+            out.append(
+                    r.c().download()
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "%s: egress/bridge median = %.2f (target <= 1.2): %s%n",
+                                    r.c().name(),
+                                    egress / base,
+                                    egress / base <= 1.2 ? "met" : "MISSED")
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%s: egress - bridge median = %+.2f ms (target <= +2 ms): %s%n",
+                                    r.c().name(),
+                                    egress - base,
+                                    egress - base <= 2.0 ? "met" : "MISSED"));
+        }
         return out.toString();
     }
 
@@ -177,6 +286,7 @@ public final class EgressBench {
         final List<SandboxHandle> sandboxes = new CopyOnWriteArrayList<>();
         final AtomicBoolean done = new AtomicBoolean();
         volatile OutsideHost web;
+        volatile Process https;
         volatile DockerSandboxProvider provider;
         volatile String bridgeNetwork;
 
@@ -214,6 +324,9 @@ public final class EgressBench {
             if (bridgeNetwork != null) {
                 DockerCli.run("network", "rm", bridgeNetwork);
             }
+            if (https != null) {
+                https.destroyForcibly();
+            }
             if (web != null) {
                 web.close();
             }
@@ -221,45 +334,36 @@ public final class EgressBench {
     }
 
     /**
-     * {@code n} requests of {@code path} from each sandbox, after a tenth of them (at least 10)
-     * discarded as warm-up; the first of each pair alternates.
+     * {@code c.n()} requests from each sandbox, after a tenth of them (at least 10) discarded as
+     * warm-up; the first of each pair alternates. Every answer is checked: 200 and its size.
      */
-    private static Sample[][] measure(
-            SandboxHandle bridge,
-            SandboxHandle egress,
-            String direct,
-            String proxied,
-            String path,
-            int n) {
-        Sample[][] out = new Sample[2][n];
-        int warm = Math.max(10, n / 10);
-        for (int i = -warm; i < n; i++) {
+    private static Sample[][] measure(SandboxHandle bridge, SandboxHandle egress, Case c) {
+        Sample[][] out = new Sample[2][c.n()];
+        int warm = Math.max(10, c.n() / 10);
+        for (int i = -warm; i < c.n(); i++) {
             Sample b;
             Sample e;
             if ((i & 1) == 0) {
-                b = curl(bridge, direct + path);
-                e = curl(egress, proxied + path);
+                b = curl(bridge, c.direct());
+                e = curl(egress, c.proxied());
             } else {
-                e = curl(egress, proxied + path);
-                b = curl(bridge, direct + path);
+                e = curl(egress, c.proxied());
+                b = curl(bridge, c.direct());
             }
             if (i >= 0) {
                 out[0][i] = b;
                 out[1][i] = e;
             }
         }
+        check(out, c.bytes());
         return out;
     }
 
-    private static Sample curl(SandboxHandle s, String url) {
+    /** {@code target}: curl's arguments, options first and the URL (no quote in any) last. */
+    private static Sample curl(SandboxHandle s, String target) {
         return Sample.parse(
                 s.process()
-                        .exec(
-                                "curl -s -o /dev/null --max-time 30 -w '"
-                                        + FORMAT
-                                        + "' '"
-                                        + url
-                                        + "'"));
+                        .exec("curl -s -o /dev/null --max-time 30 -w '" + FORMAT + "' " + target));
     }
 
     private static void check(Sample[][] cases, long bytes) {
@@ -281,24 +385,28 @@ public final class EgressBench {
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "| %s | %.2f | %.2f | %.2f | %.2f |%n",
+                        "| %s | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
                         name,
                         median(Arrays.stream(s).mapToDouble(x -> x.lookup() * 1000).toArray()),
                         median(Arrays.stream(s).mapToDouble(x -> x.connect() * 1000).toArray()),
+                        median(Arrays.stream(s).mapToDouble(x -> x.tls() * 1000).toArray()),
                         median(Arrays.stream(s).mapToDouble(x -> x.firstByte() * 1000).toArray()),
                         median(totals(s))));
     }
 
-    private static void row(StringBuilder out, String name, double[] ms, double base) {
+    private static void row(
+            StringBuilder out, String name, double[] ms, double base, boolean ratio) {
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "| %s | %d | %.2f | %.2f | %.2f |%n",
+                        "| %s | %d | %.2f | %.2f | %s |%n",
                         name,
                         ms.length,
                         median(ms),
                         p95(ms),
-                        median(ms) / base));
+                        ratio
+                                ? String.format(Locale.ROOT, "%.2f", median(ms) / base)
+                                : String.format(Locale.ROOT, "%+.2f ms", median(ms) - base)));
     }
 
     private static double median(double[] v) {
