@@ -169,13 +169,13 @@ public final class EgressBench {
                     made.web.address(),
                     gateway,
                     gatewayImage,
-                    DockerCli.ok(
+                    abbreviated(
+                            DockerCli.ok(
                                     "image",
                                     "inspect",
                                     "-f",
                                     "{{index .Config.Labels \"dev.agentbox.build\"}}",
-                                    gatewayImage)
-                            .substring(0, 12),
+                                    gatewayImage)),
                     DockerCli.ok("version", "-f", "docker {{.Server.Version}}"),
                     egress.process().exec("printenv HTTP_PROXY").stdout().strip());
 
@@ -407,6 +407,10 @@ public final class EgressBench {
                         ratio
                                 ? String.format(Locale.ROOT, "%.2f", median(ms) / base)
                                 : String.format(Locale.ROOT, "%+.2f ms", median(ms) - base)));
+    }
+
+    private static String abbreviated(String build) {
+        return build.length() > 12 ? build.substring(0, 12) : build;
     }
 
     private static double median(double[] v) {
