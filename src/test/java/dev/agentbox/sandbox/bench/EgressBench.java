@@ -90,7 +90,8 @@ public final class EgressBench {
         }
     }
 
-    private record Result(Case c, Sample[][] samples) {}
+    /** {@code gatewayCpuMs}: the gateway container's CPU time per egress request, or -1. */
+    private record Result(Case c, Sample[][] samples, double gatewayCpuMs) {}
 
     public static void main(String[] args) throws Exception {
         int nDownload = args.length > 0 ? Integer.parseInt(args[0]) : 100;
@@ -161,6 +162,7 @@ public final class EgressBench {
                             + TLS_NAME;
             String tlsProxied = "--cacert " + CA + " https://" + TLS_NAME;
             String gateway = EgressGatewayNames.gateway(made.tenant);
+            String gatewayId = DockerCli.ok("inspect", "-f", "{{.Id}}", gateway).strip();
             System.out.printf(
                     Locale.ROOT,
                     "bench/egress: image %s, outside host %s, gateway %s (%s, build %s), %s,"
@@ -203,7 +205,7 @@ public final class EgressBench {
                             nDownload));
             List<Result> results = new ArrayList<>();
             for (Case c : cases) {
-                results.add(new Result(c, measure(bridge, egress, c)));
+                results.add(measure(bridge, egress, gatewayId, c));
             }
             int nShaped = Math.max(20, nDownload / 2);
             for (String rate : rates) {
@@ -225,7 +227,7 @@ public final class EgressBench {
                                         tlsDirect + "/1m.bin",
                                         tlsProxied + "/1m.bin",
                                         nShaped))) {
-                    results.add(new Result(c, measure(bridge, egress, c)));
+                    results.add(measure(bridge, egress, gatewayId, c));
                 }
                 made.web.limitSendRate(null);
             }
@@ -238,12 +240,20 @@ public final class EgressBench {
     private static String report(List<Result> results) {
         StringBuilder out = new StringBuilder();
         out.append(
-                "\n| case | n | median ms | p95 ms | median vs bridge |\n"
-                        + "|---|---:|---:|---:|---:|\n");
+                "\n| case | n | median ms | p95 ms | median vs bridge | gateway CPU ms |\n"
+                        + "|---|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             double base = median(totals(r.samples()[0]));
-            row(out, r.c().name() + ", bridge", totals(r.samples()[0]), base, r.c().download());
-            row(out, r.c().name() + ", egress", totals(r.samples()[1]), base, r.c().download());
+            row(out, r.c().name() + ", bridge", totals(r.samples()[0]), base, r.c().download(), "");
+            row(
+                    out,
+                    r.c().name() + ", egress",
+                    totals(r.samples()[1]),
+                    base,
+                    r.c().download(),
+                    r.gatewayCpuMs() < 0
+                            ? "?"
+                            : String.format(Locale.ROOT, "%.2f", r.gatewayCpuMs()));
         }
         out.append(
                 "\nMedians of curl's phases, ms from the start (name lookup done, connected,"
@@ -337,9 +347,11 @@ public final class EgressBench {
      * {@code c.n()} requests from each sandbox, after a tenth of them (at least 10) discarded as
      * warm-up; the first of each pair alternates. Every answer is checked: 200 and its size.
      */
-    private static Sample[][] measure(SandboxHandle bridge, SandboxHandle egress, Case c) {
+    private static Result measure(
+            SandboxHandle bridge, SandboxHandle egress, String gatewayId, Case c) {
         Sample[][] out = new Sample[2][c.n()];
         int warm = Math.max(10, c.n() / 10);
+        long cpu0 = cpuNanos(gatewayId);
         for (int i = -warm; i < c.n(); i++) {
             Sample b;
             Sample e;
@@ -355,8 +367,41 @@ public final class EgressBench {
                 out[1][i] = e;
             }
         }
+        long cpu1 = cpuNanos(gatewayId);
         check(out, c.bytes());
-        return out;
+        return new Result(c, out, cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e6 / (c.n() + warm));
+    }
+
+    /**
+     * The CPU time a container has used, in ns, from its cgroup (v1 {@code cpuacct}, or v2 with the
+     * cgroupfs or systemd driver); -1 where none is found. Less sensitive than wall time to other
+     * work on a shared machine.
+     */
+    private static long cpuNanos(String id) {
+        try {
+            Path v1 = Path.of("/sys/fs/cgroup/cpuacct/docker", id, "cpuacct.usage");
+            if (Files.exists(v1)) {
+                return Long.parseLong(Files.readString(v1).strip());
+            }
+            for (Path v2 :
+                    List.of(
+                            Path.of("/sys/fs/cgroup/docker", id, "cpu.stat"),
+                            Path.of(
+                                    "/sys/fs/cgroup/system.slice",
+                                    "docker-" + id + ".scope",
+                                    "cpu.stat"))) {
+                if (Files.exists(v2)) {
+                    for (String line : Files.readAllLines(v2)) {
+                        if (line.startsWith("usage_usec ")) {
+                            return Long.parseLong(line.substring(11).strip()) * 1000;
+                        }
+                    }
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            // no figure
+        }
+        return -1;
     }
 
     /** {@code target}: curl's arguments, options first and the URL (no quote in any) last. */
@@ -395,18 +440,24 @@ public final class EgressBench {
     }
 
     private static void row(
-            StringBuilder out, String name, double[] ms, double base, boolean ratio) {
+            StringBuilder out,
+            String name,
+            double[] ms,
+            double base,
+            boolean ratio,
+            String gatewayCpu) {
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "| %s | %d | %.2f | %.2f | %s |%n",
+                        "| %s | %d | %.2f | %.2f | %s | %s |%n",
                         name,
                         ms.length,
                         median(ms),
                         p95(ms),
                         ratio
                                 ? String.format(Locale.ROOT, "%.2f", median(ms) / base)
-                                : String.format(Locale.ROOT, "%+.2f ms", median(ms) - base)));
+                                : String.format(Locale.ROOT, "%+.2f ms", median(ms) - base),
+                        gatewayCpu));
     }
 
     private static String abbreviated(String build) {
