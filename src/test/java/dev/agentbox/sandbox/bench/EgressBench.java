@@ -30,10 +30,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * What the egress gateway costs a sandbox's HTTP: the same requests from a {@code bridge} sandbox
  * (routed by the host straight to the server) and from an {@code egress} sandbox (through its
- * tenant's gateway, Squid), to one {@link OutsideHost} serving HTTP with BusyBox {@code httpd}.
- * Times are curl's own ({@code -w '%{time_total}'}), measured inside the sandbox, so the way the
- * command reaches the sandbox does not count. Per iteration one request from each sandbox, the
- * first alternating, so the drift of a shared machine hits both alike.
+ * tenant's gateway, Squid), to one {@link OutsideHost} serving HTTP with BusyBox {@code httpd} and
+ * HTTPS with Node.js ({@link BenchHttps}; through the gateway a spliced CONNECT tunnel), then the
+ * downloads again with the host's link limited by {@code tc tbf} to each rate of {@code
+ * EGRESS_SHAPED} (default {@code 1gbit 100mbit}). Times are curl's own ({@code -w
+ * '%{time_total}'}), measured inside the sandbox, so the way the command reaches the sandbox does
+ * not count. Per iteration one request from each sandbox, the first alternating, so the drift of a
+ * shared machine hits both alike.
  *
  * <p>Usage: {@code bench/egress [downloads=100] [small requests=200] [image]}; {@code EGRESS_IMAGE}
  * names another gateway image than {@code agentbox/egress:1}. Needs root (the outside host's veth)
