@@ -45,6 +45,9 @@ class EgressGatewayTest {
     private static final String TENANT_A = "egress-a-" + UUID.randomUUID();
     private static final String TENANT_B = "egress-b-" + UUID.randomUUID();
 
+    /** A tenant whose network was made by an older version, with no reserved gateway address. */
+    private static final String TENANT_OLD = "egress-old-" + UUID.randomUUID();
+
     private static Path tlsDir;
     private static OutsideHost web;
     private static OutsideHost tls;
@@ -171,7 +174,7 @@ class EgressGatewayTest {
 
     @AfterAll
     static void stop() {
-        for (String tenant : List.of(TENANT_A, TENANT_B)) {
+        for (String tenant : List.of(TENANT_A, TENANT_B, TENANT_OLD)) {
             DockerCli.run("rm", "-f", EgressGateways.gatewayName(tenant));
             DockerCli.run("network", "rm", EgressGateways.networkName(tenant));
         }
@@ -675,5 +678,28 @@ class EgressGatewayTest {
         assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
         assertThat(resumed.process().exec("getent hosts web.allowed.test").stdout())
                 .contains(web.address());
+    }
+
+    @Test
+    void onANetworkMadeBeforeAddressesWereReservedTheProxyIsStillNamedByTheGatewaysName() {
+        String network = EgressGateways.networkName(TENANT_OLD);
+        // as an older version made it: no subnet of its own, no label, dynamic addresses only
+        DockerCli.ok(
+                "network",
+                "create",
+                "--internal",
+                "--driver",
+                "bridge",
+                "-o",
+                "com.docker.network.bridge.name=abr-" + EgressGateways.hash(TENANT_OLD),
+                "--label",
+                "dev.agentbox.network=egress-internal",
+                network);
+        SandboxHandle s = sandbox(TENANT_OLD, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_OLD);
+        assertThat(s.process().exec("printenv HTTP_PROXY").stdout().strip())
+                .isEqualTo("http://" + gateway + ":3128");
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
     }
 }
