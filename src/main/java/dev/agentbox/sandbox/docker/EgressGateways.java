@@ -500,8 +500,13 @@ final class EgressGateways {
                             + settings.image()
                             + " is not present on the Docker engine (docker/build-images builds it)");
         }
-        return inspect(name)
-                .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
+        // the engine refuses the name (conflict) before the winner's container can be inspected
+        Optional<InspectContainerResponse> c = inspect(name);
+        for (int i = 0; i < 20 && c.isEmpty(); i++) {
+            pause(100);
+            c = inspect(name);
+        }
+        return c.orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
     }
 
     /** Connects the gateway to {@code network}, at its reserved address where it has one. */
