@@ -48,6 +48,8 @@ class EgressGatewayTest {
     /** A tenant whose network was made by an older version, with no reserved gateway address. */
     private static final String TENANT_OLD = "egress-old-" + UUID.randomUUID();
 
+    private static final String TENANT_RACE = "egress-race-" + UUID.randomUUID();
+
     private static Path tlsDir;
     private static OutsideHost web;
     private static OutsideHost tls;
@@ -174,7 +176,7 @@ class EgressGatewayTest {
 
     @AfterAll
     static void stop() {
-        for (String tenant : List.of(TENANT_A, TENANT_B, TENANT_OLD)) {
+        for (String tenant : List.of(TENANT_A, TENANT_B, TENANT_OLD, TENANT_RACE)) {
             DockerCli.run("rm", "-f", EgressGateways.gatewayName(tenant));
             DockerCli.run("network", "rm", EgressGateways.networkName(tenant));
         }
@@ -701,5 +703,47 @@ class EgressGatewayTest {
                 .isEqualTo("http://" + gateway + ":3128");
         assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
         assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
+    }
+
+    @Test
+    void serversMakingANewTenantsGatewayAtOnceShareOneNetworkWithTheGatewayAtItsReservedAddress()
+            throws Exception {
+        DockerSandboxProvider other = newProvider(provider.gateways().settings());
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<EgressGateways.Gateway>> made = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                DockerSandboxProvider p = i % 2 == 0 ? provider : other;
+                made.add(
+                        pool.submit(
+                                () -> {
+                                    go.await();
+                                    return p.gateways().ensure(TENANT_RACE);
+                                }));
+            }
+            go.countDown();
+            java.util.Set<EgressGateways.Gateway> seen = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<EgressGateways.Gateway> f : made) {
+                seen.add(f.get(120, TimeUnit.SECONDS));
+            }
+            assertThat(seen).hasSize(1);
+            EgressGateways.Gateway gw = seen.iterator().next();
+            assertThat(gw.addressFixed()).isTrue();
+            assertThat(gw.proxyUrl()).isEqualTo("http://" + gw.address() + ":3128");
+            assertThat(
+                            DockerCli.ok(
+                                            "network",
+                                            "inspect",
+                                            "-f",
+                                            "{{index .Labels \"" + GatewayAddress.LABEL + "\"}}",
+                                            gw.network())
+                                    .strip())
+                    .isEqualTo(gw.address());
+        } finally {
+            pool.shutdownNow();
+            other.close();
+        }
     }
 }
