@@ -252,6 +252,24 @@ public final class OutsideHost implements AutoCloseable {
         return container;
     }
 
+    /**
+     * Limits the rate at which this host sends (what is downloaded from it) to {@code rate}, a
+     * {@code tc} rate such as {@code 100mbit}, with a token bucket on its side of the link; {@code
+     * null} removes the limit. A link slower than the machine's own, for benchmarks (this kernel
+     * has {@code sch_tbf} but no {@code netem}).
+     */
+    public void limitSendRate(String rate) {
+        String pid = DockerCli.ok("inspect", "-f", "{{.State.Pid}}", container);
+        String peerIf = hostIf.substring(0, hostIf.length() - 1) + "c";
+        if (rate == null) {
+            sh("nsenter", "-t", pid, "-n", "tc", "qdisc", "del", "dev", peerIf, "root");
+        } else {
+            sh(
+                    "nsenter", "-t", pid, "-n", "tc", "qdisc", "replace", "dev", peerIf, "root",
+                    "tbf", "rate", rate, "burst", "64kb", "latency", "50ms");
+        }
+    }
+
     @Override
     public void close() {
         DockerCli.run("rm", "-f", container);

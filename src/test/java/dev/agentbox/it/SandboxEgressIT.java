@@ -111,8 +111,19 @@ class SandboxEgressIT {
                 .isEqualTo("egress");
         assertThat(DockerCli.ok("network", "inspect", "-f", "{{.Internal}}", network))
                 .isEqualTo("true");
+        // the proxy by its gateway's fixed address on the network (no name lookup per request)
+        String gatewayAddress =
+                DockerCli.ok(
+                                "inspect",
+                                "-f",
+                                "{{(index .NetworkSettings.Networks \""
+                                        + network
+                                        + "\").IPAddress}}",
+                                EgressGatewayNames.gateway(EgressWorld.TENANT_A))
+                        .strip();
+        assertThat(gatewayAddress).isNotEmpty();
         assertThat(tenantA.stdout(key(), "printenv HTTPS_PROXY").trim())
-                .isEqualTo("http://" + EgressGatewayNames.gateway(EgressWorld.TENANT_A) + ":3128");
+                .isEqualTo("http://" + gatewayAddress + ":3128");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
+import com.github.dockerjava.api.command.ConnectToNetworkCmd;
+import com.github.dockerjava.api.command.CreateNetworkCmd;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
@@ -10,6 +12,7 @@ import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Network;
 import com.github.dockerjava.api.model.RestartPolicy;
 import com.github.dockerjava.api.model.Volume;
 import dev.agentbox.platform.Incident;
@@ -71,12 +74,19 @@ final class EgressGateways {
     private static final Duration EXEC_DEADLINE = Duration.ofSeconds(20);
     private static final Logger LOG = Logger.getLogger(EgressGateways.class.getName());
 
-    /** A tenant's gateway as a sandbox sees it. */
-    record Gateway(String container, String network, String address) {
+    /**
+     * A tenant's gateway as a sandbox sees it. {@code addressFixed}: {@code address} is reserved
+     * for the gateway on {@code network} ({@link GatewayAddress}) and outlives its container.
+     */
+    record Gateway(String container, String network, String address, boolean addressFixed) {
 
-        /** The proxy URL every command of the sandbox gets in its proxy variables. */
+        /**
+         * The proxy URL every command of the sandbox gets in its proxy variables: the gateway's
+         * address where it is fixed (no name lookup per request), else its container's name (a
+         * gateway made again on an older network may get another address; its name stays).
+         */
         String proxyUrl() {
-            return "http://" + container + ":" + PROXY_PORT;
+            return "http://" + (addressFixed ? address : container) + ":" + PROXY_PORT;
         }
     }
 
@@ -129,10 +139,11 @@ final class EgressGateways {
      */
     Gateway ensure(String tenant) {
         String network = internalNetwork(tenant);
+        Optional<String> fixed = GatewayAddress.reservedOn(findNetwork(network).orElse(null));
         upstreamNetwork();
         String name = gatewayName(tenant);
         InspectContainerResponse c = inspect(name).orElseGet(() -> create(name, tenant));
-        connect(network, c.getId());
+        connect(network, c.getId(), fixed);
         if (!Boolean.TRUE.equals(c.getState().getRunning())) {
             try {
                 DockerEngine.run(
@@ -153,7 +164,7 @@ final class EgressGateways {
                 inspect(name)
                         .map(i -> addressOn(i, network))
                         .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
-        return new Gateway(name, network, address);
+        return new Gateway(name, network, address, fixed.filter(address::equals).isPresent());
     }
 
     /**
@@ -405,51 +416,63 @@ final class EgressGateways {
                 Map.of(DockerSandboxProvider.NETWORK, "egress-upstream"));
     }
 
-    /** Returns the network's name once it exists: made here, or by another server meanwhile. */
+    /**
+     * Returns the network's name once it exists: made here, or by another server meanwhile. An
+     * internal network is made with its gateway's address reserved ({@link GatewayAddress}) in a
+     * subnet the engine picks from its pools.
+     */
     private String ensureNetwork(
             String name, boolean internal, String bridge, Map<String, String> labels) {
-        if (networkExists(name)) {
-            return name;
-        }
-        try {
-            DockerEngine.call(
-                    "network create",
-                    () ->
-                            engine().client()
-                                    .createNetworkCmd()
-                                    .withName(name)
-                                    .withDriver("bridge")
-                                    .withCheckDuplicate(true)
-                                    .withInternal(internal)
-                                    .withAttachable(false)
-                                    .withLabels(labels)
-                                    .withOptions(Map.of("com.docker.network.bridge.name", bridge))
-                                    .exec());
-            LOG.info("created egress network " + name + " (bridge " + bridge + ")");
-        } catch (DockerException e) {
-            for (int i = 0; i < 20 && !networkExists(name); i++) {
-                pause(100);
-            }
-            if (!networkExists(name)) {
-                throw e;
+        for (int attempt = 0; findNetwork(name).isEmpty(); attempt++) {
+            // after 3 subnets taken between probe and creation, one without a reservation
+            Optional<GatewayAddress> plan =
+                    internal && attempt < 3 ? SubnetProbe.free(engine()) : Optional.empty();
+            Map<String, String> all = new LinkedHashMap<>(labels);
+            plan.ifPresent(p -> all.put(GatewayAddress.LABEL, p.gateway()));
+            try {
+                CreateNetworkCmd cmd =
+                        engine().client()
+                                .createNetworkCmd()
+                                .withName(name)
+                                .withDriver("bridge")
+                                .withCheckDuplicate(true)
+                                .withInternal(internal)
+                                .withAttachable(false)
+                                .withLabels(all)
+                                .withOptions(Map.of("com.docker.network.bridge.name", bridge));
+                plan.ifPresent(p -> cmd.withIpam(p.ipam()));
+                DockerEngine.call("network create", cmd::exec);
+                LOG.info(
+                        "created egress network "
+                                + name
+                                + " (bridge "
+                                + bridge
+                                + plan.map(p -> ", gateway at " + p.gateway()).orElse("")
+                                + ")");
+            } catch (DockerException e) {
+                if (plan.isPresent() && String.valueOf(e.getMessage()).contains("overlap")) {
+                    continue; // another network took the probed subnet meanwhile
+                }
+                for (int i = 0; i < 20 && findNetwork(name).isEmpty(); i++) {
+                    pause(100);
+                }
+                if (findNetwork(name).isEmpty()) {
+                    throw e;
+                }
             }
         }
         return name;
     }
 
-    private boolean networkExists(String name) {
+    private Optional<Network> findNetwork(String name) {
         try {
-            return name.equals(
+            Network n =
                     DockerEngine.call(
-                                    "network inspect",
-                                    () ->
-                                            engine().client()
-                                                    .inspectNetworkCmd()
-                                                    .withNetworkId(name)
-                                                    .exec())
-                            .getName());
+                            "network inspect",
+                            () -> engine().client().inspectNetworkCmd().withNetworkId(name).exec());
+            return name.equals(n.getName()) ? Optional.of(n) : Optional.empty();
         } catch (NotFoundException e) {
-            return false;
+            return Optional.empty();
         }
     }
 
@@ -511,20 +534,30 @@ final class EgressGateways {
                             + settings.image()
                             + " is not present on the Docker engine (docker/build-images builds it)");
         }
-        return inspect(name)
-                .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
+        // the engine refuses the name (conflict) before the winner's container can be inspected
+        Optional<InspectContainerResponse> c = inspect(name);
+        for (int i = 0; i < 20 && c.isEmpty(); i++) {
+            pause(100);
+            c = inspect(name);
+        }
+        return c.orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
     }
 
-    private void connect(String network, String containerId) {
+    /** Connects the gateway to {@code network}, at its reserved address where it has one. */
+    private void connect(String network, String containerId, Optional<String> fixed) {
+        ConnectToNetworkCmd cmd =
+                engine().client()
+                        .connectToNetworkCmd()
+                        .withNetworkId(network)
+                        .withContainerId(containerId);
+        fixed.ifPresent(
+                ip ->
+                        cmd.withContainerNetwork(
+                                new ContainerNetwork()
+                                        .withIpamConfig(
+                                                new ContainerNetwork.Ipam().withIpv4Address(ip))));
         try {
-            DockerEngine.run(
-                    "gateway connect",
-                    () ->
-                            engine().client()
-                                    .connectToNetworkCmd()
-                                    .withNetworkId(network)
-                                    .withContainerId(containerId)
-                                    .exec());
+            DockerEngine.run("gateway connect", cmd::exec);
         } catch (DockerException e) {
             // "already exists in network": connected before, or by another server meanwhile
             String m = String.valueOf(e.getMessage());

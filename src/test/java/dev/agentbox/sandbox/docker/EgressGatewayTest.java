@@ -45,6 +45,11 @@ class EgressGatewayTest {
     private static final String TENANT_A = "egress-a-" + UUID.randomUUID();
     private static final String TENANT_B = "egress-b-" + UUID.randomUUID();
 
+    /** A tenant whose network was made by an older version, with no reserved gateway address. */
+    private static final String TENANT_OLD = "egress-old-" + UUID.randomUUID();
+
+    private static final String TENANT_RACE = "egress-race-" + UUID.randomUUID();
+
     private static Path tlsDir;
     private static OutsideHost web;
     private static OutsideHost tls;
@@ -171,7 +176,7 @@ class EgressGatewayTest {
 
     @AfterAll
     static void stop() {
-        for (String tenant : List.of(TENANT_A, TENANT_B)) {
+        for (String tenant : List.of(TENANT_A, TENANT_B, TENANT_OLD, TENANT_RACE)) {
             DockerCli.run("rm", "-f", EgressGateways.gatewayName(tenant));
             DockerCli.run("network", "rm", EgressGateways.networkName(tenant));
         }
@@ -666,5 +671,101 @@ class EgressGatewayTest {
         SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
         assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
         assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
+    }
+
+    @Test
+    void aGatewayMadeAgainKeepsItsAddressSoASandboxMadeBeforeReachesItsProxyAgain() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        String network = EgressGateways.networkName(TENANT_A);
+        String address = "{{(index .NetworkSettings.Networks \"" + network + "\").IPAddress}}";
+        String before = DockerCli.ok("inspect", "-f", address, gateway).strip();
+        // the proxy is named by that address, not looked up by name on every request
+        assertThat(s.process().exec("printenv HTTP_PROXY HTTPS_PROXY").stdout().lines())
+                .containsExactly("http://" + before + ":3128", "http://" + before + ":3128");
+        // sandboxes get addresses only from the network's ip-range, which leaves the gateway's out
+        String range =
+                DockerCli.ok(
+                                "network",
+                                "inspect",
+                                "-f",
+                                "{{(index .IPAM.Config 0).IPRange}}",
+                                network)
+                        .strip();
+        assertThat(range).isNotEmpty();
+        assertThat(DockerCli.ok("inspect", "-f", address, s.id()).strip()).isNotEqualTo(before);
+        DockerCli.ok("stop", "-t", "1", s.id());
+        DockerCli.ok("rm", "-f", gateway);
+        SandboxHandle resumed = provider.resume(s.id()).orElseThrow();
+        assertThat(DockerCli.ok("inspect", "-f", address, gateway).strip()).isEqualTo(before);
+        assertThat(httpStatus(resumed, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(resumed, "http://other.test/")).isEqualTo("403");
+        assertThat(resumed.process().exec("getent hosts web.allowed.test").stdout())
+                .contains(web.address());
+    }
+
+    @Test
+    void onANetworkMadeBeforeAddressesWereReservedTheProxyIsStillNamedByTheGatewaysName() {
+        String network = EgressGateways.networkName(TENANT_OLD);
+        // as an older version made it: no subnet of its own, no label, dynamic addresses only
+        DockerCli.ok(
+                "network",
+                "create",
+                "--internal",
+                "--driver",
+                "bridge",
+                "-o",
+                "com.docker.network.bridge.name=abr-" + EgressGateways.hash(TENANT_OLD),
+                "--label",
+                "dev.agentbox.network=egress-internal",
+                network);
+        SandboxHandle s = sandbox(TENANT_OLD, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_OLD);
+        assertThat(s.process().exec("printenv HTTP_PROXY").stdout().strip())
+                .isEqualTo("http://" + gateway + ":3128");
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
+    }
+
+    @Test
+    void serversMakingANewTenantsGatewayAtOnceShareOneNetworkWithTheGatewayAtItsReservedAddress()
+            throws Exception {
+        DockerSandboxProvider other = newProvider(provider.gateways().settings());
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<EgressGateways.Gateway>> made = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                DockerSandboxProvider p = i % 2 == 0 ? provider : other;
+                made.add(
+                        pool.submit(
+                                () -> {
+                                    go.await();
+                                    return p.gateways().ensure(TENANT_RACE);
+                                }));
+            }
+            go.countDown();
+            java.util.Set<EgressGateways.Gateway> seen = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<EgressGateways.Gateway> f : made) {
+                seen.add(f.get(120, TimeUnit.SECONDS));
+            }
+            assertThat(seen).hasSize(1);
+            EgressGateways.Gateway gw = seen.iterator().next();
+            assertThat(gw.addressFixed()).isTrue();
+            assertThat(gw.proxyUrl()).isEqualTo("http://" + gw.address() + ":3128");
+            assertThat(
+                            DockerCli.ok(
+                                            "network",
+                                            "inspect",
+                                            "-f",
+                                            "{{index .Labels \"" + GatewayAddress.LABEL + "\"}}",
+                                            gw.network())
+                                    .strip())
+                    .isEqualTo(gw.address());
+        } finally {
+            pool.shutdownNow();
+            other.close();
+        }
     }
 }
