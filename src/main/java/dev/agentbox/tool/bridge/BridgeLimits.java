@@ -17,4 +17,18 @@ public record BridgeLimits(
     public static BridgeLimits defaults() {
         return new BridgeLimits(8, 1024 * 1024, 16, 1000);
     }
+
+    /** From {@code agentbox.tools.bridge.*}; a key that is absent keeps its default. */
+    public static BridgeLimits fromConfig(org.eclipse.microprofile.config.Config c) {
+        BridgeLimits d = defaults();
+        return new BridgeLimits(
+                c.getOptionalValue("agentbox.tools.bridge.max-sessions", Integer.class)
+                        .orElse(d.maxSessions()),
+                c.getOptionalValue("agentbox.tools.bridge.max-message-bytes", Integer.class)
+                        .orElse(d.maxMessageBytes()),
+                c.getOptionalValue("agentbox.tools.bridge.max-in-flight", Integer.class)
+                        .orElse(d.maxInFlight()),
+                c.getOptionalValue("agentbox.tools.bridge.max-calls-per-run", Integer.class)
+                        .orElse(d.maxCallsPerRun()));
+    }
 }

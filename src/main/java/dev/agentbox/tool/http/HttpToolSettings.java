@@ -34,6 +34,23 @@ public record HttpToolSettings(
                 Set.of(), Duration.ofSeconds(5), Duration.ofSeconds(60), 1024 * 1024);
     }
 
+    /** From {@code agentbox.tools.http.*}; a key that is absent keeps its default. */
+    public static HttpToolSettings fromConfig(org.eclipse.microprofile.config.Config c) {
+        HttpToolSettings d = defaults();
+        return new HttpToolSettings(
+                c.getOptionalValue("agentbox.tools.http.allowed-hosts", String.class)
+                        .map(v -> Set.of(v.split(",")))
+                        .orElse(d.allowedHosts()),
+                c.getOptionalValue("agentbox.tools.http.connect-timeout-ms", Long.class)
+                        .map(Duration::ofMillis)
+                        .orElse(d.connectTimeout()),
+                c.getOptionalValue("agentbox.tools.http.timeout-ms", Long.class)
+                        .map(Duration::ofMillis)
+                        .orElse(d.callTimeout()),
+                c.getOptionalValue("agentbox.tools.http.max-response-bytes", Integer.class)
+                        .orElse(d.maxResponseBytes()));
+    }
+
     public HttpToolSettings withAllowedHosts(Set<String> hosts) {
         return new HttpToolSettings(hosts, connectTimeout, callTimeout, maxResponseBytes);
     }
