@@ -11,9 +11,10 @@ import jakarta.json.Json;
  * tools, so every other command line stays exactly as it was.
  *
  * <ul>
- *   <li>Claude Code: {@code --mcp-config '<json>'} right after {@code claude -p}; it then sees the
- *       tools as {@code mcp__agentbox__<name>}. In {@code bypassPermissions} it calls them without
- *       asking; in the other modes a non-interactive run refuses them as it refuses {@code Bash}.
+ *   <li>Claude Code: {@code --mcp-config '<json>'} after {@link AgentCommands#CLAUDE_CODE}; it then
+ *       sees the tools as {@code mcp__agentbox__<name>}. In {@code bypassPermissions} it calls them
+ *       without asking; in the other modes a non-interactive run refuses them as it refuses {@code
+ *       Bash}.
  *   <li>Codex: {@code -c mcp_servers.agentbox.…} overrides after {@code codex exec}.
  * </ul>
  */

@@ -95,8 +95,10 @@ class ClaudeCodeToolBridgeDockerTest {
         model.close();
     }
 
-    @Test
-    void claudeCodeCallsAnHttpToolThroughTheBridgeAndTheModelGetsItsResult() throws Exception {
+    /** The run's mailbox in a host folder, served by a bridge with the {@code weather} tool. */
+    private record Bridged(Path shared, Mailbox mailbox, String token) {}
+
+    private Bridged bridged() throws Exception {
         Path root = Files.createDirectories(dir.resolve("sandboxes"));
         local =
                 new LocalSandboxProvider(
@@ -142,6 +144,15 @@ class ClaudeCodeToolBridgeDockerTest {
                                 events.add("end " + error + " " + text);
                             }
                         });
+        return new Bridged(shared, mailbox, token);
+    }
+
+    @Test
+    void claudeCodeCallsAnHttpToolThroughTheBridgeAndTheModelGetsItsResult() throws Exception {
+        Bridged b = bridged();
+        Path shared = b.shared();
+        Mailbox mailbox = b.mailbox();
+        String token = b.token();
         model.enqueue(
                 new Turn.ToolCall(
                         "mcp__agentbox__weather",
