@@ -270,7 +270,13 @@ class ToolBridgeDockerTest {
 
         JsonObject call(String method, String params, Duration wait) {
             int id = send(method, params);
-            await().atMost(wait).until(() -> !answersTo(id).isEmpty());
+            await().atMost(wait)
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(1))
+                    .until(
+                            () ->
+                                    out.toString().contains("\"id\":" + id + ",")
+                                            && !answersTo(id).isEmpty());
             return answersTo(id).get(0);
         }
 
@@ -436,12 +442,16 @@ class ToolBridgeDockerTest {
                     .append("\"}}}\n");
         }
         sandbox.fs().write("/tmp/calls-" + session, lines.toString());
+        long t0 = System.nanoTime();
         assertThat(
                         sandbox.process()
                                 .exec("cat /tmp/calls-" + session + " >> " + m.in(session))
                                 .exitCode())
                 .isZero();
         await().atMost(Duration.ofSeconds(120)).until(() -> c.lines().size() >= 1 + 1005);
+        System.out.printf(
+                "tool bridge: 1005 calls appended at once answered in %d ms%n",
+                (System.nanoTime() - t0) / 1_000_000);
         List<JsonObject> answers = c.lines().subList(1, c.lines().size());
         long limit =
                 answers.stream()
@@ -465,6 +475,7 @@ class ToolBridgeDockerTest {
         assertThat(limit).isEqualTo(5);
         assertThat(ok + inFlight).isEqualTo(1000);
         assertThat(ok).isPositive();
+        System.out.printf("tool bridge: %d answered, %d refused as in flight%n", ok, inFlight);
         assertThat(b.callCount()).isEqualTo(1005);
     }
 
@@ -492,5 +503,30 @@ class ToolBridgeDockerTest {
                 .hasSize(2); // initialize's answer (from A, not repeated) and the call's
         // The session is whole on B: a new call works.
         assertThat(c.callTool("weather", "{\"city\":\"Bern\"}").getBoolean("isError")).isFalse();
+    }
+
+    /**
+     * What a call costs through relay, mailbox, channel and bridge (the HTTP tool answers at once
+     * on loopback): printed, and bounded loosely so a regression to polling (250 ms a side) shows.
+     */
+    @Test
+    void aSequentialCallRoundTripsInMillisecondsNotPolls() {
+        Mailbox m = mailbox();
+        bridge(m, BridgeLimits.defaults(), ToolGate.ALLOW_ALL);
+        Client c = new Client(m, TOKEN);
+        c.initialize();
+        c.callTool("weather", "{\"city\":\"warm-up\"}");
+        long[] ms = new long[100];
+        for (int i = 0; i < ms.length; i++) {
+            long t0 = System.nanoTime();
+            assertThat(c.callTool("weather", "{\"city\":\"c" + i + "\"}").getBoolean("isError"))
+                    .isFalse();
+            ms[i] = (System.nanoTime() - t0) / 1_000;
+        }
+        java.util.Arrays.sort(ms);
+        System.out.printf(
+                "tool bridge round trip over %d calls: median %.1f ms, p95 %.1f ms%n",
+                ms.length, ms[ms.length / 2] / 1000.0, ms[ms.length * 95 / 100] / 1000.0);
+        assertThat(ms[ms.length / 2] / 1000).isLessThan(200);
     }
 }
