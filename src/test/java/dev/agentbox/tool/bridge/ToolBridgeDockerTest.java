@@ -529,4 +529,22 @@ class ToolBridgeDockerTest {
                 ms.length, ms[ms.length / 2] / 1000.0, ms[ms.length * 95 / 100] / 1000.0);
         assertThat(ms[ms.length / 2] / 1000).isLessThan(200);
     }
+
+    @Test
+    void sessionsPastTheRunsBoundAreIgnored() {
+        Mailbox m = mailbox();
+        ToolBridge b = bridge(m, new BridgeLimits(1, 1024 * 1024, 16, 1000), ToolGate.ALLOW_ALL);
+        Client first = new Client(m, TOKEN);
+        first.initialize();
+        Client second = new Client(m, TOKEN);
+        second.send(
+                "initialize",
+                "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                        + "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}");
+        McpRelayDockerTest.sleep(1500);
+        assertThat(second.out.toString()).isEmpty();
+        assertThat(b.sessionCount()).isEqualTo(1);
+        assertThat(first.callTool("weather", "{\"city\":\"Kyiv\"}").getBoolean("isError"))
+                .isFalse();
+    }
 }
