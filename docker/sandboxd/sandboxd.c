@@ -52,6 +52,8 @@
 
 extern char **environ;
 
+int mcp_relay(const char *dir); /* mcp_relay.c: the tool bridge's relay, `mcp DIR` */
+
 /* ------------------------------------------------------------------------------------------ */
 /* Small utilities                                                                             */
 /* ------------------------------------------------------------------------------------------ */
@@ -1078,6 +1080,9 @@ int main(int argc, char **argv) {
         if (fd > 2) close(fd);
         return supervise(argv[2]);
     }
-    fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd version\n", stderr);
+    if (argc == 3 && strcmp(argv[1], "mcp") == 0) return mcp_relay(argv[2]);
+    fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd mcp DIR | agentbox-sandboxd "
+          "version\n",
+          stderr);
     return 2;
 }

@@ -6,13 +6,16 @@ import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.tool.http.HttpTool;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -37,7 +40,15 @@ public record AgentTemplate(
         boolean durable,
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
-        Optional<Long> maxDurationMs) {
+        Optional<Long> maxDurationMs,
+        List<HttpTool> tools) {
+
+    /** Most HTTP tools one definition may carry. */
+    public static final int MAX_TOOLS = 32;
+
+    public AgentTemplate {
+        tools = List.copyOf(tools);
+    }
 
     /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
     private static final Pattern AGENT_ID = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}");
@@ -51,7 +62,8 @@ public record AgentTemplate(
                     "durable",
                     "detachOnDisconnect",
                     "destroyOnComplete",
-                    "maxDurationMs");
+                    "maxDurationMs",
+                    "tools");
 
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
@@ -100,7 +112,8 @@ public record AgentTemplate(
         }
         // The same parser as POST /runs, on the body a run would send (a probe threadId, and a
         // prompt for the CLI harnesses, which require one).
-        JsonObjectBuilder probe = Json.createObjectBuilder(o);
+        List<HttpTool> tools = tools(o.get("tools"));
+        JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools");
         probe.add("runId", "agent-definition");
         probe.add("threadId", PROBE_THREAD);
         probe.add("sandbox", forThread(sandbox, PROBE_THREAD, Map.of()));
@@ -114,7 +127,47 @@ public record AgentTemplate(
                 r.durable(),
                 r.detachOnDisconnect(),
                 r.destroyOnComplete(),
-                r.maxDurationMs());
+                r.maxDurationMs(),
+                tools);
+    }
+
+    /**
+     * The definition's HTTP tools ({@code tools}, docs/api.md "Tools"): at most {@value
+     * #MAX_TOOLS}, names unique, each {@code {"name","description","parameters","url"}} with an
+     * object schema. Whether a url's host may be called is the server's decision at call time.
+     */
+    static List<HttpTool> tools(JsonValue v) {
+        if (v == null || v == JsonValue.NULL) {
+            return List.of();
+        }
+        if (!(v instanceof JsonArray a)) {
+            throw invalid("tools", "must be an array of tools");
+        }
+        if (a.size() > MAX_TOOLS) {
+            throw invalid("tools", "holds more than " + MAX_TOOLS + " tools");
+        }
+        List<HttpTool> out = new java.util.ArrayList<>();
+        Set<String> names = new java.util.HashSet<>();
+        for (int i = 0; i < a.size(); i++) {
+            String field = "tools[" + i + "]";
+            if (!(a.get(i) instanceof JsonObject t)) {
+                throw invalid(field, "must be an object");
+            }
+            HttpTool tool;
+            try {
+                tool = HttpTool.fromJson(t);
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw invalid(field, "is not a tool: " + e.getMessage());
+            }
+            if (!"object".equals(tool.parameters().getString("type", "object"))) {
+                throw invalid(field + ".parameters", "must be a JSON Schema of type object");
+            }
+            if (!names.add(tool.name())) {
+                throw invalid(field + ".name", "repeats the tool name " + tool.name());
+            }
+            out.add(tool);
+        }
+        return List.copyOf(out);
     }
 
     /**
@@ -158,6 +211,11 @@ public record AgentTemplate(
                 .add("detachOnDisconnect", detachOnDisconnect)
                 .add("destroyOnComplete", destroyOnComplete);
         maxDurationMs.ifPresent(m -> b.add("maxDurationMs", m));
+        if (!tools.isEmpty()) {
+            JsonArrayBuilder t = Json.createArrayBuilder();
+            tools.forEach(tool -> t.add(tool.toJson()));
+            b.add("tools", t);
+        }
         return b.build();
     }
 
@@ -174,7 +232,8 @@ public record AgentTemplate(
                 o.getBoolean("destroyOnComplete", false),
                 o.get("maxDurationMs") instanceof JsonNumber n
                         ? Optional.of(n.longValue())
-                        : Optional.empty());
+                        : Optional.empty(),
+                tools(o.get("tools")));
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

@@ -4,6 +4,7 @@ import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.Chunks;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -68,6 +69,40 @@ final class ServiceChunks {
                         .add("kind", "change")
                         .add("dropped", dropped)
                         .build());
+    }
+
+    /**
+     * The chunks of a call of the run's own tools through the tool bridge as it starts: {@code
+     * TOOL_CALL_START}, {@code TOOL_CALL_ARGS} (the arguments as JSON text), {@code TOOL_CALL_END}.
+     * Their {@code toolCallId} is {@link #bridgeToolCallId} of the call's key, the same on every
+     * server, and reserved ({@link Chunks#BRIDGE_TOOL_CALL_PREFIX}), which is how the event log
+     * marks them as the service's.
+     */
+    static List<JsonObject> bridgeCallStarted(
+            ChunkFactory chunks, String callKey, String tool, String argumentsJson) {
+        String id = bridgeToolCallId(callKey);
+        return List.of(
+                chunks.toolCallStart(id, tool),
+                chunks.toolCallArgs(id, argumentsJson),
+                chunks.toolCallEnd(id));
+    }
+
+    /** The {@code TOOL_CALL_RESULT} of a bridged call: what the agent was handed. */
+    static JsonObject bridgeCallResult(ChunkFactory chunks, String callKey, String text) {
+        String id = bridgeToolCallId(callKey);
+        return chunks.toolCallResult(id + "-result", id, text);
+    }
+
+    /** {@code agentbox-tool-} and 16 hex digits of the SHA-256 of the call's key. */
+    static String bridgeToolCallId(String callKey) {
+        try {
+            byte[] h =
+                    java.security.MessageDigest.getInstance("SHA-256")
+                            .digest(callKey.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return Chunks.BRIDGE_TOOL_CALL_PREFIX + java.util.HexFormat.of().formatHex(h, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

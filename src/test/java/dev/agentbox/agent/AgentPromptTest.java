@@ -22,7 +22,8 @@ class AgentPromptTest {
                 true,
                 true,
                 false,
-                Optional.empty());
+                Optional.empty(),
+                List.of());
     }
 
     private static final List<Message> EARLIER =
@@ -92,7 +93,8 @@ class AgentPromptTest {
                         true,
                         true,
                         false,
-                        Optional.empty());
+                        Optional.empty(),
+                        List.of());
         assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
                 .isEqualTo(
                         "claude -p --output-format stream-json --verbose --permission-mode plan");

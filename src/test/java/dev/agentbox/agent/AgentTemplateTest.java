@@ -195,4 +195,53 @@ class AgentTemplateTest {
                                                         + "\"command\":\"x\"}")))
                 .isEqualTo("sandbox.policy.egress.allow[1]");
     }
+
+    @Test
+    void httpToolsAreKeptValidatedAndRoundTripThroughTheStoredForm() {
+        AgentTemplate t =
+                parse(
+                        "{\"sandbox\":{},\"harness\":\"claude-code\",\"tools\":[{\"name\":\"weather\","
+                                + "\"description\":\"The weather\",\"parameters\":{\"type\":\"object\","
+                                + "\"properties\":{\"city\":{\"type\":\"string\"}}},"
+                                + "\"url\":\"https://tools.example/weather\"}]}");
+
+        assertThat(t.tools()).hasSize(1);
+        assertThat(t.tools().get(0).name()).isEqualTo("weather");
+        assertThat(t.tools().get(0).url().getHost()).isEqualTo("tools.example");
+        assertThat(t.toJson().getJsonArray("tools")).hasSize(1);
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+        assertThat(parse("{\"sandbox\":{},\"harness\":\"claude-code\"}").toJson())
+                .doesNotContainKey("tools");
+    }
+
+    @Test
+    void aToolThatIsNotOneIsRefusedNamingIt() {
+        String head = "{\"sandbox\":{},\"harness\":\"claude-code\",\"tools\":";
+        assertThat(fieldOf(() -> parse(head + "{}}"))).isEqualTo("tools");
+        assertThat(fieldOf(() -> parse(head + "[{\"name\":\"a b\",\"url\":\"https://x/\"}]}")))
+                .isEqualTo("tools[0]");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                head
+                                                        + "[{\"name\":\"a\",\"url\":\"file:///etc/passwd\"}]}")))
+                .isEqualTo("tools[0]");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                head
+                                                        + "[{\"name\":\"a\",\"url\":\"https://x/\","
+                                                        + "\"parameters\":{\"type\":\"string\"}}]}")))
+                .isEqualTo("tools[0].parameters");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                head
+                                                        + "[{\"name\":\"a\",\"url\":\"https://x/\"},"
+                                                        + "{\"name\":\"a\",\"url\":\"https://y/\"}]}")))
+                .isEqualTo("tools[1].name");
+    }
 }

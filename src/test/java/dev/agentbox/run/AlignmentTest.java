@@ -532,4 +532,50 @@ class AlignmentTest {
     private static List<JsonObject> serviceInserted(int n) {
         return Collections.nCopies(n, ServiceChunks.runAccepted(service(7)));
     }
+
+    /**
+     * Calls of the run's own tools through the tool bridge are the driving server's chunks, not the
+     * journal's: a takeover's replay passes over them wherever they stand between journal chunks.
+     */
+    @Test
+    void bridgeToolCallChunksInterleavedInTheStoredLogArePassedOverByTheReplay() {
+        List<JsonObject> translated = translate(JOURNAL, 1_000);
+        List<JsonObject> stored = new ArrayList<>(List.of(translated.get(0)));
+        stored.addAll(ServiceChunks.bridgeCallStarted(service(2), "s1:1", "weather", "{}"));
+        stored.addAll(translated.subList(1, 3));
+        stored.add(ServiceChunks.bridgeCallResult(service(3), "s1:1", "sunny"));
+        stored.addAll(ServiceChunks.bridgeCallStarted(service(4), "s1:2", "weather", "{}"));
+        stored.add(translated.get(3));
+        List<JsonObject> replay = translate(JOURNAL, 5_000);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(4, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(7);
+        alignment.finish();
+    }
+
+    @Test
+    void bridgeToolCallChunksCarryAReservedIdTheSameOnEveryServer() {
+        List<JsonObject> a = ServiceChunks.bridgeCallStarted(service(1), "s1:7", "weather", "{}");
+        List<JsonObject> b = ServiceChunks.bridgeCallStarted(service(9), "s1:7", "weather", "{}");
+        assertThat(a.get(0).getString("toolCallId"))
+                .startsWith(Chunks.BRIDGE_TOOL_CALL_PREFIX)
+                .isEqualTo(b.get(0).getString("toolCallId"));
+        assertThat(a).allMatch(Chunks::isServiceChunk);
+        assertThat(Chunks.isServiceChunk(service(1).toolCallStart("r-0", "Bash"))).isFalse();
+    }
+
+    @Test
+    void anAgentLineClaimingABridgeToolCallIdIsOnlyAgentOutput() {
+        List<JsonObject> chunks =
+                translate(
+                        List.of(
+                                "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":\"agentbox-tool-1\","
+                                        + "\"toolCallName\":\"t\"}"),
+                        0);
+        assertThat(chunks)
+                .extracting(c -> c.getString("type") + " " + c.getString("name", ""))
+                .containsExactly("RUN_STARTED ", "CUSTOM agent.output", "RUN_FINISHED ");
+    }
 }

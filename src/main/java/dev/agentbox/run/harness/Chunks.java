@@ -52,7 +52,27 @@ public final class Chunks {
      */
     public static boolean isServiceChunk(JsonObject chunk) {
         return "CUSTOM".equals(string(chunk, "type").orElse(null))
-                && string(chunk, "name").filter(SERVICE_NAMES::contains).isPresent();
+                        && string(chunk, "name").filter(SERVICE_NAMES::contains).isPresent()
+                || isBridgeChunk(chunk);
+    }
+
+    /**
+     * Prefix of the {@code toolCallId} of the tool calls the tool bridge reports ({@code
+     * TOOL_CALL_START/ARGS/END/RESULT} of a run's own tools, dev.agentbox.tool). Reserved like
+     * {@link #SERVICE_NAMES}: no translator makes such an id from a journal line, and the {@code
+     * command} harness turns an agent's line that carries one into {@code agent.output}.
+     */
+    public static final String BRIDGE_TOOL_CALL_PREFIX = "agentbox-tool-";
+
+    private static final Set<String> TOOL_CALL_TYPES =
+            Set.of("TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT");
+
+    /** Whether {@code chunk} is a tool-call chunk the tool bridge wrote (its reserved id). */
+    public static boolean isBridgeChunk(JsonObject chunk) {
+        return string(chunk, "type").filter(TOOL_CALL_TYPES::contains).isPresent()
+                && string(chunk, "toolCallId")
+                        .filter(id -> id.startsWith(BRIDGE_TOOL_CALL_PREFIX))
+                        .isPresent();
     }
 
     /**

@@ -192,14 +192,23 @@ public final class JournalCommand {
                 + " | base64; fi";
     }
 
-    /** Deletes the run's files (journal, err, prompt); deleting missing files succeeds. */
+    public String mailboxPath(String runId) {
+        return JournalNames.mailboxPath(dir, runId);
+    }
+
+    /**
+     * Deletes the run's files (journal, err, prompt, and its tool-bridge mailbox, a directory);
+     * deleting missing files succeeds.
+     */
     public String delete(String runId) {
         return "rm -f "
                 + ShellQuote.single(journalPath(runId))
                 + " "
                 + ShellQuote.single(errPath(runId))
                 + " "
-                + ShellQuote.single(promptPath(runId));
+                + ShellQuote.single(promptPath(runId))
+                + " && rm -rf "
+                + ShellQuote.single(mailboxPath(runId));
     }
 
     private static long requireOffset(long offset) {

@@ -56,6 +56,10 @@ public final class JournalNames {
     public static final String JOURNAL_SUFFIX = ".ndjson";
     public static final String ERR_SUFFIX = ".err";
     public static final String PROMPT_SUFFIX = ".prompt";
+
+    /** The run's tool-bridge mailbox, a directory (docs/sandbox-channel.md). */
+    public static final String MAILBOX_SUFFIX = ".mcp";
+
     public static final int MAX_NAME_CHARS = 200;
     public static final int HASHED_PREFIX_CHARS = 183;
     private static final String NONCE_DOMAIN = "agentbox/journal-exit-sentinel/v1:";
@@ -200,6 +204,14 @@ public final class JournalNames {
     /** {@code <dir>/<enc>.prompt}; {@code dir} without a trailing slash. */
     public static String promptPath(String dir, String runId) {
         return dir + "/" + encode(runId) + PROMPT_SUFFIX;
+    }
+
+    /**
+     * {@code <dir>/<enc>.mcp}, the directory of the run's tool-bridge mailbox; {@code dir} without
+     * a trailing slash.
+     */
+    public static String mailboxPath(String dir, String runId) {
+        return dir + "/" + encode(runId) + MAILBOX_SUFFIX;
     }
 
     /**

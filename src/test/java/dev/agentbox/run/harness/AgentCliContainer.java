@@ -36,11 +36,18 @@ final class AgentCliContainer {
     private final Path workspace;
     private final Path home;
     private final Map<String, String> env = new LinkedHashMap<>();
+    private final List<String> mounts = new ArrayList<>();
 
     AgentCliContainer(Path workspace, Path home) {
         this.workspace = workspace;
         this.home = home;
         env.put("HOME", HOME);
+    }
+
+    /** Mounts host directory {@code dir} at the same path inside the container. */
+    AgentCliContainer mountSamePath(Path dir) {
+        mounts.add(dir.toAbsolutePath() + ":" + dir.toAbsolutePath());
+        return this;
     }
 
     AgentCliContainer env(String name, String value) {
@@ -81,6 +88,7 @@ final class AgentCliContainer {
         args.addAll(List.of("-v", workspace.toAbsolutePath() + ":/workspace"));
         args.addAll(List.of("-v", home.toAbsolutePath() + ":" + HOME));
         args.addAll(List.of("-w", "/workspace"));
+        mounts.forEach(m -> args.addAll(List.of("-v", m)));
         env.forEach((k, v) -> args.addAll(List.of("-e", k + "=" + v)));
         args.addAll(List.of(IMAGE, "sh", "-c", invocation.command()));
         try {

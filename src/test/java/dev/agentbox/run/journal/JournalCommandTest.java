@@ -127,10 +127,14 @@ class JournalCommandTest {
             assertThat(err("p-1")).isEmpty();
             assertThat(cwd.resolve("canary")).doesNotExist();
 
+            Path mailbox = Path.of(commands.mailboxPath("p-1"));
+            Files.createDirectories(mailbox.resolve("0123456789abcdef.out"));
+            Files.writeString(mailbox.resolve("sessions"), "0123456789abcdef\n");
             assertThat(Sh.run(cwd, List.of(shell, "-c", commands.delete("p-1")), path).exitCode())
                     .isZero();
             assertThat(file).doesNotExist();
             assertThat(Path.of(commands.journalPath("p-1"))).doesNotExist();
+            assertThat(mailbox).doesNotExist();
         }
     }
 

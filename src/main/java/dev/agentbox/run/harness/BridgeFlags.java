@@ -1,0 +1,94 @@
+package dev.agentbox.run.harness;
+
+import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.run.journal.AgentInvocation;
+import jakarta.json.Json;
+
+/**
+ * How a CLI harness is told of its run's tools: one stdio MCP server, {@code agentbox}, whose
+ * command is the sandbox helper's relay on the run's mailbox ({@code agentbox-sandboxd mcp DIR},
+ * docs/sandbox-channel.md) with the run's token in its environment. Added only for a run that has
+ * tools, so every other command line stays exactly as it was.
+ *
+ * <ul>
+ *   <li>Claude Code: {@code --mcp-config '<json>'} after {@link AgentCommands#CLAUDE_CODE}; it then
+ *       sees the tools as {@code mcp__agentbox__<name>}. In {@code bypassPermissions} it calls them
+ *       without asking; in the other modes a non-interactive run refuses them as it refuses {@code
+ *       Bash}.
+ *   <li>Codex: {@code -c mcp_servers.agentbox.…} overrides after {@code codex exec}.
+ * </ul>
+ */
+public final class BridgeFlags {
+
+    /** The relay's path in every sandbox image (the channel helper). */
+    public static final String HELPER = "/opt/agentbox/bin/agentbox-sandboxd";
+
+    private BridgeFlags() {}
+
+    /** {@code invocation} of {@code harness} with the run's MCP server added. */
+    public static AgentInvocation withTools(
+            Harness harness, AgentInvocation invocation, String mailboxDir, String token) {
+        String line = invocation.command();
+        String added =
+                switch (harness) {
+                    case CLAUDE_CODE ->
+                            insertAfter(
+                                    line,
+                                    AgentCommands.CLAUDE_CODE,
+                                    " --mcp-config "
+                                            + ShellQuote.single(claudeConfig(mailboxDir, token)));
+                    case CODEX -> insertAfter(line, "codex exec", codexFlags(mailboxDir, token));
+                    case COMMAND -> line;
+                };
+        return new AgentInvocation(added, invocation.prompt());
+    }
+
+    /** Claude Code's {@code --mcp-config} value. */
+    static String claudeConfig(String mailboxDir, String token) {
+        return Json.createObjectBuilder()
+                .add(
+                        "mcpServers",
+                        Json.createObjectBuilder()
+                                .add(
+                                        "agentbox",
+                                        Json.createObjectBuilder()
+                                                .add("type", "stdio")
+                                                .add("command", HELPER)
+                                                .add(
+                                                        "args",
+                                                        Json.createArrayBuilder()
+                                                                .add("mcp")
+                                                                .add(mailboxDir))
+                                                .add(
+                                                        "env",
+                                                        Json.createObjectBuilder()
+                                                                .add("AGENTBOX_MCP_TOKEN", token))))
+                .build()
+                .toString();
+    }
+
+    /** Codex's {@code -c} overrides (TOML values) for the same server. */
+    static String codexFlags(String mailboxDir, String token) {
+        String args = "[\"mcp\"," + toml(mailboxDir) + "]";
+        return " -c "
+                + ShellQuote.single("mcp_servers.agentbox.command=" + toml(HELPER))
+                + " -c "
+                + ShellQuote.single("mcp_servers.agentbox.args=" + args)
+                + " -c "
+                + ShellQuote.single(
+                        "mcp_servers.agentbox.env={AGENTBOX_MCP_TOKEN=" + toml(token) + "}");
+    }
+
+    private static String toml(String s) {
+        return Json.createValue(s).toString(); // a JSON string is a TOML basic string
+    }
+
+    private static String insertAfter(String line, String head, String flags) {
+        int at = line.indexOf(head);
+        if (at < 0) {
+            throw new IllegalArgumentException("not a " + head + " command line: " + line);
+        }
+        int end = at + head.length();
+        return line.substring(0, end) + flags + line.substring(end);
+    }
+}

@@ -1,0 +1,179 @@
+package dev.agentbox.tool.bridge;
+
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxFs;
+import dev.agentbox.tool.ToolCallEvents;
+import dev.agentbox.tool.ToolGate;
+import dev.agentbox.tool.http.HttpTool;
+import dev.agentbox.tool.http.HttpToolClient;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.logging.Logger;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The MCP server of one run, as seen by the server that drives the run: it follows the run's
+ * mailbox in the sandbox ({@link Mailbox}) and serves every relay session that authenticates with
+ * the run's token, through one MCP server built with the SDK.
+ *
+ * <p>A bridge holds nothing the mailbox does not: a server that takes the run over starts a new
+ * bridge on the same mailbox and carries on where the mailbox says (see {@link BridgeSession}).
+ * Closing a bridge stops following and abandons calls in flight without answering them, so the
+ * relay keeps waiting for the next bridge.
+ */
+public final class ToolBridge implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(ToolBridge.class.getName());
+
+    /**
+     * What a run offers its agent.
+     *
+     * @param runId the run
+     * @param token the run's bridge token: a session must present exactly this
+     * @param tools the run's HTTP tools
+     * @param secret the HMAC secret their posts are signed with (empty: unsigned)
+     */
+    public record RunTools(String runId, String token, List<HttpTool> tools, byte[] secret) {
+        public RunTools {
+            Objects.requireNonNull(runId);
+            if (token == null || token.isEmpty()) {
+                throw new IllegalArgumentException("a bridge needs a token");
+            }
+            tools = List.copyOf(tools);
+        }
+    }
+
+    private final SandboxFs fs;
+    private final Mailbox mailbox;
+    private final RunTools run;
+    private final BridgeRun counts;
+    private final McpJsonMapper json = new JacksonMcpJsonMapper(JsonMapper.builder().build());
+    private final MailboxSessions provider = new MailboxSessions();
+    private final McpAsyncServer server;
+    private final ExecutorService executor;
+    private final Scheduler blocking;
+    private final DaemonThreads threads;
+    private final Map<String, BridgeSession> sessions = new ConcurrentHashMap<>();
+    private final LineFollow sessionList;
+    private volatile boolean closed;
+
+    private ToolBridge(
+            SandboxFs fs,
+            Mailbox mailbox,
+            RunTools run,
+            ToolGate gate,
+            HttpToolClient client,
+            BridgeLimits limits,
+            ToolCallEvents events) {
+        this.fs = fs;
+        this.mailbox = mailbox;
+        this.run = run;
+        this.counts = new BridgeRun(limits);
+        this.threads = new DaemonThreads("tool-bridge-" + run.runId());
+        this.executor = Executors.newFixedThreadPool(Math.max(1, limits.maxInFlight()), threads);
+        this.blocking = Schedulers.fromExecutorService(executor);
+        this.server =
+                McpServer.async(provider)
+                        .serverInfo("agentbox", "1")
+                        .jsonMapper(json)
+                        .jsonSchemaValidator(new DefaultJsonSchemaValidator())
+                        .validateToolInputs(true)
+                        .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                        .tools(
+                                run.tools().stream()
+                                        .map(
+                                                t ->
+                                                        new HttpToolHandler(
+                                                                        run.runId(),
+                                                                        t,
+                                                                        run.secret(),
+                                                                        gate,
+                                                                        client,
+                                                                        events,
+                                                                        json,
+                                                                        blocking)
+                                                                .specification())
+                                        .toList())
+                        .build();
+        this.sessionList = new LineFollow(fs, mailbox.sessions(), 64, this::onSession, threads);
+    }
+
+    /**
+     * Starts serving {@code mailbox}: a fresh one or one another server served before (takeover).
+     */
+    public static ToolBridge start(
+            SandboxFs fs,
+            Mailbox mailbox,
+            RunTools run,
+            ToolGate gate,
+            HttpToolClient client,
+            BridgeLimits limits,
+            ToolCallEvents events) {
+        ToolBridge b = new ToolBridge(fs, mailbox, run, gate, client, limits, events);
+        b.sessionList.start();
+        return b;
+    }
+
+    /**
+     * Makes the mailbox of a run about to start, before its agent can spawn a relay: the directory
+     * and an empty session list (never over one that exists: relays append to it).
+     */
+    public static void prepare(SandboxFs fs, Mailbox mailbox) {
+        fs.mkdir(mailbox.dir());
+        if (!fs.exists(mailbox.sessions())) {
+            fs.write(mailbox.sessions(), new byte[0]);
+        }
+    }
+
+    private void onSession(String name) {
+        if (closed || name == null || !Mailbox.validSession(name) || sessions.containsKey(name)) {
+            return;
+        }
+        if (sessions.size() >= counts.limits().maxSessions()) {
+            LOG.warning(
+                    "tool bridge of run "
+                            + run.runId()
+                            + ": session "
+                            + name
+                            + " ignored, the run has "
+                            + counts.limits().maxSessions()
+                            + " already");
+            return;
+        }
+        BridgeSession s =
+                new BridgeSession(name, mailbox, fs, run.token(), json, provider, counts, threads);
+        sessions.put(name, s);
+        s.start();
+    }
+
+    /** Sessions this bridge serves (refused ones included), for tests and diagnostics. */
+    public int sessionCount() {
+        return sessions.size();
+    }
+
+    /** Tool calls counted so far over the run's life (as read from the mailbox). */
+    public int callCount() {
+        return counts.total();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        sessionList.close();
+        sessions.values().forEach(BridgeSession::close);
+        server.close();
+        executor.shutdownNow();
+    }
+}

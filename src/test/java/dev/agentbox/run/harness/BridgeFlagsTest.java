@@ -1,0 +1,67 @@
+package dev.agentbox.run.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.run.journal.AgentInvocation;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A run's MCP server on the CLI harnesses' command lines; parsed back by a real shell. */
+class BridgeFlagsTest {
+
+    private static final String DIR = "/tmp/agentbox-runs/run 'x'.mcp";
+    private static final String TOKEN = "tok$(id)`x`";
+
+    /** The words {@code sh} makes of {@code line} (nothing is executed but printf). */
+    private static List<String> words(String line) throws Exception {
+        Process p =
+                new ProcessBuilder("sh", "-c", "set -- " + line + "; printf '%s\\0' \"$@\"")
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        return List.of(out.split("\0"));
+    }
+
+    @Test
+    void claudeCodeGetsItsMcpConfigAfterItsOutputFlagsAndKeepsEverythingElse() throws Exception {
+        AgentInvocation plain = AgentCommands.claudeCode("hi");
+        AgentInvocation withTools = BridgeFlags.withTools(Harness.CLAUDE_CODE, plain, DIR, TOKEN);
+
+        assertThat(withTools.prompt()).isEqualTo(plain.prompt());
+        assertThat(withTools.command())
+                .startsWith("IS_SANDBOX=1 " + AgentCommands.CLAUDE_CODE + " --mcp-config ")
+                .endsWith(" --permission-mode bypassPermissions");
+        List<String> w = words(withTools.command().replaceFirst("^IS_SANDBOX=1 ", ""));
+        JsonObject config = Json.createReader(new StringReader(w.get(6))).readObject();
+        JsonObject server = config.getJsonObject("mcpServers").getJsonObject("agentbox");
+        assertThat(server.getString("command")).isEqualTo(BridgeFlags.HELPER);
+        assertThat(server.getJsonArray("args").getString(1)).isEqualTo(DIR);
+        assertThat(server.getJsonObject("env").getString("AGENTBOX_MCP_TOKEN")).isEqualTo(TOKEN);
+    }
+
+    @Test
+    void codexGetsItsServerAsConfigOverridesAfterCodexExec() throws Exception {
+        AgentInvocation withTools =
+                BridgeFlags.withTools(Harness.CODEX, AgentCommands.codex("hi"), DIR, TOKEN);
+        List<String> w = words(withTools.command());
+        assertThat(w.subList(0, 8))
+                .containsExactly(
+                        "codex",
+                        "exec",
+                        "-c",
+                        "mcp_servers.agentbox.command=\"" + BridgeFlags.HELPER + "\"",
+                        "-c",
+                        "mcp_servers.agentbox.args=[\"mcp\",\"/tmp/agentbox-runs/run 'x'.mcp\"]",
+                        "-c",
+                        "mcp_servers.agentbox.env={AGENTBOX_MCP_TOKEN=\"tok$(id)`x`\"}");
+    }
+
+    @Test
+    void theCommandHarnessLineIsLeftAlone() {
+        AgentInvocation cmd = AgentInvocation.of("cat");
+        assertThat(BridgeFlags.withTools(Harness.COMMAND, cmd, DIR, TOKEN)).isEqualTo(cmd);
+    }
+}

@@ -1,0 +1,194 @@
+package dev.agentbox.run.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.sandbox.local.LocalSandboxProvider;
+import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.testing.NeedsDocker;
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import dev.agentbox.tool.ToolCallEvents;
+import dev.agentbox.tool.ToolGate;
+import dev.agentbox.tool.bridge.BridgeLimits;
+import dev.agentbox.tool.bridge.Mailbox;
+import dev.agentbox.tool.bridge.ToolBridge;
+import dev.agentbox.tool.http.HttpTool;
+import dev.agentbox.tool.http.HttpToolClient;
+import dev.agentbox.tool.http.HttpToolSettings;
+import jakarta.json.Json;
+import java.io.OutputStream;
+import java.io.StringReader;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real Claude Code CLI of {@code agentbox/sandbox:agents} calls a run's HTTP tool through the
+ * tool bridge: its command line gets the run's MCP server ({@link BridgeFlags}), the scripted model
+ * asks for {@code mcp__agentbox__weather}, Claude Code starts the relay and calls the tool, the
+ * bridge posts to an HTTP server on loopback, and the model's next request carries the answer.
+ *
+ * <p>The CLI runs on the host's network (to reach the scripted model on loopback), so the mailbox
+ * is a host directory mounted at the same path in the container, served to the bridge by a local
+ * sandbox's file operations (which poll instead of follow).
+ */
+@NeedsDocker
+class ClaudeCodeToolBridgeDockerTest {
+
+    private static final String KEY = "sk-ant-test-" + Long.toHexString(System.nanoTime());
+
+    @TempDir Path dir;
+
+    private ScriptedModelServer model;
+    private HttpServer http;
+    private LocalSandboxProvider local;
+    private ToolBridge bridge;
+    private final List<String> posted = new CopyOnWriteArrayList<>();
+    private final List<String> events = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void image() {
+        AgentCliContainer.requireImage();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        model = ScriptedModelServer.start(KEY);
+        http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext(
+                "/weather",
+                ex -> {
+                    posted.add(
+                            new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                    byte[] b = "{\"forecast\":\"sunny-42\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.sendResponseHeaders(200, b.length);
+                    try (OutputStream o = ex.getResponseBody()) {
+                        o.write(b);
+                    }
+                });
+        http.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (bridge != null) {
+            bridge.close();
+        }
+        http.stop(0);
+        model.close();
+    }
+
+    /** The run's mailbox in a host folder, served by a bridge with the {@code weather} tool. */
+    private record Bridged(Path shared, Mailbox mailbox, String token) {}
+
+    private Bridged bridged() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("sandboxes"));
+        local =
+                new LocalSandboxProvider(
+                        new LocalSettings(true, root),
+                        new DaemonThreads("bridge-cli-test"),
+                        Clock.systemUTC());
+        String id = "cli-" + UUID.randomUUID().toString().substring(0, 8);
+        SandboxHandle sandbox =
+                local.create(SandboxCreateInput.defaults().withKey(id, "t").withRequestedId(id));
+        Path shared = Path.of(sandbox.workspaceRoot()).toRealPath();
+        Mailbox mailbox = new Mailbox(shared.resolve("run-1.mcp").toString());
+        ToolBridge.prepare(sandbox.fs(), mailbox);
+        String token = "token-" + UUID.randomUUID();
+        HttpTool weather =
+                new HttpTool(
+                        "weather",
+                        "The weather of a city",
+                        Json.createReader(
+                                        new StringReader(
+                                                "{\"type\":\"object\",\"properties\":{\"city\":"
+                                                        + "{\"type\":\"string\"}},"
+                                                        + "\"required\":[\"city\"]}"))
+                                .readObject(),
+                        URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/weather"));
+        bridge =
+                ToolBridge.start(
+                        sandbox.fs(),
+                        mailbox,
+                        new ToolBridge.RunTools("run-1", token, List.of(weather), new byte[0]),
+                        ToolGate.ALLOW_ALL,
+                        new HttpToolClient(
+                                HttpToolSettings.defaults().withAllowedHosts(Set.of("127.0.0.1")),
+                                Clock.systemUTC()),
+                        BridgeLimits.defaults(),
+                        new ToolCallEvents() {
+                            @Override
+                            public void started(String key, String tool, String args) {
+                                events.add("start " + tool + " " + args);
+                            }
+
+                            @Override
+                            public void finished(String key, String text, boolean error) {
+                                events.add("end " + error + " " + text);
+                            }
+                        });
+        return new Bridged(shared, mailbox, token);
+    }
+
+    @Test
+    void claudeCodeCallsAnHttpToolThroughTheBridgeAndTheModelGetsItsResult() throws Exception {
+        Bridged b = bridged();
+        Path shared = b.shared();
+        Mailbox mailbox = b.mailbox();
+        String token = b.token();
+        model.enqueue(
+                new Turn.ToolCall(
+                        "mcp__agentbox__weather",
+                        Json.createObjectBuilder().add("city", "Paris").build()),
+                Turn.text("It is sunny in Paris."));
+
+        Path workspace = Files.createDirectories(dir.resolve("workspace"));
+        AgentCliContainer cli =
+                new AgentCliContainer(workspace, Files.createDirectories(dir.resolve("home")))
+                        .mountSamePath(shared)
+                        .env("ANTHROPIC_BASE_URL", model.anthropicBaseUrl())
+                        .env("ANTHROPIC_API_KEY", KEY)
+                        .env("DISABLE_TELEMETRY", "1")
+                        .env("DISABLE_AUTOUPDATER", "1")
+                        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+        AgentInvocation invocation =
+                BridgeFlags.withTools(
+                        Harness.CLAUDE_CODE,
+                        AgentCommands.claudeCode("What is the weather in Paris?"),
+                        mailbox.dir(),
+                        token);
+
+        AgentCliContainer.Output out = cli.run(invocation);
+
+        assertThat(out.exitCode()).as(out.stderr() + String.join("\n", out.lines())).isZero();
+        // Claude Code lists the tool it learned from the bridge's tools/list.
+        assertThat(model.modelRequests().get(0).body()).contains("mcp__agentbox__weather");
+        assertThat(posted)
+                .as(String.join("\n", out.lines()))
+                .containsExactly("{\"city\":\"Paris\"}");
+        String second = model.modelRequests().get(1).body();
+        assertThat(second).contains("\"tool_result\"", "sunny-42");
+        assertThat(events)
+                .containsExactly(
+                        "start weather {\"city\":\"Paris\"}",
+                        "end false {\"forecast\":\"sunny-42\"}");
+    }
+}
