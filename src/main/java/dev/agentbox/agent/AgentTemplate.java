@@ -1,5 +1,6 @@
 package dev.agentbox.agent;
 
+import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
@@ -37,7 +38,8 @@ public record AgentTemplate(
         boolean durable,
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
-        Optional<Long> maxDurationMs) {
+        Optional<Long> maxDurationMs,
+        ApprovalRules approvals) {
 
     /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
     private static final Pattern AGENT_ID = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}");
@@ -51,7 +53,8 @@ public record AgentTemplate(
                     "durable",
                     "detachOnDisconnect",
                     "destroyOnComplete",
-                    "maxDurationMs");
+                    "maxDurationMs",
+                    "approvals");
 
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
@@ -114,7 +117,8 @@ public record AgentTemplate(
                 r.durable(),
                 r.detachOnDisconnect(),
                 r.destroyOnComplete(),
-                r.maxDurationMs());
+                r.maxDurationMs(),
+                r.approvals());
     }
 
     /**
@@ -158,6 +162,9 @@ public record AgentTemplate(
                 .add("detachOnDisconnect", detachOnDisconnect)
                 .add("destroyOnComplete", destroyOnComplete);
         maxDurationMs.ifPresent(m -> b.add("maxDurationMs", m));
+        if (!approvals.isEmpty()) {
+            b.add("approvals", approvals.toJson());
+        }
         return b.build();
     }
 
@@ -174,7 +181,10 @@ public record AgentTemplate(
                 o.getBoolean("destroyOnComplete", false),
                 o.get("maxDurationMs") instanceof JsonNumber n
                         ? Optional.of(n.longValue())
-                        : Optional.empty());
+                        : Optional.empty(),
+                o.get("approvals") instanceof JsonArray a
+                        ? ApprovalRules.fromJson(a)
+                        : ApprovalRules.NONE);
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

@@ -226,7 +226,8 @@ public class RunService {
                         request.sandboxKey(),
                         NewRun.randomNonce(),
                         maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty(),
-                        request.fileEvents());
+                        request.fileEvents(),
+                        request.approvals().toJson());
         RunRecordView record;
         try (Slot slot =
                 quotas.reserve(
