@@ -33,6 +33,28 @@ public record Interrupt(
     }
 
     /**
+     * This interrupt as settled with {@code status} at {@code at}, without a payload: how a waiter
+     * sees one past its expiry that no reaper has marked yet, or one whose row is gone.
+     */
+    public Interrupt settledAs(InterruptStatus status, Instant at) {
+        return new Interrupt(
+                id,
+                run,
+                tenant,
+                runId,
+                callKey,
+                reason,
+                toolCallId,
+                tool,
+                arguments,
+                createdAt,
+                expiresAt,
+                status,
+                Optional.empty(),
+                Optional.of(at));
+    }
+
+    /**
      * The interrupt as the API and the {@code interrupt.requested} chunk show it: {@code
      * {"id","reason","toolCallId?","tool","arguments","expiresAt"}}.
      */

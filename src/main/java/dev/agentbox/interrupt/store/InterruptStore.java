@@ -3,6 +3,7 @@ package dev.agentbox.interrupt.store;
 import dev.agentbox.run.store.RunRef;
 import jakarta.json.JsonObject;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,6 +29,9 @@ public interface InterruptStore {
     Optional<Interrupt> find(RunRef run, String id);
 
     Optional<Interrupt> findByCallKey(RunRef run, String callKey);
+
+    /** The interrupts of these ids that exist, in no particular order (a waiter's poll). */
+    List<Interrupt> findAll(Collection<String> ids);
 
     /** The run's pending interrupts, oldest first (expired ones not yet marked included). */
     List<Interrupt> pending(RunRef run);

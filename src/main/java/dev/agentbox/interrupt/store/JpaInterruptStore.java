@@ -9,7 +9,9 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,6 +19,8 @@ import java.util.Optional;
 @ApplicationScoped
 @Transactional
 public class JpaInterruptStore implements InterruptStore {
+
+    private static final int SLICE = 200;
 
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
@@ -66,6 +70,20 @@ public class JpaInterruptStore implements InterruptStore {
                 .stream()
                 .findFirst()
                 .map(InterruptRow::view);
+    }
+
+    @Override
+    public List<Interrupt> findAll(Collection<String> ids) {
+        List<Interrupt> found = new ArrayList<>();
+        List<String> all = List.copyOf(ids);
+        // In slices: one IN list per query stays well inside every database's parameter limit.
+        for (int from = 0; from < all.size(); from += SLICE) {
+            em.createQuery("SELECT i FROM InterruptRow i WHERE i.id IN :ids", InterruptRow.class)
+                    .setParameter("ids", all.subList(from, Math.min(all.size(), from + SLICE)))
+                    .getResultList()
+                    .forEach(row -> found.add(row.view()));
+        }
+        return found;
     }
 
     @Override
