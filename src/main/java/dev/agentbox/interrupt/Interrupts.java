@@ -6,6 +6,7 @@ import dev.agentbox.interrupt.store.InterruptStore;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.tool.ToolGate;
 import jakarta.annotation.PostConstruct;
@@ -110,15 +111,25 @@ public class Interrupts {
                                     + " is already "
                                     + result.interrupt().orElseThrow().status().wireName()
                                     + " (answered differently, expired or cancelled)",
-                            Map.of("status", result.interrupt().orElseThrow().status().wireName()),
+                            Map.of(
+                                    "interruptStatus",
+                                    result.interrupt().orElseThrow().status().wireName()),
                             null);
         }
     }
 
-    /** Cancels the run's pending interrupts (the run is cancelled or has ended); how many. */
+    /** Cancels the run's pending interrupts (the run is cancelled); how many. */
     public int cancel(RunRecordView run) {
-        List<Interrupt> pending = store.pending(run.ref());
-        int cancelled = store.cancelPending(run.ref(), clock.instant());
+        return cancel(run.ref());
+    }
+
+    /** Cancels the pending interrupts of the run {@code run} (cancelled or ended); how many. */
+    public int cancel(RunRef run) {
+        List<Interrupt> pending = store.pending(run);
+        if (pending.isEmpty()) {
+            return 0;
+        }
+        int cancelled = store.cancelPending(run, clock.instant());
         if (cancelled > 0) {
             store.findAll(pending.stream().map(Interrupt::id).toList()).forEach(waits::settled);
         }

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The approval gate on a real store (embedded Derby) with a settable clock. "Another server" is a
  * second {@link InterruptWaits} and gate on the same database; polls are called by hand unless a
- * test is about the timer.
+ * test is about the timer. AP-02..AP-04, AP-07.
  */
 class ApprovalGateTest {
 

@@ -11,6 +11,7 @@ import jakarta.json.JsonValue;
 import java.io.StringReader;
 import org.junit.jupiter.api.Test;
 
+/** Approval rules: first match wins, default allow, bad rules named by field (AP-01). */
 class ApprovalRulesTest {
 
     private static JsonValue json(String s) {

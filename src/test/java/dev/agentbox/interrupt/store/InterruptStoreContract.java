@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The behaviour every {@link InterruptStore} must have; run on embedded Derby and on PostgreSQL. A
- * settable clock stands in for time (expiry).
+ * settable clock stands in for time (expiry). AP-03, AP-05, AP-07 (the store's part).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class InterruptStoreContract {
