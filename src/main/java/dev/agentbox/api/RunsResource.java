@@ -224,7 +224,7 @@ public class RunsResource {
     }
 
     @POST
-    @Path("runs/{runId: .+}/interrupts/{interruptId}")
+    @Path("runs/{runId: .+}/interrupts/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(
             summary =
@@ -236,9 +236,7 @@ public class RunsResource {
                             + "an unknown run or interrupt (or another tenant's) is 404.")
     @APIResponse(responseCode = "204", description = "Answered (or already answered the same way)")
     public Response answer(
-            @PathParam("runId") String runId,
-            @PathParam("interruptId") String interruptId,
-            JsonValue body) {
+            @PathParam("runId") String runId, @PathParam("id") String interruptId, JsonValue body) {
         // The body first: a bad body is 400 whether or not the run exists.
         InterruptAnswer answer = InterruptAnswer.parse(body == null ? JsonValue.NULL : body);
         interrupts.answer(runs.get(caller.tenant(), runId), interruptId, answer);

@@ -308,4 +308,78 @@ class InterruptsPostgresIT {
         assertThat(runs.get(runId)).doesNotContainKey("interrupts");
         assertProblem(answer(id, "{\"status\":\"cancelled\"}"), 409, "interrupt-answered");
     }
+
+    @Test
+    void theEndOfARunCancelsItsPendingInterruptsAndRefusesTheWaitingCall() throws Exception {
+        String key =
+                sandboxes
+                        .ensure("{\"definitionId\":\"interrupts-end-" + UUID.randomUUID() + "\"}")
+                        .getString("key");
+        String shortRun = "interrupts-end-" + UUID.randomUUID();
+        runs.start(
+                Runs.runBody(
+                        shortRun,
+                        "{\"key\":\"" + key + "\"}",
+                        "sleep 3",
+                        ",\"approvals\":[{\"tool\":\"*\",\"decision\":\"ask\"}]"));
+        RunRecordView ending = runStore.find(TENANT, shortRun).orElseThrow();
+        CompletableFuture<GateDecision> call =
+                new ApprovalGate(
+                                ending,
+                                store,
+                                waits,
+                                (name, value) -> chunks.add(name),
+                                Clock.systemUTC(),
+                                Duration.ofMinutes(5))
+                        .admit(new ToolCall(shortRun, "c-1", "Bash", ARGS))
+                        .toCompletableFuture();
+        String id = store.pending(ending.ref()).get(0).id();
+        assertThat(runs.get(shortRun).getJsonArray("interrupts")).hasSize(1);
+
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> runs.get(shortRun).getString("status").equals("completed"));
+
+        assertThat(store.find(ending.ref(), id).orElseThrow().status())
+                .as("cancelled by the server whose writer ended the run, no sweep needed")
+                .isEqualTo(InterruptStatus.CANCELLED);
+        assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(GateDecision.deny("cancelled"));
+        assertThat(runs.get(shortRun)).doesNotContainKey("interrupts");
+    }
+
+    @Test
+    void anAgentDefinitionKeepsItsApprovalsAndRefusesBadOnesByField() {
+        String agentId = "interrupts-" + UUID.randomUUID();
+        String path = "/api/v1/agents/" + agentId;
+        String body =
+                "{\"sandbox\":{},\"harness\":\"command\",\"command\":\"true\","
+                        + "\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]}";
+        try {
+            HttpResponse<String> put =
+                    api.send(
+                            api.request(path, Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .PUT(HttpRequest.BodyPublishers.ofString(body)));
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+            assertThat(Api.object(api.get(path, Api.TENANT_A)).getJsonArray("approvals"))
+                    .isEqualTo(
+                            Json.createArrayBuilder()
+                                    .add(
+                                            Json.createObjectBuilder()
+                                                    .add("tool", "Bash")
+                                                    .add("decision", "ask"))
+                                    .build());
+            HttpResponse<String> bad =
+                    api.send(
+                            api.request(path, Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .PUT(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    body.replace("\"ask\"", "\"later\""))));
+            assertThat(assertProblem(bad, 400, "invalid-request").getString("field"))
+                    .isEqualTo("approvals[0].decision");
+        } finally {
+            api.send(api.request(path, Api.TENANT_A).DELETE());
+        }
+    }
 }
