@@ -212,6 +212,9 @@ public class AgentService {
         t.command().ifPresent(c -> b.add("command", c));
         t.permissionMode().ifPresent(m -> b.add("permissionMode", m.wireName()));
         t.maxDurationMs().ifPresent(m -> b.add("maxDurationMs", m));
+        if (!t.approvals().isEmpty()) {
+            b.add("approvals", t.approvals().toJson());
+        }
         RunRequest request = RunRequest.parse(b.build(), sandboxes.specParser());
         RunRecordView run =
                 runs.start(

@@ -1,5 +1,6 @@
 package dev.agentbox.agent;
 
+import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
@@ -41,7 +42,8 @@ public record AgentTemplate(
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs,
-        List<HttpTool> tools) {
+        List<HttpTool> tools,
+        ApprovalRules approvals) {
 
     /** Most HTTP tools one definition may carry. */
     public static final int MAX_TOOLS = 32;
@@ -63,7 +65,8 @@ public record AgentTemplate(
                     "detachOnDisconnect",
                     "destroyOnComplete",
                     "maxDurationMs",
-                    "tools");
+                    "tools",
+                    "approvals");
 
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
@@ -128,7 +131,8 @@ public record AgentTemplate(
                 r.detachOnDisconnect(),
                 r.destroyOnComplete(),
                 r.maxDurationMs(),
-                tools);
+                tools,
+                r.approvals());
     }
 
     /**
@@ -216,6 +220,9 @@ public record AgentTemplate(
             tools.forEach(tool -> t.add(tool.toJson()));
             b.add("tools", t);
         }
+        if (!approvals.isEmpty()) {
+            b.add("approvals", approvals.toJson());
+        }
         return b.build();
     }
 
@@ -233,7 +240,10 @@ public record AgentTemplate(
                 o.get("maxDurationMs") instanceof JsonNumber n
                         ? Optional.of(n.longValue())
                         : Optional.empty(),
-                tools(o.get("tools")));
+                tools(o.get("tools")),
+                o.get("approvals") instanceof JsonArray a
+                        ? ApprovalRules.fromJson(a)
+                        : ApprovalRules.NONE);
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

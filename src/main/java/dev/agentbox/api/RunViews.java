@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.interrupt.store.Interrupt;
 import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import jakarta.json.Json;
@@ -41,6 +42,19 @@ final class RunViews {
             b.add("driverEpoch", r.driverEpoch().getAsLong());
         }
         return b.build();
+    }
+
+    /**
+     * The record with its pending interrupts as {@code interrupts:[{"id","reason","toolCallId?",
+     * "tool","arguments","expiresAt"}]} (absent when none is pending).
+     */
+    static JsonObject record(RunRecordView r, List<Interrupt> pending) {
+        if (pending.isEmpty()) {
+            return record(r);
+        }
+        JsonArrayBuilder a = Json.createArrayBuilder();
+        pending.forEach(i -> a.add(i.toJson()));
+        return Json.createObjectBuilder(record(r)).add("interrupts", a).build();
     }
 
     static JsonObject accepted(RunRecordView r) {

@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.interrupt.InterruptAnswer;
+import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.platform.PageCursor;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
@@ -52,6 +54,8 @@ public class RunsResource {
     @Inject SandboxService sandboxes;
 
     @Inject TenantQuotas quotas;
+
+    @Inject Interrupts interrupts;
 
     /**
      * Drivers and event streams are long-lived loops (minutes): each gets its own managed thread
@@ -215,7 +219,28 @@ public class RunsResource {
             summary =
                     "The run record; status interrupted while the run is not terminal and no live driver holds it")
     public String get(@PathParam("runId") String runId) {
-        return RunViews.record(runs.reported(runs.get(caller.tenant(), runId))).toString();
+        RunRecordView run = runs.reported(runs.get(caller.tenant(), runId));
+        return RunViews.record(run, interrupts.pending(run)).toString();
+    }
+
+    @POST
+    @Path("runs/{runId: .+}/interrupts/{id}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(
+            summary =
+                    "Answer a pending interrupt of the run: {\"status\":\"resolved|cancelled\",\"payload?\"}; 204",
+            description =
+                    "An approval's payload is {\"approved\":true|false,\"arguments?\":{...}} (edited arguments "
+                            + "replace the agent's); cancelled refuses the call. The same answer twice is 204; "
+                            + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered; "
+                            + "an unknown run or interrupt (or another tenant's) is 404.")
+    @APIResponse(responseCode = "204", description = "Answered (or already answered the same way)")
+    public Response answer(
+            @PathParam("runId") String runId, @PathParam("id") String interruptId, JsonValue body) {
+        // The body first: a bad body is 400 whether or not the run exists.
+        InterruptAnswer answer = InterruptAnswer.parse(body == null ? JsonValue.NULL : body);
+        interrupts.answer(runs.get(caller.tenant(), runId), interruptId, answer);
+        return Response.noContent().build();
     }
 
     @GET

@@ -21,6 +21,7 @@ public enum ProblemCode {
     PAYLOAD_TOO_LARGE(413, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
     RUN_EXISTS(409, "Run already exists"),
+    INTERRUPT_ANSWERED(409, "Interrupt already answered"),
     RUN_ID_REQUIRED(400, "Run id required"),
     UNSUPPORTED_CAPABILITY(422, "Unsupported capability"),
     PATH_OUTSIDE_SANDBOX(400, "Path outside sandbox"),

@@ -1,5 +1,6 @@
 package dev.agentbox.reaper;
 
+import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.platform.Installation;
 import dev.agentbox.platform.InstallationService;
 import dev.agentbox.platform.lease.Leases;
@@ -28,7 +29,8 @@ import org.eclipse.microprofile.metrics.Tag;
  * The reaper on this server: builds the sweep from the server's stores and providers, keeps sweeps
  * single-flight (a timer tick that finds one running is skipped, not queued; an admin request waits
  * for it and then sweeps), remembers the last result for {@code GET /admin/reaper} and liveness,
- * counts outcomes in metrics, and prunes journals every {@code agentbox.reaper.prune-every} sweeps.
+ * counts outcomes in metrics, expires and cancels interrupts each sweep, and prunes journals every
+ * {@code agentbox.reaper.prune-every} sweeps.
  */
 @ApplicationScoped
 public class ReaperService {
@@ -38,6 +40,8 @@ public class ReaperService {
     @Inject RunService runService;
 
     @Inject RunStore runs;
+
+    @Inject Interrupts interrupts;
 
     @Inject SandboxInstanceStore instances;
 
@@ -172,10 +176,26 @@ public class ReaperService {
         count(result);
         last = result;
         lastCompletedAt = clock.instant();
+        sweepInterruptsQuietly();
         if (pruneEvery > 0 && ++sweeps % pruneEvery == 0) {
             pruneQuietly();
         }
         return result;
+    }
+
+    /**
+     * Interrupts past their expiry become {@code expired} and those of ended runs {@code
+     * cancelled}, whichever server sweeps: the waits themselves end at their own poll.
+     */
+    private void sweepInterruptsQuietly() {
+        try {
+            int settled = interrupts.sweep(maxRuns * 40);
+            if (settled > 0) {
+                LOG.info("reaper: " + settled + " interrupt(s) expired or cancelled");
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reaper: interrupt sweep failed", e);
+        }
     }
 
     private void pruneQuietly() {

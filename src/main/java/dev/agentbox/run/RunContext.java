@@ -4,6 +4,7 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
+import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStore;
 import dev.agentbox.sandbox.SandboxService;
 import java.time.Clock;
@@ -12,7 +13,8 @@ import java.time.Duration;
 /**
  * What a {@link RunDriver} works with. {@code takeoverCounter} is told of each successor that
  * claimed its run (the server counts them by cause); {@code egressCounter} of the egress refusals
- * its drivers report, by decision ({@code denied}).
+ * its drivers report, by decision ({@code denied}); {@code runEnded} of each run a writer of this
+ * server ended (its pending interrupts are cancelled).
  */
 public record RunContext(
         RunStore runs,
@@ -27,7 +29,40 @@ public record RunContext(
         Leases leases,
         Takeover takeover,
         java.util.function.Consumer<TakeoverCause> takeoverCounter,
-        java.util.function.ObjLongConsumer<String> egressCounter) {
+        java.util.function.ObjLongConsumer<String> egressCounter,
+        java.util.function.Consumer<RunRef> runEnded) {
+
+    /** A context that tells no one of runs it ends. */
+    public RunContext(
+            RunStore runs,
+            ClaimStore claims,
+            EventLog log,
+            RunEventHub hub,
+            SandboxService sandboxes,
+            JournalLauncher launcher,
+            ReaderFactory readers,
+            Clock clock,
+            String nodeId,
+            Leases leases,
+            Takeover takeover,
+            java.util.function.Consumer<TakeoverCause> takeoverCounter,
+            java.util.function.ObjLongConsumer<String> egressCounter) {
+        this(
+                runs,
+                claims,
+                log,
+                hub,
+                sandboxes,
+                launcher,
+                readers,
+                clock,
+                nodeId,
+                leases,
+                takeover,
+                takeoverCounter,
+                egressCounter,
+                run -> {});
+    }
 
     /**
      * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a successor

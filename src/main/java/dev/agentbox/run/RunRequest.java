@@ -1,5 +1,6 @@
 package dev.agentbox.run;
 
+import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
@@ -20,7 +21,8 @@ import java.util.UUID;
 
 /**
  * A validated {@code POST /runs} body. The sandbox is either the key of an existing sandbox or a
- * full ensure body (made when the run starts, so the request returns at once).
+ * full ensure body (made when the run starts, so the request returns at once). {@code approvals}
+ * are stored with the run ({@link ApprovalRules}).
  */
 public record RunRequest(
         String runId,
@@ -35,7 +37,8 @@ public record RunRequest(
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs,
-        boolean fileEvents) {
+        boolean fileEvents,
+        ApprovalRules approvals) {
 
     /**
      * Longest accepted runId and threadId: ids are part of lease names, journal names and log
@@ -56,7 +59,8 @@ public record RunRequest(
                     "detachOnDisconnect",
                     "destroyOnComplete",
                     "maxDurationMs",
-                    "fileEvents");
+                    "fileEvents",
+                    "approvals");
 
     /**
      * What runs in the sandbox: the caller's command for {@code command} (reading the prompt on
@@ -116,7 +120,8 @@ public record RunRequest(
                 detachOnDisconnect,
                 destroyOnComplete,
                 maxDurationMs,
-                fileEvents);
+                fileEvents,
+                approvals);
     }
 
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {
@@ -226,7 +231,8 @@ public record RunRequest(
                 bool(o, "detachOnDisconnect", true),
                 bool(o, "destroyOnComplete", false),
                 maxDurationMs,
-                bool(o, "fileEvents", false));
+                bool(o, "fileEvents", false),
+                ApprovalRules.parse(o.get("approvals"), "approvals"));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.agentbox.run;
 
+import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.platform.PageCursor;
@@ -49,12 +50,13 @@ import org.eclipse.microprofile.metrics.Tag;
 
 /**
  * Durable runs: start (record first, then the driver on a managed executor, so the request returns
- * at once), lookups scoped to the tenant, cancel, and the attach/detach bookkeeping of viewers. The
- * drivers on this server are {@link LocalDrivers}; whether to take over a run nobody drives is
- * {@link Takeovers}; a cancel that no local driver can act on is landed by {@link CancelLanding}.
- * Intent never comes from a disconnect alone: a durable run whose last viewer on this server leaves
- * is detached (the agent keeps running); only a non-durable run (or one with {@code
- * detachOnDisconnect=false}) is cancelled by it.
+ * at once), lookups scoped to the tenant, cancel (which also cancels the run's pending interrupts),
+ * and the attach/detach bookkeeping of viewers. The drivers on this server are {@link
+ * LocalDrivers}; whether to take over a run nobody drives is {@link Takeovers}; a cancel that no
+ * local driver can act on is landed by {@link CancelLanding}. Intent never comes from a disconnect
+ * alone: a durable run whose last viewer on this server leaves is detached (the agent keeps
+ * running); only a non-durable run (or one with {@code detachOnDisconnect=false}) is cancelled by
+ * it.
  */
 @ApplicationScoped
 public class RunService {
@@ -115,6 +117,8 @@ public class RunService {
     /** The CLI harnesses' images, read once (defaults outside the server). */
     private HarnessImages harnessImages = HarnessImages.defaults();
 
+    @Inject Interrupts interrupts;
+
     private RunContext context;
     private LocalDrivers drivers;
     private Takeovers takeovers;
@@ -158,7 +162,9 @@ public class RunService {
                                 Duration.ofMillis(fenceQuietMs),
                                 Duration.ofMillis(journalWaitMs)),
                         this::countTakeover,
-                        this::countEgress);
+                        this::countEgress,
+                        // A run that ended leaves no call waiting: its pending interrupts end.
+                        run -> interrupts.cancel(run));
         drivers = new LocalDrivers(threads);
         // What operators watch first: how many runs this server drives right now (each holds a
         // thread and a sandbox's journal follow). Null in tests outside the server.
@@ -239,7 +245,8 @@ public class RunService {
                         request.sandboxKey(),
                         NewRun.randomNonce(),
                         maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty(),
-                        request.fileEvents());
+                        request.fileEvents(),
+                        request.approvals().toJson());
         RunRecordView record;
         try (Slot slot =
                 quotas.reserve(
@@ -403,6 +410,8 @@ public class RunService {
         if (!run.isTerminal()) {
             runs.setCancelRequested(run.ref(), Optional.of(true));
             LOG.info("run " + LogText.quote(runId) + ": cancel requested");
+            // A cancelled run's waiting calls are refused now, not when its driver notices.
+            interrupts.cancel(run);
             cancels.land(run);
         }
         return get(tenant, runId);

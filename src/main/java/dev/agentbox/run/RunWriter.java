@@ -57,6 +57,7 @@ public final class RunWriter {
     private final String nodeId;
     private final Duration leaseTtl;
     private final Duration leaseRenew;
+    private java.util.function.Consumer<RunRef> ended = run -> {};
 
     public RunWriter(
             Leases leases,
@@ -80,14 +81,24 @@ public final class RunWriter {
     /** The writer of the server {@code ctx} belongs to, with its driver lease settings. */
     public static RunWriter of(RunContext ctx) {
         return new RunWriter(
-                ctx.leases(),
-                ctx.claims(),
-                ctx.log(),
-                ctx.hub(),
-                ctx.clock(),
-                ctx.nodeId(),
-                ctx.takeover().leaseTtl(),
-                ctx.takeover().leaseRenew());
+                        ctx.leases(),
+                        ctx.claims(),
+                        ctx.log(),
+                        ctx.hub(),
+                        ctx.clock(),
+                        ctx.nodeId(),
+                        ctx.takeover().leaseTtl(),
+                        ctx.takeover().leaseRenew())
+                .onEnded(ctx.runEnded());
+    }
+
+    /**
+     * {@code ended} is told of each run this writer ends (after its terminal record is written; a
+     * failure of it is logged, never the finish's).
+     */
+    public RunWriter onEnded(java.util.function.Consumer<RunRef> ended) {
+        this.ended = ended;
+        return this;
     }
 
     /**
@@ -197,7 +208,16 @@ public final class RunWriter {
             if (!terminal.isEmpty()) {
                 append(terminal);
             }
-            return log.finishRun(lease.run, epoch, status, clock.instant(), error);
+            FinishResult result = log.finishRun(lease.run, epoch, status, clock.instant(), error);
+            if (result == FinishResult.FINISHED) {
+                try {
+                    ended.accept(lease.run);
+                } catch (RuntimeException e) {
+                    java.util.logging.Logger.getLogger(RunWriter.class.getName())
+                            .log(java.util.logging.Level.WARNING, "after the end of a run", e);
+                }
+            }
+            return result;
         }
     }
 

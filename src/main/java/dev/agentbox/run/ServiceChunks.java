@@ -12,9 +12,10 @@ import java.util.stream.Stream;
 /**
  * The {@code CUSTOM} chunks the service writes into a run's log on its own account rather than
  * translating them from the journal: {@code run.accepted}, {@code file.changed} for a run with file
- * events ({@link RunFileEvents}) and {@code egress.denied} for a run in an egress sandbox ({@link
- * RunEgressDenials}). A takeover's replay cannot reproduce them, so they are the only stored chunks
- * {@link Alignment} may skip.
+ * events ({@link RunFileEvents}), {@code egress.denied} for a run in an egress sandbox ({@link
+ * RunEgressDenials}), and the tool gate's {@code approval.decided} and {@code interrupt.requested}
+ * ({@code dev.agentbox.interrupt.GateEvents}). A takeover's replay cannot reproduce them, so they
+ * are the only stored chunks {@link Alignment} may skip.
  *
  * <p>Not the translators' {@code CUSTOM} chunks ({@code agent.text}, {@code agent.output}, {@code
  * claude-code.*}, {@code codex.*}): those come from journal lines, a replay reproduces them, and a

@@ -3,6 +3,7 @@ package dev.agentbox.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.agent.RunAgentInput.Message;
+import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
@@ -23,7 +24,8 @@ class AgentPromptTest {
                 true,
                 false,
                 Optional.empty(),
-                List.of());
+                List.of(),
+                ApprovalRules.NONE);
     }
 
     private static final List<Message> EARLIER =
@@ -94,7 +96,8 @@ class AgentPromptTest {
                         true,
                         false,
                         Optional.empty(),
-                        List.of());
+                        List.of(),
+                        ApprovalRules.NONE);
         assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
                 .isEqualTo(
                         "claude -p --output-format stream-json --verbose --permission-mode plan");

@@ -244,4 +244,26 @@ class AgentTemplateTest {
                                                         + "{\"name\":\"a\",\"url\":\"https://y/\"}]}")))
                 .isEqualTo("tools[1].name");
     }
+
+    @Test
+    void aDefinitionsApprovalsRoundTripThroughItsStoredFormAndBadOnesNameTheirField() {
+        AgentTemplate t =
+                parse(
+                        "{\"sandbox\":{},\"harness\":\"claude-code\","
+                                + "\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]}");
+
+        assertThat(t.approvals().decide("Bash"))
+                .isEqualTo(dev.agentbox.interrupt.ApprovalRules.Decision.ASK);
+        assertThat(t.toJson().getJsonArray("approvals")).hasSize(1);
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+        assertThat(parse("{\"sandbox\":{},\"harness\":\"codex\"}").toJson())
+                .doesNotContainKey("approvals");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{},\"harness\":\"codex\","
+                                                        + "\"approvals\":[{\"tool\":\"*\"}]}")))
+                .isEqualTo("approvals[0].decision");
+    }
 }

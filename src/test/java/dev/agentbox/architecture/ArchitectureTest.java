@@ -42,6 +42,7 @@ class ArchitectureTest {
                         "dev.agentbox.run",
                         "dev.agentbox.sandbox",
                         "dev.agentbox.agent",
+                        "dev.agentbox.interrupt",
                         "dev.agentbox.reaper..",
                         "dev.agentbox.quota..")
                 .layer("Contracts")
@@ -52,6 +53,7 @@ class ArchitectureTest {
                         "dev.agentbox.sandbox.spi..",
                         "dev.agentbox.sandbox.store..",
                         "dev.agentbox.agent.store..",
+                        "dev.agentbox.interrupt.store..",
                         "dev.agentbox.platform.lease..")
                 .layer("Providers")
                 .definedBy("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
@@ -87,6 +89,7 @@ class ArchitectureTest {
                         "dev.agentbox.run.store..",
                         "dev.agentbox.sandbox.store..",
                         "dev.agentbox.agent.store..",
+                        "dev.agentbox.interrupt.store..",
                         "dev.agentbox.platform..")
                 .should()
                 .dependOnClassesThat()

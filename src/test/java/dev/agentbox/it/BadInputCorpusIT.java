@@ -1257,6 +1257,31 @@ class BadInputCorpusIT {
                         .json(run("r-" + UUID.randomUUID(), "t", sb + ",\"comand\":\"x\""))
                         .expect(400, "invalid-request"));
         c.add(
+                of("runs: approvals not an array", "POST", p)
+                        .json(run("r-" + UUID.randomUUID(), "t", sb + ",\"approvals\":{}"))
+                        .expect(400, "invalid-request")
+                        .field("approvals"));
+        c.add(
+                of("runs: an approval rule without its tool", "POST", p)
+                        .json(
+                                run(
+                                        "r-" + UUID.randomUUID(),
+                                        "t",
+                                        sb + ",\"approvals\":[{\"decision\":\"ask\"}]"))
+                        .expect(400, "invalid-request")
+                        .field("approvals[0].tool"));
+        c.add(
+                of("runs: an approval rule with an unknown decision", "POST", p)
+                        .json(
+                                run(
+                                        "r-" + UUID.randomUUID(),
+                                        "t",
+                                        sb
+                                                + ",\"approvals\":[{\"tool\":\"*\",\"decision\":\"allow\"},"
+                                                + "{\"tool\":\"Bash\",\"decision\":\"maybe\"}]"))
+                        .expect(400, "invalid-request")
+                        .field("approvals[1].decision"));
+        c.add(
                 of("runs: runId already used", "POST", p)
                         .json(run("{runId}", "t", sb))
                         .expect(409, "run-exists"));
@@ -1280,6 +1305,41 @@ class BadInputCorpusIT {
         c.add(of("run: unknown", "GET", "/api/v1/runs/no-such-run").expect(404, "not-found"));
         c.add(of("run: 300-character id", "GET", "/api/v1/runs/" + "r".repeat(300)).expect4xx());
         c.add(of("run: DELETE", "DELETE", r).expect(405, "method-not-allowed"));
+        String answer = r + "/interrupts/no-such-interrupt";
+        c.add(
+                of("run interrupt: body a JSON array", "POST", answer)
+                        .json("[]")
+                        .expect(400, "invalid-request")
+                        .field("body"));
+        c.add(
+                of("run interrupt: no status", "POST", answer)
+                        .json("{}")
+                        .expect(400, "invalid-request")
+                        .field("status"));
+        c.add(
+                of("run interrupt: status pending", "POST", answer)
+                        .json("{\"status\":\"pending\"}")
+                        .expect(400, "invalid-request")
+                        .field("status"));
+        c.add(
+                of("run interrupt: payload a string", "POST", answer)
+                        .json("{\"status\":\"resolved\",\"payload\":\"yes\"}")
+                        .expect(400, "invalid-request")
+                        .field("payload"));
+        c.add(
+                of("run interrupt: unknown field", "POST", answer)
+                        .json("{\"status\":\"cancelled\",\"reason\":\"no\"}")
+                        .expect(400, "invalid-request")
+                        .field("reason"));
+        c.add(
+                of("run interrupt: unknown interrupt", "POST", answer)
+                        .json("{\"status\":\"cancelled\"}")
+                        .expect(404, "not-found"));
+        c.add(
+                of("run interrupt: unknown run", "POST", "/api/v1/runs/no-such-run/interrupts/x")
+                        .json("{\"status\":\"cancelled\"}")
+                        .expect(404, "not-found"));
+
         c.add(
                 of("run events: after not a number", "GET", r + "/events?after=abc")
                         .header("Accept", "text/event-stream")

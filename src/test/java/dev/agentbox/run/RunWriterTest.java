@@ -137,6 +137,23 @@ class RunWriterTest {
 
     @Test
     @DisplayName(
+            "the writer that ends a run tells its server once (its interrupts are cancelled); a second finish does not")
+    void endingARunIsReportedOnceByTheWriterThatEndedIt() {
+        RunRecordView run = newRun();
+        List<RunRef> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RunWriter writer = writer("node-a", leaseStore).onEnded(ended::add);
+        try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
+            RunWriter.Claim claim = lease.claim().orElseThrow();
+            assertThat(ended).isEmpty();
+            claim.finish(List.of(), RunStatus.COMPLETED, Optional.empty());
+            assertThat(claim.finish(List.of(), RunStatus.FAILED, Optional.empty()))
+                    .isEqualTo(FinishResult.ALREADY_TERMINAL);
+        }
+        assertThat(ended).containsExactly(run.ref());
+    }
+
+    @Test
+    @DisplayName(
             "while one server holds a run's driver lease, another gets no lease; once released, it does")
     void aHeldDriverLeaseKeepsEveryOtherWriterOut() {
         RunRecordView run = newRun();

@@ -42,7 +42,12 @@ public final class Chunks {
      * takeover's replay may pass over it.
      */
     public static final Set<String> SERVICE_NAMES =
-            Set.of("run.accepted", "file.changed", "egress.denied");
+            Set.of(
+                    "run.accepted",
+                    "file.changed",
+                    "egress.denied",
+                    "approval.decided",
+                    "interrupt.requested");
 
     private Chunks() {}
 

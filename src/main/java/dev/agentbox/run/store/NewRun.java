@@ -2,6 +2,8 @@ package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonValue;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,6 +21,8 @@ import java.util.Optional;
  * @param journalNonce the run's exit-sentinel nonce (32 hex), random per run
  * @param maxDurationMs the run's duration bound; empty for none
  * @param fileEvents whether the run's log gets {@code file.changed} chunks
+ * @param approvals the run's approval rules in their stored form (validated by the caller); empty
+ *     for none
  */
 public record NewRun(
         String tenant,
@@ -34,7 +38,8 @@ public record NewRun(
         Optional<String> sandboxKey,
         String journalNonce,
         Optional<Long> maxDurationMs,
-        boolean fileEvents) {
+        boolean fileEvents,
+        JsonArray approvals) {
 
     public static final int MAX_TENANT = 128;
 
@@ -65,6 +70,41 @@ public record NewRun(
                                 "maxDurationMs must be positive when set");
                     }
                 });
+        Objects.requireNonNull(approvals, "approvals");
+    }
+
+    /** A run without approval rules. */
+    public NewRun(
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            Instant startedAt,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
+            Optional<String> sandboxKey,
+            String journalNonce,
+            Optional<Long> maxDurationMs,
+            boolean fileEvents) {
+        this(
+                tenant,
+                runId,
+                threadId,
+                harness,
+                startedAt,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                sandboxKey,
+                journalNonce,
+                maxDurationMs,
+                fileEvents,
+                JsonValue.EMPTY_JSON_ARRAY);
     }
 
     /** A run without file events. */

@@ -3,8 +3,10 @@ package dev.agentbox.run.store;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -118,6 +120,11 @@ public class RunRecord {
     @Column(name = "FILE_EVENTS")
     private Boolean fileEvents;
 
+    /** The approval rules' JSON array; NULL for none (and for rows written before the column). */
+    @Lob
+    @Column(name = "APPROVALS_JSON")
+    private String approvalsJson;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -141,6 +148,7 @@ public class RunRecord {
         this.journalNonce = run.journalNonce();
         this.maxDurationMs = run.maxDurationMs().orElse(null);
         this.fileEvents = run.fileEvents();
+        this.approvalsJson = run.approvals().isEmpty() ? null : run.approvals().toString();
     }
 
     public RunRef ref() {
@@ -181,7 +189,8 @@ public class RunRecord {
                 version,
                 journalNonce != null ? journalNonce : JournalId.derived(runId).nonce(),
                 Optional.ofNullable(maxDurationMs),
-                Boolean.TRUE.equals(fileEvents));
+                Boolean.TRUE.equals(fileEvents),
+                approvalsJson == null ? JsonValue.EMPTY_JSON_ARRAY : parseArray(approvalsJson));
     }
 
     /** The stored text of a usage object; rejects one too large for its column. */
@@ -192,6 +201,12 @@ public class RunRecord {
                     "usage JSON longer than " + MAX_TEXT + " characters");
         }
         return text;
+    }
+
+    static JsonArray parseArray(String text) {
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            return reader.readArray();
+        }
     }
 
     static JsonObject parseObject(String text) {

@@ -2,6 +2,7 @@ package dev.agentbox.run.store;
 
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.time.Instant;
 import java.util.Optional;
@@ -20,6 +21,8 @@ import java.util.OptionalLong;
  * @param maxDurationMs the run's duration bound, when it has one
  * @param fileEvents whether the run's log gets {@code CUSTOM file.changed} chunks for changes in
  *     its workspace (a successor restarts the watcher)
+ * @param approvals the run's approval rules, stored form ({@code []} for none): every server that
+ *     drives or takes the run over gates its tool calls by these
  */
 public record RunRecordView(
         RunRef ref,
@@ -44,7 +47,8 @@ public record RunRecordView(
         long version,
         String journalNonce,
         Optional<Long> maxDurationMs,
-        boolean fileEvents) {
+        boolean fileEvents,
+        JsonArray approvals) {
 
     /**
      * This snapshot with {@code reported} as its status: for the read views, which report a live
@@ -75,7 +79,8 @@ public record RunRecordView(
                 version,
                 journalNonce,
                 maxDurationMs,
-                fileEvents);
+                fileEvents,
+                approvals);
     }
 
     public boolean isTerminal() {

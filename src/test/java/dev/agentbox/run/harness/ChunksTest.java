@@ -141,4 +141,15 @@ class ChunksTest {
         assertThat(Harness.CODEX.translator("r", "t", () -> 0L))
                 .isInstanceOf(CodexTranslator.class);
     }
+
+    @Test
+    void theToolGatesChunksAreReservedServiceChunks() {
+        for (String name : List.of("approval.decided", "interrupt.requested")) {
+            assertThat(
+                            Chunks.isServiceChunk(
+                                    at1.custom(name, jakarta.json.JsonValue.EMPTY_JSON_OBJECT)))
+                    .as(name)
+                    .isTrue();
+        }
+    }
 }

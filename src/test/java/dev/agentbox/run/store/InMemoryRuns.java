@@ -91,7 +91,8 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                     version,
                     created.journalNonce(),
                     created.maxDurationMs(),
-                    created.fileEvents());
+                    created.fileEvents(),
+                    created.approvals());
         }
     }
 

@@ -120,6 +120,34 @@ public abstract class RunStoreContract extends RunStoresFixture {
     }
 
     @Test
+    void approvalRulesAreKeptWithTheRunAndEmptyByDefault() {
+        jakarta.json.JsonArray rules =
+                Json.createArrayBuilder()
+                        .add(Json.createObjectBuilder().add("tool", "Bash").add("decision", "ask"))
+                        .build();
+        create(
+                new NewRun(
+                        tenant,
+                        "r-rules",
+                        "t-1",
+                        Harness.COMMAND,
+                        T0,
+                        true,
+                        true,
+                        false,
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        NewRun.randomNonce(),
+                        Optional.empty(),
+                        false,
+                        rules));
+        create(NewRun.durable(tenant, "r-no-rules", "t-1", Harness.COMMAND, T0));
+        assertThat(runs.find(tenant, "r-rules").orElseThrow().approvals()).isEqualTo(rules);
+        assertThat(runs.find(tenant, "r-no-rules").orElseThrow().approvals()).isEmpty();
+    }
+
+    @Test
     void fileEventsAreKeptWithTheRunAndOffByDefault() {
         create(
                 new NewRun(

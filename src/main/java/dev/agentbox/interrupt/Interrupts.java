@@ -1,0 +1,147 @@
+package dev.agentbox.interrupt;
+
+import dev.agentbox.interrupt.store.Answer;
+import dev.agentbox.interrupt.store.Interrupt;
+import dev.agentbox.interrupt.store.InterruptStore;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.run.store.RunRef;
+import dev.agentbox.run.store.RunStore;
+import dev.agentbox.tool.ToolGate;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Interrupts on this server: the gate of a run's tool calls, the run's pending interrupts, answers
+ * (which wake a wait on this server at once; a wait elsewhere sees them at its next poll), and the
+ * cancels and expiry that any server applies.
+ */
+@ApplicationScoped
+public class Interrupts {
+
+    private static final Logger LOG = Logger.getLogger(Interrupts.class.getName());
+
+    @Inject InterruptStore store;
+
+    @Inject RunStore runs;
+
+    @Inject Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.interrupts.ttl-ms")
+    long ttlMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.interrupts.poll-ms")
+    long pollMs;
+
+    @Inject
+    @ConfigProperty(name = "agentbox.interrupts.max-waits")
+    int maxWaits;
+
+    @Resource ManagedScheduledExecutorService timer;
+
+    private InterruptSettings settings;
+    private InterruptWaits waits;
+
+    @PostConstruct
+    void init() {
+        settings =
+                new InterruptSettings(
+                        Duration.ofMillis(ttlMs), Duration.ofMillis(pollMs), maxWaits);
+        waits = new InterruptWaits(store, runs, clock, settings, timer);
+    }
+
+    @PreDestroy
+    void stop() {
+        waits.close();
+    }
+
+    /** The gate of {@code run}'s tool calls, reporting into {@code events}. */
+    public ToolGate gate(RunRecordView run, GateEvents events) {
+        return new ApprovalGate(run, store, waits, events, clock, settings.ttl());
+    }
+
+    /** The run's pending interrupts, oldest first. */
+    public List<Interrupt> pending(RunRecordView run) {
+        return store.pending(run.ref());
+    }
+
+    /**
+     * Answers interrupt {@code id} of {@code run}: {@code 404} when the run has no such interrupt,
+     * {@code 409} when it was answered differently (or expired, or cancelled); the same answer
+     * again succeeds.
+     */
+    public void answer(RunRecordView run, String id, InterruptAnswer answer) {
+        Interrupt interrupt =
+                store.find(run.ref(), id)
+                        .orElseThrow(() -> ProblemException.notFound("No interrupt " + id));
+        answer.requireFits(interrupt);
+        Answer result =
+                store.answer(run.ref(), id, answer.status(), answer.payload(), clock.instant());
+        switch (result.outcome()) {
+            case ANSWERED -> {
+                LOG.info(
+                        "run "
+                                + run.runId()
+                                + ": interrupt "
+                                + id
+                                + " "
+                                + answer.status().wireName());
+                result.interrupt().ifPresent(waits::settled);
+            }
+            case ALREADY -> {}
+            case NOT_FOUND -> throw ProblemException.notFound("No interrupt " + id);
+            case CONFLICT ->
+                    throw new ProblemException(
+                            ProblemCode.INTERRUPT_ANSWERED,
+                            "interrupt "
+                                    + id
+                                    + " is already "
+                                    + result.interrupt().orElseThrow().status().wireName()
+                                    + " (answered differently, expired or cancelled)",
+                            Map.of(
+                                    "interruptStatus",
+                                    result.interrupt().orElseThrow().status().wireName()),
+                            null);
+        }
+    }
+
+    /** Cancels the run's pending interrupts (the run is cancelled); how many. */
+    public int cancel(RunRecordView run) {
+        return cancel(run.ref());
+    }
+
+    /** Cancels the pending interrupts of the run {@code run} (cancelled or ended); how many. */
+    public int cancel(RunRef run) {
+        List<Interrupt> pending = store.pending(run);
+        if (pending.isEmpty()) {
+            return 0;
+        }
+        int cancelled = store.cancelPending(run, clock.instant());
+        if (cancelled > 0) {
+            store.findAll(pending.stream().map(Interrupt::id).toList()).forEach(waits::settled);
+        }
+        return cancelled;
+    }
+
+    /**
+     * The reaper's part, on any server: marks at most {@code max} interrupts past their expiry
+     * {@code expired} and cancels at most {@code max} pending ones of runs that have ended.
+     */
+    public int sweep(int max) {
+        return store.expireDue(clock.instant(), max)
+                + store.cancelOfEndedRuns(clock.instant(), max);
+    }
+}
