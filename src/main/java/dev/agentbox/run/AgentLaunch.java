@@ -15,7 +15,10 @@ import java.util.logging.Logger;
 /**
  * The start of a driven run, before its journal is read: the opening chunks, the sandbox, then the
  * agent — started journaled by a first driver, already running for a successor, which waits for its
- * journal to appear.
+ * journal to appear. Where the sandbox's egress refusals stand is read on a thread of its own while
+ * the rest goes on, and waited for before the agent starts ({@link RunEgressDenials#startReading}).
+ * A sandbox that only has to be opened (no spec to ensure) is opened before the opening chunks are
+ * written, so that this read overlaps that write; the chunks a client sees keep their order.
  *
  * <p>Invariant: when {@link #open} returns no handle, the run has already been ended through {@link
  * RunEnd}; a cancel seen before the agent starts ends the run without starting it.
@@ -72,23 +75,48 @@ final class AgentLaunch {
         if (!takeover) {
             opening.add(ServiceChunks.runAccepted(chunks));
         }
+        // A first driver on a recorded sandbox (nothing to ensure, so opening it is quick) opens
+        // it before writing the opening chunks, so that reading where its egress refusals stand
+        // overlaps that write and the cancel check. An ensure may take seconds: then the opening
+        // chunks go first, as a client waits for RUN_STARTED.
+        SandboxHandle handle = null;
+        RuntimeException notOpened = null;
+        RunEgressDenials.Reading reading = null;
+        boolean openFirst = !takeover && !finalizing && !sandbox.ensures();
+        if (openFirst) {
+            try {
+                handle = sandbox.open();
+                reading = RunEgressDenials.startReading(label, handle);
+            } catch (RuntimeException e) {
+                notOpened = e; // reported after the opening chunks, as it would have been
+            }
+        }
         writer.emit(opening);
-
-        SandboxHandle handle;
-        try {
-            handle = sandbox.open();
-        } catch (ProblemException e) {
+        if (!openFirst) {
+            try {
+                handle = sandbox.open();
+            } catch (ProblemException e) {
+                notOpened = e;
+            }
+        }
+        if (notOpened instanceof ProblemException e) {
             end.sandboxNotOpened(label, chunks, e);
             return Optional.empty();
+        }
+        if (notOpened != null) {
+            throw notOpened;
+        }
+        if (!finalizing && reading == null) {
+            // Where the sandbox's refusals stand before the agent starts: its first request may
+            // be refused at once, and a position read after that would pass over the refusal.
+            reading = RunEgressDenials.startReading(label, handle);
         }
         if (!finalizing && signals.cancelled()) {
             end.cancelled(label, chunks);
             return Optional.empty();
         }
-        if (!finalizing) {
-            // Where the sandbox's refusals stand before the agent starts: its first request may
-            // be refused at once, and a position read after that would pass over the refusal.
-            refusals = RunEgressDenials.start(label, handle).orElse(null);
+        if (reading != null) {
+            refusals = reading.get().orElse(null);
         }
         if (takeover) {
             // (A finalizer skips the wait: the reaper's probe has just read the journal's
