@@ -34,8 +34,19 @@ public final class JournalLauncher {
      *     (non-zero exit); provider exceptions (sandbox gone) propagate as they are
      */
     public void start(SandboxHandle handle, JournalId journal, AgentInvocation agent) {
+        start(handle, journal, agent, () -> {});
+    }
+
+    /**
+     * As {@link #start(SandboxHandle, JournalId, AgentInvocation)}, running {@code beforeAgent}
+     * once the prompt is written and before the agent starts (what must precede the agent's first
+     * action without delaying the prompt's write).
+     */
+    public void start(
+            SandboxHandle handle, JournalId journal, AgentInvocation agent, Runnable beforeAgent) {
         JournalCommand commands = JournalCommand.of(handle);
         agent.prompt().ifPresent(p -> new PromptFile(commands).write(handle, journal.runId(), p));
+        beforeAgent.run();
         ExecResult r = handle.process().exec(commands.detached(agent, journal));
         if (r.exitCode() != 0) {
             throw new JournalOperationException(
