@@ -15,7 +15,11 @@ import java.util.logging.Logger;
 /**
  * The start of a driven run, before its journal is read: the opening chunks, the sandbox, then the
  * agent — started journaled by a first driver, already running for a successor, which waits for its
- * journal to appear.
+ * journal to appear. Where the sandbox's egress refusals stand is read on a thread of its own while
+ * the rest goes on, and waited for before the agent starts ({@link RunEgressDenials#startReading}).
+ * A sandbox that only has to be opened (no spec to ensure) is opened before the driver's claim
+ * ({@link #prepare}), so that this read overlaps the claim and the opening chunks; the chunks a
+ * client sees keep their order.
  *
  * <p>Invariant: when {@link #open} returns no handle, the run has already been ended through {@link
  * RunEnd}; a cancel seen before the agent starts ends the run without starting it.
@@ -41,6 +45,15 @@ final class AgentLaunch {
     /** The run's egress refusals from before its agent started; null until then, or none. */
     private RunEgressDenials refusals;
 
+    /** {@link #prepare} opened the sandbox (or failed to: {@link #notPrepared}). */
+    private boolean prepared;
+
+    private SandboxHandle opened;
+    private RuntimeException notPrepared;
+
+    /** The read of where the egress refusals stand, once started. */
+    private RunEgressDenials.Reading reading;
+
     AgentLaunch(
             RunContext ctx,
             RunRecordView run,
@@ -62,6 +75,27 @@ final class AgentLaunch {
         this.finalizing = finalizing;
     }
 
+    /**
+     * A first driver's head start, before its lease and claim (database round trips): a recorded
+     * sandbox (nothing to ensure, so opening it is quick) is opened and where its egress refusals
+     * stand is read on a thread of its own, so that this read overlaps the claim and the opening
+     * chunks instead of delaying the agent. A failure to open is reported by {@link #open}, after
+     * the opening chunks, as it would have been. Nothing for a successor, a finalizer, or a sandbox
+     * to ensure (which may take seconds, and is done only once claimed).
+     */
+    void prepare(String label) {
+        if (takeover || finalizing || sandbox.ensures()) {
+            return;
+        }
+        prepared = true;
+        try {
+            opened = sandbox.open();
+            reading = RunEgressDenials.startReading(label, opened);
+        } catch (RuntimeException e) {
+            notPrepared = e;
+        }
+    }
+
     /** The sandbox's handle with the agent running in it, or empty when the run has ended. */
     Optional<SandboxHandle> open(String label, HarnessTranslator translator, ChunkFactory chunks) {
         // RUN_STARTED first: AG-UI clients refuse a stream that starts with anything else. A
@@ -72,25 +106,36 @@ final class AgentLaunch {
         if (!takeover) {
             opening.add(ServiceChunks.runAccepted(chunks));
         }
+        SandboxHandle handle = opened;
+        RuntimeException notOpened = notPrepared;
         writer.emit(opening);
-
-        SandboxHandle handle;
-        try {
-            handle = sandbox.open();
-        } catch (ProblemException e) {
+        if (!prepared) {
+            try {
+                handle = sandbox.open();
+            } catch (ProblemException e) {
+                notOpened = e;
+            }
+        }
+        if (notOpened instanceof ProblemException e) {
             end.sandboxNotOpened(label, chunks, e);
             return Optional.empty();
+        }
+        if (notOpened != null) {
+            throw notOpened;
+        }
+        if (!finalizing && reading == null) {
+            // Where the sandbox's refusals stand before the agent starts: its first request may
+            // be refused at once, and a position read after that would pass over the refusal.
+            reading = RunEgressDenials.startReading(label, handle);
         }
         if (!finalizing && signals.cancelled()) {
             end.cancelled(label, chunks);
             return Optional.empty();
         }
-        if (!finalizing) {
-            // Where the sandbox's refusals stand before the agent starts: its first request may
-            // be refused at once, and a position read after that would pass over the refusal.
-            refusals = RunEgressDenials.start(label, handle).orElse(null);
-        }
         if (takeover) {
+            if (reading != null) {
+                refusals = reading.get().orElse(null);
+            }
             // (A finalizer skips the wait: the reaper's probe has just read the journal's
             // sentinel.)
             if (!finalizing && !journalAppears(handle)) {
@@ -98,7 +143,14 @@ final class AgentLaunch {
                 return Optional.empty();
             }
         } else {
-            ctx.launcher().start(handle, run.journal(), agent);
+            RunEgressDenials.Reading before = reading;
+            ctx.launcher()
+                    .start(
+                            handle,
+                            run.journal(),
+                            agent,
+                            // The prompt is written meanwhile; the agent waits for the read.
+                            () -> refusals = before == null ? null : before.get().orElse(null));
             LOG.info(label + ": agent started in " + handle.id());
         }
         return Optional.of(handle);

@@ -212,6 +212,21 @@ public final class RunDriver implements Runnable {
                 "run "
                         + run.runId()
                         + (finalizing != null ? " (finalizing)" : takeover ? " (takeover)" : "");
+        AgentLaunch launch =
+                new AgentLaunch(
+                        ctx,
+                        run,
+                        writer,
+                        signals,
+                        sandbox,
+                        end,
+                        agent,
+                        takeover,
+                        finalizing != null);
+        // Before the lease and the claim (database round trips): a first driver's sandbox is
+        // opened and its egress audit read meanwhile, off the agent's way. Unclaimed, the read
+        // is dropped.
+        launch.prepare(label);
         Optional<RunWriter.Lease> held =
                 goneSession.isPresent()
                         ? RunWriter.of(ctx).leaseFromGoneSession(run.ref(), goneSession.getAsLong())
@@ -253,7 +268,7 @@ public final class RunDriver implements Runnable {
                                 + " stored chunks");
             }
             writer.claimed(claimed.get(), alignment);
-            drive(label);
+            drive(label, launch);
         } catch (StaleEpochException | RunWriter.LeaseLostException e) {
             writer.ending(Ending.FENCED_OUT);
             LOG.warning(
@@ -319,21 +334,10 @@ public final class RunDriver implements Runnable {
                 .isPresent();
     }
 
-    private void drive(String label) {
+    private void drive(String label, AgentLaunch launch) {
         HarnessTranslator translator =
                 run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-        AgentLaunch launch =
-                new AgentLaunch(
-                        ctx,
-                        run,
-                        writer,
-                        signals,
-                        sandbox,
-                        end,
-                        agent,
-                        takeover,
-                        finalizing != null);
         Optional<SandboxHandle> handle = launch.open(label, translator, chunks);
         if (handle.isPresent()) {
             // A successor (not a finalizer) has just waited for its journal to exist.

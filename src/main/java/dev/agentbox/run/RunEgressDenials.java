@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 
@@ -61,6 +62,47 @@ final class RunEgressDenials {
             LOG.warning(
                     label + ": egress refusals unavailable, the run goes on without them: " + e);
             return Optional.empty();
+        }
+    }
+
+    /**
+     * {@link #start} on a thread of its own: where the audit stands is an engine round trip to the
+     * sandbox's gateway and an exec there (tens of milliseconds), which thus overlaps the driver's
+     * other work before the agent starts instead of delaying the agent. The caller still waits for
+     * it ({@link Reading#get}) before starting the agent, so the position is one from before the
+     * agent's first request, as {@link #start} requires.
+     */
+    static Reading startReading(String label, SandboxHandle handle) {
+        CompletableFuture<Optional<RunEgressDenials>> read = new CompletableFuture<>();
+        Thread t =
+                new Thread(
+                        () -> {
+                            try {
+                                read.complete(start(label, handle));
+                            } finally {
+                                read.complete(Optional.empty()); // an Error: no refusals
+                            }
+                        },
+                        "agentbox-run-egress-audit");
+        t.setDaemon(true);
+        t.start();
+        return new Reading(read);
+    }
+
+    /** A {@link #startReading} under way. */
+    static final class Reading {
+        private final CompletableFuture<Optional<RunEgressDenials>> read;
+
+        private Reading(CompletableFuture<Optional<RunEgressDenials>> read) {
+            this.read = read;
+        }
+
+        /**
+         * The refusals from where the audit stood, once read; empty as {@link #start}'s. Bounded by
+         * the gateway's exec deadline.
+         */
+        Optional<RunEgressDenials> get() {
+            return read.join();
         }
     }
 

@@ -55,6 +55,14 @@ final class RunSandbox {
         return handle;
     }
 
+    /**
+     * Whether {@link #open} ensures the sandbox from a spec (which may create it: seconds), rather
+     * than opening the recorded one.
+     */
+    boolean ensures() {
+        return spec.isPresent();
+    }
+
     /** The sandbox's key: the recorded one, or the ensured one once open. */
     Optional<String> key() {
         return Optional.ofNullable(key);

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.sandbox.spi.EgressAudit;
+import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.json.JsonObject;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -22,9 +25,11 @@ class RunEgressDenialsTest {
         final List<Refusal> refusals = new ArrayList<>();
         int reads;
         boolean broken;
+        volatile String endReadOn;
 
         @Override
         public long end() {
+            endReadOn = Thread.currentThread().getName();
             return refusals.size();
         }
 
@@ -115,5 +120,51 @@ class RunEgressDenialsTest {
         audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
         assertThat(d.drain(chunks, true, reporter())).isEmpty();
         assertThat(audit.reads).isEqualTo(1);
+    }
+
+    /** A sandbox whose only answer is its egress audit (or the failure to find it). */
+    private static SandboxHandle sandboxWith(Optional<EgressAudit> audit, boolean gatewayGone) {
+        return (SandboxHandle)
+                Proxy.newProxyInstance(
+                        SandboxHandle.class.getClassLoader(),
+                        new Class<?>[] {SandboxHandle.class},
+                        (proxy, method, args) -> {
+                            if (!method.getName().equals("egressAudit")) {
+                                throw new UnsupportedOperationException(method.getName());
+                            }
+                            if (gatewayGone) {
+                                throw new IllegalStateException("gateway gone");
+                            }
+                            return audit;
+                        });
+    }
+
+    @Test
+    void whereTheRefusalsStandIsReadOffTheDriversThreadAndTheRunHearsOnlyOfLaterOnes() {
+        ListAudit audit = new ListAudit();
+        audit.refusals.add(new EgressAudit.Refusal("before.example", 443));
+        RunEgressDenials d =
+                RunEgressDenials.startReading("run r-1", sandboxWith(Optional.of(audit), false))
+                        .get()
+                        .orElseThrow();
+        assertThat(audit.endReadOn).isNotNull().isNotEqualTo(Thread.currentThread().getName());
+        audit.refusals.add(new EgressAudit.Refusal("after.example", 443));
+        List<JsonObject> out = d.drain(chunks, true, reporter());
+        assertThat(out).hasSize(1);
+        assertThat(value(out.get(0))).contains("after.example");
+    }
+
+    @Test
+    void aSandboxWithoutAReadableGatewayReadsAsNoRefusals() {
+        assertThat(
+                        RunEgressDenials.startReading(
+                                        "run r-1", sandboxWith(Optional.empty(), false))
+                                .get())
+                .isEmpty();
+        assertThat(
+                        RunEgressDenials.startReading(
+                                        "run r-1", sandboxWith(Optional.empty(), true))
+                                .get())
+                .isEmpty();
     }
 }

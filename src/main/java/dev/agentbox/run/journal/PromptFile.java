@@ -6,6 +6,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Optional;
 
 /**
  * Writes a run's prompt into its sandbox, beside the journal ({@link JournalNames#promptPath}), for
@@ -32,6 +33,9 @@ final class PromptFile {
      * Raw bytes per exec: 98,304 base64 characters, three quarters of Linux's per-argument limit.
      */
     static final int CHUNK_BYTES = 72 * 1024;
+
+    /** The largest prompt written by the exec that starts the agent ({@link #inlineWrite}). */
+    static final int INLINE_BYTES = 16 * 1024;
 
     private final JournalCommand commands;
 
@@ -63,6 +67,18 @@ final class PromptFile {
             }
             from = to;
         } while (from < bytes.length);
+    }
+
+    /**
+     * The one command that writes {@code prompt} whole, when it is at most {@value #INLINE_BYTES}
+     * bytes (so that it can share the agent's starting exec and stay far below the argument limit);
+     * empty for a larger prompt, which {@link #write} writes in pieces.
+     */
+    Optional<String> inlineWrite(String runId, String prompt) {
+        byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
+        return bytes.length <= INLINE_BYTES
+                ? Optional.of(first(runId, Base64.getEncoder().encodeToString(bytes)))
+                : Optional.empty();
     }
 
     /** Creates the file, mode 0600, with the first piece. */

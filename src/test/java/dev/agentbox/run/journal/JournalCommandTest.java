@@ -37,6 +37,9 @@ class JournalCommandTest {
         commands = new JournalCommand(journalDir.toString());
     }
 
+    /** The commands the shell sandbox ran, in order. */
+    private final List<String> execs = new java.util.ArrayList<>();
+
     /** One random nonce for the whole class: a test's writer and its checks agree on it. */
     private static final String NONCE = JournalId.newNonce();
 
@@ -136,6 +139,39 @@ class JournalCommandTest {
             assertThat(Path.of(commands.journalPath("p-1"))).doesNotExist();
             assertThat(mailbox).doesNotExist();
         }
+    }
+
+    @Test
+    void aSmallPromptIsWrittenByTheExecThatStartsTheAgentALargerOneByExecsOfItsOwnBefore()
+            throws Exception {
+        setUp("/bin/sh");
+        SandboxHandle sandbox = shellSandbox("/bin/sh", null);
+        JournalLauncher launcher = new JournalLauncher();
+        String small = "do $(touch canary) 'now' \"x\"\n€uro";
+        // The agent prints its prompt and its umask: the prompt write's umask 077 stays in the
+        // write's own subshell.
+        launcher.start(sandbox, id("s-1"), AgentInvocation.withPrompt("cat; echo; umask", small));
+        assertThat(execs).hasSize(1);
+        waitFor(
+                () ->
+                        Files.exists(Path.of(commands.journalPath("s-1")))
+                                && journal("s-1").contains("__exit"));
+        assertThat(journal("s-1")).startsWith(small + "\n").doesNotContain("077\n");
+        assertThat(
+                        PosixFilePermissions.toString(
+                                Files.getPosixFilePermissions(Path.of(commands.promptPath("s-1")))))
+                .isEqualTo("rw-------");
+        assertThat(cwd.resolve("canary")).doesNotExist();
+
+        execs.clear();
+        String large = Prompts.atLeast(PromptFile.INLINE_BYTES + 1);
+        launcher.start(sandbox, id("s-2"), AgentInvocation.withPrompt("cat", large));
+        assertThat(execs).hasSize(2);
+        waitFor(
+                () ->
+                        Files.exists(Path.of(commands.journalPath("s-2")))
+                                && journal("s-2").contains("__exit"));
+        assertThat(journal("s-2")).startsWith(large);
     }
 
     @Test
@@ -366,6 +402,7 @@ class JournalCommandTest {
                 new SandboxProcesses() {
                     @Override
                     public ExecResult exec(String command, ProcessOptions options) {
+                        execs.add(command);
                         try {
                             Sh.Result r = Sh.run(cwd, List.of(shell, "-c", command), path);
                             return new ExecResult(r.stdout(), r.stderr(), r.exitCode());
@@ -387,6 +424,7 @@ class JournalCommandTest {
                                 switch (method.getName()) {
                                     case "process" -> processes;
                                     case "id" -> "shell";
+                                    case "journalDirectory" -> commands.dir();
                                     default ->
                                             throw new UnsupportedOperationException(
                                                     method.getName());
