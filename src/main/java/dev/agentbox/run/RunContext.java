@@ -29,36 +29,6 @@ public record RunContext(
         java.util.function.Consumer<TakeoverCause> takeoverCounter,
         java.util.function.ObjLongConsumer<String> egressCounter) {
 
-    /** A context whose egress refusals are counted nowhere (tests, tools). */
-    public RunContext(
-            RunStore runs,
-            ClaimStore claims,
-            EventLog log,
-            RunEventHub hub,
-            SandboxService sandboxes,
-            JournalLauncher launcher,
-            ReaderFactory readers,
-            Clock clock,
-            String nodeId,
-            Leases leases,
-            Takeover takeover,
-            java.util.function.Consumer<TakeoverCause> takeoverCounter) {
-        this(
-                runs,
-                claims,
-                log,
-                hub,
-                sandboxes,
-                launcher,
-                readers,
-                clock,
-                nodeId,
-                leases,
-                takeover,
-                takeoverCounter,
-                (decision, n) -> {});
-    }
-
     /**
      * Takeover settings: the driver lease's TTL and renewal interval, the quiet window a successor
      * waits for before its first append, and how long it waits for the journal.

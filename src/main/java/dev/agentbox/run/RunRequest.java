@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.HarnessImages;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.SandboxSpec;
@@ -73,6 +74,49 @@ public record RunRequest(
     /** The permission mode a CLI harness runs in: the requested one, else the default. */
     public PermissionMode effectivePermissionMode() {
         return permissionMode.orElse(PermissionMode.FALLBACK);
+    }
+
+    /**
+     * This request with its ensure body's image defaulted for its harness ({@link HarnessImages}):
+     * unchanged for a sandbox key, an ensure body that names an image or another provider than
+     * {@code docker}, and the {@code command} harness. A default off the allowlist is a {@code 400
+     * image-not-allowed} naming the key to fix.
+     */
+    public RunRequest withHarnessImage(HarnessImages images, SandboxSpecParser sandboxParser) {
+        Optional<String> image = images.imageFor(harness);
+        if (sandboxSpec.isEmpty() || image.isEmpty()) {
+            return this;
+        }
+        SandboxSpec spec;
+        try {
+            spec = sandboxParser.withDefaultImage(sandboxSpec.get(), image.get());
+        } catch (ProblemException e) {
+            throw new ProblemException(
+                    e.code(),
+                    "sandbox.image: the "
+                            + harness.wireName()
+                            + " harness's image "
+                            + image.get()
+                            + " ("
+                            + HarnessImages.key(harness)
+                            + ") is not on this server's image allowlist; name an image or ask the operator",
+                    Map.of("field", "sandbox.image"),
+                    null);
+        }
+        return new RunRequest(
+                runId,
+                threadId,
+                harness,
+                command,
+                prompt,
+                permissionMode,
+                sandboxKey,
+                Optional.of(spec),
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                maxDurationMs,
+                fileEvents);
     }
 
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {

@@ -10,6 +10,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.quota.TenantQuotas;
+import dev.agentbox.run.harness.HarnessImages;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLauncher;
@@ -41,6 +42,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
@@ -108,6 +110,11 @@ public class RunService {
 
     @Inject MetricRegistry metrics;
 
+    @Inject Config config;
+
+    /** The CLI harnesses' images, read once (defaults outside the server). */
+    private HarnessImages harnessImages = HarnessImages.defaults();
+
     private RunContext context;
     private LocalDrivers drivers;
     private Takeovers takeovers;
@@ -116,6 +123,9 @@ public class RunService {
 
     @PostConstruct
     void init() {
+        if (config != null) {
+            harnessImages = HarnessImages.fromConfig(config);
+        }
         JournalLauncher launcher = new JournalLauncher();
         ReaderFactory readers =
                 new ReaderFactory() {
@@ -194,9 +204,12 @@ public class RunService {
 
     /**
      * As {@link #start(String, RunRequest)}, running {@code invocation} instead of the request's
-     * own (the agent endpoint resumes a CLI session with a command line of its own).
+     * own (the agent endpoint resumes a CLI session with a command line of its own). Both entry
+     * points pass here, so a CLI harness's ensure body that names no image gets its harness's image
+     * ({@link HarnessImages}) before anything is stored or ensured.
      */
-    public RunRecordView start(String tenant, RunRequest request, AgentInvocation invocation) {
+    public RunRecordView start(String tenant, RunRequest toStart, AgentInvocation invocation) {
+        RunRequest request = toStart.withHarnessImage(harnessImages, sandboxes.specParser());
         request.sandboxKey()
                 .ifPresent(
                         key -> {

@@ -122,6 +122,27 @@ public final class SandboxSpecParser {
     }
 
     /**
+     * {@code spec} made from {@code image} when it names no image and goes to the {@code docker}
+     * provider (the only one with images); else {@code spec} unchanged. The image passes the same
+     * allowlist as a named one ({@code 400 image-not-allowed}), so a default that is not on the
+     * list never reaches the engine.
+     */
+    public SandboxSpec withDefaultImage(SandboxSpec spec, String image) {
+        if (spec.image().isPresent() || !"docker".equals(spec.provider())) {
+            return spec;
+        }
+        rules.images().check(image);
+        return new SandboxSpec(
+                spec.definitionId(),
+                spec.provider(),
+                Optional.of(image),
+                spec.threadId(),
+                spec.workspace(),
+                spec.policy(),
+                spec.lifecycle());
+    }
+
+    /**
      * Printable, at most {@value #MAX_ID_LENGTH} chars: an id is a key input, a column value and a
      * log word.
      */

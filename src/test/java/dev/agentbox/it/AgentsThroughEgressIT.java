@@ -2,10 +2,13 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -220,5 +223,215 @@ class AgentsThroughEgressIT {
         assertThat(sandboxes.stdout(key, "printf %s \"$OPENAI_API_KEY\"")).matches(PLACEHOLDER);
         sandboxes.forget(key);
         sandboxes.delete(key);
+    }
+
+    /**
+     * A thread of a claude-code agent (the agents endpoint, its sandbox of the harness's default
+     * image): the second turn resumes the CLI session of the first ({@code --resume}).
+     */
+    @Test
+    void aClaudeThreadsNextTurnResumesTheSessionOfItsFirst() throws Exception {
+        threadResumesItsSession(
+                "claude-code",
+                "ANTHROPIC_API_KEY",
+                Json.createObjectBuilder()
+                        .add("ANTHROPIC_BASE_URL", "https://" + MODEL_HOST)
+                        .add("DISABLE_TELEMETRY", "1")
+                        .add("DISABLE_AUTOUPDATER", "1")
+                        .add("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                        .add("CLAUDE_CODE_MAX_RETRIES", "0"),
+                null);
+    }
+
+    /** The same with codex: the second turn runs {@code codex exec resume <thread id>}. */
+    @Test
+    void aCodexThreadsNextTurnResumesTheSessionOfItsFirst() throws Exception {
+        List<String> config = ScriptedModelServer.codexConfig("https://" + MODEL_HOST + "/v1", 0);
+        threadResumesItsSession(
+                "codex",
+                "OPENAI_API_KEY",
+                Json.createObjectBuilder(),
+                "mkdir -p \"$HOME/.codex\" && printf '%s\\n' '"
+                        + String.join("' '", config)
+                        + "' > \"$HOME/.codex/config.toml\"");
+    }
+
+    /**
+     * Two turns of one thread of a {@code harness} agent in an egress sandbox whose definition
+     * names no image: the sandbox is the harness's default image, and the second turn resumes the
+     * CLI session of the first, so the model gets the first turn's messages as the session's
+     * history and the second prompt alone — not agentbox's transcript of the thread ({@code
+     * [Conversation so far]}, what a turn without a session gets). The agents endpoint takes no
+     * brokered secrets, so the key is a plain one and the sandbox's setup adds the model host's
+     * test CA to the bundles the CLIs read.
+     */
+    private void threadResumesItsSession(
+            String harness,
+            String keyVariable,
+            jakarta.json.JsonObjectBuilder env,
+            String extraSetup)
+            throws Exception {
+        String agentId = "e2e-thread-" + UUID.randomUUID().toString().substring(0, 8);
+        String ca = Files.readString(Path.of("src/test/resources/egress-test-tls/ca.pem")).strip();
+        jakarta.json.JsonArrayBuilder setup =
+                Json.createArrayBuilder()
+                        .add(
+                                "for f in /etc/agentbox/egress-ca.pem /etc/agentbox/ca-bundle.pem;"
+                                        + " do printf '%s\\n' "
+                                        + ShellQuote.single(ca)
+                                        + " >> \"$f\"; done");
+        if (extraSetup != null) {
+            setup.add(extraSetup);
+        }
+        JsonObject definition =
+                Json.createObjectBuilder()
+                        .add(
+                                "sandbox",
+                                Json.createObjectBuilder()
+                                        .add("definitionId", agentId)
+                                        .add(
+                                                "policy",
+                                                Json.createObjectBuilder()
+                                                        .add("network", "egress")
+                                                        .add(
+                                                                "egress",
+                                                                Json.createObjectBuilder()
+                                                                        .add(
+                                                                                "allow",
+                                                                                Json
+                                                                                        .createArrayBuilder()
+                                                                                        .add(
+                                                                                                MODEL_HOST))))
+                                        .add(
+                                                "workspace",
+                                                Json.createObjectBuilder()
+                                                        .add("env", env)
+                                                        .add("setup", setup)))
+                        .add("harness", harness)
+                        .build();
+        java.net.http.HttpResponse<String> created =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                                                definition.toString())));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        String thread = "t-" + agentId;
+        String first = "e2e-thread-1-" + UUID.randomUUID();
+        String second = "e2e-thread-2-" + UUID.randomUUID();
+        String sandboxKey = null;
+        try {
+            model.enqueue(Turn.text("the word is heliotrope"));
+            List<AgentsIT.Event> one =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    threadInput(
+                                            thread,
+                                            first,
+                                            keyVariable,
+                                            new String[] {"user", "u-1", "remember a word"})));
+            assertThat(one.get(one.size() - 1).name()).as(one.toString()).isEqualTo("RUN_FINISHED");
+            sandboxKey = runs.get(first).getString("sandboxKey");
+            JsonObject view =
+                    Api.object(
+                            api.send(api.request("/api/v1/sandboxes/" + sandboxKey, Api.TENANT_A)));
+            assertThat(view.getString("image"))
+                    .as("the harness's default image")
+                    .isEqualTo("agentbox/sandbox:agents");
+            String session = sessionId(first, harness);
+            int before = model.modelRequests().size();
+
+            model.enqueue(Turn.text("you said heliotrope"));
+            List<AgentsIT.Event> two =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    threadInput(
+                                            thread,
+                                            second,
+                                            keyVariable,
+                                            new String[] {"user", "u-1", "remember a word"},
+                                            new String[] {
+                                                "assistant", "a-1", "the word is heliotrope"
+                                            },
+                                            new String[] {"user", "u-2", "which word?"})));
+            assertThat(two.get(two.size() - 1).name()).as(two.toString()).isEqualTo("RUN_FINISHED");
+            assertThat(
+                            two.stream()
+                                    .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
+                                    .map(e -> e.data().getString("delta"))
+                                    .reduce("", String::concat))
+                    .contains("you said heliotrope");
+            assertThat(runs.get(second).getString("sandboxKey")).isEqualTo(sandboxKey);
+            List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
+            assertThat(asked).hasSizeGreaterThan(before);
+            String history = asked.get(asked.size() - 1).body();
+            assertThat(history)
+                    .as("the resumed session's history, then the new prompt alone")
+                    .contains("remember a word")
+                    .contains("the word is heliotrope")
+                    .contains("which word?")
+                    .doesNotContain("[Conversation so far]");
+            assertThat(sessionId(second, harness)).as("the resumed session").isEqualTo(session);
+        } finally {
+            if (sandboxKey != null) {
+                sandboxes.delete(sandboxKey);
+            }
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        }
+    }
+
+    /** The CLI session id a run logged ({@code CUSTOM <harness>.session-id}). */
+    private String sessionId(String runId, String harness) {
+        return runs.transcript(runId, null).stream()
+                .filter(e -> e.name().equals("CUSTOM"))
+                .map(e -> Api.parse(e.data()))
+                .filter(c -> c.getString("name", "").equals(harness + ".session-id"))
+                .map(c -> c.getString("value"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no session id logged by " + runId));
+    }
+
+    private java.net.http.HttpRequest.Builder agentPost(String agentId, String body) {
+        return api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    /**
+     * A RunAgentInput of these [role, id, text] messages, with the model key as the secret {@code
+     * keyVariable}.
+     */
+    private static String threadInput(
+            String threadId, String runId, String keyVariable, String[]... messages) {
+        jakarta.json.JsonArrayBuilder a = Json.createArrayBuilder();
+        for (String[] m : messages) {
+            a.add(
+                    Json.createObjectBuilder()
+                            .add("id", m[1])
+                            .add("role", m[0])
+                            .add("content", m[2]));
+        }
+        return Json.createObjectBuilder()
+                .add("threadId", threadId)
+                .add("runId", runId)
+                .add("messages", a)
+                .add("tools", Json.createArrayBuilder())
+                .add("context", Json.createArrayBuilder())
+                .add("state", Json.createObjectBuilder())
+                .add(
+                        "forwardedProps",
+                        Json.createObjectBuilder()
+                                .add(
+                                        "agentbox",
+                                        Json.createObjectBuilder()
+                                                .add(
+                                                        "secrets",
+                                                        Json.createObjectBuilder()
+                                                                .add(keyVariable, KEY))))
+                .build()
+                .toString();
     }
 }

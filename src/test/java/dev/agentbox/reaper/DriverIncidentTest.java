@@ -57,7 +57,8 @@ class DriverIncidentTest extends ReaperDatabaseTest {
                         f.ctx.nodeId(),
                         f.leases,
                         f.ctx.takeover(),
-                        cause -> {});
+                        cause -> {},
+                        (decision, n) -> {});
         List<LogRecord> logged = new ArrayList<>();
         Logger driverLog = Logger.getLogger(RunDriver.class.getName());
         Handler capture =

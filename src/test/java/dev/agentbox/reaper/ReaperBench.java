@@ -533,7 +533,8 @@ public final class ReaperBench {
                         NODE,
                         leases,
                         f.ctx.takeover(),
-                        cause -> {});
+                        cause -> {},
+                        (decision, n) -> {});
     }
 
     /**

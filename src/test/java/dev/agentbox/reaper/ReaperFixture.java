@@ -125,7 +125,8 @@ final class ReaperFixture implements AutoCloseable {
                                 Duration.ofSeconds(2),
                                 Duration.ofMillis(200),
                                 Duration.ofSeconds(5)),
-                        cause -> {});
+                        cause -> {},
+                        (decision, n) -> {});
     }
 
     ReaperSettings settings() {
@@ -164,7 +165,8 @@ final class ReaperFixture implements AutoCloseable {
                         ctx.nodeId(),
                         ctx.leases(),
                         ctx.takeover(),
-                        ctx.takeoverCounter());
+                        ctx.takeoverCounter(),
+                        ctx.egressCounter());
         Reclaimer reclaimer =
                 new Reclaimer(
                         instances,

@@ -80,7 +80,8 @@ class RunWriterTest {
                 node,
                 new Leases(leaseStore, clock, node, scheduler),
                 new RunContext.Takeover(TTL, RENEW, Duration.ZERO, Duration.ZERO),
-                cause -> {});
+                cause -> {},
+                (decision, n) -> {});
     }
 
     private RunRecordView newRun() {

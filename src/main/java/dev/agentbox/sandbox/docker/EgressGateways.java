@@ -7,6 +7,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.RestartPolicy;
@@ -145,6 +146,7 @@ final class EgressGateways {
             awaitReady(name);
             writeOperatorFiles(name);
             run(name, List.of("agentbox-egress", "configure"));
+            restore(name, network);
             configured.add(c.getId());
         }
         String address =
@@ -152,6 +154,38 @@ final class EgressGateways {
                         .map(i -> addressOn(i, network))
                         .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
         return new Gateway(name, network, address);
+    }
+
+    /**
+     * A gateway new to this server may be new altogether: the running egress sandboxes of its
+     * network get the rules it lacks again from their labels ({@link GatewayRestore}). A failure
+     * fails this ensure, and the next one tries again.
+     */
+    private void restore(String gateway, String network) {
+        List<Container> running =
+                DockerEngine.call(
+                        "container list",
+                        () ->
+                                engine().client()
+                                        .listContainersCmd()
+                                        .withLabelFilter(GatewayRestore.managed())
+                                        .withNetworkFilter(List.of(network))
+                                        .exec());
+        List<String> stems = new ArrayList<>();
+        Map<String, byte[]> files =
+                GatewayRestore.files(
+                        GatewayRestore.members(running, network), settings.alwaysAllow(), stems);
+        if (stems.isEmpty()) {
+            return;
+        }
+        copy(gateway, files);
+        run(gateway, GatewayRestore.command(stems));
+        LOG.info(
+                "egress gateway "
+                        + gateway
+                        + ": rules restored where missing for "
+                        + stems.size()
+                        + " running sandbox(es)");
     }
 
     /** Writes {@code sandbox}'s rules into its gateway and makes them live before returning. */

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.egress;
 
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.EgressEntries;
 import dev.agentbox.sandbox.EgressLimits;
 import dev.agentbox.sandbox.spi.EgressRule;
 import java.nio.file.Path;
@@ -35,22 +37,33 @@ public record EgressSettings(
     public static final List<String> MODEL_API_HOSTS =
             List.of("api.anthropic.com", "api.openai.com");
 
-    private static final Pattern NAME =
-            Pattern.compile(
-                    "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final Pattern ADDRESS = Pattern.compile("[0-9.]+|[0-9a-f:]+");
 
     public EgressSettings {
         alwaysAllow = List.copyOf(alwaysAllow);
         resolve = Map.copyOf(resolve);
         for (Map.Entry<String, String> e : resolve.entrySet()) {
-            if (!NAME.matcher(e.getKey()).matches() || !ADDRESS.matcher(e.getValue()).matches()) {
+            if (!isHostName(e.getKey()) || !ADDRESS.matcher(e.getValue()).matches()) {
                 throw new IllegalArgumentException(
                         "agentbox.egress.resolve: not a name=address pair: "
                                 + e.getKey()
                                 + "="
                                 + e.getValue());
             }
+        }
+    }
+
+    /**
+     * A pinned name is a host name by the rule of {@code policy.egress} entries ({@link
+     * EgressEntries}): written as the gateway will match it (lower case, no trailing dot), not a
+     * {@code *.domain}, an address, a port or {@code localhost}.
+     */
+    private static boolean isHostName(String name) {
+        try {
+            EgressRule r = EgressEntries.parse(name, "agentbox.egress.resolve", false);
+            return r.kind() == EgressRule.Kind.HOST && r.port().isEmpty() && r.value().equals(name);
+        } catch (ProblemException e) {
+            return false;
         }
     }
 

@@ -634,6 +634,28 @@ class EgressGatewayTest {
     }
 
     @Test
+    void aGatewayMadeAgainGivesTheRunningSandboxesTheirRulesBack() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        DockerCli.ok("rm", "-f", gateway);
+        assertThat(httpStatus(s, "http://web.allowed.test/"))
+                .as("no gateway, no way out")
+                .isNotEqualTo("200");
+        // the tenant's next egress ensure makes the gateway again, and with it the rules
+        SandboxHandle next =
+                sandbox(TENANT_A, new EgressPolicy(List.of(host("tls.allowed.test")), List.of()));
+        assertThat(s.process().exec("curl -s --max-time 10 http://web.allowed.test/").stdout())
+                .contains("hello-from-web");
+        assertThat(httpStatus(s, "http://other.test/")).isEqualTo("403");
+        assertThat(httpStatus(s, "http://denied.test/")).isEqualTo("403");
+        assertThat(httpStatus(next, "http://web.allowed.test/"))
+                .as("the new sandbox has its own rules, not the restored ones")
+                .isEqualTo("403");
+        assertThat(httpStatus(next, "http://always.allowed.test/")).isEqualTo("200");
+    }
+
+    @Test
     void aStoppedEgressSandboxGetsItsRulesAgainWhenItIsResumed() {
         SandboxHandle s = sandbox(TENANT_A, POLICY);
         assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
