@@ -7,6 +7,7 @@ import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import dev.agentbox.tool.http.HttpTool;
+import dev.agentbox.webhook.Webhook;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -30,7 +31,8 @@ import java.util.regex.Pattern;
  * <p>Invariants: {@code sandbox} is an ensure body that {@link SandboxSpecParser} accepts once a
  * threadId is set, holds no {@code secrets} member at any depth (definitions are stored; secrets
  * never are) and no {@code threadId} (each run sets it); {@code command} is present exactly for the
- * {@code command} harness.
+ * {@code command} harness; {@code webhooks} are valid ({@link Webhook#parseAll}) — whether their
+ * hosts are allowed is the server's check when a definition is stored.
  */
 public record AgentTemplate(
         JsonObject sandbox,
@@ -41,13 +43,39 @@ public record AgentTemplate(
         boolean detachOnDisconnect,
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs,
-        List<HttpTool> tools) {
+        List<HttpTool> tools,
+        List<Webhook> webhooks) {
 
     /** Most HTTP tools one definition may carry. */
     public static final int MAX_TOOLS = 32;
 
     public AgentTemplate {
         tools = List.copyOf(tools);
+        webhooks = List.copyOf(webhooks);
+    }
+
+    /** A definition without webhooks. */
+    public AgentTemplate(
+            JsonObject sandbox,
+            Harness harness,
+            Optional<String> command,
+            Optional<PermissionMode> permissionMode,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<Long> maxDurationMs,
+            List<HttpTool> tools) {
+        this(
+                sandbox,
+                harness,
+                command,
+                permissionMode,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                maxDurationMs,
+                tools,
+                List.of());
     }
 
     /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
@@ -63,7 +91,8 @@ public record AgentTemplate(
                     "detachOnDisconnect",
                     "destroyOnComplete",
                     "maxDurationMs",
-                    "tools");
+                    "tools",
+                    "webhooks");
 
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
@@ -113,7 +142,8 @@ public record AgentTemplate(
         // The same parser as POST /runs, on the body a run would send (a probe threadId, and a
         // prompt for the CLI harnesses, which require one).
         List<HttpTool> tools = tools(o.get("tools"));
-        JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools");
+        List<Webhook> webhooks = Webhook.parseAll(o.get("webhooks"));
+        JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools").remove("webhooks");
         probe.add("runId", "agent-definition");
         probe.add("threadId", PROBE_THREAD);
         probe.add("sandbox", forThread(sandbox, PROBE_THREAD, Map.of()));
@@ -128,7 +158,8 @@ public record AgentTemplate(
                 r.detachOnDisconnect(),
                 r.destroyOnComplete(),
                 r.maxDurationMs(),
-                tools);
+                tools,
+                webhooks);
     }
 
     /**
@@ -216,6 +247,11 @@ public record AgentTemplate(
             tools.forEach(tool -> t.add(tool.toJson()));
             b.add("tools", t);
         }
+        if (!webhooks.isEmpty()) {
+            JsonArrayBuilder w = Json.createArrayBuilder();
+            webhooks.forEach(h -> w.add(h.toJson()));
+            b.add("webhooks", w);
+        }
         return b.build();
     }
 
@@ -233,7 +269,8 @@ public record AgentTemplate(
                 o.get("maxDurationMs") instanceof JsonNumber n
                         ? Optional.of(n.longValue())
                         : Optional.empty(),
-                tools(o.get("tools")));
+                tools(o.get("tools")),
+                Webhook.parseAll(o.get("webhooks")));
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

@@ -38,6 +38,11 @@ public class JpaAgentStore {
         return row(tenant, agentId).map(AgentRow::view);
     }
 
+    /** The definition's signing secret; empty when unknown or stored before it had one. */
+    public Optional<String> signingSecret(String tenant, String agentId) {
+        return row(tenant, agentId).map(AgentRow::signingSecret);
+    }
+
     /**
      * Creates or replaces the tenant's definition. A create beyond {@code max} definitions (0 = no
      * bound) stores nothing. Two concurrent creates of one agentId: the unique constraint fails the
