@@ -38,9 +38,12 @@ public class JpaAgentStore {
         return row(tenant, agentId).map(AgentRow::view);
     }
 
-    /** The definition's signing secret; empty when unknown or stored before it had one. */
+    /**
+     * The definition's signing secret: empty when there is no such definition, {@code ""} when it
+     * was stored before definitions had one.
+     */
     public Optional<String> signingSecret(String tenant, String agentId) {
-        return row(tenant, agentId).map(AgentRow::signingSecret);
+        return row(tenant, agentId).map(r -> r.signingSecret() == null ? "" : r.signingSecret());
     }
 
     /**
