@@ -60,7 +60,7 @@ public class AgentsResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
             summary =
-                    "Create (201) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, permissionMode, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs",
+                    "Create (201, showing the definition's webhook signingSecret once) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, permissionMode, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs, tools, webhooks",
             description =
                     "Validated as POST /runs validates a run; a secrets member anywhere in sandbox is refused. At most "
                             + "agentbox.agents.max-per-tenant definitions per tenant (429 quota-exceeded).")

@@ -30,7 +30,12 @@ public class JpaWebhookOutbox implements WebhookOutbox {
     @Override
     public void enqueue(List<NewDelivery> deliveries) {
         for (NewDelivery d : deliveries) {
-            em.persist(new OutboxRow(d));
+            // Already queued (a caller that queues the same event again): keep the first row, so
+            // queueing again never fails the caller's transaction. Two callers at once still meet
+            // the primary key, and one of them fails.
+            if (em.find(OutboxRow.class, OutboxRow.rowId(d.deliveryId(), d.url())) == null) {
+                em.persist(new OutboxRow(d));
+            }
         }
         em.flush();
     }

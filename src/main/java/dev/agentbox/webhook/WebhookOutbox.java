@@ -15,7 +15,10 @@ import java.util.List;
  */
 public interface WebhookOutbox {
 
-    /** Queues the posts; a (delivery id, url) already queued fails the caller's transaction. */
+    /**
+     * Queues the posts; a (delivery id, url) already queued is left as it is (its state, attempts
+     * and payload unchanged).
+     */
     void enqueue(List<NewDelivery> deliveries);
 
     /**

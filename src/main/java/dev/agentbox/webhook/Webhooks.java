@@ -37,8 +37,7 @@ public class Webhooks {
      * Queues {@code interrupt.requested} for a stored interrupt of the tenant's run {@code runId}:
      * the payload's {@code interrupt} is {@code interrupt} ({@code {"id","reason","toolCallId?",
      * "tool","arguments","expiresAt"}}). The delivery id is derived from the interrupt's {@code
-     * id}: calling again for the same interrupt queues nothing new (it fails the outbox's key, so
-     * call it once, where the interrupt is stored).
+     * id}: calling again for the same interrupt queues nothing new.
      *
      * @return the deliveries queued; none for a run that is unknown or not an agent's, or whose
      *     definition has no webhook for the event

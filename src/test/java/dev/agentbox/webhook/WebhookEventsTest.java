@@ -213,6 +213,13 @@ class WebhookEventsTest {
         assertThat(payload.getString("event")).isEqualTo("interrupt.requested");
         assertThat(payload.getJsonObject("interrupt")).isEqualTo(interrupt);
         assertThat(payload.getString("at")).isEqualTo(T0.toString());
+        db.inTransaction(
+                em ->
+                        new Webhooks(em, new SettableClock(T0.plusSeconds(9)))
+                                .interruptRequested("default", "r1", interrupt));
+        assertThat(outbox.byDeliveryId(id)).hasSize(1);
+        assertThat(json(outbox.byDeliveryId(id).get(0).payload()).getString("at"))
+                .isEqualTo(T0.toString());
         List<NewDelivery> none =
                 db.inTransaction(
                         em ->

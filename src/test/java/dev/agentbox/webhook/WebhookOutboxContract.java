@@ -1,7 +1,6 @@
 package dev.agentbox.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.TestDatabase;
 import java.time.Duration;
@@ -110,9 +109,14 @@ abstract class WebhookOutboxContract {
         assertThat(outbox.byDeliveryId("d1"))
                 .extracting(OutboxEntry::url)
                 .containsExactly("https://h/a", "https://h/b");
-        assertThatThrownBy(() -> outbox.enqueue(List.of(delivery("d1", "https://h/a", T0))))
-                .isInstanceOf(RuntimeException.class);
+        Claimed c = outbox.claim("s1", T0, HOLD, 1).get(0);
+        outbox.delivered(c.rowId(), "s1", T0);
+        outbox.enqueue(List.of(delivery("d1", "https://h/a", T0.plusSeconds(5))));
         assertThat(outbox.byDeliveryId("d1")).hasSize(2);
+        assertThat(outbox.byDeliveryId("d1"))
+                .filteredOn(e -> e.rowId().equals(c.rowId()))
+                .extracting(OutboxEntry::state)
+                .containsExactly(OutboxRow.State.DELIVERED);
     }
 
     @Test
