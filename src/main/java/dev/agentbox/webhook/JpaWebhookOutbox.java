@@ -121,6 +121,26 @@ public class JpaWebhookOutbox implements WebhookOutbox {
     }
 
     @Override
+    public int prune(Instant endedBefore, int limit) {
+        List<String> ids =
+                em.createQuery(
+                                "SELECT o.id FROM OutboxRow o WHERE o.state <> :pending"
+                                        + " AND o.finishedAt < :before",
+                                String.class)
+                        .setParameter("pending", OutboxRow.State.PENDING)
+                        .setParameter("before", endedBefore)
+                        .setMaxResults(limit)
+                        .getResultList();
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return em.createQuery("DELETE FROM OutboxRow o WHERE o.id IN :ids AND o.state <> :pending")
+                .setParameter("ids", ids)
+                .setParameter("pending", OutboxRow.State.PENDING)
+                .executeUpdate();
+    }
+
+    @Override
     public List<OutboxEntry> byDeliveryId(String deliveryId) {
         return em
                 .createQuery(

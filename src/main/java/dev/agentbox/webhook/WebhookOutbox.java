@@ -39,6 +39,12 @@ public interface WebhookOutbox {
     /** Gives up on the row; {@code false} as {@link #delivered}. */
     boolean failed(String rowId, String server, Instant now, String error);
 
+    /**
+     * Deletes up to {@code limit} rows that ended ({@code delivered} or {@code failed}) before
+     * {@code endedBefore}; pending rows are never deleted. Returns how many were.
+     */
+    int prune(Instant endedBefore, int limit);
+
     /** The rows of one delivery id, one per url. */
     List<OutboxEntry> byDeliveryId(String deliveryId);
 }

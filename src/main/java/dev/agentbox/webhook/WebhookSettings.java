@@ -14,6 +14,7 @@ import java.time.Duration;
  * @param backoffCap the longest wait between two attempts
  * @param connectTimeout to connect to the receiver
  * @param timeout for the whole post, from connect to the receiver's status line
+ * @param retention how long a delivered or failed row is kept before it is deleted
  */
 public record WebhookSettings(
         Duration interval,
@@ -23,7 +24,8 @@ public record WebhookSettings(
         Duration backoffBase,
         Duration backoffCap,
         Duration connectTimeout,
-        Duration timeout) {
+        Duration timeout,
+        Duration retention) {
 
     public static WebhookSettings defaults() {
         return new WebhookSettings(
@@ -34,7 +36,8 @@ public record WebhookSettings(
                 Duration.ofSeconds(5),
                 Duration.ofHours(1),
                 Duration.ofSeconds(5),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10),
+                Duration.ofDays(7));
     }
 
     /** From {@code agentbox.webhooks.*}; a key that is absent keeps its default. */
@@ -49,7 +52,8 @@ public record WebhookSettings(
                 ms(c, "backoff-base-ms", d.backoffBase()),
                 ms(c, "backoff-cap-ms", d.backoffCap()),
                 ms(c, "connect-timeout-ms", d.connectTimeout()),
-                ms(c, "timeout-ms", d.timeout()));
+                ms(c, "timeout-ms", d.timeout()),
+                ms(c, "retention-ms", d.retention()));
     }
 
     private static Duration ms(org.eclipse.microprofile.config.Config c, String key, Duration d) {

@@ -40,6 +40,8 @@ import org.eclipse.microprofile.metrics.Tag;
 public class WebhookTimer {
 
     private static final Logger LOG = Logger.getLogger(WebhookTimer.class.getName());
+    private static final java.time.Duration PRUNE_EVERY = java.time.Duration.ofMinutes(10);
+    private static final int PRUNE_LIMIT = 1000;
 
     @Resource TimerService timers;
 
@@ -58,6 +60,10 @@ public class WebhookTimer {
     private final AtomicBoolean busy = new AtomicBoolean();
     private WebhookDelivery delivery;
     private int batch;
+    private java.time.Duration retention;
+
+    /** When this server last pruned ended rows (every server prunes, at most every 10 min). */
+    private java.time.Instant lastPrune = java.time.Instant.EPOCH;
 
     @PostConstruct
     void start() {
@@ -67,6 +73,7 @@ public class WebhookTimer {
             return;
         }
         batch = settings.batch();
+        retention = settings.retention();
         HostPolicy hosts = new HostPolicy(HttpToolSettings.fromConfig(config).allowedHosts());
         SecureRandom random = new SecureRandom();
         delivery =
@@ -98,6 +105,14 @@ public class WebhookTimer {
             // A full batch means more may be due: keep going until one comes back short.
             while (delivery.deliverDue() >= batch) {
                 // next batch
+            }
+            java.time.Instant now = clock.instant();
+            if (now.isAfter(lastPrune.plus(PRUNE_EVERY))) {
+                lastPrune = now;
+                int pruned = outbox.prune(now.minus(retention), PRUNE_LIMIT);
+                if (pruned > 0) {
+                    LOG.fine(() -> "webhooks: pruned " + pruned + " ended deliveries");
+                }
             }
         } catch (RuntimeException e) {
             // A timer whose timeout throws is retried and may be cancelled; the next tick must

@@ -57,7 +57,8 @@ class WebhookDeliveryTest {
                     Duration.ofSeconds(10),
                     Duration.ofMinutes(5),
                     Duration.ofSeconds(2),
-                    Duration.ofSeconds(5));
+                    Duration.ofSeconds(5),
+                    Duration.ofDays(7));
 
     @BeforeAll
     static void openDerby() {

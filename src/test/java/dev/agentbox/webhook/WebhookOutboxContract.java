@@ -136,6 +136,28 @@ abstract class WebhookOutboxContract {
     }
 
     @Test
+    void pruningDeletesOnlyRowsThatEndedBeforeTheCutoffNeverPendingOnes() {
+        outbox.enqueue(
+                List.of(
+                        delivery("old", "https://h/a", T0),
+                        delivery("failed", "https://h/a", T0.plusSeconds(1)),
+                        delivery("recent", "https://h/a", T0.plusSeconds(2)),
+                        delivery("pending", "https://h/a", T0.plusSeconds(3))));
+        List<Claimed> c = outbox.claim("s1", T0.plusSeconds(2), HOLD, 3);
+        outbox.delivered(c.get(0).rowId(), "s1", T0.plusSeconds(10));
+        outbox.failed(c.get(1).rowId(), "s1", T0.plusSeconds(11), "gone");
+        outbox.delivered(c.get(2).rowId(), "s1", T0.plusSeconds(100));
+        assertThat(outbox.prune(T0.plus(Duration.ofDays(30)), 1)).isEqualTo(1);
+        assertThat(outbox.prune(T0.plusSeconds(50), 10)).isEqualTo(1);
+        assertThat(outbox.byDeliveryId("recent")).hasSize(1);
+        assertThat(outbox.byDeliveryId("pending")).hasSize(1);
+        assertThat(outbox.byDeliveryId("old")).isEmpty();
+        assertThat(outbox.byDeliveryId("failed")).isEmpty();
+        assertThat(outbox.prune(T0.plus(Duration.ofDays(30)), 10)).isEqualTo(1);
+        assertThat(outbox.byDeliveryId("pending")).hasSize(1);
+    }
+
+    @Test
     void twoServersClaimingAtOnceNeverTakeTheSameRow() throws Exception {
         List<NewDelivery> all = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
