@@ -67,6 +67,18 @@ public class AgentService {
     @PostConstruct
     void readConfig() {
         secretSets = SecretSets.fromConfig(config);
+        webhookHosts = dev.agentbox.tool.http.HttpToolSettings.fromConfig(config).allowedHosts();
+    }
+
+    /** The hosts a webhook may name ({@code agentbox.tools.http.allowed-hosts}). */
+    private java.util.Set<String> webhookHosts = java.util.Set.of();
+
+    /**
+     * The definition's signing secret (docs/api.md "Webhooks"); empty for a definition stored
+     * before definitions had one.
+     */
+    public Optional<String> signingSecret(String tenant, String agentId) {
+        return agents.signingSecret(tenant, agentId);
     }
 
     /** The stored definition, or {@code 404 agent-not-found}. */
@@ -98,7 +110,9 @@ public class AgentService {
     /** Validates and stores the definition; {@code true} when it was created. */
     public boolean put(String tenant, String agentId, JsonValue body) {
         AgentTemplate.requireAgentId(agentId);
-        String json = AgentTemplate.parse(body, sandboxes.specParser()).toJson().toString();
+        AgentTemplate template = AgentTemplate.parse(body, sandboxes.specParser());
+        dev.agentbox.agent.Webhook.requireAllowed(template.webhooks(), webhookHosts);
+        String json = template.toJson().toString();
         JpaAgentStore.Put put;
         try {
             put = agents.put(tenant, agentId, json, clock.instant(), maxPerTenant);

@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * <p>Invariants: {@code sandbox} is an ensure body that {@link SandboxSpecParser} accepts once a
  * threadId is set, holds no {@code secrets} member at any depth (definitions are stored; secrets
  * never are) and no {@code threadId} (each run sets it); {@code command} is present exactly for the
- * {@code command} harness.
+ * {@code command} harness; {@code webhooks} are valid ({@link Webhook#parseAll}) — whether their
+ * hosts are allowed is the server's check when a definition is stored.
  */
 public record AgentTemplate(
         JsonObject sandbox,
@@ -43,13 +44,15 @@ public record AgentTemplate(
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs,
         List<HttpTool> tools,
-        ApprovalRules approvals) {
+        ApprovalRules approvals,
+        List<Webhook> webhooks) {
 
     /** Most HTTP tools one definition may carry. */
     public static final int MAX_TOOLS = 32;
 
     public AgentTemplate {
         tools = List.copyOf(tools);
+        webhooks = List.copyOf(webhooks);
     }
 
     /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
@@ -66,7 +69,8 @@ public record AgentTemplate(
                     "destroyOnComplete",
                     "maxDurationMs",
                     "tools",
-                    "approvals");
+                    "approvals",
+                    "webhooks");
 
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
@@ -116,7 +120,8 @@ public record AgentTemplate(
         // The same parser as POST /runs, on the body a run would send (a probe threadId, and a
         // prompt for the CLI harnesses, which require one).
         List<HttpTool> tools = tools(o.get("tools"));
-        JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools");
+        List<Webhook> webhooks = Webhook.parseAll(o.get("webhooks"));
+        JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools").remove("webhooks");
         probe.add("runId", "agent-definition");
         probe.add("threadId", PROBE_THREAD);
         probe.add("sandbox", forThread(sandbox, PROBE_THREAD, Map.of()));
@@ -132,7 +137,8 @@ public record AgentTemplate(
                 r.destroyOnComplete(),
                 r.maxDurationMs(),
                 tools,
-                r.approvals());
+                r.approvals(),
+                webhooks);
     }
 
     /**
@@ -223,6 +229,11 @@ public record AgentTemplate(
         if (!approvals.isEmpty()) {
             b.add("approvals", approvals.toJson());
         }
+        if (!webhooks.isEmpty()) {
+            JsonArrayBuilder w = Json.createArrayBuilder();
+            webhooks.forEach(h -> w.add(h.toJson()));
+            b.add("webhooks", w);
+        }
         return b.build();
     }
 
@@ -243,7 +254,8 @@ public record AgentTemplate(
                 tools(o.get("tools")),
                 o.get("approvals") instanceof JsonArray a
                         ? ApprovalRules.fromJson(a)
-                        : ApprovalRules.NONE);
+                        : ApprovalRules.NONE,
+                Webhook.parseAll(o.get("webhooks")));
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

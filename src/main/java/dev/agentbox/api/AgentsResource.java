@@ -13,6 +13,8 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -58,7 +60,7 @@ public class AgentsResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
             summary =
-                    "Create (201) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, permissionMode, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs",
+                    "Create (201, showing the definition's webhook signingSecret once) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, permissionMode, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs, tools, webhooks",
             description =
                     "Validated as POST /runs validates a run; a secrets member anywhere in sandbox is refused. At most "
                             + "agentbox.agents.max-per-tenant definitions per tenant (429 quota-exceeded).")
@@ -67,8 +69,16 @@ public class AgentsResource {
             throw ProblemException.invalidRequest("body a JSON object is required");
         }
         boolean created = agents.put(caller.tenant(), agentId, body);
+        JsonObject view = agents.get(caller.tenant(), agentId).toJson();
+        if (created) {
+            // Shown once, to the creator: GET never returns it.
+            JsonObjectBuilder b = Json.createObjectBuilder(view);
+            agents.signingSecret(caller.tenant(), agentId)
+                    .ifPresent(s -> b.add("signingSecret", s));
+            view = b.build();
+        }
         return Response.status(created ? Response.Status.CREATED : Response.Status.OK)
-                .entity(agents.get(caller.tenant(), agentId).toJson().toString())
+                .entity(view.toString())
                 .type(MediaType.APPLICATION_JSON)
                 .build();
     }

@@ -25,7 +25,8 @@ class AgentPromptTest {
                 false,
                 Optional.empty(),
                 List.of(),
-                ApprovalRules.NONE);
+                ApprovalRules.NONE,
+                List.of());
     }
 
     private static final List<Message> EARLIER =
@@ -97,7 +98,8 @@ class AgentPromptTest {
                         false,
                         Optional.empty(),
                         List.of(),
-                        ApprovalRules.NONE);
+                        ApprovalRules.NONE,
+                        List.of());
         assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
                 .isEqualTo(
                         "claude -p --output-format stream-json --verbose --permission-mode plan");

@@ -90,6 +90,7 @@ class ArchitectureTest {
                         "dev.agentbox.sandbox.store..",
                         "dev.agentbox.agent.store..",
                         "dev.agentbox.interrupt.store..",
+                        "dev.agentbox.webhook.store..",
                         "dev.agentbox.platform..")
                 .should()
                 .dependOnClassesThat()

@@ -23,6 +23,8 @@ import java.util.UUID;
                         columnNames = {"TENANT", "AGENT_ID"}))
 public class AgentRow {
 
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
     @Id
     @Column(name = "ID", length = 36)
     private String id;
@@ -37,6 +39,14 @@ public class AgentRow {
     @Column(name = "DEFINITION_JSON", nullable = false)
     private String definitionJson;
 
+    /**
+     * The key agentbox signs this definition's webhook posts with (docs/api.md "Webhooks"): made
+     * once when the definition is created, kept when it is replaced. Null on rows stored before
+     * definitions had one (their posts go unsigned).
+     */
+    @Column(name = "SIGNING_SECRET", length = 64)
+    private String signingSecret;
+
     @Column(name = "CREATED_AT", nullable = false)
     private Instant createdAt;
 
@@ -50,6 +60,7 @@ public class AgentRow {
         this.tenant = tenant;
         this.agentId = agentId;
         this.definitionJson = definitionJson;
+        this.signingSecret = newSecret();
         this.createdAt = now;
         this.updatedAt = now;
     }
@@ -57,6 +68,16 @@ public class AgentRow {
     void replace(String definitionJson, Instant now) {
         this.definitionJson = definitionJson;
         this.updatedAt = now;
+    }
+
+    private static String newSecret() {
+        byte[] b = new byte[32];
+        RANDOM.nextBytes(b);
+        return "whsec_" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    String signingSecret() {
+        return signingSecret;
     }
 
     StoredAgent view() {

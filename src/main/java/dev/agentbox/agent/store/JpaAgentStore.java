@@ -39,6 +39,14 @@ public class JpaAgentStore {
     }
 
     /**
+     * The definition's signing secret: empty when there is no such definition, {@code ""} when it
+     * was stored before definitions had one.
+     */
+    public Optional<String> signingSecret(String tenant, String agentId) {
+        return row(tenant, agentId).map(r -> r.signingSecret() == null ? "" : r.signingSecret());
+    }
+
+    /**
      * Creates or replaces the tenant's definition. A create beyond {@code max} definitions (0 = no
      * bound) stores nothing. Two concurrent creates of one agentId: the unique constraint fails the
      * second at flush, and its caller retries (it then replaces).

@@ -1,6 +1,8 @@
 package dev.agentbox.run.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -22,6 +24,11 @@ public class JpaEventLog implements EventLog {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
+    @Inject Instance<RunEndHook> endHooks;
+
+    /** Outside the server: the hooks given to the constructor. */
+    private Iterable<RunEndHook> givenHooks = List.of();
+
     /** Runs inside a fenced write after its epoch check, before its write (tests pause here). */
     private Runnable afterFenceCheck = () -> {};
 
@@ -30,6 +37,12 @@ public class JpaEventLog implements EventLog {
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaEventLog(EntityManager em) {
         this.em = em;
+    }
+
+    /** For tests outside the server, with the hooks a run's end runs. */
+    public JpaEventLog(EntityManager em, List<RunEndHook> hooks) {
+        this.em = em;
+        this.givenHooks = List.copyOf(hooks);
     }
 
     /** For fence tests: {@code afterFenceCheck} runs between a passed epoch check and the write. */
@@ -114,7 +127,14 @@ public class JpaEventLog implements EventLog {
                     update.setParameter("message", e.message());
                     e.code().ifPresent(code -> update.setParameter("code", code));
                 });
-        return update.executeUpdate() == 1 ? FinishResult.FINISHED : FinishResult.ALREADY_TERMINAL;
+        if (update.executeUpdate() != 1) {
+            return FinishResult.ALREADY_TERMINAL;
+        }
+        // Same transaction: the run's end and what must follow it (webhooks) commit together.
+        for (RunEndHook hook : endHooks != null ? endHooks : givenHooks) {
+            hook.ended(em, run, status, finishedAt);
+        }
+        return FinishResult.FINISHED;
     }
 
     @Override
