@@ -76,7 +76,9 @@ class ClaudeCodeApprovalsIT {
         long deadline = System.nanoTime() + 180_000_000_000L;
         while (System.nanoTime() < deadline) {
             JsonObject run = runs.get(runId);
-            assertThat(run.getString("status")).as(run.toString()).isIn("running", "interrupted");
+            assertThat(run.getString("status"))
+                    .as(runs.transcript(runId, null).toString())
+                    .isIn("running", "interrupted");
             if (run.get("interrupts") instanceof JsonArray a && !a.isEmpty()) {
                 assertThat(a).hasSize(1);
                 return a.getJsonObject(0);

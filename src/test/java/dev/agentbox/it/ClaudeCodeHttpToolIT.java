@@ -208,7 +208,7 @@ class ClaudeCodeHttpToolIT {
             assertThat(events.get(events.size() - 1).name())
                     .as(events.toString())
                     .isEqualTo("RUN_FINISHED");
-            assertThat(posted).hasSize(1);
+            assertThat(posted).as(events.toString()).hasSize(1);
             assertThat(Json.createReader(new java.io.StringReader(posted.get(0))).readObject())
                     .isEqualTo(Json.createObjectBuilder().add("city", "Paris").build());
             assertThat(callKeys.get(0)).isNotBlank();
