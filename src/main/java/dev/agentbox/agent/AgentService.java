@@ -234,7 +234,8 @@ public class AgentService {
                 runs.start(
                         tenant,
                         request,
-                        AgentPrompt.invocation(t, input.earlier(), input.prompt(), session));
+                        AgentPrompt.invocation(t, input.earlier(), input.prompt(), session),
+                        t.tools());
         LOG.info(
                 "agent "
                         + LogText.quote(definition.agentId())

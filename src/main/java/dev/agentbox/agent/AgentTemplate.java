@@ -172,6 +172,14 @@ public record AgentTemplate(
             if (!"object".equals(tool.parameters().getString("type", "object"))) {
                 throw invalid(field + ".parameters", "must be a JSON Schema of type object");
             }
+            if (tool.name().equals(dev.agentbox.tool.bridge.PermissionPrompt.TOOL_NAME)) {
+                throw invalid(
+                        field + ".name",
+                        "is reserved: the bridge's "
+                                + tool.name()
+                                + " tool asks the run's approval rules for Claude Code's own"
+                                + " tools");
+            }
             if (!names.add(tool.name())) {
                 throw invalid(field + ".name", "repeats the tool name " + tool.name());
             }

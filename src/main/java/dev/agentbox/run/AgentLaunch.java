@@ -1,11 +1,14 @@
 package dev.agentbox.run;
 
+import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.tool.bridge.Mailbox;
+import dev.agentbox.tool.bridge.ToolBridge;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +42,12 @@ final class AgentLaunch {
     /** The first driver's agent; null for a successor, whose agent already runs. */
     private final AgentInvocation agent;
 
+    /**
+     * The first driver's bridge token for a run with a tool bridge ({@link RunBridge}); null
+     * otherwise. Only the agent's command line gets it.
+     */
+    private final String bridgeToken;
+
     private final boolean takeover;
     private final boolean finalizing;
 
@@ -62,8 +71,10 @@ final class AgentLaunch {
             RunSandbox sandbox,
             RunEnd end,
             AgentInvocation agent,
+            String bridgeToken,
             boolean takeover,
             boolean finalizing) {
+        this.bridgeToken = bridgeToken;
         this.ctx = ctx;
         this.run = run;
         this.writer = writer;
@@ -148,12 +159,26 @@ final class AgentLaunch {
                     .start(
                             handle,
                             run.journal(),
-                            agent,
+                            withBridge(handle),
                             // The prompt is written meanwhile; the agent waits for the read.
                             () -> refusals = before == null ? null : before.get().orElse(null));
             LOG.info(label + ": agent started in " + handle.id());
         }
         return Optional.of(handle);
+    }
+
+    /**
+     * The agent, with its run's MCP server on its command line when the run has a tool bridge; the
+     * mailbox is made first, so the agent's relay finds it (docs/sandbox-channel.md).
+     */
+    private AgentInvocation withBridge(SandboxHandle handle) {
+        if (run.bridge().isEmpty() || bridgeToken == null) {
+            return agent;
+        }
+        Mailbox mailbox = Mailbox.of(handle.journalDirectory(), run.runId());
+        ToolBridge.prepare(handle.fs(), mailbox);
+        return RunBridge.invocation(
+                ApprovalRules.fromJson(run.approvals()), agent, mailbox.dir(), bridgeToken);
     }
 
     /**

@@ -70,6 +70,9 @@ final class JournalPump {
      */
     private final RunEgressDenials refusals;
 
+    /** What the run's tool bridge and gate reported, to append; null for a run without one. */
+    private final RunBridgeEvents bridged;
+
     JournalPump(
             RunContext ctx,
             RunRecordView run,
@@ -79,7 +82,9 @@ final class JournalPump {
             RunEnd end,
             RunDriver.Finalizing finalizing,
             boolean journalSeen,
-            RunEgressDenials refusals) {
+            RunEgressDenials refusals,
+            RunBridgeEvents bridged) {
+        this.bridged = bridged;
         this.journalSeen = journalSeen;
         this.refusals = refusals;
         this.ctx = ctx;
@@ -168,6 +173,9 @@ final class JournalPump {
                     out.addAll(translator.onLine(line.text()));
                 }
                 if (batch.exitCode().isPresent()) {
+                    if (bridged != null) {
+                        writer.emitService(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
+                    }
                     if (refusals != null) {
                         writer.emitService(
                                 RedactedChunks.of(
@@ -183,6 +191,9 @@ final class JournalPump {
                     return;
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
+                if (bridged != null && !writer.replaying()) {
+                    writer.emitService(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
+                }
                 if (refusals != null && !writer.replaying()) {
                     writer.emitService(
                             RedactedChunks.of(

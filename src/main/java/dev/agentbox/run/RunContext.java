@@ -14,7 +14,8 @@ import java.time.Duration;
  * What a {@link RunDriver} works with. {@code takeoverCounter} is told of each successor that
  * claimed its run (the server counts them by cause); {@code egressCounter} of the egress refusals
  * its drivers report, by decision ({@code denied}); {@code runEnded} of each run a writer of this
- * server ended (its pending interrupts are cancelled).
+ * server ended (its pending interrupts are cancelled); {@code bridges} starts the tool bridge of a
+ * run that has one.
  */
 public record RunContext(
         RunStore runs,
@@ -30,7 +31,42 @@ public record RunContext(
         Takeover takeover,
         java.util.function.Consumer<TakeoverCause> takeoverCounter,
         java.util.function.ObjLongConsumer<String> egressCounter,
-        java.util.function.Consumer<RunRef> runEnded) {
+        java.util.function.Consumer<RunRef> runEnded,
+        BridgeStarter bridges) {
+
+    /** A context that starts no tool bridges. */
+    public RunContext(
+            RunStore runs,
+            ClaimStore claims,
+            EventLog log,
+            RunEventHub hub,
+            SandboxService sandboxes,
+            JournalLauncher launcher,
+            ReaderFactory readers,
+            Clock clock,
+            String nodeId,
+            Leases leases,
+            Takeover takeover,
+            java.util.function.Consumer<TakeoverCause> takeoverCounter,
+            java.util.function.ObjLongConsumer<String> egressCounter,
+            java.util.function.Consumer<RunRef> runEnded) {
+        this(
+                runs,
+                claims,
+                log,
+                hub,
+                sandboxes,
+                launcher,
+                readers,
+                clock,
+                nodeId,
+                leases,
+                takeover,
+                takeoverCounter,
+                egressCounter,
+                runEnded,
+                BridgeStarter.NONE);
+    }
 
     /** A context that tells no one of runs it ends. */
     public RunContext(

@@ -43,6 +43,9 @@ public final class RunDriver implements Runnable {
      */
     private final AgentInvocation agent;
 
+    /** The first driver's bridge token (a run with a tool bridge); null otherwise. */
+    private final String bridgeToken;
+
     private final boolean takeover;
 
     /** For a successor: why its predecessor is gone; empty for a first driver or a finalizer. */
@@ -99,7 +102,29 @@ public final class RunDriver implements Runnable {
             RunRecordView run,
             Optional<SandboxSpec> sandboxSpec,
             AgentInvocation agent) {
-        this(ctx, run, sandboxSpec, agent, false, null, Optional.empty(), OptionalLong.empty());
+        this(ctx, run, sandboxSpec, agent, null);
+    }
+
+    /**
+     * The first driver of a new run with a tool bridge: {@code bridgeToken} is the token whose hash
+     * the run stores ({@link RunBridge}); only the agent's command line gets it.
+     */
+    public RunDriver(
+            RunContext ctx,
+            RunRecordView run,
+            Optional<SandboxSpec> sandboxSpec,
+            AgentInvocation agent,
+            String bridgeToken) {
+        this(
+                ctx,
+                run,
+                sandboxSpec,
+                agent,
+                bridgeToken,
+                false,
+                null,
+                Optional.empty(),
+                OptionalLong.empty());
     }
 
     /** A successor or a finalizer: no spec (the sandbox is the run's), no agent to start. */
@@ -109,7 +134,7 @@ public final class RunDriver implements Runnable {
             Optional<TakeoverCause> cause,
             OptionalLong goneSession,
             Finalizing finalizing) {
-        this(ctx, run, Optional.empty(), null, true, finalizing, cause, goneSession);
+        this(ctx, run, Optional.empty(), null, null, true, finalizing, cause, goneSession);
     }
 
     private RunDriver(
@@ -117,10 +142,12 @@ public final class RunDriver implements Runnable {
             RunRecordView run,
             Optional<SandboxSpec> sandboxSpec,
             AgentInvocation agent,
+            String bridgeToken,
             boolean takeover,
             Finalizing finalizing,
             Optional<TakeoverCause> cause,
             OptionalLong goneSession) {
+        this.bridgeToken = bridgeToken;
         this.finalizing = finalizing;
         this.cause = cause;
         this.goneSession = goneSession;
@@ -221,6 +248,7 @@ public final class RunDriver implements Runnable {
                         sandbox,
                         end,
                         agent,
+                        bridgeToken,
                         takeover,
                         finalizing != null);
         // Before the lease and the claim (database round trips): a first driver's sandbox is
@@ -339,7 +367,18 @@ public final class RunDriver implements Runnable {
                 run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         Optional<SandboxHandle> handle = launch.open(label, translator, chunks);
-        if (handle.isPresent()) {
+        if (handle.isEmpty()) {
+            return;
+        }
+        // The run's tool bridge is served while this driver drives the run (a first start or a
+        // takeover; a finalizer's agent is done and calls nothing) and stops when it stops:
+        // ended, left, or fenced out. Calls in flight are abandoned unanswered; the relay waits
+        // for the next server's bridge.
+        RunBridgeEvents events =
+                run.bridge().isPresent() && finalizing == null ? new RunBridgeEvents(chunks) : null;
+        AutoCloseable bridge =
+                events != null ? ctx.bridges().start(run, handle.get(), events, events) : null;
+        try {
             // A successor (not a finalizer) has just waited for its journal to exist.
             new JournalPump(
                             ctx,
@@ -350,8 +389,17 @@ public final class RunDriver implements Runnable {
                             end,
                             finalizing,
                             takeover && finalizing == null,
-                            launch.refusals())
+                            launch.refusals(),
+                            events)
                     .pump(label, handle.get(), translator, chunks);
+        } finally {
+            if (bridge != null) {
+                try {
+                    bridge.close();
+                } catch (Exception e) {
+                    LOG.log(Level.WARNING, label + ": closing the tool bridge failed", e);
+                }
+            }
         }
     }
 }

@@ -119,6 +119,14 @@ public class RunService {
 
     @Inject Interrupts interrupts;
 
+    /** What runs' HTTP tools are called with ({@code agentbox.tools.http.*}). */
+    private dev.agentbox.tool.http.HttpToolClient toolClient =
+            new dev.agentbox.tool.http.HttpToolClient(
+                    dev.agentbox.tool.http.HttpToolSettings.defaults(), Clock.systemUTC());
+
+    private dev.agentbox.tool.bridge.BridgeLimits bridgeLimits =
+            dev.agentbox.tool.bridge.BridgeLimits.defaults();
+
     private RunContext context;
     private LocalDrivers drivers;
     private Takeovers takeovers;
@@ -129,6 +137,10 @@ public class RunService {
     void init() {
         if (config != null) {
             harnessImages = HarnessImages.fromConfig(config);
+            toolClient =
+                    new dev.agentbox.tool.http.HttpToolClient(
+                            dev.agentbox.tool.http.HttpToolSettings.fromConfig(config), clock);
+            bridgeLimits = dev.agentbox.tool.bridge.BridgeLimits.fromConfig(config);
         }
         JournalLauncher launcher = new JournalLauncher();
         ReaderFactory readers =
@@ -164,7 +176,8 @@ public class RunService {
                         this::countTakeover,
                         this::countEgress,
                         // A run that ended leaves no call waiting: its pending interrupts end.
-                        run -> interrupts.cancel(run));
+                        run -> interrupts.cancel(run),
+                        this::startBridge);
         drivers = new LocalDrivers(threads);
         // What operators watch first: how many runs this server drives right now (each holds a
         // thread and a sandbox's journal follow). Null in tests outside the server.
@@ -176,6 +189,32 @@ public class RunService {
                         context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);
         cancels = new CancelLanding(context, runs, leases, drivers, node.id(), leaseTtlMs);
         liveness = new DriverLiveness(leases, clock, Duration.ofMillis(leaseTtlMs));
+    }
+
+    /**
+     * The tool bridge of {@code run} on its sandbox's mailbox: its stored tools, its approval gate
+     * reporting into {@code gateEvents}, unsigned posts (definitions have no signing secret yet).
+     */
+    private AutoCloseable startBridge(
+            RunRecordView run,
+            SandboxHandle handle,
+            dev.agentbox.tool.ToolCallEvents calls,
+            dev.agentbox.interrupt.GateEvents gateEvents) {
+        var stored = run.bridge().orElseThrow();
+        return dev.agentbox.tool.bridge.ToolBridge.start(
+                handle.fs(),
+                dev.agentbox.tool.bridge.Mailbox.of(handle.journalDirectory(), run.runId()),
+                new dev.agentbox.tool.bridge.ToolBridge.RunTools(
+                        run.runId(),
+                        RunBridge.tokenSha256(stored),
+                        RunBridge.tools(stored),
+                        new byte[0],
+                        !RunBridge.allAllow(
+                                dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals()))),
+                interrupts.gate(run, gateEvents),
+                toolClient,
+                bridgeLimits,
+                calls);
     }
 
     /** {@code agentbox.runs.takeovers{cause=…}}: successors that claimed their run, by cause. */
@@ -215,6 +254,19 @@ public class RunService {
      * ({@link HarnessImages}) before anything is stored or ensured.
      */
     public RunRecordView start(String tenant, RunRequest toStart, AgentInvocation invocation) {
+        return start(tenant, toStart, invocation, List.of());
+    }
+
+    /**
+     * As {@link #start(String, RunRequest, AgentInvocation)}, offering the agent {@code tools} (an
+     * agent definition's). A {@code claude-code} run with tools, or whose approval rules are not
+     * all {@code allow}, gets a tool bridge ({@link RunBridge}), stored with the run.
+     */
+    public RunRecordView start(
+            String tenant,
+            RunRequest toStart,
+            AgentInvocation invocation,
+            List<dev.agentbox.tool.http.HttpTool> tools) {
         RunRequest request = toStart.withHarnessImage(harnessImages, sandboxes.specParser());
         request.sandboxKey()
                 .ifPresent(
@@ -230,6 +282,8 @@ public class RunService {
                             }
                         });
         long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
+        Optional<RunBridge.Planned> bridge =
+                RunBridge.plan(request.harness(), tools, request.approvals());
         NewRun newRun =
                 new NewRun(
                         tenant,
@@ -246,7 +300,8 @@ public class RunService {
                         NewRun.randomNonce(),
                         maxDuration > 0 ? Optional.of(maxDuration) : Optional.empty(),
                         request.fileEvents(),
-                        request.approvals().toJson());
+                        request.approvals().toJson(),
+                        bridge.map(RunBridge.Planned::stored));
         RunRecordView record;
         try (Slot slot =
                 quotas.reserve(
@@ -266,7 +321,13 @@ public class RunService {
                                                     Map.of("runId", request.runId()),
                                                     null));
         }
-        drivers.launch(new RunDriver(context, record, request.sandboxSpec(), invocation));
+        drivers.launch(
+                new RunDriver(
+                        context,
+                        record,
+                        request.sandboxSpec(),
+                        invocation,
+                        bridge.map(RunBridge.Planned::token).orElse(null)));
         LOG.info(
                 "run "
                         + LogText.quote(record.runId())

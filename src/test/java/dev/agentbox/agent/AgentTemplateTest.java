@@ -215,6 +215,17 @@ class AgentTemplateTest {
     }
 
     @Test
+    void theBridgesReservedApproveToolNameIsRefused() {
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{},\"harness\":\"claude-code\",\"tools\":"
+                                                        + "[{\"name\":\"approve\",\"url\":\"https://x/\"}]}")))
+                .isEqualTo("tools[0].name");
+    }
+
+    @Test
     void aToolThatIsNotOneIsRefusedNamingIt() {
         String head = "{\"sandbox\":{},\"harness\":\"claude-code\",\"tools\":";
         assertThat(fieldOf(() -> parse(head + "{}}"))).isEqualTo("tools");

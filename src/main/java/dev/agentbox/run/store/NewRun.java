@@ -3,6 +3,7 @@ package dev.agentbox.run.store;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Instant;
 import java.util.Objects;
@@ -23,6 +24,8 @@ import java.util.Optional;
  * @param fileEvents whether the run's log gets {@code file.changed} chunks
  * @param approvals the run's approval rules in their stored form (validated by the caller); empty
  *     for none
+ * @param bridge the run's tool bridge ({@code dev.agentbox.run.RunBridge}): the SHA-256 of its
+ *     token and its tools; empty for a run without a bridge
  */
 public record NewRun(
         String tenant,
@@ -39,7 +42,8 @@ public record NewRun(
         String journalNonce,
         Optional<Long> maxDurationMs,
         boolean fileEvents,
-        JsonArray approvals) {
+        JsonArray approvals,
+        Optional<JsonObject> bridge) {
 
     public static final int MAX_TENANT = 128;
 
@@ -71,6 +75,43 @@ public record NewRun(
                     }
                 });
         Objects.requireNonNull(approvals, "approvals");
+        Objects.requireNonNull(bridge, "bridge");
+    }
+
+    /** A run without a tool bridge. */
+    public NewRun(
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            Instant startedAt,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
+            Optional<String> sandboxKey,
+            String journalNonce,
+            Optional<Long> maxDurationMs,
+            boolean fileEvents,
+            JsonArray approvals) {
+        this(
+                tenant,
+                runId,
+                threadId,
+                harness,
+                startedAt,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                sandboxKey,
+                journalNonce,
+                maxDurationMs,
+                fileEvents,
+                approvals,
+                Optional.empty());
     }
 
     /** A run without approval rules. */

@@ -125,6 +125,14 @@ public class RunRecord {
     @Column(name = "APPROVALS_JSON")
     private String approvalsJson;
 
+    /**
+     * The run's tool bridge ({@code {"tokenSha256","tools"}}); NULL for none (and for rows written
+     * before the column). Survives takeover and later changes of the run's agent definition.
+     */
+    @Lob
+    @Column(name = "BRIDGE_JSON")
+    private String bridgeJson;
+
     @Version
     @Column(name = "VERSION")
     private long version;
@@ -149,6 +157,7 @@ public class RunRecord {
         this.maxDurationMs = run.maxDurationMs().orElse(null);
         this.fileEvents = run.fileEvents();
         this.approvalsJson = run.approvals().isEmpty() ? null : run.approvals().toString();
+        this.bridgeJson = run.bridge().map(Object::toString).orElse(null);
     }
 
     public RunRef ref() {
@@ -190,7 +199,8 @@ public class RunRecord {
                 journalNonce != null ? journalNonce : JournalId.derived(runId).nonce(),
                 Optional.ofNullable(maxDurationMs),
                 Boolean.TRUE.equals(fileEvents),
-                approvalsJson == null ? JsonValue.EMPTY_JSON_ARRAY : parseArray(approvalsJson));
+                approvalsJson == null ? JsonValue.EMPTY_JSON_ARRAY : parseArray(approvalsJson),
+                Optional.ofNullable(bridgeJson).map(RunRecord::parseObject));
     }
 
     /** The stored text of a usage object; rejects one too large for its column. */

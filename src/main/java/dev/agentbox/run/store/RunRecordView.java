@@ -23,6 +23,9 @@ import java.util.OptionalLong;
  *     its workspace (a successor restarts the watcher)
  * @param approvals the run's approval rules, stored form ({@code []} for none): every server that
  *     drives or takes the run over gates its tool calls by these
+ * @param bridge the run's tool bridge, stored form ({@code dev.agentbox.run.RunBridge}: the SHA-256
+ *     of its token and its tools, never the token); empty for a run without one. Never shown in a
+ *     view.
  */
 public record RunRecordView(
         RunRef ref,
@@ -48,7 +51,62 @@ public record RunRecordView(
         String journalNonce,
         Optional<Long> maxDurationMs,
         boolean fileEvents,
-        JsonArray approvals) {
+        JsonArray approvals,
+        Optional<JsonObject> bridge) {
+
+    /** A run without a tool bridge. */
+    public RunRecordView(
+            RunRef ref,
+            String tenant,
+            String runId,
+            String threadId,
+            Harness harness,
+            RunStatus status,
+            Instant startedAt,
+            Optional<Instant> finishedAt,
+            Optional<RunError> error,
+            Optional<JsonObject> usage,
+            Optional<String> sandboxKey,
+            Optional<Instant> detachedSince,
+            Optional<Boolean> cancelRequested,
+            boolean durable,
+            boolean detachOnDisconnect,
+            boolean destroyOnComplete,
+            Optional<String> command,
+            Optional<String> prompt,
+            OptionalLong driverEpoch,
+            long version,
+            String journalNonce,
+            Optional<Long> maxDurationMs,
+            boolean fileEvents,
+            JsonArray approvals) {
+        this(
+                ref,
+                tenant,
+                runId,
+                threadId,
+                harness,
+                status,
+                startedAt,
+                finishedAt,
+                error,
+                usage,
+                sandboxKey,
+                detachedSince,
+                cancelRequested,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                command,
+                prompt,
+                driverEpoch,
+                version,
+                journalNonce,
+                maxDurationMs,
+                fileEvents,
+                approvals,
+                Optional.empty());
+    }
 
     /**
      * This snapshot with {@code reported} as its status: for the read views, which report a live
@@ -80,7 +138,8 @@ public record RunRecordView(
                 journalNonce,
                 maxDurationMs,
                 fileEvents,
-                approvals);
+                approvals,
+                bridge);
     }
 
     public boolean isTerminal() {

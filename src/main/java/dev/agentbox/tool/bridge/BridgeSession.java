@@ -41,7 +41,10 @@ final class BridgeSession implements AutoCloseable {
 
     private final String name;
     private final Mailbox mailbox;
-    private final byte[] token;
+
+    /** The SHA-256 of the run's token: the run stores only that. */
+    private final byte[] tokenSha256;
+
     private final McpJsonMapper json;
     private final BridgeRun run;
     private final MailboxTransport transport;
@@ -54,14 +57,14 @@ final class BridgeSession implements AutoCloseable {
             String name,
             Mailbox mailbox,
             SandboxFs fs,
-            String token,
+            byte[] tokenSha256,
             McpJsonMapper json,
             MailboxSessions sessions,
             BridgeRun run,
             ThreadFactory threads) {
         this.name = name;
         this.mailbox = mailbox;
-        this.token = token.getBytes(StandardCharsets.UTF_8);
+        this.tokenSha256 = tokenSha256.clone();
         this.json = json;
         this.run = run;
         Set<String> answered = new HashSet<>();
@@ -126,8 +129,7 @@ final class BridgeSession implements AutoCloseable {
         }
         if (first) {
             first = false;
-            if (line == null
-                    || !MessageDigest.isEqual(token, line.getBytes(StandardCharsets.UTF_8))) {
+            if (line == null || !MessageDigest.isEqual(tokenSha256, ToolBridge.sha256(line))) {
                 refused = true;
                 LOG.warning(
                         "tool bridge: session "

@@ -41,17 +41,47 @@ public final class ToolBridge implements AutoCloseable {
      * What a run offers its agent.
      *
      * @param runId the run
-     * @param token the run's bridge token: a session must present exactly this
+     * @param tokenSha256 the SHA-256 of the run's bridge token: a session must present a token with
+     *     exactly this hash (the run stores only the hash)
      * @param tools the run's HTTP tools
      * @param secret the HMAC secret their posts are signed with (empty: unsigned)
+     * @param permissionPrompt whether to offer {@link PermissionPrompt#TOOL_NAME}, the tool Claude
+     *     Code asks before running one of its own tools
      */
-    public record RunTools(String runId, String token, List<HttpTool> tools, byte[] secret) {
+    public record RunTools(
+            String runId,
+            byte[] tokenSha256,
+            List<HttpTool> tools,
+            byte[] secret,
+            boolean permissionPrompt) {
         public RunTools {
             Objects.requireNonNull(runId);
+            if (tokenSha256 == null || tokenSha256.length != 32) {
+                throw new IllegalArgumentException("a bridge needs a token's SHA-256");
+            }
+            tools = List.copyOf(tools);
+        }
+
+        /** The tools of a run whose token is {@code token}, without the permission prompt tool. */
+        public RunTools(String runId, String token, List<HttpTool> tools, byte[] secret) {
+            this(runId, sha256(requireToken(token)), tools, secret, false);
+        }
+
+        private static String requireToken(String token) {
             if (token == null || token.isEmpty()) {
                 throw new IllegalArgumentException("a bridge needs a token");
             }
-            tools = List.copyOf(tools);
+            return token;
+        }
+    }
+
+    /** SHA-256 of {@code text}'s UTF-8 bytes. */
+    static byte[] sha256(String text) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -92,19 +122,30 @@ public final class ToolBridge implements AutoCloseable {
                         .validateToolInputs(true)
                         .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                         .tools(
-                                run.tools().stream()
-                                        .map(
-                                                t ->
-                                                        new HttpToolHandler(
-                                                                        run.runId(),
-                                                                        t,
-                                                                        run.secret(),
-                                                                        gate,
-                                                                        client,
-                                                                        events,
-                                                                        json,
-                                                                        blocking)
-                                                                .specification())
+                                java.util.stream.Stream.concat(
+                                                run.permissionPrompt()
+                                                        ? java.util.stream.Stream.of(
+                                                                new PermissionPrompt(
+                                                                                run.runId(),
+                                                                                gate,
+                                                                                json,
+                                                                                blocking)
+                                                                        .specification())
+                                                        : java.util.stream.Stream.empty(),
+                                                run.tools().stream()
+                                                        .map(
+                                                                t ->
+                                                                        new HttpToolHandler(
+                                                                                        run.runId(),
+                                                                                        t,
+                                                                                        run
+                                                                                                .secret(),
+                                                                                        gate,
+                                                                                        client,
+                                                                                        events,
+                                                                                        json,
+                                                                                        blocking)
+                                                                                .specification()))
                                         .toList())
                         .build();
         this.sessionList = new LineFollow(fs, mailbox.sessions(), 64, this::onSession, threads);
@@ -153,7 +194,8 @@ public final class ToolBridge implements AutoCloseable {
             return;
         }
         BridgeSession s =
-                new BridgeSession(name, mailbox, fs, run.token(), json, provider, counts, threads);
+                new BridgeSession(
+                        name, mailbox, fs, run.tokenSha256(), json, provider, counts, threads);
         sessions.put(name, s);
         s.start();
     }

@@ -92,7 +92,8 @@ public class InMemoryRuns implements RunStore, ClaimStore, EventLog {
                     created.journalNonce(),
                     created.maxDurationMs(),
                     created.fileEvents(),
-                    created.approvals());
+                    created.approvals(),
+                    created.bridge());
         }
     }
 

@@ -120,6 +120,39 @@ public abstract class RunStoreContract extends RunStoresFixture {
     }
 
     @Test
+    void aRunsToolBridgeIsKeptWithTheRunAndAbsentByDefault() {
+        jakarta.json.JsonObject bridge =
+                Json.createObjectBuilder()
+                        .add("tokenSha256", "ab".repeat(32))
+                        .add(
+                                "tools",
+                                Json.createArrayBuilder()
+                                        .add(Json.createObjectBuilder().add("name", "weather")))
+                        .build();
+        create(
+                new NewRun(
+                        tenant,
+                        "r-bridge",
+                        "t-1",
+                        Harness.CLAUDE_CODE,
+                        T0,
+                        true,
+                        true,
+                        false,
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        NewRun.randomNonce(),
+                        Optional.empty(),
+                        false,
+                        Json.createArrayBuilder().build(),
+                        Optional.of(bridge)));
+        create(NewRun.durable(tenant, "r-no-bridge", "t-1", Harness.COMMAND, T0));
+        assertThat(runs.find(tenant, "r-bridge").orElseThrow().bridge()).contains(bridge);
+        assertThat(runs.find(tenant, "r-no-bridge").orElseThrow().bridge()).isEmpty();
+    }
+
+    @Test
     void approvalRulesAreKeptWithTheRunAndEmptyByDefault() {
         jakarta.json.JsonArray rules =
                 Json.createArrayBuilder()

@@ -330,6 +330,63 @@ class ToolBridgeDockerTest {
     }
 
     @Test
+    void thePermissionPromptToolAnswersClaudeCodeByTheGateWithTheToolNameItGives() {
+        Mailbox m = mailbox();
+        List<String> asked = new CopyOnWriteArrayList<>();
+        HttpToolClient client = new HttpToolClient(HttpToolSettings.defaults(), Clock.systemUTC());
+        bridges.add(
+                ToolBridge.start(
+                        sandbox.fs(),
+                        m,
+                        new ToolBridge.RunTools(
+                                "run-1", ToolBridge.sha256(TOKEN), List.of(), new byte[0], true),
+                        call -> {
+                            asked.add(call.tool() + " " + call.arguments());
+                            return CompletableFuture.completedFuture(
+                                    call.tool().equals("Bash")
+                                            ? GateDecision.deny("not this command")
+                                            : GateDecision.allow());
+                        },
+                        client,
+                        BridgeLimits.defaults(),
+                        ToolCallEvents.NONE));
+        Client c = new Client(m, TOKEN);
+        c.initialize();
+        JsonObject list = c.call("tools/list", "{}").getJsonObject("result");
+        assertThat(list.getJsonArray("tools").stream().map(t -> t.asJsonObject().getString("name")))
+                .containsExactly(PermissionPrompt.TOOL_NAME);
+
+        JsonObject denied =
+                c.callTool(
+                        PermissionPrompt.TOOL_NAME,
+                        "{\"tool_name\":\"Bash\",\"input\":{\"command\":\"rm -rf /\"},"
+                                + "\"tool_use_id\":\"toolu_1\"}");
+        assertThat(Json.createReader(new StringReader(text(denied))).readObject())
+                .isEqualTo(
+                        Json.createObjectBuilder()
+                                .add("behavior", "deny")
+                                .add("message", "refused: not this command")
+                                .build());
+        JsonObject allowed =
+                c.callTool(
+                        PermissionPrompt.TOOL_NAME,
+                        "{\"tool_name\":\"Write\",\"input\":{\"file_path\":\"/workspace/a\"}}");
+        assertThat(Json.createReader(new StringReader(text(allowed))).readObject())
+                .isEqualTo(
+                        Json.createReader(
+                                        new StringReader(
+                                                "{\"behavior\":\"allow\",\"updatedInput\":"
+                                                        + "{\"file_path\":\"/workspace/a\"}}"))
+                                .readObject());
+        // The run's own bridged tools are gated by their handler, by their bare name.
+        c.callTool(PermissionPrompt.TOOL_NAME, "{\"tool_name\":\"mcp__agentbox__weather\"}");
+        assertThat(asked)
+                .containsExactly(
+                        "Bash {\"command\":\"rm -rf /\"}",
+                        "Write {\"file_path\":\"/workspace/a\"}");
+    }
+
+    @Test
     void anArgumentAgainstTheSchemaIsAnErrorResultAndNothingIsPosted() {
         Mailbox m = mailbox();
         bridge(m, BridgeLimits.defaults(), ToolGate.ALLOW_ALL);

@@ -1,0 +1,237 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An agent definition's HTTP tool, called by the real Claude Code through its run's tool bridge:
+ * the model (scripted, behind a {@link ModelHost}) asks for {@code mcp__agentbox__weather}, the
+ * server posts the arguments to a tool server on this machine's loopback (allowed for the IT server
+ * in pom.xml, {@code agentbox.tools.http.allowed-hosts}), and the answer reaches the model.
+ */
+class ClaudeCodeHttpToolIT {
+
+    private static final String KEY = "sk-e2e-" + UUID.randomUUID();
+
+    private static ModelHost host;
+    private static ScriptedModelServer model;
+    private static HttpServer tool;
+    private static final List<String> posted = new CopyOnWriteArrayList<>();
+    private static final List<String> callKeys = new CopyOnWriteArrayList<>();
+
+    private final Api api = Api.itServer();
+    private final Runs runs = new Runs(api, Api.TENANT_A);
+    private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+
+    @BeforeAll
+    static void start() throws Exception {
+        host = ModelHost.start(KEY);
+        model = host.model();
+        tool = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        tool.createContext(
+                "/weather",
+                ex -> {
+                    posted.add(
+                            new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                    callKeys.add(ex.getRequestHeaders().getFirst("X-Agentbox-Call-Key"));
+                    byte[] answer = "{\"forecast\":\"sunny-21C\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.getResponseHeaders().add("Content-Type", "application/json");
+                    ex.sendResponseHeaders(200, answer.length);
+                    ex.getResponseBody().write(answer);
+                    ex.close();
+                });
+        tool.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (tool != null) {
+            tool.stop(0);
+        }
+        if (host != null) {
+            host.close();
+        }
+        EgressWorld.removeGateways(EgressWorld.TENANT_A);
+    }
+
+    private JsonObject definition(String agentId) throws Exception {
+        String ca = Files.readString(Path.of("src/test/resources/egress-test-tls/ca.pem")).strip();
+        return Json.createObjectBuilder()
+                .add(
+                        "sandbox",
+                        Json.createObjectBuilder()
+                                .add("definitionId", agentId)
+                                .add(
+                                        "policy",
+                                        Json.createObjectBuilder()
+                                                .add("network", "egress")
+                                                .add(
+                                                        "egress",
+                                                        Json.createObjectBuilder()
+                                                                .add(
+                                                                        "allow",
+                                                                        Json.createArrayBuilder()
+                                                                                .add(
+                                                                                        ModelHost
+                                                                                                .NAME))))
+                                .add(
+                                        "workspace",
+                                        Json.createObjectBuilder()
+                                                .add(
+                                                        "env",
+                                                        Json.createObjectBuilder()
+                                                                .add(
+                                                                        "ANTHROPIC_BASE_URL",
+                                                                        "https://" + ModelHost.NAME)
+                                                                .add("DISABLE_TELEMETRY", "1")
+                                                                .add("DISABLE_AUTOUPDATER", "1")
+                                                                .add(
+                                                                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+                                                                        "1")
+                                                                .add(
+                                                                        "CLAUDE_CODE_MAX_RETRIES",
+                                                                        "0"))
+                                                .add(
+                                                        "setup",
+                                                        Json.createArrayBuilder()
+                                                                .add(
+                                                                        "for f in /etc/agentbox/egress-ca.pem /etc/agentbox/ca-bundle.pem;"
+                                                                                + " do printf '%s\\n' "
+                                                                                + ShellQuote.single(
+                                                                                        ca)
+                                                                                + " >> \"$f\"; done"))))
+                .add("harness", "claude-code")
+                .add(
+                        "tools",
+                        Json.createArrayBuilder()
+                                .add(
+                                        Json.createObjectBuilder()
+                                                .add("name", "weather")
+                                                .add("description", "The weather of a city")
+                                                .add(
+                                                        "parameters",
+                                                        Json.createObjectBuilder()
+                                                                .add("type", "object")
+                                                                .add(
+                                                                        "properties",
+                                                                        Json.createObjectBuilder()
+                                                                                .add(
+                                                                                        "city",
+                                                                                        Json
+                                                                                                .createObjectBuilder()
+                                                                                                .add(
+                                                                                                        "type",
+                                                                                                        "string"))))
+                                                .add(
+                                                        "url",
+                                                        "http://127.0.0.1:"
+                                                                + tool.getAddress().getPort()
+                                                                + "/weather")))
+                .build();
+    }
+
+    private static String input(String threadId, String runId) {
+        return Json.createObjectBuilder()
+                .add("threadId", threadId)
+                .add("runId", runId)
+                .add(
+                        "messages",
+                        Json.createArrayBuilder()
+                                .add(
+                                        Json.createObjectBuilder()
+                                                .add("id", "u-1")
+                                                .add("role", "user")
+                                                .add("content", "weather in Paris?")))
+                .add("tools", Json.createArrayBuilder())
+                .add("context", Json.createArrayBuilder())
+                .add("state", Json.createObjectBuilder())
+                .add(
+                        "forwardedProps",
+                        Json.createObjectBuilder()
+                                .add(
+                                        "agentbox",
+                                        Json.createObjectBuilder()
+                                                .add(
+                                                        "secrets",
+                                                        Json.createObjectBuilder()
+                                                                .add("ANTHROPIC_API_KEY", KEY))))
+                .build()
+                .toString();
+    }
+
+    @Test
+    void claudeCodeCallsTheDefinitionsHttpToolThroughTheBridge() throws Exception {
+        String agentId = "e2e-tool-" + UUID.randomUUID().toString().substring(0, 8);
+        HttpResponse<String> created =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                definition(agentId).toString())));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        model.enqueue(
+                new Turn.ToolCall(
+                        "mcp__agentbox__weather",
+                        Json.createObjectBuilder().add("city", "Paris").build()),
+                Turn.text("it is sunny"));
+        String runId = "e2e-tool-run-" + UUID.randomUUID();
+        String sandboxKey = null;
+        try {
+            List<AgentsIT.Event> events =
+                    AgentsIT.readSse(
+                            api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    input("t-" + agentId, runId))));
+            sandboxKey = runs.get(runId).getString("sandboxKey");
+            assertThat(events.get(events.size() - 1).name())
+                    .as(events.toString())
+                    .isEqualTo("RUN_FINISHED");
+            assertThat(posted).as(events.toString()).hasSize(1);
+            assertThat(Json.createReader(new java.io.StringReader(posted.get(0))).readObject())
+                    .isEqualTo(Json.createObjectBuilder().add("city", "Paris").build());
+            assertThat(callKeys.get(0)).isNotBlank();
+            assertThat(events)
+                    .anyMatch(
+                            e ->
+                                    e.name().equals("TOOL_CALL_START")
+                                            && e.data().getString("toolCallName").equals("weather")
+                                            && e.data()
+                                                    .getString("toolCallId")
+                                                    .startsWith("agentbox-tool-"));
+            assertThat(events)
+                    .anyMatch(
+                            e ->
+                                    e.name().equals("TOOL_CALL_RESULT")
+                                            && e.data().getString("content").contains("sunny-21C"));
+            List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
+            assertThat(asked.get(asked.size() - 1).body()).contains("sunny-21C");
+        } finally {
+            if (sandboxKey != null) {
+                sandboxes.delete(sandboxKey);
+            }
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        }
+    }
+}
