@@ -107,8 +107,17 @@ final class AgentLaunch {
         }
     }
 
-    /** The sandbox's handle with the agent running in it, or empty when the run has ended. */
-    Optional<SandboxHandle> open(String label, HarnessTranslator translator, ChunkFactory chunks) {
+    /**
+     * The sandbox's handle with the agent running in it, or empty when the run has ended. {@code
+     * beforeAgent} gets the open sandbox once the run goes on in it: before a first driver starts
+     * the agent (so the run's tool bridge already answers the agent's first MCP request), after a
+     * successor found the journal.
+     */
+    Optional<SandboxHandle> open(
+            String label,
+            HarnessTranslator translator,
+            ChunkFactory chunks,
+            java.util.function.Consumer<SandboxHandle> beforeAgent) {
         // RUN_STARTED first: AG-UI clients refuse a stream that starts with anything else. A
         // successor replays RUN_STARTED (alignment matches it with the stored one) and writes no
         // run.accepted; alignment passes over a stored run.accepted wherever it stands, so a log
@@ -153,13 +162,16 @@ final class AgentLaunch {
                 end.journalNeverAppeared(label);
                 return Optional.empty();
             }
+            beforeAgent.accept(handle);
         } else {
             RunEgressDenials.Reading before = reading;
+            AgentInvocation invocation = withBridge(handle);
+            beforeAgent.accept(handle);
             ctx.launcher()
                     .start(
                             handle,
                             run.journal(),
-                            withBridge(handle),
+                            invocation,
                             // The prompt is written meanwhile; the agent waits for the read.
                             () -> refusals = before == null ? null : before.get().orElse(null));
             LOG.info(label + ": agent started in " + handle.id());

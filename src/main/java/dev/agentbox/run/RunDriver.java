@@ -366,19 +366,28 @@ public final class RunDriver implements Runnable {
         HarnessTranslator translator =
                 run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
-        Optional<SandboxHandle> handle = launch.open(label, translator, chunks);
-        if (handle.isEmpty()) {
-            return;
-        }
         // The run's tool bridge is served while this driver drives the run (a first start or a
         // takeover; a finalizer's agent is done and calls nothing) and stops when it stops:
-        // ended, left, or fenced out. Calls in flight are abandoned unanswered; the relay waits
+        // ended, left, or fenced out. It starts before a first driver's agent does, so the agent's
+        // MCP client never waits for it. Calls in flight are abandoned unanswered; the relay waits
         // for the next server's bridge.
         RunBridgeEvents events =
                 run.bridge().isPresent() && finalizing == null ? new RunBridgeEvents(chunks) : null;
-        AutoCloseable bridge =
-                events != null ? ctx.bridges().start(run, handle.get(), events, events) : null;
+        AutoCloseable[] bridge = {null};
         try {
+            Optional<SandboxHandle> handle =
+                    launch.open(
+                            label,
+                            translator,
+                            chunks,
+                            h -> {
+                                if (events != null) {
+                                    bridge[0] = ctx.bridges().start(run, h, events, events);
+                                }
+                            });
+            if (handle.isEmpty()) {
+                return;
+            }
             // A successor (not a finalizer) has just waited for its journal to exist.
             new JournalPump(
                             ctx,
@@ -393,9 +402,9 @@ public final class RunDriver implements Runnable {
                             events)
                     .pump(label, handle.get(), translator, chunks);
         } finally {
-            if (bridge != null) {
+            if (bridge[0] != null) {
                 try {
-                    bridge.close();
+                    bridge[0].close();
                 } catch (Exception e) {
                     LOG.log(Level.WARNING, label + ": closing the tool bridge failed", e);
                 }
