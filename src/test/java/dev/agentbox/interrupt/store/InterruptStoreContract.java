@@ -65,6 +65,9 @@ public abstract class InterruptStoreContract {
 
     @BeforeEach
     void newRun() {
+        // A clean table per test: expiry is bounded per call across all runs, so rows left by
+        // other tests (or by an earlier build on the same PostgreSQL) would be expired first.
+        db.clear(InterruptRow.class);
         clock.set(T0);
         run = createRun("r-" + UUID.randomUUID());
     }
