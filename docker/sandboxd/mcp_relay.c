@@ -11,7 +11,8 @@
  *
  * Files, for a session named S (16 random hex digits, one per relay process):
  *   DIR/S.in       created exclusively; first line the token (AGENTBOX_MCP_TOKEN), then one line
- *                  per message from stdin, appended by this process only.
+ *                  per message from stdin, appended by this process only; when stdin ends, a
+ *                  last line {"jsonrpc":"2.0","method":"agentbox/session-ended"}.
  *   DIR/S.out/N    the server's N-th outgoing message (N = 1, 2, 3, ...), each written whole by
  *                  the channel's atomic write (temp file + rename), copied to stdout in order.
  *   DIR/sessions   S appended once S.in holds the token (one short O_APPEND write: atomic).
@@ -32,6 +33,7 @@
 #define MCP_KEEP_HEAD 4096u          /* of a refused line: where a leading "id" would be */
 #define MCP_KEEP_TAIL 256u           /* ... and where a trailing "id" would be */
 #define MCP_POLL_MS 250              /* answers are looked for this often even without inotify */
+#define MCP_ENDED "{\"jsonrpc\":\"2.0\",\"method\":\"agentbox/session-ended\"}"
 
 static char *mcp_dir;
 static char mcp_session[17];
@@ -215,6 +217,9 @@ int mcp_relay(const char *dir) {
         if (n == 0) { /* stdin ended: the client is done with this session */
             if (oversize) refuse_ring(acc, len, tail, tail_pos);
             else forward_line(acc, len);
+            /* Tells the server the session is over, so it stops following it and its place
+             * under the run's bound of sessions goes to the next one. */
+            forward_line(MCP_ENDED, sizeof MCP_ENDED - 1);
             return 0;
         }
         for (ssize_t i = 0; i < n; i++) {

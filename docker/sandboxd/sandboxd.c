@@ -53,6 +53,7 @@
 extern char **environ;
 
 int mcp_relay(const char *dir); /* mcp_relay.c: the tool bridge's relay, `mcp DIR` */
+int tool_cli(int argc, char **argv); /* tool_cli.c: `tool list|call` for command agents */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small utilities                                                                             */
@@ -1081,8 +1082,9 @@ int main(int argc, char **argv) {
         return supervise(argv[2]);
     }
     if (argc == 3 && strcmp(argv[1], "mcp") == 0) return mcp_relay(argv[2]);
+    if (argc >= 2 && strcmp(argv[1], "tool") == 0) return tool_cli(argc - 2, argv + 2);
     fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd mcp DIR | agentbox-sandboxd "
-          "version\n",
+          "tool list|call ... | agentbox-sandboxd version\n",
           stderr);
     return 2;
 }

@@ -190,7 +190,11 @@ final class AgentLaunch {
         Mailbox mailbox = Mailbox.of(handle.journalDirectory(), run.runId());
         ToolBridge.prepare(handle.fs(), mailbox);
         return RunBridge.invocation(
-                ApprovalRules.fromJson(run.approvals()), agent, mailbox.dir(), bridgeToken);
+                run.harness(),
+                ApprovalRules.fromJson(run.approvals()),
+                agent,
+                mailbox.dir(),
+                bridgeToken);
     }
 
     /**

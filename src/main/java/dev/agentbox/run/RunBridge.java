@@ -27,8 +27,9 @@ import java.util.Optional;
  * shows it.
  *
  * <p>Which runs get one: a {@code claude-code} run that has tools or whose approval rules are not
- * all {@code allow}. Codex is left without a bridge: it reaches MCP tools only through its own tool
- * search, and has no permission prompt tool.
+ * all {@code allow}, and a {@code command} run that has tools (it calls them with the helper's tool
+ * client; approval rules apply to those calls). Codex is left without a bridge: it reaches MCP
+ * tools only through its own tool search, and has no permission prompt tool.
  */
 public final class RunBridge {
 
@@ -47,7 +48,13 @@ public final class RunBridge {
     /** The bridge of a new run, or empty when it needs none. */
     public static Optional<Planned> plan(
             Harness harness, List<HttpTool> tools, ApprovalRules rules) {
-        if (harness != Harness.CLAUDE_CODE || (tools.isEmpty() && allAllow(rules))) {
+        boolean wanted =
+                switch (harness) {
+                    case CLAUDE_CODE -> !tools.isEmpty() || !allAllow(rules);
+                    case COMMAND -> !tools.isEmpty();
+                    case CODEX -> false;
+                };
+        if (!wanted) {
             return Optional.empty();
         }
         byte[] raw = new byte[32];
@@ -83,16 +90,20 @@ public final class RunBridge {
     }
 
     /**
-     * Claude Code's command line with the run's MCP server, and — when the run's rules are not all
-     * {@code allow} — Claude Code's own tools asked for through the bridge's permission prompt
-     * tool: {@code bypassPermissions} becomes {@code default}, since bypass never asks. {@code
-     * IS_SANDBOX=1} stays as it was (Claude Code checks it only for bypass as root).
+     * The agent's command line with the run's MCP server ({@link BridgeFlags}); and for Claude
+     * Code, when the run's rules are not all {@code allow}, Claude Code's own tools asked for
+     * through the bridge's permission prompt tool: {@code bypassPermissions} becomes {@code
+     * default}, since bypass never asks. {@code IS_SANDBOX=1} stays as it was (Claude Code checks
+     * it only for bypass as root).
      */
     static AgentInvocation invocation(
-            ApprovalRules rules, AgentInvocation agent, String mailboxDir, String token) {
-        AgentInvocation withTools =
-                BridgeFlags.withTools(Harness.CLAUDE_CODE, agent, mailboxDir, token);
-        if (allAllow(rules)) {
+            Harness harness,
+            ApprovalRules rules,
+            AgentInvocation agent,
+            String mailboxDir,
+            String token) {
+        AgentInvocation withTools = BridgeFlags.withTools(harness, agent, mailboxDir, token);
+        if (harness != Harness.CLAUDE_CODE || allAllow(rules)) {
             return withTools;
         }
         String line = withTools.command();

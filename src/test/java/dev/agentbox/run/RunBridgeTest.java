@@ -39,9 +39,38 @@ class RunBridgeTest {
     }
 
     @Test
-    void codexAndCommandRunsGetNoBridgeEvenWithTools() {
+    void codexRunsGetNoBridgeEvenWithTools() {
         assertThat(RunBridge.plan(Harness.CODEX, List.of(WEATHER), ApprovalRules.NONE)).isEmpty();
-        assertThat(RunBridge.plan(Harness.COMMAND, List.of(WEATHER), ApprovalRules.NONE)).isEmpty();
+    }
+
+    @Test
+    void aCommandRunGetsABridgeOnlyWhenItHasTools() {
+        assertThat(RunBridge.plan(Harness.COMMAND, List.of(WEATHER), ApprovalRules.NONE))
+                .isPresent();
+        assertThat(
+                        RunBridge.plan(
+                                Harness.COMMAND,
+                                List.of(),
+                                rules("[{\"tool\":\"*\",\"decision\":\"ask\"}]")))
+                .as("no tools: nothing of its own to gate")
+                .isEmpty();
+    }
+
+    @Test
+    void aCommandRunsLineGetsTheMailboxAndTokenExportedInFrontAndNothingElse() {
+        AgentInvocation agent = new AgentInvocation("my-agent --go", java.util.Optional.empty());
+        String line =
+                RunBridge.invocation(
+                                Harness.COMMAND,
+                                rules("[{\"tool\":\"*\",\"decision\":\"ask\"}]"),
+                                agent,
+                                "/tmp/agentbox-runs/r.mcp",
+                                "tok")
+                        .command();
+        assertThat(line)
+                .isEqualTo(
+                        "export AGENTBOX_MCP_DIR='/tmp/agentbox-runs/r.mcp'"
+                                + " AGENTBOX_MCP_TOKEN='tok'; my-agent --go");
     }
 
     @Test
@@ -68,7 +97,10 @@ class RunBridgeTest {
         AgentInvocation agent =
                 AgentCommands.forHarness(
                         Harness.CLAUDE_CODE, "hi", PermissionMode.BYPASS_PERMISSIONS);
-        String line = RunBridge.invocation(ask, agent, "/tmp/agentbox-runs/r.mcp", "tok").command();
+        String line =
+                RunBridge.invocation(
+                                Harness.CLAUDE_CODE, ask, agent, "/tmp/agentbox-runs/r.mcp", "tok")
+                        .command();
         assertThat(line)
                 .startsWith("IS_SANDBOX=1 ")
                 .contains(
@@ -83,7 +115,12 @@ class RunBridgeTest {
                 AgentCommands.forHarness(
                         Harness.CLAUDE_CODE, "hi", PermissionMode.BYPASS_PERMISSIONS);
         String line =
-                RunBridge.invocation(ApprovalRules.NONE, agent, "/tmp/agentbox-runs/r.mcp", "tok")
+                RunBridge.invocation(
+                                Harness.CLAUDE_CODE,
+                                ApprovalRules.NONE,
+                                agent,
+                                "/tmp/agentbox-runs/r.mcp",
+                                "tok")
                         .command();
         assertThat(line)
                 .contains("--permission-mode bypassPermissions")

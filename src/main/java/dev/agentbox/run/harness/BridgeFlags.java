@@ -16,6 +16,10 @@ import jakarta.json.Json;
  *       without asking; in the other modes a non-interactive run refuses them as it refuses {@code
  *       Bash}.
  *   <li>Codex: {@code -c mcp_servers.agentbox.…} overrides after {@code codex exec}.
+ *   <li>A {@code command} agent: {@code AGENTBOX_MCP_DIR} and {@code AGENTBOX_MCP_TOKEN} exported
+ *       before its command, for the helper's tool client ({@code agentbox-sandboxd tool list},
+ *       {@code agentbox-sandboxd tool call NAME ARGS}). The command runs in its own subshell
+ *       ({@code JournalCommand}), so the variables reach it and nothing after it.
  * </ul>
  */
 public final class BridgeFlags {
@@ -38,7 +42,7 @@ public final class BridgeFlags {
                                     " --mcp-config "
                                             + ShellQuote.single(claudeConfig(mailboxDir, token)));
                     case CODEX -> insertAfter(line, "codex exec", codexFlags(mailboxDir, token));
-                    case COMMAND -> line;
+                    case COMMAND -> commandEnv(mailboxDir, token) + line;
                 };
         return new AgentInvocation(added, invocation.prompt());
     }
@@ -65,6 +69,15 @@ public final class BridgeFlags {
                                                                 .add("AGENTBOX_MCP_TOKEN", token))))
                 .build()
                 .toString();
+    }
+
+    /** The exports before a command agent's command line. */
+    static String commandEnv(String mailboxDir, String token) {
+        return "export AGENTBOX_MCP_DIR="
+                + ShellQuote.single(mailboxDir)
+                + " AGENTBOX_MCP_TOKEN="
+                + ShellQuote.single(token)
+                + "; ";
     }
 
     /** Codex's {@code -c} overrides (TOML values) for the same server. */

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -27,6 +28,9 @@ import java.util.logging.Logger;
  * MCP session has its state back; a tool call still unanswered is dispatched again (the gate is
  * idempotent on the call key, which is the session name and the request id).
  *
+ * <p>A session ends at the relay's last line ({@link #ENDED}): it is closed and its place under the
+ * run's bound of sessions is given to the next one.
+ *
  * <p>Tool calls are counted against the run's bounds ({@link BridgeLimits}) before they reach the
  * MCP session; one over a bound gets a JSON-RPC error at once.
  */
@@ -39,6 +43,9 @@ final class BridgeSession implements AutoCloseable {
 
     static final int TOO_MANY = -32000;
 
+    /** The line the relay appends when its stdin ends (docker/sandboxd/mcp_relay.c). */
+    static final String ENDED = "{\"jsonrpc\":\"2.0\",\"method\":\"agentbox/session-ended\"}";
+
     private final String name;
     private final Mailbox mailbox;
 
@@ -50,6 +57,7 @@ final class BridgeSession implements AutoCloseable {
     private final MailboxTransport transport;
     private final McpServerSession session;
     private final LineFollow follow;
+    private final Consumer<String> onEnded;
     private boolean first = true;
     private volatile boolean refused;
 
@@ -61,8 +69,10 @@ final class BridgeSession implements AutoCloseable {
             McpJsonMapper json,
             MailboxSessions sessions,
             BridgeRun run,
-            ThreadFactory threads) {
+            ThreadFactory threads,
+            Consumer<String> onEnded) {
         this.name = name;
+        this.onEnded = onEnded;
         this.mailbox = mailbox;
         this.tokenSha256 = tokenSha256.clone();
         this.json = json;
@@ -139,6 +149,14 @@ final class BridgeSession implements AutoCloseable {
                                 + " refused: its token is not the run's");
                 follow.close();
             }
+            return;
+        }
+        if (ENDED.equals(line)) {
+            // The relay's stdin ended: nothing more comes, and an answer still awaited has no
+            // reader. Whoever wrote the line (the relay, or the agent itself) ends only this
+            // session.
+            close();
+            onEnded.accept(name);
             return;
         }
         if (line == null) {

@@ -96,6 +96,15 @@ public final class ToolBridge implements AutoCloseable {
     private final Scheduler blocking;
     private final DaemonThreads threads;
     private final Map<String, BridgeSession> sessions = new ConcurrentHashMap<>();
+
+    /** Most sessions named while {@code maxSessions} are open that wait for a place. */
+    static final int MAX_WAITING = 1024;
+
+    /** Most names of ended sessions remembered (a name listed again is not followed again). */
+    private static final int MAX_ENDED = 65536;
+
+    private final java.util.ArrayDeque<String> waiting = new java.util.ArrayDeque<>();
+    private final java.util.Set<String> ended = new java.util.HashSet<>();
     private final LineFollow sessionList;
     private volatile boolean closed;
 
@@ -178,11 +187,25 @@ public final class ToolBridge implements AutoCloseable {
         }
     }
 
-    private void onSession(String name) {
-        if (closed || name == null || !Mailbox.validSession(name) || sessions.containsKey(name)) {
+    /**
+     * A session named in the list. At most {@code maxSessions} are followed at once; later ones
+     * wait (up to {@value #MAX_WAITING}, then they are ignored) until one ends. Synchronized with
+     * {@link #onEnded}: the list and the sessions are followed on different threads.
+     */
+    private synchronized void onSession(String name) {
+        if (closed
+                || name == null
+                || !Mailbox.validSession(name)
+                || sessions.containsKey(name)
+                || ended.contains(name)
+                || waiting.contains(name)) {
             return;
         }
         if (sessions.size() >= counts.limits().maxSessions()) {
+            if (waiting.size() < MAX_WAITING) {
+                waiting.add(name);
+                return;
+            }
             LOG.warning(
                     "tool bridge of run "
                             + run.runId()
@@ -190,17 +213,44 @@ public final class ToolBridge implements AutoCloseable {
                             + name
                             + " ignored, the run has "
                             + counts.limits().maxSessions()
-                            + " already");
+                            + " open and "
+                            + MAX_WAITING
+                            + " waiting");
             return;
         }
         BridgeSession s =
                 new BridgeSession(
-                        name, mailbox, fs, run.tokenSha256(), json, provider, counts, threads);
+                        name,
+                        mailbox,
+                        fs,
+                        run.tokenSha256(),
+                        json,
+                        provider,
+                        counts,
+                        threads,
+                        this::onEnded);
         sessions.put(name, s);
         s.start();
     }
 
-    /** Sessions this bridge serves (refused ones included), for tests and diagnostics. */
+    /** A session's relay ended it: its place goes to the first waiting session. */
+    private synchronized void onEnded(String name) {
+        if (sessions.remove(name) == null) {
+            return;
+        }
+        if (ended.size() < MAX_ENDED) {
+            ended.add(name);
+        }
+        String next = waiting.poll();
+        if (next != null && !closed) {
+            onSession(next);
+        }
+    }
+
+    /**
+     * Sessions this bridge follows now (refused ones included, ended ones not), for tests and
+     * diagnostics.
+     */
     public int sessionCount() {
         return sessions.size();
     }

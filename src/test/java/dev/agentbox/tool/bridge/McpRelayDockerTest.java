@@ -136,13 +136,16 @@ class McpRelayDockerTest {
     }
 
     @Test
-    void endsWhenItsStdinEndsEvenWithAnswersStillAwaited() {
+    void endsWhenItsStdinEndsEvenWithAnswersStillAwaitedAndSaysSoInItsLastLine() {
         Relay r = relay("tok-3");
         r.process().writeStdin("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"slow\"}\n");
         r.process().closeStdin();
         assertThat(r.process().waitFor(Duration.ofSeconds(5))).hasValue(0);
         assertThat(sandbox.fs().read(r.mailbox().in(r.session())))
-                .isEqualTo("tok-3\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"slow\"}\n");
+                .isEqualTo(
+                        "tok-3\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"slow\"}\n"
+                                + BridgeSession.ENDED
+                                + "\n");
     }
 
     static void sleep(long ms) {

@@ -1,0 +1,153 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonValue;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A {@code command} agent calls its definition's tools with the helper's tool client (docs/api.md,
+ * "Which runs offer tools"): the run gets the bridge, its command gets the mailbox and the token,
+ * the approval rules gate the calls, and the answers reach the command.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CommandAgentToolsIT {
+
+    private static final String CLI = "/opt/agentbox/bin/agentbox-sandboxd tool";
+
+    private final Api api = Api.itServer();
+    private final String prefix = "cmd-tools-" + UUID.randomUUID().toString().substring(0, 8);
+    private final String agentId = prefix + "-agent";
+    private final List<String> posted = new CopyOnWriteArrayList<>();
+    private HttpServer http;
+
+    @BeforeAll
+    void startToolServer() throws IOException {
+        http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext(
+                "/weather",
+                ex -> {
+                    String body =
+                            new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                    posted.add(ex.getRequestURI().getPath() + " " + body);
+                    byte[] answer = "sunny in Paris".getBytes(StandardCharsets.UTF_8);
+                    ex.sendResponseHeaders(200, answer.length);
+                    try (OutputStream o = ex.getResponseBody()) {
+                        o.write(answer);
+                    }
+                });
+        http.start();
+    }
+
+    @AfterAll
+    void cleanUp() {
+        http.stop(0);
+        api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        try (Sandboxes s = new Sandboxes(api, Api.TENANT_A)) {
+            for (JsonValue v : (JsonArray) Api.json(api.get("/api/v1/sandboxes", Api.TENANT_A))) {
+                if (v.toString().contains(prefix)) {
+                    s.delete(v.asJsonObject().getString("key"));
+                }
+            }
+        }
+        assertThat(Api.json(api.get("/api/v1/sandboxes", Api.TENANT_A)).toString())
+                .as("no sandbox of this class is left")
+                .doesNotContain(prefix);
+    }
+
+    private String tool(String name) {
+        return Json.createObjectBuilder()
+                .add("name", name)
+                .add("description", "the " + name)
+                .add(
+                        "parameters",
+                        Json.createObjectBuilder()
+                                .add("type", "object")
+                                .add(
+                                        "properties",
+                                        Json.createObjectBuilder()
+                                                .add(
+                                                        "city",
+                                                        Json.createObjectBuilder()
+                                                                .add("type", "string")))
+                                .add("required", Json.createArrayBuilder().add("city")))
+                .add("url", "http://127.0.0.1:" + http.getAddress().getPort() + "/" + name)
+                .build()
+                .toString();
+    }
+
+    @Test
+    void aCommandAgentCallsItsToolsThroughTheHelperAndTheRulesGateThem() {
+        // Two calls: one allowed, one the rules deny; each prints one delta line.
+        String command =
+                "a=$("
+                        + CLI
+                        + " call weather '{\"city\":\"Paris\"}'); "
+                        + "printf '{\"delta\":\"weather: %s (exit %s)\\\\n\"}\\n' \"$a\" \"$?\"; "
+                        + CLI
+                        + " call forecast '{\"city\":\"Paris\"}' >/dev/null 2>&1; "
+                        + "printf '{\"delta\":\"forecast exit %s\\\\n\"}\\n' \"$?\"";
+        String definition =
+                "{\"sandbox\":{\"definitionId\":\""
+                        + prefix
+                        + "\"},\"harness\":\"command\",\"command\":"
+                        + Json.createValue(command)
+                        + ",\"destroyOnComplete\":true,\"tools\":["
+                        + tool("weather")
+                        + ","
+                        + tool("forecast")
+                        + "],\"approvals\":[{\"tool\":\"forecast\",\"decision\":\"deny\"}]}";
+        assertThat(
+                        api.send(
+                                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                                .header("Content-Type", "application/json")
+                                                .PUT(
+                                                        HttpRequest.BodyPublishers.ofString(
+                                                                definition)))
+                                .statusCode())
+                .isEqualTo(201);
+
+        String runId = "r-" + UUID.randomUUID();
+        List<AgentsIT.Event> events =
+                AgentsIT.readSse(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                AgentsIT.input(
+                                                        prefix + "-thread",
+                                                        runId,
+                                                        new String[] {"user", "m-1", "go"}))));
+        String text =
+                events.stream()
+                        .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
+                        .map(e -> e.data().getString("delta"))
+                        .collect(Collectors.joining());
+        assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        assertThat(text).isEqualTo("weather: sunny in Paris (exit 0)\nforecast exit 1\n");
+        assertThat(posted).containsExactly("/weather {\"city\":\"Paris\"}");
+        assertThat(events.stream().map(AgentsIT.Event::name))
+                .as("each bridged call is in the stream")
+                .contains("TOOL_CALL_START", "TOOL_CALL_RESULT");
+        assertThat(
+                        events.stream()
+                                .filter(e -> e.name().equals("CUSTOM"))
+                                .map(e -> e.data().getString("name")))
+                .contains("approval.decided");
+    }
+}
