@@ -1,6 +1,7 @@
 // The console's shell: who is signed in, which section shows, and the hash router.
 // Each view is mount(main, params) → a cleanup function that stops its polls and streams.
 import { call, session, setToken } from "./api.js";
+import { mountApprovals } from "./approvals.js";
 import { clear, h, problemBox } from "./dom.js";
 import { mountOperations } from "./operations.js";
 import { mountRun } from "./run.js";
@@ -17,6 +18,7 @@ const navOperations = document.getElementById("nav-operations");
 const routes = [
   [/^#\/runs\/(.+)$/, (m) => mountRun(main, decodeURIComponent(m[1]))],
   [/^#\/runs\/?$/, () => mountRuns(main)],
+  [/^#\/approvals\/?$/, () => mountApprovals(main)],
   [/^#\/sandboxes\/(.+)$/, (m) => mountSandbox(main, decodeURIComponent(m[1]))],
   [/^#\/sandboxes\/?$/, () => mountSandboxes(main)],
   [/^#\/operations\/?$/, () => mountOperations(main)],

@@ -1,6 +1,7 @@
-// One run: its record (polled every 2 s), its live transcript read from the events stream, the
-// raw events beside it, and Cancel.
+// One run: its record (polled every 2 s), the approvals it waits for, its live transcript read
+// from the events stream, the raw events beside it, and Cancel.
 import { call, json, runPath } from "./api.js";
+import { ApprovalsPanel } from "./approvals.js";
 import { clear, confirmDialog, facts, h, problemBox, statusBadge, TERMINAL, timeCell } from "./dom.js";
 import { follow, sleep } from "./sse.js";
 import { Transcript } from "./transcript.js";
@@ -23,11 +24,19 @@ export function mountRun(main, runId) {
     { id: "raw-events", class: "raw", hidden: true, "aria-label": "Raw events" },
     h("table", { class: "list raw-table" }, h("thead", {}, h("tr", {}, ["id", "event", "data"].map((c) => h("th", { scope: "col" }, c)))), rawBody),
   );
+  const approvals = new ApprovalsPanel({ showRun: false, signal, onAnswered: () => poll() });
+  const approvalsBox = h(
+    "section",
+    { class: "run-approvals", id: "run-approvals", hidden: true, "aria-labelledby": "run-approvals-title" },
+    h("h2", { id: "run-approvals-title" }, "Approvals"),
+    approvals.root,
+  );
   main.append(
     h("p", { class: "crumbs" }, h("a", { href: "#/runs" }, "Runs"), " / "),
     h("h1", { class: "mono break" }, runId),
     errors,
     head,
+    approvalsBox,
     h("div", { class: "toolbar" }, cancel, rawToggle, streamState),
     transcriptRoot,
     raw,
@@ -56,6 +65,10 @@ export function mountRun(main, runId) {
     );
     head.dataset.status = r.status;
     cancel.hidden = TERMINAL.has(r.status);
+    // The record lists the run's pending interrupts (absent when none): answered here, or
+    // elsewhere, they leave with the next poll; notices of answers given here stay.
+    const pending = approvals.update((r.interrupts ?? []).map((interrupt) => ({ runId, interrupt })));
+    approvalsBox.hidden = pending === 0 && approvals.notices.childElementCount === 0;
   }
 
   // One polling loop at a time: the stream's end and a cancel both restart it.

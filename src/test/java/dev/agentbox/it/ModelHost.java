@@ -109,6 +109,11 @@ public final class ModelHost implements AutoCloseable {
 
     /** Claude Code's sandbox: its endpoint is this host, no traffic but the model's. */
     public static String claudeSandbox(String definitionId, String key) {
+        return claudeSandbox(definitionId, key, "");
+    }
+
+    /** As {@link #claudeSandbox(String, String)}, with {@code setup} (JSON array elements). */
+    public static String claudeSandbox(String definitionId, String key, String setup) {
         return sandbox(
                 definitionId,
                 "ANTHROPIC_API_KEY",
@@ -118,7 +123,7 @@ public final class ModelHost implements AutoCloseable {
                         + "\",\"DISABLE_TELEMETRY\":\"1\",\"DISABLE_AUTOUPDATER\":\"1\","
                         + "\"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\":\"1\","
                         + "\"CLAUDE_CODE_MAX_RETRIES\":\"0\"",
-                "");
+                setup);
     }
 
     @Override
