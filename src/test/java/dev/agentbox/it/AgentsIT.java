@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.testing.AgUiAssert;
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.TestInstance;
  * of a RunAgentInput answered with SSE (also without {@code Accept}), resumption by runId and
  * Last-Event-ID, joining a run, a thread's transcript, thread continuation in the same sandbox.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AgentsIT {
 

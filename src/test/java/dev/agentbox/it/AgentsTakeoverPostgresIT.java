@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.testing.PostgresPass;
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stored, and drives on while the same CLI process asks the model for its next turn through the
  * gateway. The client sees every chunk once, and the model is asked exactly twice (EG-10).
  */
+@PostgresPass
 class AgentsTakeoverPostgresIT {
 
     private static final int PORT_A = 19890;

@@ -2,6 +2,7 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.TestInstance;
  * each stream opens. Every stream must carry exactly the stored chunks after its offset, with their
  * offsets as ids: no gap, no duplicate.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConcurrentStreamsIT {
 

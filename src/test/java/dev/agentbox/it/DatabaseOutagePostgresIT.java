@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * unable to log in and its sessions are ended: readiness must turn DOWN (503) and come back UP once
  * the role may log in again.
  */
+@PostgresPass
 class DatabaseOutagePostgresIT {
 
     private static final String ADMIN_URL =

@@ -7,6 +7,7 @@ import static dev.agentbox.it.EgressWorld.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.Json;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * request, made through the IT server, passes the gateway as before (and a denied one is still
  * refused).
  */
+@PostgresPass
 class EgressTwoServersPostgresIT {
 
     private static final int PORT_A = 19880;

@@ -2,11 +2,13 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
+@PostgresPass
 class HealthIT {
 
     private final Api api = Api.itServer();

@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * adopts an unattended run only once it is older than the IT server's own lease TTL, 10 s: the
  * check is over long before.)
  */
+@PostgresPass
 class InterruptedRunsPostgresIT {
 
     private static Map<String, String> env(String node) {

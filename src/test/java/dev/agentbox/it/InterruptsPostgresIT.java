@@ -14,6 +14,7 @@ import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.run.store.JpaRunStore;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunStore;
+import dev.agentbox.testing.PostgresPass;
 import dev.agentbox.tool.GateDecision;
 import dev.agentbox.tool.ToolCall;
 import jakarta.json.Json;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Test;
  * The gate's wait therefore ends only through the store — an answer written by another server, as
  * in a takeover. AP-01, AP-04..AP-07.
  */
+@PostgresPass
 class InterruptsPostgresIT {
 
     private static final String TENANT = "tenant-a";

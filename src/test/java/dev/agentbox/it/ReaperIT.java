@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * The reaper on the IT server (its timer fires every 2 s there): the admin endpoints, their auth,
  * liveness, metrics, and journal pruning of real sandboxes.
  */
+@PostgresPass
 class ReaperIT {
 
     private static final List<String> OUTCOMES =

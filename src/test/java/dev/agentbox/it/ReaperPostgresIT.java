@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * killed with SIGKILL; the agent then exits and the IT server's timer (every 2 s) finds the
  * sentinel, replays the journal into the log and reclaims the sandbox.
  */
+@PostgresPass
 class ReaperPostgresIT {
 
     @Test

@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * A run is (tenant, runId): the same runId in two tenants is two independent runs. Ids are bounded
  * and printable, and {@code maxDurationMs} bounds a run.
  */
+@PostgresPass
 class RunIdentityIT {
 
     private final Api api = Api.itServer();

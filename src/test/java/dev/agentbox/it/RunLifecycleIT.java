@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * Faults, cancel and detach: every way a run ends is a clear terminal state, and a disconnect is
  * never a cancel.
  */
+@PostgresPass
 class RunLifecycleIT {
 
     private final Api api = Api.itServer();

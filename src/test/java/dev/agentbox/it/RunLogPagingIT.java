@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
  * {@code GET /runs/{id}/log?after=&limit=}: a log is read in bounded pages, {@code after} exclusive
  * like {@code Last-Event-ID}; no request can ask for an unbounded page.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunLogPagingIT {
 

@@ -8,6 +8,7 @@ import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.testing.AgUiAssert;
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.http.HttpResponse;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestInstance;
  * Durable runs end to end: a scripted agent in a real container, transcripts compared chunk by
  * chunk.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunsIT {
 

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.TestInstance;
  * database session, so its death is seen only by lease expiry — the path a frozen or cut-off server
  * takes, and the one the reaper must cover (the session path is {@link TakeoverPostgresIT}'s).
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunsNeverStuckPostgresIT {
 

@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Ensure over HTTP against the real Docker engine: reuse by key, bootstrap shell, failures. */
+@PostgresPass
 class SandboxEnsureIT {
 
     private final Api api = Api.itServer();

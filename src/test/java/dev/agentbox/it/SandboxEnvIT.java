@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * {@code PATCH /sandboxes/{key}/env}: variables recorded with the sandbox and secrets put only into
  * its tmpfs secrets file reach every later command; neither changes the key.
  */
+@PostgresPass
 class SandboxEnvIT {
 
     private final Api api = Api.itServer();

@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  * server holds a database session (liveness {@code session}): a server that dies is replaced within
  * the session poll, far below TTL + quiet window, which the timed tests tell apart.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TakeoverPostgresIT {
 

@@ -3,6 +3,7 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 // The streams test runs last: a file-events stream the client closed keeps its slot until the
 // server's next heartbeat (up to 15-30 s), which a later stream test of tenant-q would trip on.
+@PostgresPass
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TenantQuotasIT {
 

@@ -2,6 +2,7 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Concurrent first ensures of one key, one on each server, make exactly one container, and the
  * sandbox one server made is resumed through the other.
  */
+@PostgresPass
 class TwoServersPostgresIT {
 
     private static final int PORT = 19280;

@@ -2,6 +2,7 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * database. The shared IT server keeps no pool (pool size 0), so every pooled container here is
  * made by the two servers of the test (WP-03, WP-07, WP-09 in docs/behavior.md).
  */
+@PostgresPass
 class WarmPoolPostgresIT {
 
     private static final int PORT_A = 19380;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.testing.PostgresPass;
 import dev.agentbox.tool.http.RequestSigner;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * told {@code run.finished} when a {@code command} run of the agent ends, signed with the secret
  * the creating PUT showed.
  */
+@PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WebhooksIT {
 
