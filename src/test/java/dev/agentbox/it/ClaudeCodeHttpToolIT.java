@@ -37,6 +37,8 @@ class ClaudeCodeHttpToolIT {
     private static HttpServer tool;
     private static final List<String> posted = new CopyOnWriteArrayList<>();
     private static final List<String> callKeys = new CopyOnWriteArrayList<>();
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
 
     private final Api api = Api.itServer();
     private final Runs runs = new Runs(api, Api.TENANT_A);
@@ -62,15 +64,20 @@ class ClaudeCodeHttpToolIT {
         tool.start();
     }
 
+    /** Also the sandbox of a run whose test failed before deleting it. */
     @AfterAll
     static void stop() {
-        if (tool != null) {
-            tool.stop(0);
+        try {
+            made.destroyAll();
+        } finally {
+            if (tool != null) {
+                tool.stop(0);
+            }
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
-        if (host != null) {
-            host.close();
-        }
-        EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
     private JsonObject definition(String agentId) throws Exception {
@@ -194,7 +201,7 @@ class ClaudeCodeHttpToolIT {
                         "mcp__agentbox__weather",
                         Json.createObjectBuilder().add("city", "Paris").build()),
                 Turn.text("it is sunny"));
-        String runId = "e2e-tool-run-" + UUID.randomUUID();
+        String runId = made.track("e2e-tool-run-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
             List<AgentsIT.Event> events =
