@@ -232,7 +232,8 @@ public class RunsResource {
             description =
                     "An approval's payload is {\"approved\":true|false,\"arguments?\":{...}} (edited arguments "
                             + "replace the agent's); cancelled refuses the call. The same answer twice is 204; "
-                            + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered; "
+                            + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered "
+                            + "(an expired one: interruptStatus cancelled, cancelReason expired); "
                             + "an unknown run or interrupt (or another tenant's) is 404.")
     @APIResponse(responseCode = "204", description = "Answered (or already answered the same way)")
     public Response answer(
