@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a client sees of an interrupt that can no longer be answered (AP-05): an expired one is
- * {@code cancelled} with {@code cancelReason: "expired"}, as API.md says expiry cancels.
+ * {@code cancelled} with {@code cancelReason: "expired"} (docs/api.md, "Interrupts"): expiry
+ * cancels.
  */
 class InterruptAnsweredProblemTest {
 
