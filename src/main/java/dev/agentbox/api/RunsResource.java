@@ -77,7 +77,7 @@ public class RunsResource {
                             + "agentbox.runs.max-duration-ms, 0 = none): past it the run ends aborted with code max-duration. A run "
                             + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
                             + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
-                            + "budget-exceeded, internal-error. If its server dies, another server drives it on within about lease TTL "
+                            + "budget-exceeded, tool-bridge-failed, internal-error. If its server dies, another server drives it on within about lease TTL "
                             + "+ reaper interval + quiet window, watched or not. fileEvents: true adds CUSTOM file.changed "
                             + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded. "
                             + "permissionMode (claude-code and codex only): default, acceptEdits, plan or bypassPermissions "
@@ -232,7 +232,8 @@ public class RunsResource {
             description =
                     "An approval's payload is {\"approved\":true|false,\"arguments?\":{...}} (edited arguments "
                             + "replace the agent's); cancelled refuses the call. The same answer twice is 204; "
-                            + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered; "
+                            + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered "
+                            + "(an expired one: interruptStatus cancelled, cancelReason expired); "
                             + "an unknown run or interrupt (or another tenant's) is 404.")
     @APIResponse(responseCode = "204", description = "Answered (or already answered the same way)")
     public Response answer(

@@ -2,6 +2,7 @@ package dev.agentbox.interrupt;
 
 import dev.agentbox.interrupt.store.Answer;
 import dev.agentbox.interrupt.store.Interrupt;
+import dev.agentbox.interrupt.store.InterruptStatus;
 import dev.agentbox.interrupt.store.InterruptStore;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
@@ -17,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -103,19 +105,27 @@ public class Interrupts {
             }
             case ALREADY -> {}
             case NOT_FOUND -> throw ProblemException.notFound("No interrupt " + id);
-            case CONFLICT ->
-                    throw new ProblemException(
-                            ProblemCode.INTERRUPT_ANSWERED,
-                            "interrupt "
-                                    + id
-                                    + " is already "
-                                    + result.interrupt().orElseThrow().status().wireName()
-                                    + " (answered differently, expired or cancelled)",
-                            Map.of(
-                                    "interruptStatus",
-                                    result.interrupt().orElseThrow().status().wireName()),
-                            null);
+            case CONFLICT -> throw answered(id, result.interrupt().orElseThrow().status());
         }
+    }
+
+    /**
+     * The {@code 409} for an interrupt that is no longer pending: its status as clients see it
+     * ({@code cancelled} for an expired one, with {@code cancelReason: "expired"}).
+     */
+    static ProblemException answered(String id, InterruptStatus status) {
+        Map<String, Object> extensions = new LinkedHashMap<>();
+        extensions.put("interruptStatus", status.apiStatus());
+        status.cancelReason().ifPresent(r -> extensions.put("cancelReason", r));
+        return new ProblemException(
+                ProblemCode.INTERRUPT_ANSWERED,
+                "interrupt "
+                        + id
+                        + " is already "
+                        + status.apiStatus()
+                        + status.cancelReason().map(r -> " (" + r + ")").orElse(""),
+                extensions,
+                null);
     }
 
     /** Cancels the run's pending interrupts (the run is cancelled); how many. */
@@ -137,8 +147,9 @@ public class Interrupts {
     }
 
     /**
-     * The reaper's part, on any server: marks at most {@code max} interrupts past their expiry
-     * {@code expired} and cancels at most {@code max} pending ones of runs that have ended.
+     * The reaper's part, on any server: cancels at most {@code max} interrupts past their expiry
+     * (stored {@code expired}) and cancels at most {@code max} pending ones of runs that have
+     * ended.
      */
     public int sweep(int max) {
         return store.expireDue(clock.instant(), max)

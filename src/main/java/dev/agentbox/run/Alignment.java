@@ -22,16 +22,20 @@ import java.util.Set;
  *       skipped. A chunk marked as the service's when it was appended ({@link StoredChunk#service},
  *       {@code run.accepted} and {@code file.changed}) is skipped however many there are: no
  *       translator emits those names ({@link Chunks#SERVICE_NAMES}), so it cannot stand for a
- *       journal line, and a storm of file changes may put many between two journal lines. An
- *       unmarked {@code run.accepted} (stored before the mark existed) is recognised by fingerprint
- *       and skipped up to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; that count resets on
- *       every match. Only those: every other stored chunk, the translators' {@code CUSTOM} ones
- *       included ({@code agent.text} for a plain-text line, {@code agent.output}, …), came from a
- *       journal line, so a mismatch there is a rewritten line, and skipping it would append the
- *       rewritten line after the original. The bound keeps the fingerprint rule a tolerance rather
- *       than a forward search for any fingerprint that happens to match. Any other mismatch, or a
- *       65th consecutive fingerprint skip, is a {@link ReplayDivergedException} with the stored
- *       index and both fingerprints.
+ *       journal line, and a storm of file changes may put many between two journal lines. The tool
+ *       bridge's chunks (marked {@code TOOL_CALL_*} chunks, {@link Chunks#isBridgeChunk}) are out
+ *       of band the same way, but at most {@value #MAX_OUT_OF_BAND_SKIP} of them in a row (the
+ *       count resets on every match): more between two journal chunks is a {@link
+ *       ReplayDivergedException} saying so, not a skip without end. An unmarked {@code
+ *       run.accepted} (stored before the mark existed) is recognised by fingerprint and skipped up
+ *       to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; that count resets on every match. Only
+ *       those: every other stored chunk, the translators' {@code CUSTOM} ones included ({@code
+ *       agent.text} for a plain-text line, {@code agent.output}, …), came from a journal line, so a
+ *       mismatch there is a rewritten line, and skipping it would append the rewritten line after
+ *       the original. The bound keeps the fingerprint rule a tolerance rather than a forward search
+ *       for any fingerprint that happens to match. Any other mismatch, or a 65th consecutive
+ *       fingerprint skip, is a {@link ReplayDivergedException} with the stored index and both
+ *       fingerprints.
  *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
  *       remainder: {@link #offer} returns it, to be appended (never upserted).
  *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit chunks);
@@ -50,8 +54,18 @@ import java.util.Set;
  */
 public final class Alignment {
 
-    /** Consecutive stored service-inserted chunks a replay may pass over. */
+    /**
+     * Consecutive stored service-inserted chunks a replay may pass over by fingerprint, and
+     * consecutive tool bridge chunks.
+     */
     public static final int MAX_OUT_OF_BAND_SKIP = 64;
+
+    /**
+     * The types of the tool bridge's chunks: a marked chunk of one of them is a bridge chunk
+     * ({@link Chunks#isBridgeChunk}), the stored log keeping only type, fingerprint and mark.
+     */
+    private static final Set<String> BRIDGE_TYPES =
+            Set.of("TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT");
 
     private final List<StoredChunk> stored;
     private final String recordThreadId;
@@ -62,6 +76,8 @@ public final class Alignment {
 
     private int position;
     private int consecutiveSkips;
+    private int bridgeChunksInRow;
+    private boolean bridgeBoundReached;
     private int totalSkipped;
     private boolean failed;
     private boolean finished;
@@ -113,12 +129,16 @@ public final class Alignment {
             if (expected.fingerprint().equals(fingerprint)) {
                 position++;
                 consecutiveSkips = 0;
+                bridgeChunksInRow = 0;
                 return Optional.empty();
             }
             if (!skip(expected)) {
                 throw fail(
-                        ReplayDivergedException.mismatch(
-                                position, expected.fingerprint(), fingerprint));
+                        bridgeBoundReached
+                                ? ReplayDivergedException.tooManyOutOfBand(
+                                        position, expected.fingerprint(), MAX_OUT_OF_BAND_SKIP)
+                                : ReplayDivergedException.mismatch(
+                                        position, expected.fingerprint(), fingerprint));
             }
         }
         // Only skipped service-inserted chunks were left: this chunk is the first of the remainder.
@@ -147,19 +167,31 @@ public final class Alignment {
         }
         if (position < stored.size()) {
             throw fail(
-                    ReplayDivergedException.shorter(
-                            position, stored.get(position).fingerprint(), stored.size()));
+                    bridgeBoundReached
+                            ? ReplayDivergedException.tooManyOutOfBand(
+                                    position,
+                                    stored.get(position).fingerprint(),
+                                    MAX_OUT_OF_BAND_SKIP)
+                            : ReplayDivergedException.shorter(
+                                    position, stored.get(position).fingerprint(), stored.size()));
         }
         finished = true;
     }
 
     /**
      * Passes over {@code expected}, the stored chunk at the current position, if the service
-     * inserted it; false (nothing changed) for any other chunk or past the fingerprint rule's
-     * bound.
+     * inserted it; false (nothing changed) for any other chunk or past the fingerprint rule's or
+     * the bridge chunks' bound.
      */
     private boolean skip(StoredChunk expected) {
         if (expected.service()) {
+            if (BRIDGE_TYPES.contains(expected.type())) {
+                if (bridgeChunksInRow >= MAX_OUT_OF_BAND_SKIP) {
+                    bridgeBoundReached = true;
+                    return false;
+                }
+                bridgeChunksInRow++;
+            }
             totalSkipped++;
             position++;
             return true;

@@ -382,7 +382,11 @@ public final class RunDriver implements Runnable {
                             chunks,
                             h -> {
                                 if (events != null) {
-                                    bridge[0] = ctx.bridges().start(run, h, events, events);
+                                    try {
+                                        bridge[0] = ctx.bridges().start(run, h, events, events);
+                                    } catch (RuntimeException e) {
+                                        throw new BridgeNotStarted(e);
+                                    }
                                 }
                             });
             if (handle.isEmpty()) {
@@ -401,6 +405,9 @@ public final class RunDriver implements Runnable {
                             launch.refusals(),
                             events)
                     .pump(label, handle.get(), translator, chunks);
+        } catch (BridgeNotStarted e) {
+            // A first driver's agent starts after its bridge: only a successor's is running.
+            end.bridgeNotStarted(label, chunks, takeover, e.getCause());
         } finally {
             if (bridge[0] != null) {
                 try {
@@ -409,6 +416,18 @@ public final class RunDriver implements Runnable {
                     LOG.log(Level.WARNING, label + ": closing the tool bridge failed", e);
                 }
             }
+        }
+    }
+
+    /** The run's tool bridge threw while starting; carries what it threw. */
+    private static final class BridgeNotStarted extends RuntimeException {
+        BridgeNotStarted(RuntimeException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized RuntimeException getCause() {
+            return (RuntimeException) super.getCause();
         }
     }
 }

@@ -139,6 +139,29 @@ final class RunEnd {
         LOG.info(label + ": aborted (" + error.code().orElse(RunFailure.ABORTED.code()) + ")");
     }
 
+    /**
+     * The run's tool bridge did not start: its agent could not reach its tools (nor ask its
+     * approvals), so the run ends {@code failed} ({@code tool-bridge-failed}) instead of running
+     * blind. A first driver starts the bridge before the agent, so there is no agent to stop; a
+     * successor's agent is running, and is stopped the one way an agent is stopped, by destroying
+     * the sandbox (as a cancel does). The cause's text stays in the server log under an incident
+     * id.
+     */
+    void bridgeNotStarted(
+            String label, ChunkFactory chunks, boolean agentRunning, RuntimeException e) {
+        Incident incident =
+                Incident.log(LOG, Level.SEVERE, label + ": the run's tool bridge did not start", e);
+        if (agentRunning) {
+            RunAbort.destroySandbox(ctx, run.tenant(), sandbox.key(), label);
+        }
+        String message = incident.text("The run's tool bridge did not start");
+        writer.finish(
+                label,
+                List.of(chunks.runError(message, RunFailure.TOOL_BRIDGE_FAILED.code())),
+                RunStatus.FAILED,
+                Optional.of(RunFailure.TOOL_BRIDGE_FAILED.error(message)));
+    }
+
     /** A successor found no journal in the sandbox within the wait. */
     void journalNeverAppeared(String label) {
         String message =

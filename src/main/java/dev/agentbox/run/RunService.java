@@ -119,6 +119,10 @@ public class RunService {
 
     @Inject Interrupts interrupts;
 
+    @Inject dev.agentbox.agent.store.JpaAgentTurnStore agentTurns;
+
+    @Inject dev.agentbox.agent.store.JpaAgentStore agentDefinitions;
+
     /** What runs' HTTP tools are called with ({@code agentbox.tools.http.*}). */
     private dev.agentbox.tool.http.HttpToolClient toolClient =
             new dev.agentbox.tool.http.HttpToolClient(
@@ -193,7 +197,8 @@ public class RunService {
 
     /**
      * The tool bridge of {@code run} on its sandbox's mailbox: its stored tools, its approval gate
-     * reporting into {@code gateEvents}, unsigned posts (definitions have no signing secret yet).
+     * reporting into {@code gateEvents}, posts signed with its definition's secret ({@link
+     * ToolSecrets}).
      */
     private AutoCloseable startBridge(
             RunRecordView run,
@@ -208,7 +213,7 @@ public class RunService {
                         run.runId(),
                         RunBridge.tokenSha256(stored),
                         RunBridge.tools(stored),
-                        new byte[0],
+                        new ToolSecrets(agentTurns, agentDefinitions).of(run.tenant(), run.runId()),
                         !RunBridge.allAllow(
                                 dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals()))),
                 interrupts.gate(run, gateEvents),

@@ -33,6 +33,8 @@ class AgentsThroughEgressIT {
 
     private static ModelHost host;
     private static ScriptedModelServer model;
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
 
     private final Api api = Api.itServer();
     private final Runs runs = new Runs(api, Api.TENANT_A);
@@ -44,12 +46,20 @@ class AgentsThroughEgressIT {
         model = host.model();
     }
 
+    /**
+     * Also the sandboxes of runs whose test failed before deleting them, and the thread sandboxes
+     * of the agents (a {@code destroyOnComplete:false} agent keeps its thread's sandbox).
+     */
     @AfterAll
     static void stop() {
-        if (host != null) {
-            host.close();
+        try {
+            made.destroyAll();
+        } finally {
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
-        EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
     @AfterEach
@@ -79,6 +89,7 @@ class AgentsThroughEgressIT {
     }
 
     private String run(String runId, String harness, String sandbox, String prompt, String extra) {
+        made.track(runId);
         runs.start(
                 "{\"runId\":\""
                         + runId
@@ -318,8 +329,8 @@ class AgentsThroughEgressIT {
                                                 definition.toString())));
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String thread = "t-" + agentId;
-        String first = "e2e-thread-1-" + UUID.randomUUID();
-        String second = "e2e-thread-2-" + UUID.randomUUID();
+        String first = made.track("e2e-thread-1-" + UUID.randomUUID());
+        String second = made.track("e2e-thread-2-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
             model.enqueue(Turn.text("the word is heliotrope"));

@@ -29,6 +29,8 @@ class ClaudeCodeApprovalsIT {
 
     private static ModelHost host;
     private static ScriptedModelServer model;
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
 
     private final Api api = Api.itServer();
     private final Runs runs = new Runs(api, Api.TENANT_A);
@@ -40,12 +42,17 @@ class ClaudeCodeApprovalsIT {
         model = host.model();
     }
 
+    /** Also the sandboxes of runs whose test failed before deleting them. */
     @AfterAll
     static void stop() {
-        if (host != null) {
-            host.close();
+        try {
+            made.destroyAll();
+        } finally {
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
-        EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
     @AfterEach
@@ -57,7 +64,7 @@ class ClaudeCodeApprovalsIT {
 
     private String start(String prefix, String file) {
         model.enqueue(Turn.claudeBash("echo written > /workspace/" + file), Turn.text("done"));
-        String runId = prefix + UUID.randomUUID();
+        String runId = made.track(prefix + UUID.randomUUID());
         runs.start(
                 "{\"runId\":\""
                         + runId

@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
+import dev.agentbox.tool.http.RequestSigner;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.InetAddress;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * An agent definition's HTTP tool, called by the real Claude Code through its run's tool bridge:
  * the model (scripted, behind a {@link ModelHost}) asks for {@code mcp__agentbox__weather}, the
  * server posts the arguments to a tool server on this machine's loopback (allowed for the IT server
- * in pom.xml, {@code agentbox.tools.http.allowed-hosts}), and the answer reaches the model.
+ * in pom.xml, {@code agentbox.tools.http.allowed-hosts}) signed with the definition's secret, and
+ * the answer reaches the model.
  */
 class ClaudeCodeHttpToolIT {
 
@@ -37,6 +39,9 @@ class ClaudeCodeHttpToolIT {
     private static HttpServer tool;
     private static final List<String> posted = new CopyOnWriteArrayList<>();
     private static final List<String> callKeys = new CopyOnWriteArrayList<>();
+    private static final List<String[]> signatures = new CopyOnWriteArrayList<>();
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
 
     private final Api api = Api.itServer();
     private final Runs runs = new Runs(api, Api.TENANT_A);
@@ -53,6 +58,11 @@ class ClaudeCodeHttpToolIT {
                     posted.add(
                             new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
                     callKeys.add(ex.getRequestHeaders().getFirst("X-Agentbox-Call-Key"));
+                    signatures.add(
+                            new String[] {
+                                ex.getRequestHeaders().getFirst(RequestSigner.TIMESTAMP_HEADER),
+                                ex.getRequestHeaders().getFirst(RequestSigner.SIGNATURE_HEADER)
+                            });
                     byte[] answer = "{\"forecast\":\"sunny-21C\"}".getBytes(StandardCharsets.UTF_8);
                     ex.getResponseHeaders().add("Content-Type", "application/json");
                     ex.sendResponseHeaders(200, answer.length);
@@ -62,15 +72,20 @@ class ClaudeCodeHttpToolIT {
         tool.start();
     }
 
+    /** Also the sandbox of a run whose test failed before deleting it. */
     @AfterAll
     static void stop() {
-        if (tool != null) {
-            tool.stop(0);
+        try {
+            made.destroyAll();
+        } finally {
+            if (tool != null) {
+                tool.stop(0);
+            }
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
         }
-        if (host != null) {
-            host.close();
-        }
-        EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
     private JsonObject definition(String agentId) throws Exception {
@@ -189,12 +204,13 @@ class ClaudeCodeHttpToolIT {
                                         HttpRequest.BodyPublishers.ofString(
                                                 definition(agentId).toString())));
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        String secret = Api.object(created).getString("signingSecret");
         model.enqueue(
                 new Turn.ToolCall(
                         "mcp__agentbox__weather",
                         Json.createObjectBuilder().add("city", "Paris").build()),
                 Turn.text("it is sunny"));
-        String runId = "e2e-tool-run-" + UUID.randomUUID();
+        String runId = made.track("e2e-tool-run-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
             List<AgentsIT.Event> events =
@@ -212,6 +228,17 @@ class ClaudeCodeHttpToolIT {
             assertThat(Json.createReader(new java.io.StringReader(posted.get(0))).readObject())
                     .isEqualTo(Json.createObjectBuilder().add("city", "Paris").build());
             assertThat(callKeys.get(0)).isNotBlank();
+            String[] signed = signatures.get(0);
+            assertThat(signed[1])
+                    .as("signed with the secret the creating PUT showed")
+                    .isEqualTo(
+                            RequestSigner.sign(
+                                    secret.getBytes(StandardCharsets.UTF_8),
+                                    Long.parseLong(signed[0]),
+                                    posted.get(0).getBytes(StandardCharsets.UTF_8)));
+            assertThat(runs.get(runId).toString()).doesNotContain(secret);
+            assertThat(api.get("/api/v1/agents/" + agentId, Api.TENANT_A).body().contains(secret))
+                    .isFalse();
             assertThat(events)
                     .anyMatch(
                             e ->

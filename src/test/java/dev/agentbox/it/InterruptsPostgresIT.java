@@ -294,7 +294,7 @@ class InterruptsPostgresIT {
     }
 
     @Test
-    void theReaperOfAnyServerExpiresAnInterruptPastItsTime() throws Exception {
+    void theReaperOfAnyServerCancelsAnInterruptPastItsTimeAsExpired() throws Exception {
         gate(Duration.ofMillis(300)).admit(new ToolCall(runId, "c-1", "Bash", ARGS));
         String id = onlyPending().id();
         Thread.sleep(400);
@@ -308,7 +308,10 @@ class InterruptsPostgresIT {
         assertThat(store.find(run.ref(), id).orElseThrow().status())
                 .isEqualTo(InterruptStatus.EXPIRED);
         assertThat(runs.get(runId)).doesNotContainKey("interrupts");
-        assertProblem(answer(id, "{\"status\":\"cancelled\"}"), 409, "interrupt-answered");
+        JsonObject late =
+                assertProblem(answer(id, "{\"status\":\"cancelled\"}"), 409, "interrupt-answered");
+        assertThat(late.getString("interruptStatus")).isEqualTo("cancelled");
+        assertThat(late.getString("cancelReason")).isEqualTo("expired");
     }
 
     @Test

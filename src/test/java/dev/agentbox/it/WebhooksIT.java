@@ -36,6 +36,7 @@ class WebhooksIT {
     record Received(String signature, String timestamp, String body) {}
 
     private final Api api = Api.itServer();
+    private final RunSandboxes made = new RunSandboxes(api, Api.TENANT_A, EgressWorld.TENANT_A);
     private final String agentId = "webhooks-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private HttpServer receiver;
@@ -58,10 +59,15 @@ class WebhooksIT {
         receiver.start();
     }
 
+    /** Also the thread sandboxes of the agent's runs: the agent keeps them for the next turn. */
     @AfterAll
     void stop() {
-        api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
-        receiver.stop(0);
+        try {
+            made.destroyAll();
+        } finally {
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+            receiver.stop(0);
+        }
     }
 
     private HttpResponse<String> put(String body) {
@@ -110,7 +116,7 @@ class WebhooksIT {
         assertThat(view.getJsonArray("webhooks").getJsonObject(0).getString("url")).isEqualTo(url);
 
         String threadId = "t-" + UUID.randomUUID();
-        String runId = "r-" + UUID.randomUUID();
+        String runId = made.track("r-" + UUID.randomUUID());
         List<AgentsIT.Event> events =
                 AgentsIT.readSse(
                         api.request("/api/v1/agents/" + agentId, Api.TENANT_A)

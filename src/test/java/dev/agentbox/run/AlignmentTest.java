@@ -555,6 +555,77 @@ class AlignmentTest {
         alignment.finish();
     }
 
+    /** {@code n} bridge chunks: whole calls (start, args, end, result) cut to {@code n}. */
+    private static List<JsonObject> bridgeChunks(int n) {
+        List<JsonObject> out = new ArrayList<>();
+        for (int call = 0; out.size() < n; call++) {
+            out.addAll(ServiceChunks.bridgeCallStarted(service(2), "s1:" + call, "weather", "{}"));
+            out.add(ServiceChunks.bridgeCallResult(service(3), "s1:" + call, "sunny"));
+        }
+        return out.subList(0, n);
+    }
+
+    /** AL-08: 64 bridge chunks in a row, with gate decisions and file changes among them, pass. */
+    @Test
+    void upTo64BridgeChunksInARowArePassedOver_AL08() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>(List.of(original.get(0)));
+        stored.addAll(bridgeChunks(32));
+        stored.add(fileChanged("/workspace/a", "create", 3));
+        stored.addAll(bridgeChunks(32));
+        stored.add(original.get(1));
+        stored.addAll(bridgeChunks(64));
+        stored.add(original.get(2));
+        List<JsonObject> replay = translate(JOURNAL, 2);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(129);
+        alignment.finish();
+    }
+
+    /** AL-08: the 65th bridge chunk in a row is a divergence that says why, nothing forwarded. */
+    @Test
+    void the65thBridgeChunkInARowDiverges_AL08() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>(List.of(original.get(0)));
+        stored.addAll(bridgeChunks(65));
+        stored.add(original.get(1));
+        List<JsonObject> replay = translate(JOURNAL, 2);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        List<JsonObject> forwarded = new ArrayList<>();
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class,
+                        () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+
+        assertThat(e.index()).isEqualTo(65);
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
+        assertThat(e.getMessage()).contains("more than 64 tool bridge chunks in a row");
+        assertThat(e.code()).isEqualTo("replay-diverged");
+        assertThat(forwarded).isEmpty();
+    }
+
+    /** AL-08: trailing bridge chunks count too: 65 after the last journal chunk diverge. */
+    @Test
+    void moreThan64TrailingBridgeChunksDivergeAtTheEndOfTheReplay_AL08() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>(original);
+        stored.addAll(bridgeChunks(64));
+        Alignment fits = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(fits.offerAll(translate(JOURNAL, 2))).isEmpty();
+        fits.finish();
+
+        stored.addAll(bridgeChunks(1));
+        Alignment over = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(over.offerAll(translate(JOURNAL, 2))).isEmpty();
+        ReplayDivergedException e =
+                catchThrowableOfType(ReplayDivergedException.class, over::finish);
+        assertThat(e.getMessage()).contains("more than 64 tool bridge chunks in a row");
+    }
+
     @Test
     void bridgeToolCallChunksCarryAReservedIdTheSameOnEveryServer() {
         List<JsonObject> a = ServiceChunks.bridgeCallStarted(service(1), "s1:7", "weather", "{}");

@@ -25,6 +25,7 @@ class RunFailureTest {
                         "replay-diverged",
                         "replay-thread-mismatch",
                         "budget-exceeded",
+                        "tool-bridge-failed",
                         "internal-error");
     }
 

@@ -4,6 +4,8 @@ import dev.agentbox.platform.CanonicalJson;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -25,11 +27,22 @@ public class JpaInterruptStore implements InterruptStore {
     @PersistenceContext(unitName = "agentbox")
     EntityManager em;
 
+    @Inject Instance<InterruptOpenHook> openHooks;
+
+    /** Outside the server: the hooks given to the constructor. */
+    private Iterable<InterruptOpenHook> givenHooks = List.of();
+
     protected JpaInterruptStore() {}
 
     /** For tests outside the server: the caller owns the transaction around each call. */
     public JpaInterruptStore(EntityManager em) {
         this.em = em;
+    }
+
+    /** For tests outside the server, with the hooks a new interrupt runs. */
+    public JpaInterruptStore(EntityManager em, List<InterruptOpenHook> hooks) {
+        this.em = em;
+        this.givenHooks = List.copyOf(hooks);
     }
 
     @Override
@@ -40,8 +53,14 @@ public class JpaInterruptStore implements InterruptStore {
         }
         InterruptRow row = new InterruptRow(wait);
         em.persist(row);
+        // The insert is the compare-and-set of servers opening the same call: a loser fails here on
+        // the unique call key, so only the winner reaches the hooks (its webhook commits with it).
         em.flush();
-        return row.view();
+        Interrupt opened = row.view();
+        for (InterruptOpenHook hook : openHooks != null ? openHooks : givenHooks) {
+            hook.opened(em, opened);
+        }
+        return opened;
     }
 
     @Override

@@ -20,6 +20,7 @@ public enum RunFailure {
     REPLAY_DIVERGED,
     REPLAY_THREAD_MISMATCH,
     BUDGET_EXCEEDED,
+    TOOL_BRIDGE_FAILED,
     INTERNAL_ERROR;
 
     private final String code = name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -274,7 +274,7 @@ public abstract class InterruptStoreContract {
     }
 
     @Test
-    void anAnswerAtOrAfterExpiresAtIsRefusedAndMarksItExpired() {
+    void anAnswerAtOrAfterExpiresAtIsRefusedAndCancelsItAsExpired() {
         Interrupt i = store.open(waitOf(run, "k1"));
 
         Answer late =
@@ -283,6 +283,7 @@ public abstract class InterruptStoreContract {
 
         assertThat(late.outcome()).isEqualTo(Outcome.CONFLICT);
         assertThat(late.interrupt().orElseThrow().status()).isEqualTo(InterruptStatus.EXPIRED);
+        assertThat(late.interrupt().orElseThrow().status().apiStatus()).isEqualTo("cancelled");
         assertThat(late.interrupt().orElseThrow().payload()).isEmpty();
     }
 

@@ -8,6 +8,10 @@ import dev.agentbox.agent.store.AgentTurn;
 import dev.agentbox.agent.store.AgentTurnRow;
 import dev.agentbox.agent.store.JpaAgentStore;
 import dev.agentbox.agent.store.JpaAgentTurnStore;
+import dev.agentbox.interrupt.store.Interrupt;
+import dev.agentbox.interrupt.store.InterruptRow;
+import dev.agentbox.interrupt.store.JpaInterruptStore;
+import dev.agentbox.interrupt.store.NewInterrupt;
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.store.ClaimStore;
@@ -37,8 +41,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Events are queued by the one place a run's end is written ({@link JpaEventLog#finishRun}, with
- * {@link WebhookRunEnds} as its hook) and by {@link Webhooks#interruptRequested}, on embedded
- * Derby.
+ * {@link WebhookRunEnds} as its hook) and by {@link Webhooks#interruptRequested}, which the one
+ * place an interrupt is created calls ({@link JpaInterruptStore#open}, with {@link
+ * WebhookInterrupts} as its hook; AP-08), on embedded Derby.
  */
 class WebhookEventsTest {
 
@@ -68,6 +73,7 @@ class WebhookEventsTest {
     @BeforeEach
     void clear() {
         db.clear(
+                InterruptRow.class,
                 OutboxRow.class,
                 AgentRow.class,
                 AgentTurnRow.class,
@@ -227,5 +233,67 @@ class WebhookEventsTest {
                                 new Webhooks(em, new SettableClock(T0))
                                         .interruptRequested("default", "nope", interrupt));
         assertThat(none).isEmpty();
+    }
+
+    /** The interrupt store with the server's hook, in a transaction of its own per call. */
+    private static Interrupt open(RunRef run, String runId, String callKey) {
+        NewInterrupt wait =
+                new NewInterrupt(
+                        run,
+                        "acme",
+                        runId,
+                        callKey,
+                        "approval",
+                        Optional.of("call-" + callKey),
+                        "Bash",
+                        json("{\"command\":\"ls\"}"),
+                        T0,
+                        T0.plusSeconds(3600));
+        return db.inTransaction(
+                em ->
+                        new JpaInterruptStore(
+                                        em, List.of(new WebhookInterrupts(new SettableClock(T0))))
+                                .open(wait));
+    }
+
+    @Test
+    void storingAnInterruptQueuesInterruptRequestedOnceHoweverOftenItsCallAsks() {
+        define("acme", "bot", HOOKS);
+        RunRef ref = run("acme", "r1", "bot");
+
+        Interrupt first = open(ref, "r1", "k1");
+        Interrupt again = open(ref, "r1", "k1");
+
+        assertThat(again.id()).isEqualTo(first.id());
+        String id = id("acme", "r1", WebhookEvent.INTERRUPT_REQUESTED, "interrupt " + first.id());
+        List<OutboxEntry> rows = outbox.byDeliveryId(id);
+        assertThat(rows).extracting(OutboxEntry::url).containsExactly("https://b.example/wait");
+        JsonObject payload = json(rows.get(0).payload());
+        assertThat(payload.getString("event")).isEqualTo("interrupt.requested");
+        assertThat(payload.getString("runId")).isEqualTo("r1");
+        assertThat(payload.getJsonObject("interrupt")).isEqualTo(first.toJson());
+        assertThat(
+                        outbox.byDeliveryId(
+                                id(
+                                        "acme",
+                                        "r1",
+                                        WebhookEvent.INTERRUPT_REQUESTED,
+                                        "interrupt " + open(ref, "r1", "k2").id())))
+                .as("another call's interrupt: its own delivery")
+                .hasSize(1);
+    }
+
+    @Test
+    void anInterruptOfARunThatIsNotAnAgentsQueuesNothing() {
+        RunRef ref = run("acme", "plain", null);
+        Interrupt i = open(ref, "plain", "k1");
+        assertThat(
+                        outbox.byDeliveryId(
+                                id(
+                                        "acme",
+                                        "plain",
+                                        WebhookEvent.INTERRUPT_REQUESTED,
+                                        "interrupt " + i.id())))
+                .isEmpty();
     }
 }
