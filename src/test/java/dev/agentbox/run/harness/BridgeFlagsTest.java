@@ -2,6 +2,7 @@ package dev.agentbox.run.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.journal.AgentInvocation;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -60,8 +61,18 @@ class BridgeFlagsTest {
     }
 
     @Test
-    void theCommandHarnessLineIsLeftAlone() {
+    void theCommandHarnessLineGetsTheMailboxAndTokenExportedQuotedInFront() throws Exception {
         AgentInvocation cmd = AgentInvocation.of("cat");
-        assertThat(BridgeFlags.withTools(Harness.COMMAND, cmd, DIR, TOKEN)).isEqualTo(cmd);
+        String line = BridgeFlags.withTools(Harness.COMMAND, cmd, DIR, TOKEN).command();
+        assertThat(line)
+                .isEqualTo(
+                        "export AGENTBOX_MCP_DIR="
+                                + ShellQuote.single(DIR)
+                                + " AGENTBOX_MCP_TOKEN="
+                                + ShellQuote.single(TOKEN)
+                                + "; cat");
+        // What the shell makes of it: the values arrive as they are, nothing runs.
+        assertThat(words(line.substring("export ".length(), line.indexOf("; cat"))))
+                .containsExactly("AGENTBOX_MCP_DIR=" + DIR, "AGENTBOX_MCP_TOKEN=" + TOKEN);
     }
 }
