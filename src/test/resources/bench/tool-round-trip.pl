@@ -6,8 +6,9 @@
 #      (agentbox-sandboxd mcp DIR), as an agent's CLI makes it;
 #   k  straight to the tool's server over HTTP/1.1 on one kept-alive connection;
 #   c  straight to the tool's server on a new TCP connection per call.
-# Prints "kind microseconds" per measured call (warm-up calls are not printed); dies on any answer
-# that is not the tool's.
+# Prints "kind microseconds start end" per measured call, start and end in nanoseconds of
+# CLOCK_MONOTONIC, which a container shares with its host (warm-up calls are not printed); dies on
+# any answer that is not the tool's.
 # Usage: perl tool-round-trip.pl MAILBOX_DIR HOST PORT PATH N WARMUP (token in AGENTBOX_MCP_TOKEN)
 use strict;
 use warnings;
@@ -82,8 +83,9 @@ for my $i (1 .. $warm + $n) {
         my $kind = $kinds[($i + $j) % 3];
         my $t0 = clock_gettime(CLOCK_MONOTONIC);
         $call{$kind}->();
-        my $us = (clock_gettime(CLOCK_MONOTONIC) - $t0) * 1e6;
-        printf "%s %.0f\n", $kind, $us if $i > $warm;
+        my $t1 = clock_gettime(CLOCK_MONOTONIC);
+        printf "%s %.0f %.0f %.0f\n", $kind, ($t1 - $t0) * 1e6, $t0 * 1e9, $t1 * 1e9
+            if $i > $warm;
     }
 }
 close($to);

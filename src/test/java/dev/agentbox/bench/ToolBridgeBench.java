@@ -76,6 +76,7 @@ public final class ToolBridgeBench {
         String network = null;
         SandboxHandle sandbox = null;
         ToolBridge bridge = null;
+        Stages stages = new Stages();
         try {
             server = startToolServer(host);
             sandbox =
@@ -86,6 +87,11 @@ public final class ToolBridgeBench {
                                             SandboxPolicy.defaults()
                                                     .withNetwork(SandboxPolicy.Network.BRIDGE)));
             network = DockerCli.ok("inspect", "-f", "{{.HostConfig.NetworkMode}}", sandbox.id());
+            URI toolUrl = URI.create("http://" + host.address() + ":" + PORT + "/weather");
+            HttpToolClient client =
+                    new HttpToolClient(
+                            HttpToolSettings.defaults().withAllowedHosts(Set.of(host.address())),
+                            Clock.systemUTC());
             Mailbox mailbox = new Mailbox("/tmp/agentbox-runs/bench-run.mcp");
             ToolBridge.prepare(sandbox.fs(), mailbox);
             bridge =
@@ -95,23 +101,13 @@ public final class ToolBridgeBench {
                             new ToolBridge.RunTools(
                                     "bench-run",
                                     TOKEN,
-                                    List.of(
-                                            weather(
-                                                    URI.create(
-                                                            "http://"
-                                                                    + host.address()
-                                                                    + ":"
-                                                                    + PORT
-                                                                    + "/weather"))),
+                                    List.of(weather(toolUrl)),
                                     "bench-secret".getBytes(StandardCharsets.UTF_8)),
                             ToolGate.ALLOW_ALL,
-                            new HttpToolClient(
-                                    HttpToolSettings.defaults()
-                                            .withAllowedHosts(Set.of(host.address())),
-                                    Clock.systemUTC()),
+                            client,
                             // every call counts against the run's bound: room for all of them
                             new BridgeLimits(8, 1024 * 1024, 16, 10 * (n + warm) + 100),
-                            ToolCallEvents.NONE);
+                            stages);
             try (InputStream script =
                     ToolBridgeBench.class.getResourceAsStream("/bench/tool-round-trip.pl")) {
                 sandbox.fs().write(SCRIPT, script.readAllBytes());
@@ -135,7 +131,8 @@ public final class ToolBridgeBench {
             if (r.exitCode() != 0) {
                 throw new IllegalStateException("the client failed: " + r);
             }
-            report(r.stdout(), n, warm, image);
+            double[] clientAlone = clientAlone(client, toolUrl, n, warm);
+            report(r.stdout(), n, warm, image, stages, clientAlone);
         } finally {
             if (bridge != null) {
                 bridge.close();
@@ -174,6 +171,29 @@ public final class ToolBridgeBench {
         return p;
     }
 
+    /**
+     * The bridge's HTTP client alone, from this JVM, posting the same arguments to the same tool
+     * (signed, a new connection per call, as the bridge posts): what of the tool stage is HTTP.
+     */
+    private static double[] clientAlone(HttpToolClient client, URI url, int n, int warm)
+            throws Exception {
+        byte[] args = "{\"city\":\"Paris\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] secret = "bench-secret".getBytes(StandardCharsets.UTF_8);
+        double[] ms = new double[n];
+        for (int i = -warm; i < n; i++) {
+            long t0 = System.nanoTime();
+            HttpToolClient.Answer a = client.post(url, secret, args, "bench:" + i);
+            long t1 = System.nanoTime();
+            if (a.status() != 200 || !a.body().contains("sunny")) {
+                throw new IllegalStateException("the tool answered " + a);
+            }
+            if (i >= 0) {
+                ms[i] = (t1 - t0) / 1e6;
+            }
+        }
+        return ms;
+    }
+
     private static HttpTool weather(URI url) {
         JsonObject schema =
                 Json.createReader(
@@ -184,13 +204,19 @@ public final class ToolBridgeBench {
         return new HttpTool("weather", "the weather in a city", schema, url);
     }
 
-    private static void report(String stdout, int n, int warm, String image) throws Exception {
+    private static void report(
+            String stdout, int n, int warm, String image, Stages stages, double[] clientAlone)
+            throws Exception {
         Map<String, List<Double>> ms = new HashMap<>();
+        List<long[]> bridgedSpans = new ArrayList<>();
         for (String line : stdout.split("\n")) {
             String[] f = line.trim().split(" ");
-            if (f.length == 2) {
+            if (f.length == 4) {
                 ms.computeIfAbsent(f[0], k -> new ArrayList<>())
                         .add(Double.parseDouble(f[1]) / 1000.0);
+                if (f[0].equals("b")) {
+                    bridgedSpans.add(new long[] {Long.parseLong(f[2]), Long.parseLong(f[3])});
+                }
             }
         }
         double[] b = values(ms, "b");
@@ -228,7 +254,69 @@ public final class ToolBridgeBench {
                         TARGET_MS,
                         added <= TARGET_MS ? "met" : "NOT met",
                         median(b) - median(c)));
+        stages.report(out, bridgedSpans);
+        Stages.row(
+                out,
+                "(reference) the bridge's HTTP client alone: the same post from the JVM,"
+                        + " after the calls above",
+                clientAlone);
         System.out.print(out);
+    }
+
+    /**
+     * When the bridge's HTTP tool handler began and ended each call (System.nanoTime, which is
+     * CLOCK_MONOTONIC on Linux, the clock the client in the sandbox reads too), to split a bridged
+     * call into its way in, the tool's part and its way out.
+     */
+    private static final class Stages implements ToolCallEvents {
+        private final List<Long> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<Long> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void started(String callKey, String tool, String argumentsJson) {
+            started.add(System.nanoTime());
+        }
+
+        @Override
+        public void finished(String callKey, String resultText, boolean error) {
+            finished.add(System.nanoTime());
+        }
+
+        /** The last {@code spans.size()} calls are the measured ones (calls are sequential). */
+        void report(StringBuilder out, List<long[]> spans) {
+            int m = spans.size();
+            if (started.size() < m || finished.size() < m) {
+                out.append("(stages unavailable: the handler saw fewer calls than measured)\n");
+                return;
+            }
+            int s0 = started.size() - m;
+            int f0 = finished.size() - m;
+            double[] in = new double[m];
+            double[] tool = new double[m];
+            double[] back = new double[m];
+            for (int i = 0; i < m; i++) {
+                in[i] = (started.get(s0 + i) - spans.get(i)[0]) / 1e6;
+                tool[i] = (finished.get(f0 + i) - started.get(s0 + i)) / 1e6;
+                back[i] = (spans.get(i)[1] - finished.get(f0 + i)) / 1e6;
+            }
+            out.append(
+                    "\nA bridged call by stage (same clock inside and outside the sandbox):\n\n");
+            out.append("| stage | median ms | p95 ms |\n|---|---:|---:|\n");
+            row(
+                    out,
+                    "in: client write → relay → `.in` → channel follow → MCP session → handler",
+                    in);
+            row(out, "tool: gate + HTTP post to the tool + answer", tool);
+            row(
+                    out,
+                    "out: result → `.out/N` written through the channel → inotify → relay → client",
+                    back);
+        }
+
+        private static void row(StringBuilder out, String name, double[] v) {
+            out.append(
+                    String.format(Locale.ROOT, "| %s | %.2f | %.2f |%n", name, median(v), p95(v)));
+        }
     }
 
     private static double[] values(Map<String, List<Double>> ms, String kind) {
