@@ -135,6 +135,12 @@ class ApprovalTakeoverPostgresIT {
             assertThat(count(journal, "\"type\":\"tool_use\"")).as(journal).isEqualTo(1);
             assertThat(count(journal, "\"type\":\"tool_result\"")).as(journal).isZero();
 
+            // The successor's bridge re-reads the mailbox as soon as it has the journal, and asks
+            // its gate again for the unanswered permission prompt; nothing outside the server
+            // shows that wait. Answering a moment later makes the case exercised the one the
+            // contract is about (the answer wakes a wait on the other server); an answer that came
+            // first would be found settled by that ask, and the assertions below hold either way.
+            Thread.sleep(3000);
             answer(b, runId, asked.getString("id"));
 
             List<SseClient.Event> events = onB.transcript(runId, null);
