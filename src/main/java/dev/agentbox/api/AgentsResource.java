@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.agent.AgUiSegment;
 import dev.agentbox.agent.AgentService;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
@@ -143,17 +144,14 @@ public class AgentsResource {
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
             AgentService.AgentRun run = agents.startOrResume(caller.tenant(), agentId, body);
+            if (run.refusal().isPresent()) {
+                RunEventsSse.refuse(
+                        sink, sse, slot, run.refusal().get().code(), run.refusal().get().message());
+                return;
+            }
             // Last-Event-ID resumes a run an earlier POST started; a new run streams from its
             // start, whatever offset a confused client sends.
-            RunEventsSse.start(
-                    runs,
-                    threads,
-                    run.run(),
-                    run.started() ? 0 : after,
-                    sink,
-                    sse,
-                    slot,
-                    RunEventsSse.Form.AG_UI);
+            stream(agentId, run, run.started() ? 0 : after, sink, sse, slot);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
@@ -176,13 +174,43 @@ public class AgentsResource {
         long after =
                 RunsResource.offset(
                         lastEventId != null ? lastEventId : "-1".equals(offset) ? null : offset);
-        RunRecordView run = agents.run(caller.tenant(), agentId, runId);
+        AgentService.AgentRun run = agents.run(caller.tenant(), agentId, runId);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
-            RunEventsSse.start(runs, threads, run, after, sink, sse, slot, RunEventsSse.Form.AG_UI);
+            stream(agentId, run, after, sink, sse, slot);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
         }
+    }
+
+    /** Streams the AG-UI run: its segment of the base run's log, after {@code after}. */
+    private void stream(
+            String agentId,
+            AgentService.AgentRun run,
+            long after,
+            SseEventSink sink,
+            Sse sse,
+            Slot slot) {
+        String tenant = caller.tenant();
+        RunRecordView base = run.run();
+        AgUiSegment.Spec spec = run.segment();
+        AgUiSegment segment =
+                new AgUiSegment(
+                        spec,
+                        after,
+                        seq ->
+                                agents.snapshotMessages(
+                                        tenant, agentId, spec.threadId(), base.runId(), seq));
+        RunEventsSse.start(
+                runs,
+                threads,
+                base,
+                AgUiSegment.readAfter(spec, after),
+                sink,
+                sse,
+                slot,
+                RunEventsSse.Form.AG_UI,
+                segment);
     }
 }
