@@ -32,8 +32,13 @@ import java.util.function.LongFunction;
  */
 public final class AgUiSegment {
 
-    /** An event to send: its SSE id (a log sequence), its type and its AG-UI data. */
-    public record Event(long id, String type, JsonObject data) {}
+    /**
+     * An event to send: its SSE id, its type and its AG-UI data. The id is the log sequence of the
+     * chunk it comes from; the events the segment adds at an interrupt chunk {@code N} are {@code
+     * N.1}, {@code N.2}, … — every id of a stream distinct, since clients drop an event whose id
+     * they have seen ({@code @tanstack/ai-client} does).
+     */
+    public record Event(String id, String type, JsonObject data) {}
 
     /**
      * Which AG-UI run a stream shows.
@@ -86,7 +91,7 @@ public final class AgUiSegment {
             started = true;
             out.add(
                     new Event(
-                            spec.startSeq(),
+                            Long.toString(spec.startSeq()),
                             "RUN_STARTED",
                             Json.createObjectBuilder()
                                     .add("type", "RUN_STARTED")
@@ -112,7 +117,7 @@ public final class AgUiSegment {
             }
             wire = b.build();
         }
-        out.add(new Event(seq, type, wire));
+        out.add(new Event(Long.toString(seq), type, wire));
         return out;
     }
 
@@ -159,6 +164,7 @@ public final class AgUiSegment {
 
     private void end(long seq, JsonObject interrupt, List<Event> out) {
         ended = true;
+        int first = out.size();
         for (String id : text) {
             out.add(closing(seq, "TEXT_MESSAGE_END", "messageId", id));
         }
@@ -176,7 +182,7 @@ public final class AgUiSegment {
         }
         out.add(
                 new Event(
-                        seq,
+                        Long.toString(seq),
                         "STATE_SNAPSHOT",
                         Json.createObjectBuilder()
                                 .add("type", "STATE_SNAPSHOT")
@@ -184,7 +190,7 @@ public final class AgUiSegment {
                                 .build()));
         out.add(
                 new Event(
-                        seq,
+                        Long.toString(seq),
                         "MESSAGES_SNAPSHOT",
                         Json.createObjectBuilder()
                                 .add("type", "MESSAGES_SNAPSHOT")
@@ -192,7 +198,7 @@ public final class AgUiSegment {
                                 .build()));
         out.add(
                 new Event(
-                        seq,
+                        Long.toString(seq),
                         "RUN_FINISHED",
                         Json.createObjectBuilder()
                                 .add("type", "RUN_FINISHED")
@@ -209,10 +215,40 @@ public final class AgUiSegment {
                                                                         AgUiInterrupts.toAgUi(
                                                                                 interrupt))))
                                 .build()));
+        for (int i = first; i < out.size(); i++) {
+            Event e = out.get(i);
+            out.set(i, new Event(seq + "." + (i - first + 1), e.type(), e.data()));
+        }
+    }
+
+    /**
+     * The log position a stream resumes after, from a {@code Last-Event-ID} this endpoint sent:
+     * {@code N} is after chunk N; {@code N.k} (an event added at interrupt chunk N) is before chunk
+     * N, so the interrupt's events are sent again (the client drops those it has).
+     *
+     * @return the text of a plain offset, for the caller's usual check
+     */
+    public static String resumePoint(String lastEventId) {
+        if (lastEventId == null) {
+            return null;
+        }
+        int dot = lastEventId.indexOf('.');
+        if (dot <= 0) {
+            return lastEventId;
+        }
+        try {
+            long n = Long.parseLong(lastEventId.substring(0, dot));
+            Integer.parseInt(lastEventId.substring(dot + 1));
+            return Long.toString(Math.max(0, n - 1));
+        } catch (NumberFormatException e) {
+            return lastEventId;
+        }
     }
 
     private static Event closing(long seq, String type, String key, String id) {
         return new Event(
-                seq, type, Json.createObjectBuilder().add("type", type).add(key, id).build());
+                Long.toString(seq),
+                type,
+                Json.createObjectBuilder().add("type", type).add(key, id).build());
     }
 }

@@ -23,7 +23,7 @@ import java.util.Optional;
 
 /**
  * The AG-UI rules for a new input on a thread whose previous AG-UI run ended at an interrupt
- * (docs/api.md "Client tools and interrupts", behaviours AG-01..AG-06).
+ * (docs/api.md "Client tools and interrupts", behaviours AG-15..AG-19).
  *
  * <ul>
  *   <li>The interrupt that ended the previous AG-UI run must be answered: by a {@code resume} entry
@@ -69,6 +69,54 @@ public class AgentContinuations {
         }
     }
 
+    /**
+     * What to do with the interrupt that ended the previous AG-UI run: refuse the input, answer the
+     * interrupt and continue ({@code answer}), or neither (a new run).
+     */
+    record Verdict(boolean answer, Optional<Refusal> refusal) {}
+
+    /**
+     * The AG-UI rules for the interrupt {@code x} that ended the previous AG-UI run, given whether
+     * the input answers it, at {@code now}: an answer at or after its expiry is refused, and so is
+     * no answer while it is pending; an answer otherwise goes to the compare-and-set (which refuses
+     * a different earlier answer); no answer to one that expired or was answered elsewhere is a new
+     * run.
+     */
+    static Verdict verdict(Interrupt x, boolean answered, java.time.Instant now) {
+        boolean expired =
+                x.status() == InterruptStatus.EXPIRED
+                        || (x.pending() && !now.isBefore(x.expiresAt()));
+        if (expired && answered) {
+            return new Verdict(
+                    false,
+                    Optional.of(
+                            new Refusal(
+                                    "INTERRUPT_EXPIRED",
+                                    "interrupt " + x.id() + " expired before it was answered")));
+        }
+        if (answered) {
+            return new Verdict(true, Optional.empty());
+        }
+        if (x.pending() && !expired) {
+            return new Verdict(
+                    false,
+                    Optional.of(
+                            new Refusal(
+                                    "INTERRUPT_PENDING",
+                                    "interrupt "
+                                            + x.id()
+                                            + " of the previous run is pending: answer it with a"
+                                            + " resume entry"
+                                            + (x.toolCallId().isPresent()
+                                                    ? " or a tool message for "
+                                                            + x.toolCallId().get()
+                                                    : ""))));
+        }
+        // Expired (the agent got an error result), or answered elsewhere (POST
+        // /runs/{runId}/interrupts/{id}): nothing holds the thread, this is a new turn.
+        return new Verdict(false, Optional.empty());
+    }
+
     /** Where a segment ended: the interrupt chunk's sequence and the interrupt it carries. */
     record End(long seq, JsonObject interrupt) {}
 
@@ -99,25 +147,11 @@ public class AgentContinuations {
         }
         Interrupt x = found.get();
         Optional<InterruptAnswer> answer = answerFor(x, input);
-        boolean expired =
-                x.status() == InterruptStatus.EXPIRED
-                        || (x.pending() && !clock.instant().isBefore(x.expiresAt()));
-        if (answer.isEmpty()) {
-            if (expired) {
-                return Outcome.refused(
-                        "INTERRUPT_EXPIRED", "interrupt " + id + " expired unanswered");
-            }
-            if (x.pending()) {
-                return Outcome.refused(
-                        "INTERRUPT_PENDING",
-                        "interrupt "
-                                + id
-                                + " of the previous run is pending: answer it with a resume entry"
-                                + (x.toolCallId().isPresent()
-                                        ? " or a tool message for " + x.toolCallId().get()
-                                        : ""));
-            }
-            // Answered elsewhere (POST /runs/{runId}/interrupts/{id}): this is a new turn.
+        Verdict verdict = verdict(x, answer.isPresent(), clock.instant());
+        if (verdict.refusal().isPresent()) {
+            return new Outcome(Optional.empty(), verdict.refusal());
+        }
+        if (!verdict.answer()) {
             return Outcome.newRun();
         }
         for (RunAgentInput.Resume r : input.resume()) {
@@ -126,10 +160,6 @@ public class AgentContinuations {
                         "INTERRUPT_NOT_FOUND",
                         "resume: " + r.interruptId() + " is not the interrupt of the previous run");
             }
-        }
-        if (expired) {
-            return Outcome.refused(
-                    "INTERRUPT_EXPIRED", "interrupt " + id + " expired before it was answered");
         }
         try {
             interrupts.answer(base, id, answer.get());

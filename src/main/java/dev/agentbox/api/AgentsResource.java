@@ -139,7 +139,7 @@ public class AgentsResource {
             JsonValue body,
             @Context SseEventSink sink,
             @Context Sse sse) {
-        long after = RunsResource.offset(lastEventId);
+        long after = RunsResource.offset(AgUiSegment.resumePoint(lastEventId));
         // The stream's slot first: a run must not start for a stream that is refused.
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
@@ -173,7 +173,10 @@ public class AgentsResource {
             @Context Sse sse) {
         long after =
                 RunsResource.offset(
-                        lastEventId != null ? lastEventId : "-1".equals(offset) ? null : offset);
+                        AgUiSegment.resumePoint(
+                                lastEventId != null
+                                        ? lastEventId
+                                        : "-1".equals(offset) ? null : offset));
         AgentService.AgentRun run = agents.run(caller.tenant(), agentId, runId);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {

@@ -156,7 +156,7 @@ final class RunEventsSse {
                     write(
                             sink,
                             sse.newEventBuilder()
-                                    .id(Long.toString(e.id()))
+                                    .id(e.id())
                                     .name(e.type())
                                     .mediaType(MediaType.APPLICATION_JSON_TYPE)
                                     .data(e.data().toString())

@@ -29,10 +29,11 @@ import org.junit.jupiter.api.Test;
  * the real JavaScript clients ({@code src/test/node/tanstack-client-tool.mjs}, {@code
  * agui-client-tool.mjs}) unmodified: a client tool's call ends the AG-UI run with an interrupt, the
  * client runs the tool and its next input carries the result, and the agent's continuation streams
- * as that new AG-UI run (AG-01, AG-02). An {@code ask} approval likewise (AG-03), and the AG-UI
- * rules: input that leaves the interrupt unanswered is a {@code RUN_ERROR} (AG-04), the same answer
- * twice streams the same continuation (AG-05). Every AG-UI run the clients read passes {@code
- * agui-check.mjs}; the streams read here are saved for verify-streams.mjs.
+ * as that new AG-UI run (AG-15). An {@code ask} approval likewise (AG-16), and the AG-UI rules:
+ * input that leaves the interrupt unanswered is a {@code RUN_ERROR} (AG-17), the same answer twice
+ * streams the same continuation (AG-18), the transcript shows the turn once (AG-19). Every AG-UI
+ * run the clients read passes {@code agui-check.mjs}; the streams read here are saved for
+ * verify-streams.mjs.
  */
 class AgUiInterruptsIT {
 
@@ -62,7 +63,7 @@ class AgUiInterruptsIT {
     private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
     private final NodeScripts node = new NodeScripts();
     private final Set<String> agents = ConcurrentHashMap.newKeySet();
-    private final Set<String> baseRuns = ConcurrentHashMap.newKeySet();
+    private final Set<String> threads = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
     static void modelHost() throws Exception {
@@ -78,13 +79,20 @@ class AgUiInterruptsIT {
         EgressWorld.removeGateways(EgressWorld.TENANT_A);
     }
 
-    /** Each test's sandboxes (one per thread) and definitions go; the model forgets its script. */
+    /**
+     * Each test's sandboxes (one per thread: those of its threads' runs) and definitions go,
+     * whether the test passed or not; the model forgets its script.
+     */
     @AfterEach
     void cleanUp() {
-        for (String runId : baseRuns) {
-            HttpResponse<String> r = api.get(Runs.path(runId), Api.TENANT_A);
-            if (r.statusCode() == 200 && Api.parse(r.body()).get("sandboxKey") != null) {
-                sandboxes.delete(Api.parse(r.body()).getString("sandboxKey"));
+        for (String threadId : threads) {
+            for (JsonObject run :
+                    Api.json(api.get("/api/v1/runs?threadId=" + threadId, Api.TENANT_A))
+                            .asJsonArray()
+                            .getValuesAs(JsonObject.class)) {
+                if (run.get("sandboxKey") instanceof jakarta.json.JsonString key) {
+                    sandboxes.delete(key.getString());
+                }
             }
         }
         for (String agentId : agents) {
@@ -96,7 +104,7 @@ class AgUiInterruptsIT {
     }
 
     @Test
-    void tanstackClientRunsTheClientToolAndTheContinuationCompletes_AG01() throws Exception {
+    void tanstackClientRunsTheClientToolAndTheContinuationCompletes_AG15() throws Exception {
         node.requireInstalled();
         String agentId = define("");
         model.enqueue(
@@ -104,7 +112,7 @@ class AgUiInterruptsIT {
                         "mcp__agentbox__pick_color",
                         Json.createObjectBuilder().add("hint", "warm").build()),
                 Turn.text("you picked teal"));
-        String threadId = "t-" + UUID.randomUUID();
+        String threadId = thread();
         NodeScripts.Result r =
                 node.run(
                         "tanstack-client-tool.mjs",
@@ -116,7 +124,6 @@ class AgUiInterruptsIT {
                         java.time.Duration.ofMinutes(5));
         JsonObject out = r.json();
         assertThat(r.exitCode()).as("%s", out).isZero();
-        rememberBaseRun(threadId, agentId);
         assertThat(out.getJsonArray("executed").getValuesAs(JsonObject.class))
                 .as("the client tool ran once, with the agent's arguments: %s", out)
                 .containsExactly(Json.createObjectBuilder().add("hint", "warm").build());
@@ -145,7 +152,7 @@ class AgUiInterruptsIT {
     }
 
     @Test
-    void agUiClientAnswersTheClientToolWithResumeAndTheContinuationCompletes_AG02() {
+    void agUiClientAnswersTheClientToolWithResumeAndTheContinuationCompletes_AG15() {
         node.requireInstalled();
         String agentId = define("");
         model.enqueue(
@@ -153,7 +160,7 @@ class AgUiInterruptsIT {
                         "mcp__agentbox__pick_color",
                         Json.createObjectBuilder().add("hint", "cold").build()),
                 Turn.text("you picked navy"));
-        String threadId = "t-" + UUID.randomUUID();
+        String threadId = thread();
         String runId = "r-" + UUID.randomUUID();
         NodeScripts.Result r =
                 node.run(
@@ -165,7 +172,6 @@ class AgUiInterruptsIT {
                                 .add("output", "navy")
                                 .build(),
                         java.time.Duration.ofMinutes(5));
-        baseRuns.add(runId);
         JsonObject out = r.json();
         assertThat(r.exitCode()).as("%s", out).isZero();
         assertThat(out.getJsonArray("interrupts").getJsonObject(0).getString("reason"))
@@ -187,12 +193,43 @@ class AgUiInterruptsIT {
     }
 
     @Test
-    void anApprovedBashRunsAndTheRulesOfTheNextInputHold_AG03_AG04_AG05() throws Exception {
+    void tanstackClientApprovesAnAskedBashAndItRuns_AG16() throws Exception {
+        node.requireInstalled();
+        String agentId = define(",\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]");
+        model.enqueue(Turn.claudeBash("echo written > /workspace/tanstack.txt"), Turn.text("done"));
+        String threadId = thread();
+        NodeScripts.Result r =
+                node.run(
+                        "tanstack-client-tool.mjs",
+                        base(agentId, threadId)
+                                .add("prompt", "write the file")
+                                .add("approve", true)
+                                .build(),
+                        java.time.Duration.ofMinutes(5));
+        JsonObject out = r.json();
+        assertThat(r.exitCode()).as("%s", out).isZero();
+        assertThat(out.getJsonArray("approvals").getValuesAs(JsonObject.class))
+                .as("the client saw the approval and could resolve it: %s", out)
+                .singleElement()
+                .satisfies(a -> assertThat(a.getBoolean("canResolve")).isTrue());
+        List<JsonArray> agUiRuns = out.getJsonArray("runs").getValuesAs(JsonArray.class);
+        assertThat(agUiRuns).as("%s", out).hasSize(2);
+        assertThat(out.getJsonArray("failures")).as("agui-check of each run").isEmpty();
+        String runId =
+                Api.json(api.get("/api/v1/runs?threadId=" + threadId, Api.TENANT_A))
+                        .asJsonArray()
+                        .getJsonObject(0)
+                        .getString("runId");
+        String key = runs.get(runId).getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "cat /workspace/tanstack.txt")).contains("written");
+    }
+
+    @Test
+    void anApprovedBashRunsAndTheRulesOfTheNextInputHold_AG16_AG17_AG18_AG19() throws Exception {
         String agentId = define(",\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]");
         model.enqueue(Turn.claudeBash("echo written > /workspace/approved.txt"), Turn.text("done"));
-        String threadId = "t-" + UUID.randomUUID();
+        String threadId = thread();
         String first = "r-" + UUID.randomUUID();
-        baseRuns.add(first);
         List<AgentsIT.Event> interrupted = post(agentId, input(threadId, first, null));
         JsonObject finished = interrupted.get(interrupted.size() - 1).data();
         assertThat(finished.getString("type")).as("%s", interrupted).isEqualTo("RUN_FINISHED");
@@ -202,7 +239,7 @@ class AgUiInterruptsIT {
         assertThat(interrupt.getJsonObject("metadata").getString("toolName")).isEqualTo("Bash");
         assertThat(runs.get(first).getString("status")).isIn("running", "interrupted");
 
-        // AG-04: a new input that does not answer the interrupt.
+        // AG-17: a new input that does not answer the interrupt.
         List<AgentsIT.Event> refused =
                 post(agentId, input(threadId, "r-" + UUID.randomUUID(), null));
         assertThat(refused).hasSize(1);
@@ -221,7 +258,7 @@ class AgUiInterruptsIT {
         String key = runs.get(first).getString("sandboxKey");
         assertThat(sandboxes.stdout(key, "cat /workspace/approved.txt")).contains("written");
 
-        // AG-05: the same input again streams the same continuation; so does the same answer
+        // AG-18: the same input again streams the same continuation; so does the same answer
         // under a new runId.
         List<AgentsIT.Event> again = post(agentId, input(threadId, second, approve));
         assertThat(types(again)).isEqualTo(types(continued));
@@ -239,12 +276,11 @@ class AgUiInterruptsIT {
     }
 
     @Test
-    void aRefusedBashDoesNotRunAndTheAgentIsToldOfTheRefusal_AG03() throws Exception {
+    void aRefusedBashDoesNotRunAndTheAgentIsToldOfTheRefusal_AG16() throws Exception {
         String agentId = define(",\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]");
         model.enqueue(Turn.claudeBash("echo written > /workspace/refused.txt"), Turn.text("ok"));
-        String threadId = "t-" + UUID.randomUUID();
+        String threadId = thread();
         String first = "r-" + UUID.randomUUID();
-        baseRuns.add(first);
         List<AgentsIT.Event> interrupted = post(agentId, input(threadId, first, null));
         JsonObject interrupt =
                 interrupted
@@ -373,19 +409,11 @@ class AgUiInterruptsIT {
                         .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
-    /** The base run of the thread's first turn (its sandbox is deleted after the test). */
-    private void rememberBaseRun(String threadId, String agentId) {
-        JsonObject transcript =
-                Api.parse(
-                        api.get("/api/v1/agents/" + agentId + "?threadId=" + threadId, Api.TENANT_A)
-                                .body());
-        for (JsonObject r :
-                Api.json(api.get("/api/v1/runs?threadId=" + threadId, Api.TENANT_A))
-                        .asJsonArray()
-                        .getValuesAs(JsonObject.class)) {
-            baseRuns.add(r.getString("runId"));
-        }
-        assertThat(transcript.getJsonArray("messages")).isNotEmpty();
+    /** A new thread, whose sandbox the test's clean-up deletes. */
+    private String thread() {
+        String threadId = "t-" + UUID.randomUUID();
+        threads.add(threadId);
+        return threadId;
     }
 
     private String lastModelRequest() {
