@@ -103,7 +103,8 @@ public class AgentsResource {
             description =
                     "Transcript: the newest 50 runs of the agent in the thread, oldest first, as @tanstack/ai-client "
                             + "UIMessages (a user message per run, then the assistant message assembled from the run's log); "
-                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null.")
+                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null; "
+                            + "interrupts are its pending interrupts as AG-UI interrupts (null without an active run).")
     public String get(
             @PathParam("agentId") String agentId, @QueryParam("threadId") String threadId) {
         if (threadId != null) {
@@ -132,7 +133,11 @@ public class AgentsResource {
                             + "sandbox is the definition's, reused per threadId. forwardedProps.agentbox.secrets are the "
                             + "sandbox's secrets for this run (never stored). A repeated POST of a runId of this agent and "
                             + "thread starts no run: it streams that run after Last-Event-ID (from the start without it); "
-                            + "another agent or thread gets 409 run-exists. Closing the stream detaches a durable run.")
+                            + "another agent or thread gets 409 run-exists. Closing the stream detaches a durable run. "
+                            + "tools are the client's own tools: a call ends the AG-UI run with RUN_FINISHED whose outcome "
+                            + "is an interrupt (as does an ask approval); the thread's next input answers it (resume, or a "
+                            + "tool message with its toolCallId) and streams the agent's continuation as the new run; an "
+                            + "unanswered pending interrupt, an answer after expiry or a conflicting answer is a RUN_ERROR.")
     public void run(
             @PathParam("agentId") String agentId,
             @HeaderParam("Last-Event-ID") String lastEventId,
