@@ -54,6 +54,8 @@ public class AgentService {
 
     @Inject CliSessions cliSessions;
 
+    @Inject AgentContinuations continuations;
+
     @Inject Clock clock;
 
     @Inject Config config;
@@ -141,11 +143,29 @@ public class AgentService {
     }
 
     /**
-     * The run a POST streams.
+     * The AG-UI run a POST streams: a segment of a run ({@link AgUiSegment}), or a refusal.
      *
-     * @param started whether this POST started it (else it repeats an earlier POST of its runId)
+     * @param run the base run (null for a refusal)
+     * @param started whether this POST made the AG-UI run (a new run or a continuation); else it
+     *     repeats an earlier POST of its runId and may resume after {@code Last-Event-ID}
+     * @param segment which part of the base run's log is this AG-UI run (null for a refusal)
+     * @param refusal why the input is refused: the AG-UI run is a lone {@code RUN_ERROR}
      */
-    public record AgentRun(RunRecordView run, boolean started) {}
+    public record AgentRun(
+            RunRecordView run,
+            boolean started,
+            AgUiSegment.Spec segment,
+            Optional<AgentContinuations.Refusal> refusal) {
+
+        static AgentRun of(RunRecordView run, boolean started, AgentTurn turn) {
+            return new AgentRun(
+                    run,
+                    started,
+                    new AgUiSegment.Spec(
+                            turn.threadId(), turn.runId(), turn.startSeq(), turn.continuation()),
+                    Optional.empty());
+        }
+    }
 
     /**
      * The run of this POST: a new one, or — when the tenant's runId has a turn of this agent and
@@ -156,7 +176,34 @@ public class AgentService {
         RunAgentInput input = RunAgentInput.parse(body);
         Optional<AgentTurn> existing = turns.find(tenant, input.runId());
         if (existing.isPresent()) {
-            return new AgentRun(resumed(tenant, existing.get(), agentId, input), false);
+            return AgentRun.of(
+                    resumed(tenant, existing.get(), agentId, input), false, existing.get());
+        }
+        requireDistinctTools(definition, input);
+        AgentContinuations.Outcome next;
+        try {
+            next = continuations.plan(tenant, agentId, input);
+        } catch (RuntimeException e) {
+            // A twin POST of this runId recorded its continuation first: stream that one.
+            Optional<AgentTurn> raced = turns.find(tenant, input.runId());
+            if (raced.isEmpty()) {
+                throw e;
+            }
+            return AgentRun.of(resumed(tenant, raced.get(), agentId, input), false, raced.get());
+        }
+        if (next.refusal().isPresent()) {
+            return new AgentRun(null, true, null, next.refusal());
+        }
+        if (next.turn().isPresent()) {
+            AgentTurn turn = next.turn().get();
+            LOG.info(
+                    "agent "
+                            + LogText.quote(agentId)
+                            + ": run "
+                            + LogText.quote(turn.runId())
+                            + " continues run "
+                            + LogText.quote(turn.baseRunId()));
+            return AgentRun.of(awaitRun(tenant, turn.baseRunId()), true, turn);
         }
         // Read before the turn exists: an unknown or unreadable set is a 400 with nothing recorded.
         Map<String, String> secrets = secrets(tenant, input);
@@ -176,10 +223,10 @@ public class AgentService {
             if (raced.isEmpty()) {
                 throw e;
             }
-            return new AgentRun(resumed(tenant, raced.get(), agentId, input), false);
+            return AgentRun.of(resumed(tenant, raced.get(), agentId, input), false, raced.get());
         }
         try {
-            return new AgentRun(start(tenant, definition, input, secrets), true);
+            return AgentRun.of(start(tenant, definition, input, secrets), true, turn);
         } catch (RuntimeException e) {
             // No run, no turn: the transcript never shows a turn without its run.
             turns.delete(tenant, input.runId());
@@ -235,7 +282,8 @@ public class AgentService {
                         tenant,
                         request,
                         AgentPrompt.invocation(t, input.earlier(), input.prompt(), session),
-                        t.tools());
+                        t.tools(),
+                        input.tools());
         LOG.info(
                 "agent "
                         + LogText.quote(definition.agentId())
@@ -260,7 +308,19 @@ public class AgentService {
                     Map.of("runId", input.runId()),
                     null);
         }
-        return awaitRun(tenant, turn.runId());
+        return awaitRun(tenant, turn.baseRunId());
+    }
+
+    /** A client tool may not share a name with one of the definition's HTTP tools. */
+    private static void requireDistinctTools(AgentDefinition definition, RunAgentInput input) {
+        java.util.Set<String> own = new java.util.HashSet<>();
+        definition.template().tools().forEach(t -> own.add(t.name()));
+        for (var t : input.tools()) {
+            if (own.contains(t.name())) {
+                throw AgentTemplate.invalid(
+                        "tools", "names " + t.name() + ", a tool of the agent definition");
+            }
+        }
     }
 
     /**
@@ -286,17 +346,26 @@ public class AgentService {
         }
     }
 
-    /** A run of this agent ({@code 404} for any other run, also one of another agent). */
-    public RunRecordView run(String tenant, String agentId, String runId) {
+    /**
+     * An AG-UI run of this agent: its base run and segment ({@code 404} for any other run, also one
+     * of another agent).
+     */
+    public AgentRun run(String tenant, String agentId, String runId) {
         get(tenant, agentId);
         RunRequest.requireId("runId", runId);
         return turns.find(tenant, runId)
                 .filter(t -> t.agentId().equals(agentId))
-                .map(t -> runs.get(tenant, runId))
+                .map(t -> AgentRun.of(runs.get(tenant, t.baseRunId()), false, t))
                 .orElseThrow(
                         () ->
                                 ProblemException.notFound(
                                         "No run " + runId + " of agent " + agentId));
+    }
+
+    /** The thread's AG-UI messages as of {@code seq} of {@code baseRunId}'s log (a snapshot). */
+    public jakarta.json.JsonArray snapshotMessages(
+            String tenant, String agentId, String threadId, String baseRunId, long seq) {
+        return transcripts.agUiMessages(tenant, agentId, threadId, baseRunId, seq);
     }
 
     /** {@code {"messages","activeRun","interrupts"}} of the agent's thread. */

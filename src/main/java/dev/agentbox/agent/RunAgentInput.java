@@ -2,7 +2,9 @@ package dev.agentbox.agent;
 
 import static dev.agentbox.agent.AgentTemplate.invalid;
 
+import dev.agentbox.interrupt.store.InterruptStatus;
 import dev.agentbox.run.RunRequest;
+import dev.agentbox.tool.ClientTool;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -17,8 +19,10 @@ import java.util.regex.Pattern;
 /**
  * What the service takes from an AG-UI {@code RunAgentInput}: ids, the prompt (the text of the last
  * {@code user} message), the text of the messages before it, and the run's secrets from {@code
- * forwardedProps.agentbox.secrets}. Members it does not use ({@code tools}, {@code context}, {@code
- * state}, and whatever else a client sends, e.g. {@code parentRunId}) are tolerated, not validated.
+ * forwardedProps.agentbox.secrets}, the client's own tools ({@code tools}) and its answers to the
+ * previous run's interrupts ({@code resume} entries, {@code tool} messages by {@code toolCallId}).
+ * Members it does not use ({@code context}, {@code state}, and whatever else a client sends, e.g.
+ * {@code parentRunId}) are tolerated, not validated.
  *
  * @param earlier the user and assistant messages before the prompt's, oldest first, with text
  * @param secrets environment variables for the sandbox: never stored, never logged
@@ -32,10 +36,28 @@ public record RunAgentInput(
         String prompt,
         List<Message> earlier,
         Map<String, String> secrets,
-        Optional<String> secretSet) {
+        Optional<String> secretSet,
+        List<ClientTool> tools,
+        List<Resume> resume,
+        Map<String, String> toolResults) {
 
     /** A message's role and its text. */
     public record Message(String role, String text) {}
+
+    /**
+     * One {@code resume} entry: the answer to an interrupt of the thread's previous AG-UI run.
+     *
+     * @param payload the answer's payload, {@code JsonValue.NULL} when absent
+     */
+    public record Resume(String interruptId, InterruptStatus status, JsonValue payload) {}
+
+    /** At most this many client tools, resume entries. */
+    static final int MAX_TOOLS = 64;
+
+    static final int MAX_RESUME = 64;
+
+    /** The tool name the bridge reserves for Claude Code's permission prompt. */
+    private static final String RESERVED_TOOL = "approve";
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int MAX_MESSAGE_ID = 255;
@@ -93,7 +115,114 @@ public record RunAgentInput(
                         .filter(m -> !m.text().isEmpty())
                         .toList();
         return new RunAgentInput(
-                threadId, runId, userMessageId, prompt, earlier, secrets(o), secretSet(o));
+                threadId,
+                runId,
+                userMessageId,
+                prompt,
+                earlier,
+                secrets(o),
+                secretSet(o),
+                tools(o),
+                resume(o),
+                toolResults(messages));
+    }
+
+    /** Whether this input answers interrupts (a {@code resume} or a {@code tool} message). */
+    public boolean answers() {
+        return !resume.isEmpty() || !toolResults.isEmpty();
+    }
+
+    /**
+     * {@code tools}: AG-UI tools {@code [{name, description, parameters}]} the client runs itself;
+     * names are MCP tool names, unique, not {@value #RESERVED_TOOL}; schemas bounded ({@link
+     * ClientTool}).
+     */
+    private static List<ClientTool> tools(JsonObject o) {
+        JsonValue v = o.get("tools");
+        if (v == null || v == JsonValue.NULL) {
+            return List.of();
+        }
+        if (!(v instanceof JsonArray a)) {
+            throw invalid("tools", "must be an array of AG-UI tools");
+        }
+        if (a.size() > MAX_TOOLS) {
+            throw invalid("tools", "has more than " + MAX_TOOLS + " tools");
+        }
+        List<ClientTool> tools = new ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (int i = 0; i < a.size(); i++) {
+            String field = "tools[" + i + "]";
+            if (!(a.get(i) instanceof JsonObject t)) {
+                throw invalid(field, "must be an object {name, description, parameters}");
+            }
+            ClientTool tool;
+            try {
+                tool = ClientTool.fromJson(t);
+            } catch (IllegalArgumentException e) {
+                throw invalid(field, e.getMessage());
+            }
+            if (tool.name().equals(RESERVED_TOOL) || !names.add(tool.name())) {
+                throw invalid(field + ".name", "is reserved or named twice: " + tool.name());
+            }
+            tools.add(tool);
+        }
+        return List.copyOf(tools);
+    }
+
+    /** {@code resume}: {@code [{interruptId, status:"resolved"|"cancelled", payload?}]}. */
+    private static List<Resume> resume(JsonObject o) {
+        JsonValue v = o.get("resume");
+        if (v == null || v == JsonValue.NULL) {
+            return List.of();
+        }
+        if (!(v instanceof JsonArray a)) {
+            throw invalid("resume", "must be an array of {interruptId, status, payload?}");
+        }
+        if (a.size() > MAX_RESUME) {
+            throw invalid("resume", "has more than " + MAX_RESUME + " entries");
+        }
+        List<Resume> out = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            String field = "resume[" + i + "]";
+            if (!(a.get(i) instanceof JsonObject r)) {
+                throw invalid(field, "must be an object {interruptId, status, payload?}");
+            }
+            if (!(r.get("interruptId") instanceof JsonString id)
+                    || id.getString().isEmpty()
+                    || id.getString().length() > MAX_MESSAGE_ID) {
+                throw invalid(field + ".interruptId", "is required: an interrupt's id");
+            }
+            InterruptStatus status =
+                    r.get("status") instanceof JsonString st
+                            ? InterruptStatus.of(st.getString())
+                                    .filter(
+                                            x ->
+                                                    x == InterruptStatus.RESOLVED
+                                                            || x == InterruptStatus.CANCELLED)
+                                    .orElse(null)
+                            : null;
+            if (status == null) {
+                throw invalid(field + ".status", "must be resolved or cancelled");
+            }
+            out.add(new Resume(id.getString(), status, r.getOrDefault("payload", JsonValue.NULL)));
+        }
+        return List.copyOf(out);
+    }
+
+    /** The {@code tool} messages' results by {@code toolCallId} (their content's text). */
+    private static Map<String, String> toolResults(JsonArray messages) {
+        Map<String, String> results = new LinkedHashMap<>();
+        for (int i = 0; i < messages.size(); i++) {
+            JsonObject m = messages.getJsonObject(i);
+            if (!"tool".equals(m.getString("role", ""))) {
+                continue;
+            }
+            if (!(m.get("toolCallId") instanceof JsonString id) || id.getString().isEmpty()) {
+                throw invalid("messages[" + i + "].toolCallId", "is required on a tool message");
+            }
+            results.put(id.getString(), text(m.get("content"), "messages[" + i + "].content"));
+        }
+        return Map.copyOf(results);
     }
 
     private static String id(JsonObject o, String name) {

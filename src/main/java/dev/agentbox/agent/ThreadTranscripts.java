@@ -2,12 +2,14 @@ package dev.agentbox.agent;
 
 import dev.agentbox.agent.store.AgentTurn;
 import dev.agentbox.agent.store.JpaAgentTurnStore;
+import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunRecordView;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -41,8 +43,14 @@ public class ThreadTranscripts {
 
     @Inject RunService runs;
 
+    @Inject Interrupts interrupts;
+
     public JsonObject of(String tenant, String agentId, String threadId) {
-        List<AgentTurn> newestFirst = turns.thread(tenant, agentId, threadId, MAX_RUNS);
+        // A continuation streams part of its base turn's run: that turn's message shows it.
+        List<AgentTurn> newestFirst =
+                turns.thread(tenant, agentId, threadId, MAX_RUNS).stream()
+                        .filter(t -> !t.continuation())
+                        .toList();
         Map<String, RunRecordView> byRunId =
                 runs.list(tenant, Optional.of(threadId), Optional.empty()).stream()
                         .collect(
@@ -81,8 +89,63 @@ public class ThreadTranscripts {
         return Json.createObjectBuilder()
                 .add("messages", messages)
                 .add("activeRun", activeRun)
-                .add("interrupts", JsonValue.NULL)
+                .add("interrupts", pendingInterrupts(activeRun, byRunId))
                 .build();
+    }
+
+    /**
+     * The active run's pending interrupts as AG-UI {@code Interrupt}s ({@link AgUiInterrupts}), or
+     * null when no run is active.
+     */
+    private JsonValue pendingInterrupts(JsonValue activeRun, Map<String, RunRecordView> byRunId) {
+        if (!(activeRun instanceof JsonObject a)) {
+            return JsonValue.NULL;
+        }
+        RunRecordView run = byRunId.get(a.getString("runId"));
+        if (run == null) {
+            return JsonValue.NULL;
+        }
+        JsonArrayBuilder b = Json.createArrayBuilder();
+        interrupts.pending(run).forEach(i -> b.add(AgUiInterrupts.toAgUi(i.toJson())));
+        return b.build();
+    }
+
+    /**
+     * The thread's messages as AG-UI {@code Message}s, up to {@code baseRunId}'s turn, that run's
+     * part only up to {@code seq} of its log: what an AG-UI run that ends at an interrupt there
+     * snapshots ({@code MESSAGES_SNAPSHOT}). A user message per turn (the client's id and text),
+     * then the assistant message (text and tool calls) and a {@code tool} message per tool result.
+     */
+    public JsonArray agUiMessages(
+            String tenant, String agentId, String threadId, String baseRunId, long seq) {
+        List<AgentTurn> newestFirst =
+                new ArrayList<>(
+                        turns.thread(tenant, agentId, threadId, MAX_RUNS).stream()
+                                .filter(t -> !t.continuation())
+                                .toList());
+        Collections.reverse(newestFirst);
+        AssistantMessage.Budget budget = new AssistantMessage.Budget(MAX_TEXT_CHARS);
+        JsonArrayBuilder out = Json.createArrayBuilder();
+        for (AgentTurn t : newestFirst) {
+            out.add(
+                    Json.createObjectBuilder()
+                            .add("id", t.userMessageId())
+                            .add("role", "user")
+                            .add("content", budget.take(t.userText())));
+            RunRecordView run;
+            try {
+                run = runs.get(tenant, t.runId());
+            } catch (RuntimeException gone) {
+                continue;
+            }
+            boolean base = t.runId().equals(baseRunId);
+            assistant(run, budget, base ? seq : Long.MAX_VALUE)
+                    .ifPresent(m -> AgUiMessages.of(m).forEach(out::add));
+            if (base) {
+                break;
+            }
+        }
+        return out.build();
     }
 
     private static JsonObject user(AgentTurn t, AssistantMessage.Budget budget) {
@@ -101,12 +164,25 @@ public class ThreadTranscripts {
     }
 
     private Optional<JsonObject> assistant(RunRecordView run, AssistantMessage.Budget budget) {
+        return assistant(run, budget, Long.MAX_VALUE);
+    }
+
+    /** The run's assistant message from its log up to {@code untilSeq} (inclusive). */
+    private Optional<JsonObject> assistant(
+            RunRecordView run, AssistantMessage.Budget budget, long untilSeq) {
         AssistantMessage m = new AssistantMessage(budget);
         long after = 0;
         for (int read = 0; read < MAX_CHUNKS; read += PAGE) {
             List<LoggedChunk> page = runs.snapshot(run, after, PAGE);
-            page.forEach(c -> m.accept(c.chunk()));
-            if (page.size() < PAGE) {
+            boolean past = false;
+            for (LoggedChunk c : page) {
+                if (c.seq() > untilSeq) {
+                    past = true;
+                    break;
+                }
+                m.accept(c.chunk());
+            }
+            if (past || page.size() < PAGE) {
                 break;
             }
             after = page.get(page.size() - 1).seq();

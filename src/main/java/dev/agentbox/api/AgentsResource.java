@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.agent.AgUiSegment;
 import dev.agentbox.agent.AgentService;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
@@ -102,7 +103,8 @@ public class AgentsResource {
             description =
                     "Transcript: the newest 50 runs of the agent in the thread, oldest first, as @tanstack/ai-client "
                             + "UIMessages (a user message per run, then the assistant message assembled from the run's log); "
-                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null.")
+                            + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null; "
+                            + "interrupts are its pending interrupts as AG-UI interrupts (null without an active run).")
     public String get(
             @PathParam("agentId") String agentId, @QueryParam("threadId") String threadId) {
         if (threadId != null) {
@@ -131,29 +133,30 @@ public class AgentsResource {
                             + "sandbox is the definition's, reused per threadId. forwardedProps.agentbox.secrets are the "
                             + "sandbox's secrets for this run (never stored). A repeated POST of a runId of this agent and "
                             + "thread starts no run: it streams that run after Last-Event-ID (from the start without it); "
-                            + "another agent or thread gets 409 run-exists. Closing the stream detaches a durable run.")
+                            + "another agent or thread gets 409 run-exists. Closing the stream detaches a durable run. "
+                            + "tools are the client's own tools: a call ends the AG-UI run with RUN_FINISHED whose outcome "
+                            + "is an interrupt (as does an ask approval); the thread's next input answers it (resume, or a "
+                            + "tool message with its toolCallId) and streams the agent's continuation as the new run; an "
+                            + "unanswered pending interrupt, an answer after expiry or a conflicting answer is a RUN_ERROR.")
     public void run(
             @PathParam("agentId") String agentId,
             @HeaderParam("Last-Event-ID") String lastEventId,
             JsonValue body,
             @Context SseEventSink sink,
             @Context Sse sse) {
-        long after = RunsResource.offset(lastEventId);
+        long after = RunsResource.offset(AgUiSegment.resumePoint(lastEventId));
         // The stream's slot first: a run must not start for a stream that is refused.
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
             AgentService.AgentRun run = agents.startOrResume(caller.tenant(), agentId, body);
+            if (run.refusal().isPresent()) {
+                RunEventsSse.refuse(
+                        sink, sse, slot, run.refusal().get().code(), run.refusal().get().message());
+                return;
+            }
             // Last-Event-ID resumes a run an earlier POST started; a new run streams from its
             // start, whatever offset a confused client sends.
-            RunEventsSse.start(
-                    runs,
-                    threads,
-                    run.run(),
-                    run.started() ? 0 : after,
-                    sink,
-                    sse,
-                    slot,
-                    RunEventsSse.Form.AG_UI);
+            stream(agentId, run, run.started() ? 0 : after, sink, sse, slot);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
@@ -175,14 +178,47 @@ public class AgentsResource {
             @Context Sse sse) {
         long after =
                 RunsResource.offset(
-                        lastEventId != null ? lastEventId : "-1".equals(offset) ? null : offset);
-        RunRecordView run = agents.run(caller.tenant(), agentId, runId);
+                        AgUiSegment.resumePoint(
+                                lastEventId != null
+                                        ? lastEventId
+                                        : "-1".equals(offset) ? null : offset));
+        AgentService.AgentRun run = agents.run(caller.tenant(), agentId, runId);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
         try {
-            RunEventsSse.start(runs, threads, run, after, sink, sse, slot, RunEventsSse.Form.AG_UI);
+            stream(agentId, run, after, sink, sse, slot);
         } catch (RuntimeException e) {
             slot.close();
             throw e;
         }
+    }
+
+    /** Streams the AG-UI run: its segment of the base run's log, after {@code after}. */
+    private void stream(
+            String agentId,
+            AgentService.AgentRun run,
+            long after,
+            SseEventSink sink,
+            Sse sse,
+            Slot slot) {
+        String tenant = caller.tenant();
+        RunRecordView base = run.run();
+        AgUiSegment.Spec spec = run.segment();
+        AgUiSegment segment =
+                new AgUiSegment(
+                        spec,
+                        after,
+                        seq ->
+                                agents.snapshotMessages(
+                                        tenant, agentId, spec.threadId(), base.runId(), seq));
+        RunEventsSse.start(
+                runs,
+                threads,
+                base,
+                AgUiSegment.readAfter(spec, after),
+                sink,
+                sse,
+                slot,
+                RunEventsSse.Form.AG_UI,
+                segment);
     }
 }

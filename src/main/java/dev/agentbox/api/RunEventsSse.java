@@ -1,5 +1,6 @@
 package dev.agentbox.api;
 
+import dev.agentbox.agent.AgUiSegment;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.run.RunEventStream;
@@ -58,9 +59,29 @@ final class RunEventsSse {
             Sse sse,
             Slot slot,
             Form form) {
+        start(runs, threads, run, afterSeq, sink, sse, slot, form, null);
+    }
+
+    /**
+     * As {@link #start(RunService, ManagedThreadFactory, RunRecordView, long, SseEventSink, Sse,
+     * Slot, Form)}, sending only {@code segment}'s AG-UI run when it is not null: the stream ends
+     * where the segment does (an interrupt), and the base run goes on (the segment's end is not a
+     * viewer leaving: it never cancels or detaches the run).
+     */
+    static void start(
+            RunService runs,
+            ManagedThreadFactory threads,
+            RunRecordView run,
+            long afterSeq,
+            SseEventSink sink,
+            Sse sse,
+            Slot slot,
+            Form form,
+            AgUiSegment segment) {
         runs.viewerAttached(run);
         RunEventStream stream = runs.stream();
-        threads.newThread(() -> pump(runs, stream, run, afterSeq, sink, sse, slot, form)).start();
+        threads.newThread(() -> pump(runs, stream, run, afterSeq, sink, sse, slot, form, segment))
+                .start();
     }
 
     private static void pump(
@@ -71,7 +92,8 @@ final class RunEventsSse {
             SseEventSink sink,
             Sse sse,
             Slot slot,
-            Form form) {
+            Form form,
+            AgUiSegment segment) {
         RunEventStream.End end = RunEventStream.End.STOPPED;
         try {
             end =
@@ -81,6 +103,9 @@ final class RunEventsSse {
                             new RunEventStream.Sink() {
                                 @Override
                                 public boolean send(LoggedChunk chunk) {
+                                    if (segment != null) {
+                                        return sendSegment(sink, sse, segment, chunk);
+                                    }
                                     return write(
                                             sink,
                                             sse.newEventBuilder()
@@ -107,7 +132,9 @@ final class RunEventsSse {
             slot.close();
             sink.close();
             try {
-                runs.viewerLeft(run, end == RunEventStream.End.TERMINAL);
+                runs.viewerLeft(
+                        run,
+                        end == RunEventStream.End.TERMINAL || (segment != null && segment.ended()));
             } catch (RuntimeException e) {
                 LOG.warning(
                         "run "
@@ -115,6 +142,54 @@ final class RunEventsSse {
                                 + ": could not record the viewer leaving: "
                                 + e);
             }
+        }
+    }
+
+    /** The segment's events for {@code chunk}; {@code false} once it ended or the client left. */
+    private static boolean sendSegment(
+            SseEventSink sink, Sse sse, AgUiSegment segment, LoggedChunk chunk) {
+        for (AgUiSegment.Event e :
+                segment.accept(
+                        chunk.seq(),
+                        Json.createReader(new StringReader(chunk.json())).readObject())) {
+            boolean sent =
+                    write(
+                            sink,
+                            sse.newEventBuilder()
+                                    .id(e.id())
+                                    .name(e.type())
+                                    .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                                    .data(e.data().toString())
+                                    .build());
+            if (!sent) {
+                return false;
+            }
+        }
+        return !segment.ended();
+    }
+
+    /**
+     * A stream of one {@code RUN_ERROR} event: an AG-UI input the service refuses after it has been
+     * accepted as a stream (an interrupt left unanswered, an answer after expiry).
+     */
+    static void refuse(SseEventSink sink, Sse sse, Slot slot, String code, String message) {
+        try {
+            write(
+                    sink,
+                    sse.newEventBuilder()
+                            .name("RUN_ERROR")
+                            .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                            .data(
+                                    Json.createObjectBuilder()
+                                            .add("type", "RUN_ERROR")
+                                            .add("message", message)
+                                            .add("code", code)
+                                            .build()
+                                            .toString())
+                            .build());
+        } finally {
+            slot.close();
+            sink.close();
         }
     }
 

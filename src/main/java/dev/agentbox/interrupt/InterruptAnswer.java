@@ -13,7 +13,8 @@ import java.util.Optional;
 /**
  * A validated answer body: {@code {"status":"resolved|cancelled","payload?":{…}}}. An approval's
  * {@code resolved} payload must be {@code {"approved":true|false,"arguments?":{…}}} ({@link
- * #requireFits}); a bad body is a {@code 400 invalid-request} naming the field.
+ * #requireFits}), a client tool's {@code {"result":…}} or {@code {"error":"…"}}; a bad body is a
+ * {@code 400 invalid-request} naming the field.
  */
 public record InterruptAnswer(InterruptStatus status, Optional<JsonObject> payload) {
 
@@ -50,6 +51,20 @@ public record InterruptAnswer(InterruptStatus status, Optional<JsonObject> paylo
 
     /** Refuses a {@code resolved} approval whose payload does not say whether it is approved. */
     public void requireFits(Interrupt interrupt) {
+        if (status == InterruptStatus.RESOLVED
+                && interrupt.reason().equals(ClientToolWait.REASON)) {
+            JsonObject p =
+                    payload.orElseThrow(
+                            () ->
+                                    invalid(
+                                            "payload",
+                                            "is required to resolve a client tool call:"
+                                                    + " {\"result\":…} or {\"error\":\"…\"}"));
+            if (!p.containsKey("result") && !(p.get("error") instanceof JsonString)) {
+                throw invalid("payload", "must be {\"result\":…} or {\"error\":\"…\"}");
+            }
+            return;
+        }
         if (status != InterruptStatus.RESOLVED || !interrupt.reason().equals(ApprovalGate.REASON)) {
             return;
         }

@@ -75,6 +75,19 @@ public class Interrupts {
         return new ApprovalGate(run, store, waits, events, clock, settings.ttl());
     }
 
+    /**
+     * Where {@code run}'s client tool calls wait for the AG-UI client, reporting into {@code
+     * events}.
+     */
+    public dev.agentbox.tool.ClientToolCalls clientTools(RunRecordView run, GateEvents events) {
+        return new ClientToolWait(run, store, waits, events, clock, settings.ttl());
+    }
+
+    /** The interrupt {@code id} of {@code run}, if it has one. */
+    public java.util.Optional<Interrupt> find(RunRecordView run, String id) {
+        return store.find(run.ref(), id);
+    }
+
     /** The run's pending interrupts, oldest first. */
     public List<Interrupt> pending(RunRecordView run) {
         return store.pending(run.ref());

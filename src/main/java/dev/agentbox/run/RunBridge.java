@@ -5,6 +5,7 @@ import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.BridgeFlags;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.tool.ClientTool;
 import dev.agentbox.tool.bridge.PermissionPrompt;
 import dev.agentbox.tool.http.HttpTool;
 import jakarta.json.Json;
@@ -20,16 +21,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A run's tool bridge as stored with the run: the SHA-256 of its token and its HTTP tools, {@code
- * {"tokenSha256","tools"}}. Stored rather than looked up from the agent definition, so a server
- * that takes the run over serves the same tools even if the definition changed or was deleted. The
- * token itself is only in the agent's command line in the sandbox; neither a view nor a log line
- * shows it.
+ * A run's tool bridge as stored with the run: the SHA-256 of its token, its HTTP tools and its
+ * AG-UI client's tools, {@code {"tokenSha256","tools","clientTools?"}}. Stored rather than looked
+ * up from the agent definition, so a server that takes the run over serves the same tools even if
+ * the definition changed or was deleted. The token itself is only in the agent's command line in
+ * the sandbox; neither a view nor a log line shows it.
  *
- * <p>Which runs get one: a {@code claude-code} run that has tools or whose approval rules are not
- * all {@code allow}, and a {@code command} run that has tools (it calls them with the helper's tool
- * client; approval rules apply to those calls). Codex is left without a bridge: it reaches MCP
- * tools only through its own tool search, and has no permission prompt tool.
+ * <p>Which runs get one: a {@code claude-code} run that has tools (HTTP or client) or whose
+ * approval rules are not all {@code allow}, and a {@code command} run that has tools (it calls them
+ * with the helper's tool client; approval rules apply to those calls). Codex is left without a
+ * bridge: it reaches MCP tools only through its own tool search, and has no permission prompt tool.
  */
 public final class RunBridge {
 
@@ -48,10 +49,23 @@ public final class RunBridge {
     /** The bridge of a new run, or empty when it needs none. */
     public static Optional<Planned> plan(
             Harness harness, List<HttpTool> tools, ApprovalRules rules) {
+        return plan(harness, tools, List.of(), rules);
+    }
+
+    /**
+     * As {@link #plan(Harness, List, ApprovalRules)}, with the AG-UI client's tools, stored as
+     * {@code clientTools} (only when there are any, so a bridge without them is stored as before).
+     */
+    public static Optional<Planned> plan(
+            Harness harness,
+            List<HttpTool> tools,
+            List<ClientTool> clientTools,
+            ApprovalRules rules) {
+        boolean hasTools = !tools.isEmpty() || !clientTools.isEmpty();
         boolean wanted =
                 switch (harness) {
-                    case CLAUDE_CODE -> !tools.isEmpty() || !allAllow(rules);
-                    case COMMAND -> !tools.isEmpty();
+                    case CLAUDE_CODE -> hasTools || !allAllow(rules);
+                    case COMMAND -> hasTools;
                     case CODEX -> false;
                 };
         if (!wanted) {
@@ -62,13 +76,14 @@ public final class RunBridge {
         String token = HexFormat.of().formatHex(raw);
         JsonArrayBuilder a = Json.createArrayBuilder();
         tools.forEach(t -> a.add(t.toJson()));
-        return Optional.of(
-                new Planned(
-                        Json.createObjectBuilder()
-                                .add("tokenSha256", sha256Hex(token))
-                                .add("tools", a)
-                                .build(),
-                        token));
+        var stored =
+                Json.createObjectBuilder().add("tokenSha256", sha256Hex(token)).add("tools", a);
+        if (!clientTools.isEmpty()) {
+            JsonArrayBuilder c = Json.createArrayBuilder();
+            clientTools.forEach(t -> c.add(t.toJson()));
+            stored.add("clientTools", c);
+        }
+        return Optional.of(new Planned(stored.build(), token));
     }
 
     /** Whether every rule allows (no rule at all: everything is allowed). */
@@ -82,6 +97,14 @@ public final class RunBridge {
                 .map(JsonValue::asJsonObject)
                 .map(HttpTool::fromJson)
                 .toList();
+    }
+
+    /** The stored client tools (none for a bridge stored without them). */
+    static List<ClientTool> clientTools(JsonObject stored) {
+        if (!(stored.get("clientTools") instanceof jakarta.json.JsonArray a)) {
+            return List.of();
+        }
+        return a.stream().map(JsonValue::asJsonObject).map(ClientTool::fromJson).toList();
     }
 
     /** The stored SHA-256 of the token, as bytes. */

@@ -215,11 +215,13 @@ public class RunService {
                         RunBridge.tools(stored),
                         new ToolSecrets(agentTurns, agentDefinitions).of(run.tenant(), run.runId()),
                         !RunBridge.allAllow(
-                                dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals()))),
+                                dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals())),
+                        RunBridge.clientTools(stored)),
                 interrupts.gate(run, gateEvents),
                 toolClient,
                 bridgeLimits,
-                calls);
+                calls,
+                interrupts.clientTools(run, gateEvents));
     }
 
     /** {@code agentbox.runs.takeovers{cause=…}}: successors that claimed their run, by cause. */
@@ -272,6 +274,19 @@ public class RunService {
             RunRequest toStart,
             AgentInvocation invocation,
             List<dev.agentbox.tool.http.HttpTool> tools) {
+        return start(tenant, toStart, invocation, tools, List.of());
+    }
+
+    /**
+     * As {@link #start(String, RunRequest, AgentInvocation, List)}, also offering the AG-UI
+     * client's {@code clientTools}: a call of one waits for the client's answer (an interrupt).
+     */
+    public RunRecordView start(
+            String tenant,
+            RunRequest toStart,
+            AgentInvocation invocation,
+            List<dev.agentbox.tool.http.HttpTool> tools,
+            List<dev.agentbox.tool.ClientTool> clientTools) {
         RunRequest request = toStart.withHarnessImage(harnessImages, sandboxes.specParser());
         request.sandboxKey()
                 .ifPresent(
@@ -288,7 +303,7 @@ public class RunService {
                         });
         long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
         Optional<RunBridge.Planned> bridge =
-                RunBridge.plan(request.harness(), tools, request.approvals());
+                RunBridge.plan(request.harness(), tools, clientTools, request.approvals());
         NewRun newRun =
                 new NewRun(
                         tenant,

@@ -96,14 +96,7 @@ final class ServiceChunks {
 
     /** {@code agentbox-tool-} and 16 hex digits of the SHA-256 of the call's key. */
     static String bridgeToolCallId(String callKey) {
-        try {
-            byte[] h =
-                    java.security.MessageDigest.getInstance("SHA-256")
-                            .digest(callKey.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return Chunks.BRIDGE_TOOL_CALL_PREFIX + java.util.HexFormat.of().formatHex(h, 0, 8);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return dev.agentbox.tool.ToolCallIds.of(callKey);
     }
 
     /**

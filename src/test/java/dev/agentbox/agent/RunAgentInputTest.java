@@ -127,4 +127,41 @@ class RunAgentInputTest {
         assertThat(text).doesNotContain("user: m9\n").contains("user: m10\n");
         assertThat(text).doesNotContain(long_);
     }
+
+    @Test
+    void clientToolsResumeEntriesAndToolMessagesAreRead_AG15() {
+        RunAgentInput in =
+                parse(
+                        "{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":["
+                                + "{\"role\":\"user\",\"content\":\"x\"},"
+                                + "{\"id\":\"m\",\"role\":\"tool\",\"toolCallId\":\"c1\",\"content\":\"teal\"}],"
+                                + "\"tools\":[{\"name\":\"pick_color\",\"description\":\"d\","
+                                + "\"parameters\":{\"type\":\"object\"}}],"
+                                + "\"resume\":[{\"interruptId\":\"i1\",\"status\":\"resolved\","
+                                + "\"payload\":{\"approved\":true}}]}");
+
+        assertThat(in.tools()).extracting(t -> t.name()).containsExactly("pick_color");
+        assertThat(in.resume())
+                .singleElement()
+                .satisfies(r -> assertThat(r.interruptId()).isEqualTo("i1"));
+        assertThat(in.toolResults()).isEqualTo(Map.of("c1", "teal"));
+        assertThat(in.answers()).isTrue();
+    }
+
+    @Test
+    void badClientToolsAndResumeEntriesAreRefusedNamingTheField() {
+        String head =
+                "{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],";
+        assertThat(fieldOf(head + "\"tools\":[{\"name\":\"bad name\"}]}")).isEqualTo("tools[0]");
+        assertThat(fieldOf(head + "\"tools\":[{\"name\":\"approve\"}]}"))
+                .isEqualTo("tools[0].name");
+        assertThat(fieldOf(head + "\"tools\":[{\"name\":\"a\"},{\"name\":\"a\"}]}"))
+                .isEqualTo("tools[1].name");
+        assertThat(fieldOf(head + "\"tools\":[{\"name\":\"a\",\"parameters\":[]}]}"))
+                .isEqualTo("tools[0]");
+        assertThat(fieldOf(head + "\"resume\":[{\"status\":\"resolved\"}]}"))
+                .isEqualTo("resume[0].interruptId");
+        assertThat(fieldOf(head + "\"resume\":[{\"interruptId\":\"i\",\"status\":\"pending\"}]}"))
+                .isEqualTo("resume[0].status");
+    }
 }

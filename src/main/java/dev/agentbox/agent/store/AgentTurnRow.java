@@ -54,6 +54,14 @@ public class AgentTurnRow {
     @Column(name = "CREATED_AT", nullable = false)
     private Instant createdAt;
 
+    /** The run a continuation streams; null for a turn that started its own run. */
+    @Column(name = "BASE_RUN_ID", length = 255)
+    private String baseRunId;
+
+    /** Where a continuation starts in its base run's log; null for a turn of its own run. */
+    @Column(name = "START_SEQ")
+    private Long startSeq;
+
     protected AgentTurnRow() {}
 
     AgentTurnRow(AgentTurn t) {
@@ -65,9 +73,22 @@ public class AgentTurnRow {
         this.userMessageId = t.userMessageId();
         this.userText = t.userText();
         this.createdAt = t.createdAt();
+        if (t.continuation()) {
+            this.baseRunId = t.baseRunId();
+            this.startSeq = t.startSeq();
+        }
     }
 
     AgentTurn view() {
-        return new AgentTurn(tenant, runId, agentId, threadId, userMessageId, userText, createdAt);
+        return new AgentTurn(
+                tenant,
+                runId,
+                agentId,
+                threadId,
+                userMessageId,
+                userText,
+                createdAt,
+                baseRunId != null ? baseRunId : runId,
+                startSeq != null ? startSeq : 0);
     }
 }

@@ -11,7 +11,7 @@ import java.util.Optional;
  *
  * @param callKey the call's key, unique within the run, 1..{@value #MAX_KEY} characters (longer
  *     keys are hashed by the caller)
- * @param reason why the call waits: {@code approval}, {@code client-tool}
+ * @param reason why the call waits: {@code approval}, {@code client_tool_input}
  * @param toolCallId the AG-UI tool call id, when the call has one
  */
 public record NewInterrupt(

@@ -2,6 +2,8 @@ package dev.agentbox.tool.bridge;
 
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxFs;
+import dev.agentbox.tool.ClientTool;
+import dev.agentbox.tool.ClientToolCalls;
 import dev.agentbox.tool.ToolCallEvents;
 import dev.agentbox.tool.ToolGate;
 import dev.agentbox.tool.http.HttpTool;
@@ -11,6 +13,7 @@ import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.List;
 import java.util.Map;
@@ -47,19 +50,33 @@ public final class ToolBridge implements AutoCloseable {
      * @param secret the HMAC secret their posts are signed with (empty: unsigned)
      * @param permissionPrompt whether to offer {@link PermissionPrompt#TOOL_NAME}, the tool Claude
      *     Code asks before running one of its own tools
+     * @param clientTools the run's client tools ({@code RunAgentInput.tools}), answered by the
+     *     AG-UI client through an interrupt
      */
     public record RunTools(
             String runId,
             byte[] tokenSha256,
             List<HttpTool> tools,
             byte[] secret,
-            boolean permissionPrompt) {
+            boolean permissionPrompt,
+            List<ClientTool> clientTools) {
         public RunTools {
             Objects.requireNonNull(runId);
             if (tokenSha256 == null || tokenSha256.length != 32) {
                 throw new IllegalArgumentException("a bridge needs a token's SHA-256");
             }
             tools = List.copyOf(tools);
+            clientTools = List.copyOf(clientTools);
+        }
+
+        /** The tools of a run without client tools. */
+        public RunTools(
+                String runId,
+                byte[] tokenSha256,
+                List<HttpTool> tools,
+                byte[] secret,
+                boolean permissionPrompt) {
+            this(runId, tokenSha256, tools, secret, permissionPrompt, List.of());
         }
 
         /** The tools of a run whose token is {@code token}, without the permission prompt tool. */
@@ -115,7 +132,8 @@ public final class ToolBridge implements AutoCloseable {
             ToolGate gate,
             HttpToolClient client,
             BridgeLimits limits,
-            ToolCallEvents events) {
+            ToolCallEvents events,
+            ClientToolCalls clientCalls) {
         this.fs = fs;
         this.mailbox = mailbox;
         this.run = run;
@@ -130,34 +148,41 @@ public final class ToolBridge implements AutoCloseable {
                         .jsonSchemaValidator(new DefaultJsonSchemaValidator())
                         .validateToolInputs(true)
                         .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                        .tools(
-                                java.util.stream.Stream.concat(
-                                                run.permissionPrompt()
-                                                        ? java.util.stream.Stream.of(
-                                                                new PermissionPrompt(
-                                                                                run.runId(),
-                                                                                gate,
-                                                                                json,
-                                                                                blocking)
-                                                                        .specification())
-                                                        : java.util.stream.Stream.empty(),
-                                                run.tools().stream()
-                                                        .map(
-                                                                t ->
-                                                                        new HttpToolHandler(
-                                                                                        run.runId(),
-                                                                                        t,
-                                                                                        run
-                                                                                                .secret(),
-                                                                                        gate,
-                                                                                        client,
-                                                                                        events,
-                                                                                        json,
-                                                                                        blocking)
-                                                                                .specification()))
-                                        .toList())
+                        .tools(specifications(run, gate, client, events, clientCalls))
                         .build();
         this.sessionList = new LineFollow(fs, mailbox.sessions(), 64, this::onSession, threads);
+    }
+
+    /** The MCP tools: the permission prompt (when offered), HTTP tools, client tools. */
+    private List<McpServerFeatures.AsyncToolSpecification> specifications(
+            RunTools run,
+            ToolGate gate,
+            HttpToolClient client,
+            ToolCallEvents events,
+            ClientToolCalls clientCalls) {
+        List<McpServerFeatures.AsyncToolSpecification> specs = new java.util.ArrayList<>();
+        if (run.permissionPrompt()) {
+            specs.add(new PermissionPrompt(run.runId(), gate, json, blocking).specification());
+        }
+        for (HttpTool t : run.tools()) {
+            specs.add(
+                    new HttpToolHandler(
+                                    run.runId(),
+                                    t,
+                                    run.secret(),
+                                    gate,
+                                    client,
+                                    events,
+                                    json,
+                                    blocking)
+                            .specification());
+        }
+        for (ClientTool t : run.clientTools()) {
+            specs.add(
+                    new ClientToolHandler(run.runId(), t, gate, clientCalls, events, json, blocking)
+                            .specification());
+        }
+        return specs;
     }
 
     /**
@@ -171,7 +196,20 @@ public final class ToolBridge implements AutoCloseable {
             HttpToolClient client,
             BridgeLimits limits,
             ToolCallEvents events) {
-        ToolBridge b = new ToolBridge(fs, mailbox, run, gate, client, limits, events);
+        return start(fs, mailbox, run, gate, client, limits, events, ClientToolCalls.NONE);
+    }
+
+    /** As {@link #start}, the run's client tools answered through {@code clientCalls}. */
+    public static ToolBridge start(
+            SandboxFs fs,
+            Mailbox mailbox,
+            RunTools run,
+            ToolGate gate,
+            HttpToolClient client,
+            BridgeLimits limits,
+            ToolCallEvents events,
+            ClientToolCalls clientCalls) {
+        ToolBridge b = new ToolBridge(fs, mailbox, run, gate, client, limits, events, clientCalls);
         b.sessionList.start();
         return b;
     }

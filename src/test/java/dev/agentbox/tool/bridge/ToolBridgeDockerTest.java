@@ -386,6 +386,74 @@ class ToolBridgeDockerTest {
                         "Write {\"file_path\":\"/workspace/a\"}");
     }
 
+    /**
+     * A client tool (AG-15): a valid call is streamed under its {@code agentbox-tool-} id and waits
+     * for the client, whose answer the agent gets; arguments against the schema are an error result
+     * that never reaches the client.
+     */
+    @Test
+    void aClientToolCallWaitsForTheClientAndABadArgumentNeverReachesIt() {
+        Mailbox m = mailbox();
+        List<String> clientSaw = new CopyOnWriteArrayList<>();
+        CompletableFuture<dev.agentbox.tool.ClientToolCalls.Answer> answer =
+                new CompletableFuture<>();
+        dev.agentbox.tool.ClientTool pick =
+                dev.agentbox.tool.ClientTool.fromJson(
+                        Json.createReader(
+                                        new StringReader(
+                                                "{\"name\":\"pick_color\",\"parameters\":{\"type\":\"object\","
+                                                        + "\"properties\":{\"hint\":{\"type\":\"string\"}},"
+                                                        + "\"required\":[\"hint\"]}}"))
+                                .readObject());
+        bridges.add(
+                ToolBridge.start(
+                        sandbox.fs(),
+                        m,
+                        new ToolBridge.RunTools(
+                                "run-1",
+                                ToolBridge.sha256(TOKEN),
+                                List.of(),
+                                new byte[0],
+                                false,
+                                List.of(pick)),
+                        ToolGate.ALLOW_ALL,
+                        new HttpToolClient(HttpToolSettings.defaults(), Clock.systemUTC()),
+                        BridgeLimits.defaults(),
+                        new ToolCallEvents() {
+                            @Override
+                            public void started(String key, String tool, String args) {
+                                events.add("start " + tool + " " + args);
+                            }
+
+                            @Override
+                            public void finished(String key, String text, boolean error) {
+                                events.add("end " + error + " " + text);
+                            }
+                        },
+                        (call, toolCallId) -> {
+                            clientSaw.add(call.tool() + " " + call.arguments() + " " + toolCallId);
+                            return answer;
+                        }));
+        Client c = new Client(m, TOKEN);
+        c.initialize();
+        JsonObject bad = c.callTool("pick_color", "{\"hint\":7}");
+        assertThat(bad.getBoolean("isError")).isTrue();
+        assertThat(clientSaw).isEmpty();
+
+        int id =
+                c.send("tools/call", "{\"name\":\"pick_color\",\"arguments\":{\"hint\":\"warm\"}}");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !clientSaw.isEmpty());
+        assertThat(clientSaw.get(0)).startsWith("pick_color {\"hint\":\"warm\"} agentbox-tool-");
+        assertThat(c.answersTo(id)).as("the call waits for the client").isEmpty();
+        answer.complete(new dev.agentbox.tool.ClientToolCalls.Answer("teal", false));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !c.answersTo(id).isEmpty());
+        JsonObject r = c.answersTo(id).get(0).getJsonObject("result");
+        assertThat(r.getBoolean("isError", false)).isFalse();
+        assertThat(text(r)).isEqualTo("teal");
+        assertThat(events)
+                .containsExactly("start pick_color {\"hint\":\"warm\"}", "end false teal");
+    }
+
     @Test
     void anArgumentAgainstTheSchemaIsAnErrorResultAndNothingIsPosted() {
         Mailbox m = mailbox();

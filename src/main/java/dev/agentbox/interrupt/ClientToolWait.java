@@ -1,0 +1,137 @@
+package dev.agentbox.interrupt;
+
+import dev.agentbox.interrupt.store.Interrupt;
+import dev.agentbox.interrupt.store.InterruptStore;
+import dev.agentbox.interrupt.store.NewInterrupt;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.tool.ClientToolCalls;
+import dev.agentbox.tool.ToolCall;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The calls of one run's client tools: each opens an interrupt (reason {@value #REASON}, the call's
+ * AG-UI {@code toolCallId}) and waits for it as an approval does ({@link InterruptWaits}, same
+ * store, same expiry). {@code resolved} with {@code {"result":…}} hands the agent the result (a
+ * string as it is, other JSON as its text); {@code {"error":"…"}}, {@code cancelled} and {@code
+ * expired} hand it an error result.
+ *
+ * <p>Idempotent on the call's key (suffixed {@code #client}, so a call that an {@code ask} rule
+ * also holds keeps its approval apart): a successor asking again waits on the same interrupt.
+ */
+public final class ClientToolWait implements ClientToolCalls {
+
+    private static final Logger LOG = Logger.getLogger(ClientToolWait.class.getName());
+
+    /** The reason of a client tool's interrupt, as AG-UI clients know it. */
+    public static final String REASON = "client_tool_input";
+
+    private final RunRecordView run;
+    private final InterruptStore store;
+    private final InterruptWaits waits;
+    private final GateEvents events;
+    private final Clock clock;
+    private final Duration ttl;
+
+    public ClientToolWait(
+            RunRecordView run,
+            InterruptStore store,
+            InterruptWaits waits,
+            GateEvents events,
+            Clock clock,
+            Duration ttl) {
+        this.run = run;
+        this.store = store;
+        this.waits = waits;
+        this.events = events;
+        this.clock = clock;
+        this.ttl = ttl;
+    }
+
+    @Override
+    public CompletionStage<Answer> call(ToolCall call, String toolCallId) {
+        try {
+            String key = CallKeys.stored(call.callKey() + "#client");
+            Interrupt interrupt =
+                    store.findByCallKey(run.ref(), key)
+                            .orElseGet(() -> open(call, key, toolCallId));
+            Optional<CompletableFuture<Interrupt>> settled = waits.await(interrupt);
+            if (settled.isEmpty()) {
+                return done(new Answer("too many calls wait for an answer on this server", true));
+            }
+            return settled.get()
+                    .handle(
+                            (i, failure) ->
+                                    failure != null
+                                            ? new Answer("client tool unavailable", true)
+                                            : answer(i));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "run " + run.runId() + ": client tool call failed", e);
+            return done(new Answer("client tool unavailable", true));
+        }
+    }
+
+    private Interrupt open(ToolCall call, String key, String toolCallId) {
+        Instant now = clock.instant();
+        NewInterrupt wait =
+                new NewInterrupt(
+                        run.ref(),
+                        run.tenant(),
+                        run.runId(),
+                        key,
+                        REASON,
+                        Optional.of(toolCallId),
+                        call.tool(),
+                        call.arguments(),
+                        now,
+                        now.plus(ttl));
+        Interrupt opened;
+        try {
+            opened = store.open(wait);
+        } catch (RuntimeException lost) {
+            return store.findByCallKey(run.ref(), key).orElseThrow(() -> lost);
+        }
+        try {
+            events.custom(GateEvents.INTERRUPT_REQUESTED, opened.toJson());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "run " + run.runId() + ": interrupt chunk not written", e);
+        }
+        return opened;
+    }
+
+    static Answer answer(Interrupt settled) {
+        return switch (settled.status()) {
+            case RESOLVED -> {
+                JsonObject p = settled.payload().orElse(JsonValue.EMPTY_JSON_OBJECT);
+                if (p.get("error") instanceof JsonString e) {
+                    yield new Answer(e.getString(), true);
+                }
+                JsonValue result = p.getOrDefault("result", JsonValue.NULL);
+                yield new Answer(
+                        result instanceof JsonString s ? s.getString() : result.toString(), false);
+            }
+            case CANCELLED -> new Answer("the client cancelled the tool call", true);
+            case EXPIRED -> new Answer("the client did not answer in time (expired)", true);
+            case PENDING -> throw new IllegalStateException("a wait completed while pending");
+        };
+    }
+
+    /** The payload of a client tool's answer: {@code {"result":…}}. */
+    public static JsonObject result(JsonValue result) {
+        return Json.createObjectBuilder().add("result", result).build();
+    }
+
+    private static CompletionStage<Answer> done(Answer a) {
+        return CompletableFuture.completedFuture(a);
+    }
+}
