@@ -144,6 +144,23 @@ abstract class AgentStoresContract {
         assertThat(findTurn("b", "r1")).isPresent();
     }
 
+    @Test
+    void aContinuationTurnKeepsItsBaseRunAndStartPosition() {
+        turns(s -> run(() -> s.create(turn("a", "r1", "t", 1))));
+        AgentTurn next =
+                new AgentTurn(
+                        "a", "r2", "bot", "t", "m-2", "", T0.plusSeconds(2), "r1", 41_000_000_000L);
+        turns(s -> run(() -> s.create(next)));
+
+        AgentTurn read = findTurn("a", "r2").orElseThrow();
+        assertThat(read).isEqualTo(next);
+        assertThat(read.continuation()).isTrue();
+        assertThat(findTurn("a", "r1").orElseThrow().continuation())
+                .as("a turn that started its own run")
+                .isFalse();
+        assertThat(thread("a", "bot", "t", 10)).containsExactly("r2", "r1");
+    }
+
     private static Void run(Runnable r) {
         r.run();
         return null;
