@@ -125,7 +125,7 @@ public class JpaWebhookOutbox implements WebhookOutbox {
         List<String> ids =
                 em.createQuery(
                                 "SELECT o.id FROM OutboxRow o WHERE o.state <> :pending"
-                                        + " AND o.finishedAt < :before",
+                                        + " AND o.finishedAt < :before ORDER BY o.finishedAt",
                                 String.class)
                         .setParameter("pending", OutboxRow.State.PENDING)
                         .setParameter("before", endedBefore)

@@ -41,7 +41,8 @@ public interface WebhookOutbox {
 
     /**
      * Deletes up to {@code limit} rows that ended ({@code delivered} or {@code failed}) before
-     * {@code endedBefore}; pending rows are never deleted. Returns how many were.
+     * {@code endedBefore}, those that ended first first; pending rows are never deleted. Returns
+     * how many were.
      */
     int prune(Instant endedBefore, int limit);
 
