@@ -153,6 +153,16 @@ public final class ToolBridge implements AutoCloseable {
         this.sessionList = new LineFollow(fs, mailbox.sessions(), 64, this::onSession, threads);
     }
 
+    private McpServerFeatures.AsyncToolSpecification gated(
+            RunTools run,
+            GatedTool.Description tool,
+            ToolGate gate,
+            ToolCallEvents events,
+            GatedTool.Action action) {
+        return new GatedTool(run.runId(), tool, gate, events, json, blocking, action)
+                .specification();
+    }
+
     /** The MCP tools: the permission prompt (when offered), HTTP tools, client tools. */
     private List<McpServerFeatures.AsyncToolSpecification> specifications(
             RunTools run,
@@ -165,22 +175,12 @@ public final class ToolBridge implements AutoCloseable {
             specs.add(new PermissionPrompt(run.runId(), gate, json, blocking).specification());
         }
         for (HttpTool t : run.tools()) {
-            specs.add(
-                    new HttpToolHandler(
-                                    run.runId(),
-                                    t,
-                                    run.secret(),
-                                    gate,
-                                    client,
-                                    events,
-                                    json,
-                                    blocking)
-                            .specification());
+            HttpToolHandler post = new HttpToolHandler(t, run.secret(), client);
+            specs.add(gated(run, HttpToolHandler.description(t), gate, events, post));
         }
+        ClientToolHandler answer = new ClientToolHandler(clientCalls, blocking);
         for (ClientTool t : run.clientTools()) {
-            specs.add(
-                    new ClientToolHandler(run.runId(), t, gate, clientCalls, events, json, blocking)
-                            .specification());
+            specs.add(gated(run, ClientToolHandler.description(t), gate, events, answer));
         }
         return specs;
     }
