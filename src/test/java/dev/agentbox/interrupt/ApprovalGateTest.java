@@ -100,7 +100,8 @@ class ApprovalGateTest {
                                 NewRun.randomNonce(),
                                 Optional.empty(),
                                 false,
-                                Json.createReader(new java.io.StringReader(rules)).readArray()))
+                                Json.createReader(new java.io.StringReader(rules)).readArray(),
+                                Optional.empty()))
                 .orElseThrow();
     }
 

@@ -3,6 +3,7 @@ package dev.agentbox.reaper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.reaper.ReaperFixture.Box;
+import dev.agentbox.run.BridgeStarter;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.store.RunError;
@@ -58,7 +59,9 @@ class DriverIncidentTest extends ReaperDatabaseTest {
                         f.leases,
                         f.ctx.takeover(),
                         cause -> {},
-                        (decision, n) -> {});
+                        (decision, n) -> {},
+                        ended -> {},
+                        BridgeStarter.NONE);
         List<LogRecord> logged = new ArrayList<>();
         Logger driverLog = Logger.getLogger(RunDriver.class.getName());
         Handler capture =

@@ -8,6 +8,7 @@ import dev.agentbox.platform.lease.LeaseRow;
 import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.reaper.ReaperFixture.Box;
+import dev.agentbox.run.BridgeStarter;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.ExitSentinel;
@@ -34,6 +35,7 @@ import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
+import jakarta.json.JsonValue;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -534,7 +536,9 @@ public final class ReaperBench {
                         leases,
                         f.ctx.takeover(),
                         cause -> {},
-                        (decision, n) -> {});
+                        (decision, n) -> {},
+                        ended -> {},
+                        BridgeStarter.NONE);
     }
 
     /**
@@ -651,6 +655,9 @@ public final class ReaperBench {
                                                             Optional.empty(),
                                                             Optional.empty(),
                                                             p.journal().nonce(),
+                                                            Optional.empty(),
+                                                            false,
+                                                            JsonValue.EMPTY_JSON_ARRAY,
                                                             Optional.empty()))
                                             .orElseThrow();
                             store.setSandboxKey(r.ref(), Optional.of(p.box().key()));

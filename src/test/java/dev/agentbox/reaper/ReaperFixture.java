@@ -6,6 +6,7 @@ import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.platform.lease.JpaLeaseStore;
 import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
+import dev.agentbox.run.BridgeStarter;
 import dev.agentbox.run.ReaderFactory;
 import dev.agentbox.run.RunContext;
 import dev.agentbox.run.RunEventHub;
@@ -33,6 +34,7 @@ import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import dev.agentbox.testing.SettableClock;
+import jakarta.json.JsonValue;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,7 +128,9 @@ final class ReaperFixture implements AutoCloseable {
                                 Duration.ofMillis(200),
                                 Duration.ofSeconds(5)),
                         cause -> {},
-                        (decision, n) -> {});
+                        (decision, n) -> {},
+                        ended -> {},
+                        BridgeStarter.NONE);
     }
 
     ReaperSettings settings() {
@@ -166,7 +170,9 @@ final class ReaperFixture implements AutoCloseable {
                         ctx.leases(),
                         ctx.takeover(),
                         ctx.takeoverCounter(),
-                        ctx.egressCounter());
+                        ctx.egressCounter(),
+                        ended -> {},
+                        BridgeStarter.NONE);
         Reclaimer reclaimer =
                 new Reclaimer(
                         instances,
@@ -272,7 +278,10 @@ final class ReaperFixture implements AutoCloseable {
                                 Optional.empty(),
                                 Optional.of(box.key()),
                                 NewRun.randomNonce(),
-                                Optional.of(maxDuration.toMillis())))
+                                Optional.of(maxDuration.toMillis()),
+                                false,
+                                JsonValue.EMPTY_JSON_ARRAY,
+                                Optional.empty()))
                 .orElseThrow();
     }
 

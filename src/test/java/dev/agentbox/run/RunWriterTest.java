@@ -19,6 +19,7 @@ import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.run.store.StaleEpochException;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -81,7 +82,9 @@ class RunWriterTest {
                 new Leases(leaseStore, clock, node, scheduler),
                 new RunContext.Takeover(TTL, RENEW, Duration.ZERO, Duration.ZERO),
                 cause -> {},
-                (decision, n) -> {});
+                (decision, n) -> {},
+                ended -> {},
+                BridgeStarter.NONE);
     }
 
     private RunRecordView newRun() {
@@ -326,7 +329,10 @@ class RunWriterTest {
                                         Optional.empty(),
                                         Optional.empty(),
                                         NewRun.randomNonce(),
-                                        Optional.of(1_000L)))
+                                        Optional.of(1_000L),
+                                        false,
+                                        JsonValue.EMPTY_JSON_ARRAY,
+                                        Optional.empty()))
                         .orElseThrow();
         runs.setDetachedSince(runaway.ref(), Optional.of(clock.instant()));
         assertThat(RunAbort.pastMaxDuration(runaway, clock.instant())).isTrue();

@@ -78,108 +78,6 @@ public record NewRun(
         Objects.requireNonNull(bridge, "bridge");
     }
 
-    /** A run without a tool bridge. */
-    public NewRun(
-            String tenant,
-            String runId,
-            String threadId,
-            Harness harness,
-            Instant startedAt,
-            boolean durable,
-            boolean detachOnDisconnect,
-            boolean destroyOnComplete,
-            Optional<String> command,
-            Optional<String> prompt,
-            Optional<String> sandboxKey,
-            String journalNonce,
-            Optional<Long> maxDurationMs,
-            boolean fileEvents,
-            JsonArray approvals) {
-        this(
-                tenant,
-                runId,
-                threadId,
-                harness,
-                startedAt,
-                durable,
-                detachOnDisconnect,
-                destroyOnComplete,
-                command,
-                prompt,
-                sandboxKey,
-                journalNonce,
-                maxDurationMs,
-                fileEvents,
-                approvals,
-                Optional.empty());
-    }
-
-    /** A run without approval rules. */
-    public NewRun(
-            String tenant,
-            String runId,
-            String threadId,
-            Harness harness,
-            Instant startedAt,
-            boolean durable,
-            boolean detachOnDisconnect,
-            boolean destroyOnComplete,
-            Optional<String> command,
-            Optional<String> prompt,
-            Optional<String> sandboxKey,
-            String journalNonce,
-            Optional<Long> maxDurationMs,
-            boolean fileEvents) {
-        this(
-                tenant,
-                runId,
-                threadId,
-                harness,
-                startedAt,
-                durable,
-                detachOnDisconnect,
-                destroyOnComplete,
-                command,
-                prompt,
-                sandboxKey,
-                journalNonce,
-                maxDurationMs,
-                fileEvents,
-                JsonValue.EMPTY_JSON_ARRAY);
-    }
-
-    /** A run without file events. */
-    public NewRun(
-            String tenant,
-            String runId,
-            String threadId,
-            Harness harness,
-            Instant startedAt,
-            boolean durable,
-            boolean detachOnDisconnect,
-            boolean destroyOnComplete,
-            Optional<String> command,
-            Optional<String> prompt,
-            Optional<String> sandboxKey,
-            String journalNonce,
-            Optional<Long> maxDurationMs) {
-        this(
-                tenant,
-                runId,
-                threadId,
-                harness,
-                startedAt,
-                durable,
-                detachOnDisconnect,
-                destroyOnComplete,
-                command,
-                prompt,
-                sandboxKey,
-                journalNonce,
-                maxDurationMs,
-                false);
-    }
-
     /** A run with a fresh random journal nonce and no duration bound. */
     public NewRun(
             String tenant,
@@ -206,6 +104,9 @@ public record NewRun(
                 prompt,
                 sandboxKey,
                 randomNonce(),
+                Optional.empty(),
+                false,
+                JsonValue.EMPTY_JSON_ARRAY,
                 Optional.empty());
     }
 

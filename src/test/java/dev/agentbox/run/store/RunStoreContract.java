@@ -9,6 +9,7 @@ import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalNames;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -174,7 +175,8 @@ public abstract class RunStoreContract extends RunStoresFixture {
                         NewRun.randomNonce(),
                         Optional.empty(),
                         false,
-                        rules));
+                        rules,
+                        Optional.empty()));
         create(NewRun.durable(tenant, "r-no-rules", "t-1", Harness.COMMAND, T0));
         assertThat(runs.find(tenant, "r-rules").orElseThrow().approvals()).isEqualTo(rules);
         assertThat(runs.find(tenant, "r-no-rules").orElseThrow().approvals()).isEmpty();
@@ -197,7 +199,9 @@ public abstract class RunStoreContract extends RunStoresFixture {
                         Optional.empty(),
                         NewRun.randomNonce(),
                         Optional.empty(),
-                        true));
+                        true,
+                        JsonValue.EMPTY_JSON_ARRAY,
+                        Optional.empty()));
         create(NewRun.durable(tenant, "r-no-files", "t-1", Harness.COMMAND, T0));
         assertThat(runs.find(tenant, "r-files").orElseThrow().fileEvents()).isTrue();
         assertThat(runs.find(tenant, "r-no-files").orElseThrow().fileEvents()).isFalse();
@@ -221,6 +225,9 @@ public abstract class RunStoreContract extends RunStoresFixture {
                                 Optional.empty(),
                                 Optional.empty(),
                                 nonce,
+                                Optional.empty(),
+                                false,
+                                JsonValue.EMPTY_JSON_ARRAY,
                                 Optional.empty()));
         RunRecordView theirs =
                 runs.create(NewRun.durable(otherTenant, "r-nonce", "t-1", Harness.COMMAND, T0))
