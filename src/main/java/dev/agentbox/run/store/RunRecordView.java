@@ -54,60 +54,6 @@ public record RunRecordView(
         JsonArray approvals,
         Optional<JsonObject> bridge) {
 
-    /** A run without a tool bridge. */
-    public RunRecordView(
-            RunRef ref,
-            String tenant,
-            String runId,
-            String threadId,
-            Harness harness,
-            RunStatus status,
-            Instant startedAt,
-            Optional<Instant> finishedAt,
-            Optional<RunError> error,
-            Optional<JsonObject> usage,
-            Optional<String> sandboxKey,
-            Optional<Instant> detachedSince,
-            Optional<Boolean> cancelRequested,
-            boolean durable,
-            boolean detachOnDisconnect,
-            boolean destroyOnComplete,
-            Optional<String> command,
-            Optional<String> prompt,
-            OptionalLong driverEpoch,
-            long version,
-            String journalNonce,
-            Optional<Long> maxDurationMs,
-            boolean fileEvents,
-            JsonArray approvals) {
-        this(
-                ref,
-                tenant,
-                runId,
-                threadId,
-                harness,
-                status,
-                startedAt,
-                finishedAt,
-                error,
-                usage,
-                sandboxKey,
-                detachedSince,
-                cancelRequested,
-                durable,
-                detachOnDisconnect,
-                destroyOnComplete,
-                command,
-                prompt,
-                driverEpoch,
-                version,
-                journalNonce,
-                maxDurationMs,
-                fileEvents,
-                approvals,
-                Optional.empty());
-    }
-
     /**
      * This snapshot with {@code reported} as its status: for the read views, which report a live
      * run without a live driver as {@code interrupted} while the stored status stays {@code
