@@ -2,7 +2,6 @@ package dev.agentbox.interrupt;
 
 import dev.agentbox.interrupt.store.Interrupt;
 import dev.agentbox.interrupt.store.InterruptStore;
-import dev.agentbox.interrupt.store.NewInterrupt;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.tool.GateDecision;
 import dev.agentbox.tool.ToolCall;
@@ -13,7 +12,6 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -41,11 +39,9 @@ public final class ApprovalGate implements ToolGate {
 
     private final RunRecordView run;
     private final ApprovalRules rules;
-    private final InterruptStore store;
+    private final OpenInterrupts interrupts;
     private final InterruptWaits waits;
     private final GateEvents events;
-    private final Clock clock;
-    private final Duration ttl;
 
     public ApprovalGate(
             RunRecordView run,
@@ -56,11 +52,9 @@ public final class ApprovalGate implements ToolGate {
             Duration ttl) {
         this.run = run;
         this.rules = ApprovalRules.fromJson(run.approvals());
-        this.store = store;
+        this.interrupts = new OpenInterrupts(run, store, events, clock, ttl);
         this.waits = waits;
         this.events = events;
-        this.clock = clock;
-        this.ttl = ttl;
     }
 
     @Override
@@ -86,7 +80,7 @@ public final class ApprovalGate implements ToolGate {
 
     private CompletionStage<GateDecision> ask(ToolCall call) {
         String key = CallKeys.stored(call.callKey());
-        Interrupt interrupt = store.findByCallKey(run.ref(), key).orElseGet(() -> open(call, key));
+        Interrupt interrupt = interrupts.findOrOpen(call, key, REASON, Optional.empty());
         Optional<CompletableFuture<Interrupt>> settled = waits.await(interrupt);
         if (settled.isEmpty()) {
             return done(
@@ -107,34 +101,6 @@ public final class ApprovalGate implements ToolGate {
                             }
                             return decide(call, i);
                         });
-    }
-
-    /**
-     * Opens the call's interrupt. Two servers asking for the same call at once: the loser's insert
-     * fails on the unique (run, callKey) and it waits on the winner's row.
-     */
-    private Interrupt open(ToolCall call, String key) {
-        Instant now = clock.instant();
-        NewInterrupt wait =
-                new NewInterrupt(
-                        run.ref(),
-                        run.tenant(),
-                        run.runId(),
-                        key,
-                        REASON,
-                        Optional.empty(),
-                        call.tool(),
-                        call.arguments(),
-                        now,
-                        now.plus(ttl));
-        Interrupt opened;
-        try {
-            opened = store.open(wait);
-        } catch (RuntimeException lost) {
-            return store.findByCallKey(run.ref(), key).orElseThrow(() -> lost);
-        }
-        emit(GateEvents.INTERRUPT_REQUESTED, opened.toJson());
-        return opened;
     }
 
     private GateDecision decide(ToolCall call, Interrupt settled) {

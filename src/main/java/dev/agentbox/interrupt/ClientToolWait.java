@@ -2,7 +2,6 @@ package dev.agentbox.interrupt;
 
 import dev.agentbox.interrupt.store.Interrupt;
 import dev.agentbox.interrupt.store.InterruptStore;
-import dev.agentbox.interrupt.store.NewInterrupt;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.tool.ClientToolCalls;
 import dev.agentbox.tool.ToolCall;
@@ -12,7 +11,6 @@ import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -37,11 +35,8 @@ public final class ClientToolWait implements ClientToolCalls {
     public static final String REASON = "client_tool_input";
 
     private final RunRecordView run;
-    private final InterruptStore store;
+    private final OpenInterrupts interrupts;
     private final InterruptWaits waits;
-    private final GateEvents events;
-    private final Clock clock;
-    private final Duration ttl;
 
     public ClientToolWait(
             RunRecordView run,
@@ -51,20 +46,15 @@ public final class ClientToolWait implements ClientToolCalls {
             Clock clock,
             Duration ttl) {
         this.run = run;
-        this.store = store;
+        this.interrupts = new OpenInterrupts(run, store, events, clock, ttl);
         this.waits = waits;
-        this.events = events;
-        this.clock = clock;
-        this.ttl = ttl;
     }
 
     @Override
     public CompletionStage<Answer> call(ToolCall call, String toolCallId) {
         try {
             String key = CallKeys.stored(call.callKey() + "#client");
-            Interrupt interrupt =
-                    store.findByCallKey(run.ref(), key)
-                            .orElseGet(() -> open(call, key, toolCallId));
+            Interrupt interrupt = interrupts.findOrOpen(call, key, REASON, Optional.of(toolCallId));
             Optional<CompletableFuture<Interrupt>> settled = waits.await(interrupt);
             if (settled.isEmpty()) {
                 return done(new Answer("too many calls wait for an answer on this server", true));
@@ -79,34 +69,6 @@ public final class ClientToolWait implements ClientToolCalls {
             LOG.log(Level.WARNING, "run " + run.runId() + ": client tool call failed", e);
             return done(new Answer("client tool unavailable", true));
         }
-    }
-
-    private Interrupt open(ToolCall call, String key, String toolCallId) {
-        Instant now = clock.instant();
-        NewInterrupt wait =
-                new NewInterrupt(
-                        run.ref(),
-                        run.tenant(),
-                        run.runId(),
-                        key,
-                        REASON,
-                        Optional.of(toolCallId),
-                        call.tool(),
-                        call.arguments(),
-                        now,
-                        now.plus(ttl));
-        Interrupt opened;
-        try {
-            opened = store.open(wait);
-        } catch (RuntimeException lost) {
-            return store.findByCallKey(run.ref(), key).orElseThrow(() -> lost);
-        }
-        try {
-            events.custom(GateEvents.INTERRUPT_REQUESTED, opened.toJson());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "run " + run.runId() + ": interrupt chunk not written", e);
-        }
-        return opened;
     }
 
     static Answer answer(Interrupt settled) {

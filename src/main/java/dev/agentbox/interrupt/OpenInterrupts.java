@@ -1,0 +1,73 @@
+package dev.agentbox.interrupt;
+
+import dev.agentbox.interrupt.store.Interrupt;
+import dev.agentbox.interrupt.store.InterruptStore;
+import dev.agentbox.interrupt.store.NewInterrupt;
+import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.tool.ToolCall;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The interrupt of one call of a run, found or opened: what an approval ({@link ApprovalGate}) and
+ * a client tool's call ({@link ClientToolWait}) both wait on. Idempotent on the stored call key: a
+ * successor asking again after a takeover finds the row the first ask opened. Two servers opening
+ * it at once: the loser's insert fails on the unique (run, callKey) and it takes the winner's row,
+ * so {@code interrupt.requested} is reported once, by the server whose insert won.
+ */
+final class OpenInterrupts {
+
+    private static final Logger LOG = Logger.getLogger(OpenInterrupts.class.getName());
+
+    private final RunRecordView run;
+    private final InterruptStore store;
+    private final GateEvents events;
+    private final Clock clock;
+    private final Duration ttl;
+
+    OpenInterrupts(
+            RunRecordView run, InterruptStore store, GateEvents events, Clock clock, Duration ttl) {
+        this.run = run;
+        this.store = store;
+        this.events = events;
+        this.clock = clock;
+        this.ttl = ttl;
+    }
+
+    /** The interrupt stored for {@code key}, or a new one for {@code call}. */
+    Interrupt findOrOpen(ToolCall call, String key, String reason, Optional<String> toolCallId) {
+        Optional<Interrupt> found = store.findByCallKey(run.ref(), key);
+        if (found.isPresent()) {
+            return found.get();
+        }
+        Instant now = clock.instant();
+        Interrupt opened;
+        try {
+            opened =
+                    store.open(
+                            new NewInterrupt(
+                                    run.ref(),
+                                    run.tenant(),
+                                    run.runId(),
+                                    key,
+                                    reason,
+                                    toolCallId,
+                                    call.tool(),
+                                    call.arguments(),
+                                    now,
+                                    now.plus(ttl)));
+        } catch (RuntimeException lost) {
+            return store.findByCallKey(run.ref(), key).orElseThrow(() -> lost);
+        }
+        try {
+            events.custom(GateEvents.INTERRUPT_REQUESTED, opened.toJson());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "run " + run.runId() + ": interrupt chunk not written", e);
+        }
+        return opened;
+    }
+}
