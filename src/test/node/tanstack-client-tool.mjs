@@ -2,9 +2,12 @@
 // @tanstack/ai-client's ChatClient, unmodified, with one client tool: the agent's call of it ends
 // the first AG-UI run with an interrupt; the client runs the tool (returning `output`) and posts
 // the next RunAgentInput of the thread with the result, whose stream is the agent's continuation.
-// With `approve` (true|false) the client instead answers approval interrupts with that decision.
+// With `approve` (true|false) the client instead answers approval interrupts with that decision, as
+// a chat UI does: through the tool call the client marked as awaiting approval
+// (addToolApprovalResponse), or, for an interrupt tied to no tool call, through its interrupts API.
 // Prints {"executed", "runs", "failures", "errors", "approvals"}: the inputs the tool ran with, the
-// chunks of each AG-UI run (one array per run), and what agui-check.mjs found wrong with each run.
+// chunks of each AG-UI run (one array per run), what agui-check.mjs found wrong with each run, and
+// each approval answered ({"id","via","toolCallId?",…}).
 import { ChatClient, fetchServerSentEvents } from "@tanstack/ai-client";
 import { checkStream } from "./agui-check.mjs";
 import { agentUrl, emit, fail, options } from "./script-io.mjs";
@@ -44,8 +47,17 @@ client = new ChatClient({
     ) {
       // Answer once the client has taken the interrupt in (after this chunk is processed).
       setTimeout(() => {
+        const asked = client
+          .getMessages()
+          .flatMap((m) => m.parts)
+          .filter((p) => p.type === "tool-call" && p.state === "approval-requested" && p.approval);
+        for (const p of asked) {
+          approvals.push({ id: p.approval.id, via: "tool-call", toolCallId: p.id, toolName: p.name });
+          client.addToolApprovalResponse({ id: p.approval.id, approved: o.approve });
+        }
+        if (asked.length > 0) return;
         for (const i of client.getInterrupts()) {
-          approvals.push({ id: i.id, kind: i.kind, reason: i.reason, canResolve: i.canResolve });
+          approvals.push({ id: i.id, via: "interrupts", kind: i.kind, reason: i.reason, canResolve: i.canResolve });
           if (typeof i.resolveInterrupt === "function" && i.canResolve) {
             i.resolveInterrupt({ approved: o.approve });
           }

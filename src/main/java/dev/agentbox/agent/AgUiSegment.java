@@ -59,6 +59,7 @@ public final class AgUiSegment {
     private final Set<String> reasoningMessages = new LinkedHashSet<>();
     private final Set<String> reasoning = new LinkedHashSet<>();
     private final Set<String> steps = new LinkedHashSet<>();
+    private final ApprovedToolCalls calls = new ApprovedToolCalls();
 
     /**
      * @param afterSeq where the stream resumes ({@code Last-Event-ID}); a continuation sends its
@@ -103,9 +104,10 @@ public final class AgUiSegment {
         if (type.equals("CUSTOM")
                 && AgUiInterrupts.REQUESTED.equals(chunk.getString("name", ""))
                 && chunk.get("value") instanceof JsonObject interrupt) {
-            end(seq, interrupt, out);
+            end(seq, calls.withToolCallId(interrupt), out);
             return out;
         }
+        calls.accept(type, chunk);
         if (!track(type, chunk)) {
             return out;
         }

@@ -193,7 +193,8 @@ class AgUiInterruptsIT {
     }
 
     @Test
-    void tanstackClientApprovesAnAskedBashAndItRuns_AG16() throws Exception {
+    void tanstackClientApprovesTheBashCallItMarkedAsAwaitingApprovalAndItRuns_AG16_AG21()
+            throws Exception {
         node.requireInstalled();
         String agentId = define(",\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]");
         model.enqueue(Turn.claudeBash("echo written > /workspace/tanstack.txt"), Turn.text("done"));
@@ -208,12 +209,26 @@ class AgUiInterruptsIT {
                         java.time.Duration.ofMinutes(5));
         JsonObject out = r.json();
         assertThat(r.exitCode()).as("%s", out).isZero();
-        assertThat(out.getJsonArray("approvals").getValuesAs(JsonObject.class))
-                .as("the client saw the approval and could resolve it: %s", out)
-                .singleElement()
-                .satisfies(a -> assertThat(a.getBoolean("canResolve")).isTrue());
         List<JsonArray> agUiRuns = out.getJsonArray("runs").getValuesAs(JsonArray.class);
         assertThat(agUiRuns).as("%s", out).hasSize(2);
+        String bashCall =
+                agUiRuns.get(0).getValuesAs(JsonObject.class).stream()
+                        .filter(c -> c.getString("type").equals("TOOL_CALL_START"))
+                        .filter(c -> c.getString("toolCallName").equals("Bash"))
+                        .map(c -> c.getString("toolCallId"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(out.getJsonArray("approvals").getValuesAs(JsonObject.class))
+                .as(
+                        "the client marked the Bash call as awaiting approval and the answer went"
+                                + " through it (AG-21): %s",
+                        out)
+                .singleElement()
+                .satisfies(
+                        a -> {
+                            assertThat(a.getString("via")).isEqualTo("tool-call");
+                            assertThat(a.getString("toolCallId")).isEqualTo(bashCall);
+                        });
         assertThat(out.getJsonArray("failures")).as("agui-check of each run").isEmpty();
         String runId =
                 Api.json(api.get("/api/v1/runs?threadId=" + threadId, Api.TENANT_A))
