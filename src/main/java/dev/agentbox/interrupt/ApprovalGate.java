@@ -5,6 +5,7 @@ import dev.agentbox.interrupt.store.InterruptStore;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.tool.GateDecision;
 import dev.agentbox.tool.ToolCall;
+import dev.agentbox.tool.ToolCallIds;
 import dev.agentbox.tool.ToolGate;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -132,6 +133,9 @@ public final class ApprovalGate implements ToolGate {
         JsonObjectBuilder v =
                 Json.createObjectBuilder()
                         .add("tool", call.tool())
+                        // Names the call, so two calls of one tool decided alike are two chunks
+                        // a successor can tell from one repeated (BridgedRepeats).
+                        .add("callId", ToolCallIds.of(call.callKey()))
                         .add("approved", decision.allowed())
                         .add("by", by);
         if (interrupt != null) {

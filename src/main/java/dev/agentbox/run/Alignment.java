@@ -98,6 +98,11 @@ public final class Alignment {
         this.lastJournalChunk = last;
     }
 
+    /** The stored log this alignment replays against, in offset order. */
+    List<StoredChunk> stored() {
+        return stored;
+    }
+
     /** An alignment against stored chunks given as JSON. */
     public static Alignment ofStoredChunks(
             List<JsonObject> storedChunks, String runId, String recordThreadId) {

@@ -32,6 +32,7 @@ final class DriverWriter {
     private final RunRecordView run;
     private RunWriter.Claim claim;
     private Alignment alignment;
+    private BridgedRepeats bridgedRepeats;
     private RunDriver.Ending ending = RunDriver.Ending.NOT_CLAIMED;
     private RunStatus endStatus;
 
@@ -44,6 +45,7 @@ final class DriverWriter {
     void claimed(RunWriter.Claim claim, Alignment alignment) {
         this.claim = claim;
         this.alignment = alignment;
+        this.bridgedRepeats = alignment == null ? null : new BridgedRepeats(alignment.stored());
     }
 
     /** The driver's epoch; 0 before it claimed the run. */
@@ -95,6 +97,14 @@ final class DriverWriter {
         if (!chunks.isEmpty()) {
             append(chunks);
         }
+    }
+
+    /**
+     * Appends the tool bridge's and the gate's chunks ({@link RunBridgeEvents}) as service chunks;
+     * a successor drops those its predecessor already stored ({@link BridgedRepeats}).
+     */
+    void emitBridged(List<JsonObject> chunks) {
+        emitService(bridgedRepeats == null ? chunks : bridgedRepeats.notStored(chunks));
     }
 
     /**

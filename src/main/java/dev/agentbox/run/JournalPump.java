@@ -174,7 +174,7 @@ final class JournalPump {
                 }
                 if (batch.exitCode().isPresent()) {
                     if (bridged != null) {
-                        writer.emitService(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
+                        writer.emitBridged(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
                     }
                     if (refusals != null) {
                         writer.emitService(
@@ -192,7 +192,7 @@ final class JournalPump {
                 }
                 writer.emit(RedactedChunks.of(sandbox.redactor(), out));
                 if (bridged != null && !writer.replaying()) {
-                    writer.emitService(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
+                    writer.emitBridged(RedactedChunks.of(sandbox.redactor(), bridged.drain()));
                 }
                 if (refusals != null && !writer.replaying()) {
                     writer.emitService(
