@@ -58,6 +58,7 @@ class BadInputCorpusIT {
     private static String container;
     private static String runId;
     private static final String THREAD = "corpus-thread-" + UUID.randomUUID();
+    private static final String AGENT = "corpus-agent-" + UUID.randomUUID();
 
     @BeforeAll
     static void makeSandboxAndRun() {
@@ -86,10 +87,22 @@ class BadInputCorpusIT {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(60))
                 .until(() -> !runs.get(runId).getString("status").equals("running"));
+        // An agent whose endpoint the RunAgentInput rows post to; none of them starts a run.
+        java.net.http.HttpResponse<String> agent =
+                API.send(
+                        API.request("/api/v1/agents/" + AGENT, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                                                "{\"sandbox\":{\"definitionId\":\"corpus-agent\","
+                                                        + "\"image\":\"agentbox/sandbox:busybox\"},"
+                                                        + "\"harness\":\"command\",\"command\":\"true\"}")));
+        assertThat(agent.statusCode()).as(agent.body()).isEqualTo(201);
     }
 
     @AfterAll
     static void destroySandbox() {
+        API.send(API.request("/api/v1/agents/" + AGENT, Api.TENANT_A).DELETE());
         if (sandboxes != null) {
             sandboxes.close();
         }
@@ -112,6 +125,7 @@ class BadInputCorpusIT {
         fileEventsSnapshotsForkPorts(c);
         runs(c);
         runReads(c);
+        AgentBadInputs.add(c);
         admin(c);
         contentTypesAndMethods(c);
         oversized(c);
@@ -124,7 +138,8 @@ class BadInputCorpusIT {
         String target =
                 c.path.replace("{key}", key)
                         .replace("{run}", enc(runId))
-                        .replace("{thread}", enc(THREAD));
+                        .replace("{thread}", enc(THREAD))
+                        .replace("{agent}", AGENT);
         Map<String, String> headers = new LinkedHashMap<>(c.headers);
         if (c.token != null) {
             headers.putIfAbsent("Authorization", "Bearer " + c.token);
@@ -243,6 +258,10 @@ class BadInputCorpusIT {
                         "/log",
                         "/cancel",
                         "/active-run",
+                        "PUT /api/v1/agents/",
+                        "POST /api/v1/agents/",
+                        "GET /api/v1/agents/",
+                        "/interrupts/",
                         "/admin/reaper/sweep",
                         "/admin/reaper",
                         "/admin/journals/prune")) {
