@@ -6,6 +6,7 @@ import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
+import dev.agentbox.platform.Lazy;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
@@ -125,12 +126,14 @@ public class DockerSandboxProvider implements SandboxProvider {
     private final ContainerFactory containers;
     private final ManagedContainers managed;
     private final DockerSnapshots snapshots;
-    private volatile DockerEngine engine;
-    private volatile ExecutorService workers;
-    private volatile TenantNetworks networks;
-    private volatile SandboxChannels channels;
     private final EgressSettings egress;
-    private volatile EgressGateways gateways;
+    // Made on first use: nothing reaches the engine before construction ends, and a provider
+    // that is disabled never makes a client.
+    private final Lazy<DockerEngine> engine;
+    private final Lazy<ExecutorService> workers;
+    private final Lazy<TenantNetworks> networks;
+    private final Lazy<SandboxChannels> channels;
+    private final Lazy<EgressGateways> gateways;
 
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
@@ -141,6 +144,11 @@ public class DockerSandboxProvider implements SandboxProvider {
         this.managed = null;
         this.snapshots = null;
         this.egress = null;
+        this.engine = null;
+        this.workers = null;
+        this.networks = null;
+        this.channels = null;
+        this.gateways = null;
     }
 
     @Inject
@@ -177,6 +185,11 @@ public class DockerSandboxProvider implements SandboxProvider {
         this.containers = new ContainerFactory(this);
         this.managed = new ManagedContainers(this);
         this.snapshots = new DockerSnapshots(this, containers, clock);
+        this.engine = Lazy.of(() -> new DockerEngine(settings.host()));
+        this.workers = Lazy.of(() -> Executors.newCachedThreadPool(threads));
+        this.networks = Lazy.of(() -> new TenantNetworks(engine()));
+        this.channels = Lazy.of(() -> new SandboxChannels(this, settings.channel()));
+        this.gateways = Lazy.of(() -> new EgressGateways(this, egress));
     }
 
     public DockerSettings settings() {
@@ -213,90 +226,41 @@ public class DockerSandboxProvider implements SandboxProvider {
     }
 
     DockerEngine engine() {
-        DockerEngine e = engine;
-        if (e == null) {
-            synchronized (this) {
-                if (engine == null) {
-                    engine = new DockerEngine(settings.host());
-                }
-                e = engine;
-            }
-        }
-        return e;
+        return engine.get();
     }
 
     /**
      * Short tasks off docker-java's callback threads (which are cancelled once a stream completes).
      */
     ExecutorService workers() {
-        ExecutorService w = workers;
-        if (w == null) {
-            synchronized (this) {
-                if (workers == null) {
-                    workers = Executors.newCachedThreadPool(threads);
-                }
-                w = workers;
-            }
-        }
-        return w;
+        return workers.get();
     }
 
     /** The sandbox channels (docs/sandbox-channel.md). */
     SandboxChannels channels() {
-        SandboxChannels c = channels;
-        if (c == null) {
-            synchronized (this) {
-                if (channels == null) {
-                    channels = new SandboxChannels(this, settings.channel());
-                }
-                c = channels;
-            }
-        }
-        return c;
+        return channels.get();
     }
 
     @PreDestroy
     public void close() {
-        if (channels != null) {
-            channels.close();
-        }
+        channels.ifMade().ifPresent(SandboxChannels::close);
         try {
-            if (engine != null) {
-                engine.close();
+            if (engine.ifMade().isPresent()) {
+                engine.get().close();
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "closing the docker client", e);
         }
-        if (workers != null) {
-            workers.shutdownNow();
-        }
+        workers.ifMade().ifPresent(ExecutorService::shutdownNow);
     }
 
     /** The tenants' egress gateways (docs/egress.md). */
     EgressGateways gateways() {
-        EgressGateways g = gateways;
-        if (g == null) {
-            synchronized (this) {
-                if (gateways == null) {
-                    gateways = new EgressGateways(this, egress);
-                }
-                g = gateways;
-            }
-        }
-        return g;
+        return gateways.get();
     }
 
     TenantNetworks networks() {
-        TenantNetworks n = networks;
-        if (n == null) {
-            synchronized (this) {
-                if (networks == null) {
-                    networks = new TenantNetworks(engine());
-                }
-                n = networks;
-            }
-        }
-        return n;
+        return networks.get();
     }
 
     /**

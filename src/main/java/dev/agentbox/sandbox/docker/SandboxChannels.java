@@ -1,5 +1,6 @@
 package dev.agentbox.sandbox.docker;
 
+import dev.agentbox.platform.Lazy;
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.DaemonThreads;
@@ -56,7 +57,7 @@ final class SandboxChannels {
     private final Map<String, SandboxChannel> channels = new ConcurrentHashMap<>();
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     private final ScheduledThreadPoolExecutor watchdog;
-    private volatile Boolean ready;
+    private final Lazy<Boolean> ready = Lazy.of(this::check);
 
     SandboxChannels(DockerSandboxProvider provider, ChannelSettings settings) {
         this.provider = provider;
@@ -69,16 +70,7 @@ final class SandboxChannels {
 
     /** The channel is configured, the engine local and the root folder safe to use. */
     boolean enabled() {
-        Boolean r = ready;
-        if (r == null) {
-            synchronized (this) {
-                if (ready == null) {
-                    ready = check();
-                }
-                r = ready;
-            }
-        }
-        return r;
+        return ready.get();
     }
 
     private boolean check() {
