@@ -15,14 +15,13 @@ import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.FrameQueue;
 import dev.agentbox.sandbox.spi.BoundedCapture;
 import dev.agentbox.sandbox.spi.DaemonThreads;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -288,14 +287,11 @@ final class DockerEngine implements Closeable {
     static final class StreamCall implements Closeable {
 
         static final int QUEUED_FRAMES = 32;
-        private static final byte[] END = new byte[0];
 
         private final String execId;
-        private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED_FRAMES);
+        private final FrameQueue stdout = new FrameQueue(QUEUED_FRAMES);
         private final BoundedCapture stderr = new BoundedCapture(4096);
         private final ResultCallback.Adapter<Frame> callback;
-        private volatile boolean closed;
-        private volatile boolean completed;
 
         StreamCall(String execId) {
             this.execId = execId;
@@ -309,46 +305,24 @@ final class DockerEngine implements Closeable {
                             } else if (b.length > 0) {
                                 // a copy: the frame's buffer is not ours to keep once onNext
                                 // returns
-                                put(b.clone());
+                                stdout.put(b.clone());
                             }
                         }
 
-                        // The end is a flag, not a queue element: docker-java may call these on a
-                        // thread
-                        // it has already interrupted, where a blocking put would be lost.
+                        // The end is a flag (FrameQueue#end): docker-java may call these on a
+                        // thread it has already interrupted.
                         @Override
                         public void onError(Throwable t) {
                             super.onError(t);
-                            completed = true;
+                            stdout.end();
                         }
 
                         @Override
                         public void onComplete() {
                             super.onComplete();
-                            completed = true;
+                            stdout.end();
                         }
                     };
-        }
-
-        /**
-         * Blocks the engine's reader thread until the consumer takes {@code b} or the call is
-         * closed.
-         */
-        private void put(byte[] b) {
-            boolean interrupted = false;
-            while (!closed) {
-                try {
-                    if (queue.offer(b, 100, TimeUnit.MILLISECONDS)) {
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    // keep the bytes: the consumer decides when to stop, by closing
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
 
         ResultCallback.Adapter<Frame> callback() {
@@ -364,24 +338,7 @@ final class DockerEngine implements Closeable {
          * that long, an empty array once the stream has ended.
          */
         byte[] next(Duration d) throws InterruptedException {
-            long until = System.nanoTime() + Math.max(0, d.toNanos());
-            while (true) {
-                // Read the flag before polling: a frame queued before completion is never missed.
-                boolean ended = completed;
-                byte[] b =
-                        queue.poll(
-                                Math.min(50_000_000L, Math.max(0, until - System.nanoTime())),
-                                TimeUnit.NANOSECONDS);
-                if (b != null) {
-                    return b;
-                }
-                if (ended) {
-                    return END;
-                }
-                if (System.nanoTime() >= until) {
-                    return null;
-                }
-            }
+            return stdout.next(d);
         }
 
         String stderr() {
@@ -390,13 +347,12 @@ final class DockerEngine implements Closeable {
 
         @Override
         public void close() {
-            closed = true;
+            stdout.close();
             try {
                 callback.close();
             } catch (IOException ignored) {
                 // already complete
             }
-            queue.clear();
         }
     }
 
