@@ -79,56 +79,6 @@ public record DockerSettings(
         }
     }
 
-    /** The settings with the default channel. */
-    public DockerSettings(
-            boolean enabled,
-            String host,
-            String image,
-            int defaultMemoryMb,
-            double defaultCpus,
-            int defaultPids,
-            Duration stopGrace,
-            String snapshotRepository,
-            String publishHost,
-            Hardening hardening) {
-        this(
-                enabled,
-                host,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                hardening,
-                null);
-    }
-
-    /** The settings without the hardening block (its defaults). */
-    public DockerSettings(
-            boolean enabled,
-            String host,
-            String image,
-            int defaultMemoryMb,
-            double defaultCpus,
-            int defaultPids,
-            Duration stopGrace,
-            String snapshotRepository,
-            String publishHost) {
-        this(
-                enabled,
-                host,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                Hardening.defaults());
-    }
-
     public DockerSettings {
         hardening = hardening == null ? Hardening.defaults() : hardening;
         channel = channel == null ? ChannelSettings.defaults() : channel;
@@ -160,7 +110,9 @@ public record DockerSettings(
                 512,
                 Duration.ofSeconds(2),
                 "agentbox/snapshot",
-                "127.0.0.1");
+                "127.0.0.1",
+                Hardening.defaults(),
+                ChannelSettings.defaults());
     }
 
     public static DockerSettings fromConfig(Config c) {
@@ -251,6 +203,22 @@ public record DockerSettings(
                 snapshotRepository,
                 publishHost,
                 h,
+                channel);
+    }
+
+    /** The host interface published ports bind to and URLs name. */
+    public DockerSettings withPublishHost(String p) {
+        return new DockerSettings(
+                enabled,
+                host,
+                image,
+                defaultMemoryMb,
+                defaultCpus,
+                defaultPids,
+                stopGrace,
+                snapshotRepository,
+                p,
+                hardening,
                 channel);
     }
 

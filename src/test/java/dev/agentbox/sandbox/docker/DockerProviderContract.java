@@ -483,16 +483,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         DockerSettings d = DockerSettings.defaults();
         DockerSandboxProvider unbindable =
                 new DockerSandboxProvider(
-                        new DockerSettings(
-                                true,
-                                d.host(),
-                                image(),
-                                d.defaultMemoryMb(),
-                                d.defaultCpus(),
-                                d.defaultPids(),
-                                d.stopGrace(),
-                                d.snapshotRepository(),
-                                "203.0.113.1"),
+                        d.withImage(image()).withPublishHost("203.0.113.1"),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
