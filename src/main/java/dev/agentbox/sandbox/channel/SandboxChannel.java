@@ -3,10 +3,7 @@ package dev.agentbox.sandbox.channel;
 import dev.agentbox.sandbox.spi.FileFollow;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,16 +13,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
- * The channel to one sandbox's helper, through its socket on the host: one connection per request
- * (docs/sandbox-channel.md), taken from a spare connection made and handshaken in the background
- * after the previous request, so a request waits for no connect and no hello. Callers ask {@link
- * #usable()} first and fall back to the engine's exec when it says no.
+ * The channel to one sandbox's helper, through its socket on the host: the requests it serves
+ * (exec, follow, stat, read, write, list, mkdir, move, remove; docs/sandbox-channel.md), one
+ * connection per request, taken from the spare its {@link ChannelLink} made and handshaken in the
+ * background after the previous request, so a request waits for no connect and no hello. Callers
+ * ask {@link #usable()} first and fall back to the engine's exec when it says no.
  *
  * <p>Invariants: every wait is bounded — the hello by {@link #HANDSHAKE}, a request by the deadline
  * its caller gives, by closing the connection from a watchdog; a helper that cannot be reached or
@@ -43,14 +37,9 @@ public final class SandboxChannel {
     /** How long a channel that failed stays unused before it is tried again. */
     public static final Duration BACKOFF = Duration.ofSeconds(2);
 
-    private static final Logger LOG = Logger.getLogger(SandboxChannel.class.getName());
-
-    private final String name;
-    private final Path socket;
+    private final ChannelLink link;
     private final ScheduledExecutorService watchdog;
     private final Executor readers;
-    private final AtomicBoolean failing = new AtomicBoolean();
-    private volatile long retryAt;
 
     /**
      * @param name the sandbox, for logs
@@ -60,235 +49,50 @@ public final class SandboxChannel {
      */
     public SandboxChannel(
             String name, Path socket, ScheduledExecutorService watchdog, Executor readers) {
-        this.name = name;
-        this.socket = socket;
+        this.link = new ChannelLink(name, socket, watchdog, readers);
         this.watchdog = watchdog;
         this.readers = readers;
     }
 
     public Path socket() {
-        return socket;
+        return link.socket();
     }
 
     /** The socket is there (a socket, not a link) and the channel is not backing off a failure. */
     public boolean usable() {
-        if (failing.get() && System.nanoTime() - retryAt < 0) {
-            return false;
-        }
-        // One lstat: a socket, not a link to one (nor anything else the sandbox put there).
-        try {
-            return Files.readAttributes(
-                            socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                    .isOther();
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Records a failure of the channel itself: unusable for {@link #BACKOFF}, logged once. */
-    void failed(Throwable cause) {
-        retryAt = System.nanoTime() + BACKOFF.toNanos();
-        if (failing.compareAndSet(false, true)) {
-            LOG.log(
-                    Level.WARNING,
-                    "sandbox channel of {0} failed ({1}); using docker exec for {2} ms before trying it again",
-                    new Object[] {name, describe(cause), BACKOFF.toMillis()});
-        }
-    }
-
-    private void answered() {
-        if (failing.compareAndSet(true, false)) {
-            LOG.log(Level.INFO, "sandbox channel of {0} answers again", name);
-        }
-    }
-
-    private static String describe(Throwable t) {
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
-    }
-
-    /**
-     * A connection for one request: the spare when there is a fresh one still open, else a new one;
-     * either way a new spare is made in the background shortly after the request's connection
-     * closes.
-     */
-    private ChannelConnection open() {
-        ChannelConnection c = takeSpare();
-        if (c == null) {
-            c = connect();
-        }
-        // The next spare is made once this request is over, and a moment later still: made
-        // sooner, its connect and the helper's fork of a handler would compete for the CPUs
-        // with the request, then with the writing of its answer.
-        c.onClose(this::refillSoon);
-        return c;
-    }
-
-    /**
-     * Connects and exchanges the hello within {@link #HANDSHAKE}, or fails as a channel failure.
-     */
-    private ChannelConnection connect() {
-        try {
-            ChannelConnection c = handshaken();
-            answered();
-            return c;
-        } catch (IOException | RuntimeException e) {
-            failed(e);
-            throw new ChannelException(
-                    "the sandbox channel of " + name + " could not be reached: " + describe(e),
-                    false,
-                    e);
-        }
-    }
-
-    /** A connection that exchanged the hello within {@link #HANDSHAKE}; closed when it did not. */
-    private ChannelConnection handshaken() throws IOException {
-        ChannelConnection c = new ChannelConnection();
-        ScheduledFuture<?> guard =
-                watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
-        try {
-            c.handshake(socket);
-            return c;
-        } catch (IOException | RuntimeException e) {
-            c.close();
-            throw e;
-        } finally {
-            guard.cancel(false);
-        }
+        return link.usable();
     }
 
     /**
      * Whether the helper answers right now — proof that the container runs: a spare connection
-     * still open says so without a round trip (the helper's handler behind it dies with the
-     * container), else a hello on a new connection, which is then kept as the spare. Quiet: a
-     * container that is stopped is no failure of the channel, so nothing is logged or backed off.
+     * still open says so without a round trip, else a hello on a new connection, which is then kept
+     * as the spare. Quiet: a stopped container is no failure of the channel.
      */
     public boolean answers() {
-        if (!usable()) {
-            return false;
-        }
-        Spare s = spare.get();
-        if (s != null && s.fresh() && s.connection().idleAndOpen()) {
-            return true;
-        }
-        ChannelConnection c = quietConnect();
-        if (c == null) {
-            return false;
-        }
-        keepSpare(c);
-        return true;
-    }
-
-    /** A handshaken connection, or null when the helper does not answer (nothing logged). */
-    private ChannelConnection quietConnect() {
-        try {
-            return handshaken();
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    // ---- the spare connection ----
-
-    /**
-     * How long a spare connection is kept: less than the helper allows between its hello and the
-     * request (10 s), so a spare taken is never one the helper is about to drop.
-     */
-    static final Duration SPARE_FOR = Duration.ofSeconds(8);
-
-    /** A handshaken connection waiting for the next request, and when it was made. */
-    private record Spare(ChannelConnection connection, long since) {
-        boolean fresh() {
-            return System.nanoTime() - since < SPARE_FOR.toNanos();
-        }
-    }
-
-    private final AtomicReference<Spare> spare = new AtomicReference<>();
-    private final AtomicBoolean refilling = new AtomicBoolean();
-
-    /** The spare, when it is fresh and still open (then it is no longer the spare); else null. */
-    private ChannelConnection takeSpare() {
-        Spare s = spare.getAndSet(null);
-        if (s == null) {
-            return null;
-        }
-        if (s.fresh() && s.connection().idleAndOpen()) {
-            return s.connection();
-        }
-        s.connection().close();
-        return null;
-    }
-
-    /**
-     * How long after a request's connection closed its successor spare is begun: time for the
-     * request's answer to leave the server (measured on 2 vCPUs: 0.45 ms off an exec's median).
-     */
-    static final Duration SPARE_AFTER = Duration.ofMillis(4);
-
-    private void refillSoon() {
-        try {
-            watchdog.schedule(this::refill, SPARE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // shutting down: no spare needed
-        }
-    }
-
-    /**
-     * Makes a new spare on a reader thread, unless one is being made or the channel backs off a
-     * failure. The hello off the request's path is what makes a request one round trip.
-     */
-    private void refill() {
-        if (!usable() || !refilling.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            readers.execute(
-                    () -> {
-                        try {
-                            ChannelConnection c = quietConnect();
-                            if (c != null) {
-                                keepSpare(c);
-                            }
-                        } finally {
-                            refilling.set(false);
-                        }
-                    });
-        } catch (RejectedExecutionException e) {
-            refilling.set(false);
-        }
-    }
-
-    /** Keeps {@code c} as the spare (closing the one it replaces) until it grows stale. */
-    private void keepSpare(ChannelConnection c) {
-        Spare s = new Spare(c, System.nanoTime());
-        Spare old = spare.getAndSet(s);
-        if (old != null) {
-            old.connection().close();
-        }
-        try {
-            watchdog.schedule(
-                    () -> {
-                        if (spare.compareAndSet(s, null)) {
-                            c.close();
-                        }
-                    },
-                    SPARE_FOR.toMillis(),
-                    TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            dropSpare();
-        }
+        return link.answers();
     }
 
     /** Whether a spare connection is waiting (diagnostics and tests). */
     public boolean hasSpare() {
-        return spare.get() != null;
+        return link.hasSpare();
     }
 
     /** Closes the spare connection (the sandbox is gone or forgotten). */
     public void dropSpare() {
-        Spare s = spare.getAndSet(null);
-        if (s != null) {
-            s.connection().close();
-        }
+        link.dropSpare();
+    }
+
+    /** Records a failure of the channel itself: unusable for {@link #BACKOFF}, logged once. */
+    void failed(Throwable cause) {
+        link.failed(cause);
+    }
+
+    private ChannelConnection open() {
+        return link.open();
+    }
+
+    private static String describe(Throwable t) {
+        return ChannelLink.describe(t);
     }
 
     // ---- exec ----
