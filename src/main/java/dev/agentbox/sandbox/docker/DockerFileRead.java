@@ -17,12 +17,12 @@ import java.time.Duration;
  */
 final class DockerFileRead implements FileRead {
 
-    private final DockerFs fs;
+    private final EngineFs fs;
     private final String path;
     private final long size;
     private final long limit;
 
-    DockerFileRead(DockerFs fs, String path, long size, long limit) {
+    DockerFileRead(EngineFs fs, String path, long size, long limit) {
         this.fs = fs;
         this.path = path;
         this.size = size;
