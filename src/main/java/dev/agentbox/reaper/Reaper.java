@@ -43,10 +43,14 @@ import java.util.logging.Logger;
  * <p>Unattended runs — non-terminal, older than one lease TTL, whose driver lease nobody holds
  * (their server died, watched or not) — and not handled above: a cancelled one is aborted (sandbox
  * reclaimed), a runaway one is aborted {@code max-duration}, any other is handed to the {@link
- * Adopter}, which starts a successor on this server that keeps driving it. A failed destroy turns
- * any of these into {@code reclaim-failed}. A failure on one run is {@code failed} for it and the
- * sweep goes on. The sweep never throws, never clears {@code detachedSince} (only an attach does)
- * and never clears {@code cancelRequested}.
+ * Adopter}, which starts a successor on this server that keeps driving it.
+ *
+ * <p>Any rejected reclaim — the provider's destroy failed, or the reclaim threw (a store failure) —
+ * turns a detached run's outcome into {@code reclaim-failed}, whatever it would have been, keeping
+ * its status, exit code and {@code terminalizedAnyway}; an unattended run's action gets {@code ",
+ * reclaim-failed"}. A run ended by the sweep stays ended: only its sandbox is in doubt. Any other
+ * failure on one run is {@code failed} for it and the sweep goes on. The sweep never throws, never
+ * clears {@code detachedSince} (only an attach does) and never clears {@code cancelRequested}.
  */
 public final class Reaper {
 
@@ -276,6 +280,22 @@ public final class Reaper {
                             r -> true,
                             runaway ? RunAbort.maxDuration(run) : RunAbort.CANCELLED);
             String how = runaway ? "aborted (max-duration)" : "aborted (cancelled)";
+            if (e.reclaimRejected()) {
+                // Ended or not, the sandbox may still run: said on the line, as for a detached
+                // run.
+                how = (e.ended() ? how : "not-claimed") + ", reclaim-failed";
+                LOG.warning(
+                        "reaper: run "
+                                + LogText.quote(run.runId())
+                                + " had no live driver: "
+                                + how
+                                + ": "
+                                + e.reclaimThrew()
+                                        .map(String::valueOf)
+                                        .or(() -> e.reclaim().flatMap(Reclaimer.Reclaim::error))
+                                        .orElse(""));
+                return how;
+            }
             LOG.info(
                     "reaper: run "
                             + LogText.quote(run.runId())
@@ -299,19 +319,20 @@ public final class Reaper {
         }
         RunExpiry.Expired e =
                 expiry.expire(run, r -> r.detachedSince().isPresent(), RunAbort.maxDuration(run));
-        if (!e.ended()) {
-            return withReclaim(
-                    RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED), e.reclaim());
-        }
         RunEntry entry =
-                new RunEntry(
-                        run.tenant(),
-                        run.runId(),
-                        SweepOutcome.EXPIRED,
-                        Optional.of(RunFailure.ABORTED.code()),
-                        Optional.empty(),
-                        Optional.empty(),
-                        Optional.empty());
+                e.ended()
+                        ? new RunEntry(
+                                run.tenant(),
+                                run.runId(),
+                                SweepOutcome.EXPIRED,
+                                Optional.of(RunFailure.ABORTED.code()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.empty())
+                        : RunEntry.of(run.tenant(), run.runId(), SweepOutcome.NOT_CLAIMED);
+        if (e.reclaimThrew().isPresent()) {
+            return reclaimThrew(entry, e.reclaimThrew().get());
+        }
         return withReclaim(entry, e.reclaim());
     }
 
@@ -336,15 +357,7 @@ public final class Reaper {
                 try {
                     return withReclaim(entry, Optional.of(reclaimer.reclaim(run)));
                 } catch (RuntimeException e) {
-                    // The run is terminal already: its line keeps the status and exit code the
-                    // finalizer recorded.
-                    LOG.log(
-                            Level.WARNING,
-                            "reaper: run "
-                                    + LogText.quote(run.runId())
-                                    + ": reclaiming its sandbox failed",
-                            e);
-                    return entry.failed(String.valueOf(e));
+                    return reclaimThrew(entry, e);
                 }
             }
             default -> {
@@ -354,8 +367,22 @@ public final class Reaper {
     }
 
     /**
-     * A destroy that threw overrides the outcome: the record is terminal but the sandbox may still
-     * run.
+     * A reclaim that threw (a store failure before or after the destroy) is a rejection like a
+     * failed destroy: {@code reclaim-failed}, the line keeping the status, exit code and budget
+     * anomaly already known. The run is terminal (or was not ours to end); its sandbox may still
+     * run, and no later sweep lists a terminal run to retry it.
+     */
+    private static RunEntry reclaimThrew(RunEntry entry, RuntimeException e) {
+        LOG.log(
+                Level.WARNING,
+                "reaper: run " + LogText.quote(entry.runId()) + ": reclaiming its sandbox failed",
+                e);
+        return entry.reclaimFailed(String.valueOf(e));
+    }
+
+    /**
+     * A destroy that threw overrides the outcome with {@code reclaim-failed}: the record is
+     * terminal but the sandbox may still run.
      */
     private static RunEntry withReclaim(RunEntry entry, Optional<Reclaimer.Reclaim> reclaim) {
         if (reclaim.isEmpty()) {

@@ -10,7 +10,12 @@ public enum SweepOutcome {
      * sandbox reclaimed.
      */
     FINALIZED("finalized"),
-    /** Detached for the TTL or longer: cancelled, made terminal, the sandbox reclaimed. */
+    /**
+     * Past its {@code maxDurationMs} (being detached alone never expires a run): {@code
+     * cancelRequested} written, then the run made terminal — {@code aborted} ({@code max-duration})
+     * if its agent was still producing, finalized if it had just exited — and the sandbox
+     * reclaimed.
+     */
     EXPIRED("expired"),
     /** The journal has no exit sentinel yet: untouched. */
     PRODUCING("producing"),
@@ -30,13 +35,15 @@ public enum SweepOutcome {
      */
     NOT_CLAIMED("not-claimed"),
     /**
-     * The run is terminal but destroying its sandbox failed; the record is gone, the sandbox may
-     * still run.
+     * The reclaim was rejected — the provider's destroy failed (the instance record deleted anyway)
+     * or the reclaim threw — after the run was made terminal: the sandbox may still run, and no
+     * later sweep retries it. Overrides whatever the run's outcome would have been; the line keeps
+     * its status, exit code and {@code terminalizedAnyway}.
      */
     RECLAIM_FAILED("reclaim-failed"),
     /**
-     * Something unexpected failed for this run; the sweep went on with the others. A run made
-     * terminal before the failure (a reclaim that threw) still reports its status and exit code.
+     * Something unexpected failed for this run (not its reclaim); the sweep went on with the
+     * others.
      */
     FAILED("failed");
 

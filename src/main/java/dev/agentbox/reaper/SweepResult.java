@@ -29,7 +29,8 @@ public record SweepResult(
      * A run no live driver held, and what this sweep did with it: {@code started} (a successor
      * drives it here now), {@code driven}, {@code at-capacity} (left to another server), {@code
      * not-eligible}, {@code aborted (cancelled)}, {@code aborted (max-duration)}, {@code
-     * not-claimed} or {@code failed: …}.
+     * not-claimed} or {@code failed: …}; an abort whose reclaim was rejected adds {@code ",
+     * reclaim-failed"}.
      */
     public record Unattended(String tenant, String runId, String action) {}
 
@@ -38,9 +39,8 @@ public record SweepResult(
      * reclaim.
      *
      * @param terminalizedAnyway true if and only if this sweep ended the run although its replay
-     *     outran the run budget. A later failure (the reclaim) overrides the outcome with {@code
-     *     reclaim-failed} or {@code failed}; this flag is what keeps the budget anomaly on the
-     *     line.
+     *     outran the run budget. A rejected reclaim overrides the outcome with {@code
+     *     reclaim-failed}; this flag is what keeps the budget anomaly on the line.
      */
     public record RunEntry(
             String tenant,
@@ -86,12 +86,15 @@ public record SweepResult(
                     terminalizedAnyway);
         }
 
-        /** This line as {@code failed} with {@code message}, keeping what is known of the run. */
-        RunEntry failed(String message) {
+        /**
+         * This line as {@code reclaim-failed} with {@code message}, keeping what is known of the
+         * run.
+         */
+        RunEntry reclaimFailed(String message) {
             return new RunEntry(
                     tenant,
                     runId,
-                    SweepOutcome.FAILED,
+                    SweepOutcome.RECLAIM_FAILED,
                     status,
                     exitCode,
                     Optional.of(message),

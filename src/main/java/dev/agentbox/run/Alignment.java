@@ -18,24 +18,24 @@ import java.util.Set;
  *   <li>Replayed chunk i is compared with the stored chunk at the current stored position by
  *       {@linkplain Chunks#fingerprint fingerprint} (canonical JSON without {@code timestamp}). A
  *       match is suppressed ({@link #offer} returns empty) and the position advances.
- *   <li>On a mismatch, a stored chunk the service inserted itself ({@link ServiceChunks}) is
- *       skipped. A chunk marked as the service's when it was appended ({@link StoredChunk#service},
- *       {@code run.accepted} and {@code file.changed}) is skipped however many there are: no
- *       translator emits those names ({@link Chunks#SERVICE_NAMES}), so it cannot stand for a
- *       journal line, and a storm of file changes may put many between two journal lines. The tool
- *       bridge's chunks (marked {@code TOOL_CALL_*} chunks, {@link Chunks#isBridgeChunk}) are out
- *       of band the same way, but at most {@value #MAX_OUT_OF_BAND_SKIP} of them in a row (the
- *       count resets on every match): more between two journal chunks is a {@link
- *       ReplayDivergedException} saying so, not a skip without end. An unmarked {@code
- *       run.accepted} (stored before the mark existed) is recognised by fingerprint and skipped up
- *       to {@value #MAX_OUT_OF_BAND_SKIP} consecutive ones; that count resets on every match. Only
- *       those: every other stored chunk, the translators' {@code CUSTOM} ones included ({@code
- *       agent.text} for a plain-text line, {@code agent.output}, …), came from a journal line, so a
- *       mismatch there is a rewritten line, and skipping it would append the rewritten line after
- *       the original. The bound keeps the fingerprint rule a tolerance rather than a forward search
- *       for any fingerprint that happens to match. Any other mismatch, or a 65th consecutive
- *       fingerprint skip, is a {@link ReplayDivergedException} with the stored index and both
- *       fingerprints.
+ *   <li>On a mismatch, a stored chunk the service inserted itself is out of band: nothing in the
+ *       journal stands for it, so it is skipped. Those are the chunks marked as the service's when
+ *       they were appended ({@link StoredChunk#service}: {@code run.accepted}, {@code
+ *       file.changed}, the gate's and egress chunks, and the tool bridge's {@code TOOL_CALL_*}
+ *       chunks, {@link Chunks#isBridgeChunk}) — no translator emits their names ({@link
+ *       Chunks#SERVICE_NAMES}), so none can stand for a journal line — and an unmarked {@code
+ *       run.accepted} (stored before the mark existed), recognised by fingerprint. Only those:
+ *       every other stored chunk, the translators' {@code CUSTOM} ones included ({@code agent.text}
+ *       for a plain-text line, {@code agent.output}, …), came from a journal line, so a mismatch
+ *       there is a rewritten line, and skipping it would append the rewritten line after the
+ *       original.
+ *   <li>The skip is bounded: at most {@value #MAX_OUT_OF_BAND_SKIP} out-of-band chunks in a row, of
+ *       any of those kinds together; the count resets on every match. The bound keeps the skip a
+ *       tolerance rather than a forward search through a log that no longer fits its journal. The
+ *       driver keeps what it writes within it ({@code DriverWriter#outOfBandRoom}: a storm of file
+ *       changes waits for the agent's next line). A 65th marked chunk in a row is a {@link
+ *       ReplayDivergedException} saying so; any other mismatch, or a 65th unmarked one, is one with
+ *       the stored index and both fingerprints.
  *   <li>Once every stored chunk is matched or skipped, each further replayed chunk is the
  *       remainder: {@link #offer} returns it, to be appended (never upserted).
  *   <li>{@link #finish()} is called when the replay has ended (after the translator's exit chunks);
@@ -54,18 +54,8 @@ import java.util.Set;
  */
 public final class Alignment {
 
-    /**
-     * Consecutive stored service-inserted chunks a replay may pass over by fingerprint, and
-     * consecutive tool bridge chunks.
-     */
+    /** Stored out-of-band chunks, of every kind together, a replay may pass over in a row. */
     public static final int MAX_OUT_OF_BAND_SKIP = 64;
-
-    /**
-     * The types of the tool bridge's chunks: a marked chunk of one of them is a bridge chunk
-     * ({@link Chunks#isBridgeChunk}), the stored log keeping only type, fingerprint and mark.
-     */
-    private static final Set<String> BRIDGE_TYPES =
-            Set.of("TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT");
 
     private final List<StoredChunk> stored;
     private final String recordThreadId;
@@ -75,9 +65,8 @@ public final class Alignment {
     private final int lastJournalChunk;
 
     private int position;
-    private int consecutiveSkips;
-    private int bridgeChunksInRow;
-    private boolean bridgeBoundReached;
+    private int outOfBandInRow;
+    private boolean boundReached;
     private int totalSkipped;
     private boolean failed;
     private boolean finished;
@@ -133,13 +122,12 @@ public final class Alignment {
             StoredChunk expected = stored.get(position);
             if (expected.fingerprint().equals(fingerprint)) {
                 position++;
-                consecutiveSkips = 0;
-                bridgeChunksInRow = 0;
+                outOfBandInRow = 0;
                 return Optional.empty();
             }
             if (!skip(expected)) {
                 throw fail(
-                        bridgeBoundReached
+                        boundReached
                                 ? ReplayDivergedException.tooManyOutOfBand(
                                         position, expected.fingerprint(), MAX_OUT_OF_BAND_SKIP)
                                 : ReplayDivergedException.mismatch(
@@ -172,7 +160,7 @@ public final class Alignment {
         }
         if (position < stored.size()) {
             throw fail(
-                    bridgeBoundReached
+                    boundReached
                             ? ReplayDivergedException.tooManyOutOfBand(
                                     position,
                                     stored.get(position).fingerprint(),
@@ -185,30 +173,32 @@ public final class Alignment {
 
     /**
      * Passes over {@code expected}, the stored chunk at the current position, if the service
-     * inserted it; false (nothing changed) for any other chunk or past the fingerprint rule's or
-     * the bridge chunks' bound.
+     * inserted it and the bound allows; false (nothing changed) for any other chunk or past the
+     * bound.
      */
     private boolean skip(StoredChunk expected) {
-        if (expected.service()) {
-            if (BRIDGE_TYPES.contains(expected.type())) {
-                if (bridgeChunksInRow >= MAX_OUT_OF_BAND_SKIP) {
-                    bridgeBoundReached = true;
-                    return false;
-                }
-                bridgeChunksInRow++;
-            }
-            totalSkipped++;
-            position++;
-            return true;
-        }
-        if (!serviceInserted.contains(expected.fingerprint())
-                || consecutiveSkips >= MAX_OUT_OF_BAND_SKIP) {
+        boolean outOfBand = expected.service() || serviceInserted.contains(expected.fingerprint());
+        if (!outOfBand) {
             return false;
         }
-        consecutiveSkips++;
+        if (outOfBandInRow >= MAX_OUT_OF_BAND_SKIP) {
+            // A marked chunk is the service's for sure: say that the bound, not a rewritten
+            // line, stopped the replay.
+            boundReached = expected.service();
+            return false;
+        }
+        outOfBandInRow++;
         totalSkipped++;
         position++;
         return true;
+    }
+
+    /**
+     * Marked service chunks at the end of the stored log, after its last journal chunk: where a
+     * successor's own out-of-band chunks will continue the row.
+     */
+    public int trailingServiceChunks() {
+        return stored.size() - 1 - lastJournalChunk;
     }
 
     /** Whether every stored chunk has been matched or skipped: further chunks are remainder. */

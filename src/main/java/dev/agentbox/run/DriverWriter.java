@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.store.FinishResult;
 import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunFailure;
@@ -20,6 +21,9 @@ import java.util.logging.Logger;
  *
  * <ul>
  *   <li>for a successor, suppresses what the stored log already holds ({@link Alignment});
+ *   <li>counts the service chunks at the log's end, after its last journal chunk, so that what can
+ *       wait (file changes) keeps the row within what a later takeover's replay passes over ({@link
+ *       #outOfBandRoom});
  *   <li>records how the driver's writing ended, for a caller that drove it synchronously;
  *   <li>records an unexpected failure as the run's end, best effort.
  * </ul>
@@ -36,6 +40,9 @@ final class DriverWriter {
     private RunDriver.Ending ending = RunDriver.Ending.NOT_CLAIMED;
     private RunStatus endStatus;
 
+    /** Service chunks at the end of the log, after its last journal chunk. */
+    private int outOfBandInRow;
+
     DriverWriter(RunContext ctx, RunRecordView run) {
         this.ctx = ctx;
         this.run = run;
@@ -46,6 +53,16 @@ final class DriverWriter {
         this.claim = claim;
         this.alignment = alignment;
         this.bridgedRepeats = alignment == null ? null : new BridgedRepeats(alignment.stored());
+        this.outOfBandInRow = alignment == null ? 0 : alignment.trailingServiceChunks();
+    }
+
+    /**
+     * How many more service chunks the log may take before the agent's next journal chunk: a
+     * takeover's replay passes over at most {@value Alignment#MAX_OUT_OF_BAND_SKIP} in a row. Tool
+     * bridge chunks are written regardless (a call is not delayed); file changes wait.
+     */
+    int outOfBandRoom() {
+        return Math.max(0, Alignment.MAX_OUT_OF_BAND_SKIP - outOfBandInRow);
     }
 
     /** The driver's epoch; 0 before it claimed the run. */
@@ -136,6 +153,9 @@ final class DriverWriter {
 
     private void append(List<JsonObject> chunks) {
         claim.append(chunks);
+        for (JsonObject c : chunks) {
+            outOfBandInRow = Chunks.isServiceChunk(c) ? outOfBandInRow + 1 : 0;
+        }
     }
 
     /** Appends the terminal chunk(s), then the terminal record, both fenced by the epoch. */

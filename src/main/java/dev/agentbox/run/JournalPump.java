@@ -185,7 +185,9 @@ final class JournalPump {
                         // The agent's last changes go before its last lines and the terminal
                         // chunk: nothing of the run is written after that.
                         writer.emitService(
-                                RedactedChunks.of(sandbox.redactor(), files.drain(chunks, true)));
+                                RedactedChunks.of(
+                                        sandbox.redactor(),
+                                        files.drain(chunks, true, writer.outOfBandRoom())));
                     }
                     end.exited(label, handle, translator, batch.exitCode().getAsInt(), out);
                     return;
@@ -199,12 +201,16 @@ final class JournalPump {
                             RedactedChunks.of(
                                     sandbox.redactor(), refusals.drain(chunks, false, report)));
                 }
-                if (files != null && !writer.replaying()) {
+                // With no room left before the agent's next line, changes wait (merged per path)
+                // without a barrier measured for nothing.
+                if (files != null && !writer.replaying() && writer.outOfBandRoom() > 1) {
                     barrier = fileEventsBarrier(handle, reader, files, barrier);
                     if (barrier.isPresent() && barrier.get().reached(reader.position())) {
                         barrier = Optional.empty();
                         writer.emitService(
-                                RedactedChunks.of(sandbox.redactor(), files.drain(chunks, false)));
+                                RedactedChunks.of(
+                                        sandbox.redactor(),
+                                        files.drain(chunks, false, writer.outOfBandRoom())));
                     }
                 }
             }

@@ -6,8 +6,8 @@ import java.util.Optional;
 /**
  * The replay produced a different chunk than the stored log holds at {@link #index()}, or it ended
  * while stored chunks were left ("replay is shorter than the stored log"), or the stored log holds
- * more tool bridge chunks in a row than a replay passes over (in the last two {@link #replayed()}
- * is empty).
+ * more service chunks in a row than a replay passes over (in the last two {@link #replayed()} is
+ * empty).
  */
 final class ReplayDivergedException extends AlignmentException {
 
@@ -39,8 +39,8 @@ final class ReplayDivergedException extends AlignmentException {
     }
 
     /**
-     * The stored log holds more than {@code max} tool bridge chunks in a row where the replay
-     * reached it: out-of-band chunks are passed over only that far.
+     * The stored log holds more than {@code max} service chunks in a row where the replay reached
+     * it: out-of-band chunks are passed over only that far.
      */
     static ReplayDivergedException tooManyOutOfBand(int index, String stored, int max) {
         return new ReplayDivergedException(
@@ -48,7 +48,7 @@ final class ReplayDivergedException extends AlignmentException {
                         + index
                         + ": more than "
                         + max
-                        + " tool bridge chunks in a row are out of band (stored "
+                        + " service chunks in a row are out of band (stored "
                         + stored
                         + ")",
                 index,

@@ -25,8 +25,11 @@ import java.util.logging.Logger;
  * could not be had, a journal that never appeared, stalled or ended without its sentinel, and a
  * finalizer out of its budget.
  *
- * <p>Invariant: a finalizer (the reaper's) never cleans up after the agent's exit — the reaper
- * reclaims the sandbox next.
+ * <p>Invariant: whoever reads the exit sentinel and ends the run — a driver, a successor or the
+ * reaper's finalizer — deletes both journal files: nobody reads them again, and a sandbox the
+ * reclaim keeps (another live run of the thread uses it) would otherwise hold them until a prune.
+ * Only {@code destroyOnComplete} is left to the finalizer's caller: the reaper reclaims the sandbox
+ * next.
  */
 final class RunEnd {
 
@@ -213,14 +216,13 @@ final class RunEnd {
     }
 
     private void afterFinish(String label, SandboxHandle handle) {
-        if (finalizing) {
-            return; // the reaper reclaims the sandbox next; a journal in a kept sandbox is left to
-            // prune
-        }
         try {
             ctx.launcher().delete(handle, run.runId());
         } catch (RuntimeException e) {
             LOG.info(label + ": journal not deleted (prune will): " + e);
+        }
+        if (finalizing) {
+            return; // the reaper reclaims the sandbox next
         }
         Optional<String> key = sandbox.key();
         if (run.destroyOnComplete() && key.isPresent()) {

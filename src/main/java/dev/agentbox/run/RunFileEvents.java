@@ -39,6 +39,10 @@ import java.util.logging.Logger;
  *       last kind); at most {@value #MAX_PENDING} paths wait at once;
  *   <li><b>rate</b>: at most {@value #PER_SECOND} chunks per second (a token bucket of that size);
  *   <li><b>per run</b>: at most {@value #PER_RUN} chunks per driver;
+ *   <li><b>per row</b>: the driver says how many more service chunks its log may hold before the
+ *       agent's next journal chunk (a takeover's replay passes over at most {@value
+ *       Alignment#MAX_OUT_OF_BAND_SKIP} in a row); changes beyond that wait, merged per path, for
+ *       the next line (at the agent's exit they are dropped and counted);
  *   <li>whatever a bound drops is counted and reported as one {@code file.changed} with {@code
  *       "path":"/workspace","kind":"change","dropped":N}, at most every {@value #SUMMARY_EVERY_MS}
  *       ms and once more at the agent's exit.
@@ -150,12 +154,19 @@ final class RunFileEvents implements AutoCloseable {
         return after;
     }
 
+    /** {@link #drain(ChunkFactory, boolean, int)} with no limit on the chunks per drain. */
+    synchronized List<JsonObject> drain(ChunkFactory chunks, boolean last) {
+        return drain(chunks, last, Integer.MAX_VALUE);
+    }
+
     /**
      * The {@code file.changed} chunks due now, for the driver to append: nothing until {@value
      * #WINDOW_MS} ms since the previous drain, unless {@code last} (the agent has exited: whatever
-     * waits goes now, with the count of what was dropped).
+     * waits goes now, with the count of what was dropped). At most {@code room} chunks, one of them
+     * kept for the summary: the changes beyond wait for a later drain (at the last, they are
+     * dropped).
      */
-    synchronized List<JsonObject> drain(ChunkFactory chunks, boolean last) {
+    synchronized List<JsonObject> drain(ChunkFactory chunks, boolean last, int room) {
         long now = nanos.getAsLong();
         if (!last && !windowPassed(now)) {
             return List.of();
@@ -170,10 +181,14 @@ final class RunFileEvents implements AutoCloseable {
         tokens = Math.min(PER_SECOND, tokens + (now - lastRefill) / 1e9 * PER_SECOND);
         lastRefill = now;
         List<JsonObject> out = new ArrayList<>();
+        int changesRoom = room == Integer.MAX_VALUE ? room : room - 1;
         for (Iterator<Map.Entry<String, String>> it = due.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, String> e = it.next();
+            if (out.size() >= changesRoom && !last) {
+                break; // the rest waits, in order, ahead of later changes
+            }
             it.remove();
-            if (emitted >= PER_RUN || tokens < 1) {
+            if (emitted >= PER_RUN || tokens < 1 || out.size() >= changesRoom) {
                 dropped++;
                 continue;
             }
@@ -181,10 +196,16 @@ final class RunFileEvents implements AutoCloseable {
             emitted++;
             out.add(ServiceChunks.fileChanged(chunks, e.getKey(), e.getValue()));
         }
-        if (dropped > 0 && (last || now - lastSummary >= SUMMARY_EVERY_MS * 1_000_000)) {
+        sealed.putAll(due);
+        if (dropped > 0
+                && out.size() < room
+                && (last || now - lastSummary >= SUMMARY_EVERY_MS * 1_000_000)) {
             out.add(ServiceChunks.fileChangesDropped(chunks, dropped));
             dropped = 0;
             lastSummary = now;
+        }
+        if (last && dropped > 0) {
+            LOG.info("file events: " + dropped + " dropped at the agent's exit, unreported");
         }
         return out;
     }

@@ -71,6 +71,7 @@ class AssistantMessageTest {
         assertThat(m.toJson("f", AT)).isEmpty();
     }
 
+    /** AG-07: the transcript is bounded by one budget of characters shared by its messages. */
     @Test
     void textBeyondTheSharedBudgetIsLeftOut() {
         AssistantMessage.Budget budget =
@@ -86,6 +87,7 @@ class AssistantMessageTest {
                 .isEqualTo("fallback");
     }
 
+    /** AG-07: every part costs budget, so countless empty tool calls cannot grow the answer. */
     @Test
     void everyPartCostsBudgetSoEmptyToolCallsCannotGrowTheTranscriptUnbounded() {
         AssistantMessage.Budget budget =

@@ -81,6 +81,7 @@ class AgUiClientsIT {
         }
     }
 
+    /** AG-12: HttpAgent.runAgent, unmodified. */
     @Test
     void httpAgentRunsTheAgentAndItsAnswerIsTheNewAssistantMessage() {
         FinishedRun run = finishedRun();
@@ -103,6 +104,7 @@ class AgUiClientsIT {
         assertValid(run.out());
     }
 
+    /** AG-13: connect through a cut connection resumes with Last-Event-ID, every chunk once. */
     @Test
     void tanstackConnectResumesAfterTheConnectionIsCutAndGetsEveryChunkOnce() {
         String threadId = "t-" + UUID.randomUUID();
@@ -123,6 +125,7 @@ class AgUiClientsIT {
         assertValid(out);
     }
 
+    /** AG-13: joinRun of a finished run replays it. */
     @Test
     void tanstackJoinRunReplaysAFinishedRunWhole() {
         FinishedRun run = finishedRun();
@@ -135,6 +138,7 @@ class AgUiClientsIT {
         assertValid(out);
     }
 
+    /** AG-13: hydrate returns the messages and activeRun null. */
     @Test
     void tanstackHydrateGivesTheThreadsMessagesAndNoActiveRun() {
         FinishedRun run = finishedRun();

@@ -211,6 +211,7 @@ class AgentsIT {
         return new String[] {"assistant", id, text};
     }
 
+    /** AG-01: definitions are created, replaced, read, listed and deleted per tenant. */
     @Test
     void definitionsAreCreatedReplacedListedAndDeletedPerTenant() {
         String id = prefix + "-crud-b";
@@ -265,6 +266,7 @@ class AgentsIT {
         assertThat(api.get("/api/v1/agents/" + id, Api.TENANT_B).statusCode()).isEqualTo(200);
     }
 
+    /** AG-02: a bad definition is a 400 naming the field. */
     @Test
     void badDefinitionsAreRefusedNamingTheField() {
         String id = prefix + "-bad";
@@ -296,6 +298,7 @@ class AgentsIT {
         assertProblem(api.get("/api/v1/agents/" + id, Api.TENANT_A), 404, "agent-not-found");
     }
 
+    /** AG-03: a body that is not a RunAgentInput is a 400 naming the field. */
     @Test
     void badRunInputsAreRefusedNamingTheField() {
         String agentId = newAgent(Api.TENANT_A, ECHO);
@@ -344,6 +347,10 @@ class AgentsIT {
         assertThat(p.getString("field")).isEqualTo(field);
     }
 
+    /**
+     * AG-04, AG-05, AG-06: the POST streams the run, a repeat with Last-Event-ID the remainder, a
+     * GET with offset -1 and runId joins it.
+     */
     @Test
     void aPostStreamsTheRunAndItsResumptionGivesExactlyTheRemainder() {
         String agentId = newAgent(Api.TENANT_A, ECHO);
@@ -400,6 +407,9 @@ class AgentsIT {
                 "run-exists");
     }
 
+    /**
+     * AG-07: the thread's transcript has its messages, the active run while live and null after.
+     */
     @Test
     void theThreadTranscriptHasTheUserAndAssistantMessagesAndTheActiveRun() {
         String agentId = newAgent(Api.TENANT_A, "sleep 3; " + ECHO);
@@ -449,6 +459,7 @@ class AgentsIT {
         assertProblem(api.get(transcript, Api.TENANT_B), 404, "agent-not-found");
     }
 
+    /** AG-08: a second turn runs in the same sandbox and sees the earlier messages. */
     @Test
     void theSecondTurnOfAThreadReusesItsSandboxAndSeesTheEarlierMessages() {
         String agentId = newAgent(Api.TENANT_A, ECHO);
@@ -499,6 +510,7 @@ class AgentsIT {
         assertThat(messages.getJsonObject(2).getString("id")).isEqualTo("u-2");
     }
 
+    /** AG-09: another tenant's runId is a new run of this tenant. */
     @Test
     void anotherTenantsRunIdIsANewRunForThisTenant() {
         String a = newAgent(Api.TENANT_A, ECHO);
@@ -517,6 +529,7 @@ class AgentsIT {
                 "agent-not-found");
     }
 
+    /** AG-09: a runId of a plain run is 409 run-exists. */
     @Test
     void aRunIdOfAPlainRunIsRefusedAndANewRunStreamsFromItsStart() {
         String agentId = newAgent(Api.TENANT_A, ECHO);
@@ -553,6 +566,7 @@ class AgentsIT {
         assertThat(text(events)).isEqualTo("turn 1\nfresh\n");
     }
 
+    /** AG-10: forwarded secrets reach the sandbox and are stored or shown nowhere. */
     @Test
     void secretsFromForwardedPropsReachTheSandboxAndAreNeverStoredOrShown() {
         String secret = "s3cret-" + UUID.randomUUID();
@@ -587,6 +601,7 @@ class AgentsIT {
         assertThat(api.get(Runs.path(runId) + "/log", Api.TENANT_A).body()).doesNotContain(secret);
     }
 
+    /** AG-11: a named secret set reaches the sandbox; another tenant naming it is a 400. */
     @Test
     void aNamedSecretSetOfTheTenantReachesTheSandboxAndAnotherTenantCannotNameIt()
             throws Exception {
@@ -651,6 +666,7 @@ class AgentsIT {
                     "printf '{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"role\":\"assistant\","
                             + "\"content\":[{\"type\":\"text\",\"text\":\"args: %s | prompt: %s\"}]}}\\n' \"$*\" \"$p\"");
 
+    /** AG-08: a Claude Code thread resumes the session its first run logged. */
     @Test
     void aClaudeThreadResumesTheSessionItsFirstRunLogged() {
         StringBuilder install = new StringBuilder("printf '%s\\n'");

@@ -139,6 +139,8 @@ class FileReadLimitsIT {
      * Through the engine that stalled the read until the internal deadline; over the sandbox
      * channel the helper reads the file itself, so the read is exact and prompt, and nothing of the
      * tenant's runs for it.
+     *
+     * <p>SC-09: a head the tenant replaced cannot stall or forge a file read.
      */
     @Test
     void aReplacedHeadCannotStallOrForgeARead() throws Exception {

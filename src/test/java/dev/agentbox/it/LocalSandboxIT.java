@@ -26,6 +26,7 @@ class LocalSandboxIT {
         sandboxes.close();
     }
 
+    /** WS-06: a gone local sandbox is created again under the same key, setup runs again. */
     @Test
     void aLocalSandboxThatIsGoneIsCreatedAgainUnderTheSameKeyAndSetupReruns() throws Exception {
         String body =

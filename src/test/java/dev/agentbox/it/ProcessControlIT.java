@@ -80,6 +80,7 @@ class ProcessControlIT {
         assertThat(out.stdout().trim()).isEqualTo("5");
     }
 
+    /** SC-08: stdin written and closed over the channel reaches cat. */
     @Test
     void closingStdinEndsTheInputOfADockerProcessOverTheSandboxChannel() {
         String pid = spawn(dockerKey, "cat; echo done");
@@ -95,6 +96,7 @@ class ProcessControlIT {
         assertThat(out.stdout().replace("\n", "")).isEqualTo("over the channeldone");
     }
 
+    /** SC-08: stdin of an exited process is refused. */
     @Test
     void writingToTheStdinOfAnExitedProcessIsRefusedClearly() {
         String pid = spawn(dockerKey, "true");

@@ -40,6 +40,7 @@ class RunLifecycleIT {
         return "{\"key\":\"" + sandbox.getString("key") + "\"}";
     }
 
+    /** RD-03: a container killed mid-run fails the run, no 5xx, the server stays healthy. */
     @Test
     void aContainerKilledMidRunFailsTheRunAndClosesTheStream() {
         JsonObject s = sandbox();
@@ -61,6 +62,10 @@ class RunLifecycleIT {
         assertThat(api.send(api.request("/health/ready").GET()).statusCode()).isEqualTo(200);
     }
 
+    /**
+     * RD-04, CD-03, CD-06: cancel aborts (earlier chunks replayable), destroys the sandbox despite
+     * destroyOnComplete false; cancelRequested stays.
+     */
     @Test
     void cancelAbortsTheRunAndAlwaysDestroysTheSandbox() {
         JsonObject s = sandbox();
@@ -90,6 +95,10 @@ class RunLifecycleIT {
         assertThat(replay).anySatisfy(ev -> assertThat(ev.data()).contains("started"));
     }
 
+    /**
+     * CD-01, CD-06: closing the stream detaches a durable run that keeps running; attaching clears
+     * detachedSince.
+     */
     @Test
     void closingTheStreamDetachesADurableRunWhichKeepsRunningAndCanBeReattached() {
         JsonObject s = sandbox();
@@ -140,6 +149,7 @@ class RunLifecycleIT {
         assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
     }
 
+    /** CD-07: a disconnect while bootstrapping detaches and the agent still starts. */
     @Test
     void aDisconnectWhileTheSandboxIsStillBootstrappingDetachesAndTheAgentStillStarts() {
         String runId = newRunId();
@@ -202,6 +212,7 @@ class RunLifecycleIT {
         sandboxes.forget(s.getString("key"));
     }
 
+    /** CD-04: a disconnect cancels a non-durable run. */
     @Test
     void aDisconnectCancelsANonDurableRun() {
         JsonObject s = sandbox();
@@ -226,6 +237,7 @@ class RunLifecycleIT {
         sandboxes.forget(s.getString("key"));
     }
 
+    /** CD-08: destroyOnComplete decides whether the sandbox goes after a normal end. */
     @Test
     void destroyOnCompleteDecidesWhetherTheSandboxGoesAfterANormalEnd() {
         JsonObject kept = sandbox();

@@ -103,6 +103,7 @@ class RunsIT {
         return events.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList();
     }
 
+    /** RD-01: a healthy agent: every chunk in order, completed with finishedAt, the stream ends. */
     @Test
     void aHealthyRunStreamsTheExactTranscriptAndCompletes() {
         String runId = newRunId();
@@ -174,6 +175,29 @@ class RunsIT {
                 .hasSize(events.size());
     }
 
+    /**
+     * TK-02: attaching to a completed run serves its transcript again and drives nothing: no new
+     * claim, the record as it ended.
+     */
+    @Test
+    void attachingToACompletedRunServesItsTranscriptAndDrivesNothing() {
+        String runId = newRunId();
+        runs.start(Runs.runBody(runId, keyRef(), "echo one; echo two", ""));
+        List<SseClient.Event> first = runs.transcript(runId, null);
+        JsonObject ended = runs.get(runId);
+        assertThat(ended.getString("status")).isEqualTo("completed");
+
+        List<SseClient.Event> again = runs.transcript(runId, null);
+
+        assertThat(again).isEqualTo(first);
+        assertThat(again.get(again.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        JsonObject after = runs.get(runId);
+        assertThat(after.getInt("driverEpoch")).isEqualTo(ended.getInt("driverEpoch")).isEqualTo(1);
+        assertThat(after.getString("finishedAt")).isEqualTo(ended.getString("finishedAt"));
+        assertThat(Api.json(api.get(Runs.path(runId) + "/log", Api.TENANT_A)).asJsonArray())
+                .hasSize(first.size());
+    }
+
     @Test
     void twentyConcurrentReadersSeeIdenticalTranscripts() {
         String runId = newRunId();
@@ -192,6 +216,7 @@ class RunsIT {
                 t -> assertThat(t).containsExactlyElementsOf(expectedFingerprints(runId)));
     }
 
+    /** RD-02: exit 7 is a terminal RUN_ERROR and a failed run, message and code kept. */
     @Test
     void aNonZeroExitFailsTheRunWithTheStderrTail() {
         String runId = newRunId();
@@ -310,6 +335,7 @@ class RunsIT {
                 .contains(runId);
     }
 
+    /** RN-05: the runs list walked by its links, filters kept, bad limits and cursors refused. */
     @Test
     void theRunsListPagesByLinkWithItsFiltersAndRefusesABadCursor() {
         String thread = "t-pages-" + UUID.randomUUID();

@@ -36,6 +36,10 @@ class SandboxEnsureIT {
                 + "}";
     }
 
+    /**
+     * WS-01, WS-02: created with setup run once and recorded; the same inputs again resume the same
+     * container, setup still once.
+     */
     @Test
     void sameInputsResumeTheSameSandboxAndSetupRunsOnce() {
         String body = body("[\"echo ran >> /workspace/.setup-runs\"]", "");
@@ -66,6 +70,7 @@ class SandboxEnsureIT {
                 .isEqualTo(created.getString("providerSandboxId"));
     }
 
+    /** WS-03: a changed setup gives a new key and a new sandbox; the old record is untouched. */
     @Test
     void changedSetupGivesANewKeyAndLeavesTheOldSandboxAlone() {
         JsonObject a = sandboxes.ensure(body("[\"echo a\"]", ""));
@@ -76,6 +81,9 @@ class SandboxEnsureIT {
                 .isEqualTo(200);
     }
 
+    /**
+     * SH-01, SH-02, SH-03: cd and export carry over; a parallel group inherits them and is awaited.
+     */
     @Test
     void cdAndExportCarryOverAndAParallelGroupStartsFromTheShellsStateAndIsAwaited() {
         JsonObject s =
@@ -90,6 +98,10 @@ class SandboxEnsureIT {
                 .isEqualTo("bar\n/workspace/d\n");
     }
 
+    /**
+     * SH-04: a failing step is setup-failed with its command, exit and tail; the sandbox is
+     * destroyed, nothing recorded.
+     */
     @Test
     void aFailingStepIsSetupFailedWithItsTailAndLeavesNothingBehind() {
         List<String> before =
@@ -112,6 +124,7 @@ class SandboxEnsureIT {
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).doesNotContain(definition);
     }
 
+    /** SH-05: a step that kills its shell fails at once, shell exited before the sentinel. */
     @Test
     void aStepThatKillsItsShellFailsAtOnce() {
         long t0 = System.nanoTime();
@@ -121,6 +134,7 @@ class SandboxEnsureIT {
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(15_000);
     }
 
+    /** SH-07: a step over the step timeout fails with timed out after the timeout. */
     @Test
     void aStepOverTheStepTimeoutIsKilledWithATimeoutError() {
         // The IT server runs with agentbox.bootstrap.step-timeout-ms=5000.
@@ -149,6 +163,9 @@ class SandboxEnsureIT {
                 .hasSize(1);
     }
 
+    /**
+     * WS-05: the container removed by hand is restored from its snapshot without re-running setup.
+     */
     @Test
     void afterTheContainerIsRemovedByHandTheSnapshotIsRestoredWithoutRerunningSetup() {
         String body =
@@ -196,6 +213,7 @@ class SandboxEnsureIT {
                 .isEqualTo("1");
     }
 
+    /** WS-07: reuse none gives distinct sandboxes. */
     @Test
     void reuseNoneMakesDistinctSandboxes() {
         String body = body("[]", ",\"lifecycle\":{\"reuse\":\"none\"}");
@@ -266,6 +284,9 @@ class SandboxEnsureIT {
         sandboxes.forget(key);
     }
 
+    /**
+     * RN-06: the sandboxes list walked by its links is the whole list, oldest first, none repeated.
+     */
     @Test
     void theSandboxesListPagesByLinkOldestFirstWithoutLosingOrRepeatingOne() {
         List<String> made = new ArrayList<>();

@@ -309,6 +309,7 @@ class TakeoverPostgresIT {
         assertThat(record.getInt("driverEpoch")).isEqualTo(2);
     }
 
+    /** TK-09: two clients attaching at once make one successor. */
     @Test
     void clientsAttachingToAnOrphanedRunOnTwoServersAtOnceMakeOneSuccessor() throws Exception {
         String runId = runOnAPastThreeLines("tk-many-");
@@ -340,6 +341,7 @@ class TakeoverPostgresIT {
                 .isEqualTo(2);
     }
 
+    /** CD-02: a cancel landing on another server aborts the run there and destroys its sandbox. */
     @Test
     void aCancelOnTheOtherServerStopsTheDriverAndDestroysTheSandbox() {
         startA();

@@ -26,6 +26,7 @@ class TwoServersPostgresIT {
 
     @TempDir Path work;
 
+    /** WS-08: concurrent first ensures on two servers make exactly one container. */
     @Test
     void concurrentEnsuresOnTwoServersMakeExactlyOneContainer() throws Exception {
         Api first = Api.itServer();

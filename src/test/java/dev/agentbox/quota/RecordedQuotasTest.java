@@ -75,6 +75,7 @@ class RecordedQuotasTest {
         return server.reserve(tenant, Quota.SANDBOXES, item, max -> Set.copyOf(records));
     }
 
+    /** CQ-01: twelve creations on two servers racing for the last two slots admit exactly two. */
     @Test
     void twelveCreationsOnTwoServersRacingForTheLastTwoSlotsAdmitExactlyTwo() throws Exception {
         records.add("existing");
@@ -114,6 +115,7 @@ class RecordedQuotasTest {
         granted.forEach(Slot::close);
     }
 
+    /** CQ-01: a creation in flight on one server counts on the other. */
     @Test
     void aCreationInFlightOnOneServerCountsOnTheOther() {
         records.add("r1");
@@ -127,6 +129,7 @@ class RecordedQuotasTest {
         retried.close();
     }
 
+    /** CQ-01: a recorded item is not new and is counted once. */
     @Test
     void aRecordedItemIsNotNewAndAStoredCreationIsCountedOnce() {
         records.add("k1");

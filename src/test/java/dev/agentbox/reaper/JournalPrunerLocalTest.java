@@ -44,9 +44,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Journal pruning (docs/behavior.md PJ-01..PJ-06) on local-provider sandboxes and the Derby stores.
- * Local sandboxes share the host and keep journals per tenant, so every test has a tenant, and thus
- * a journal directory, of its own (under this class's temporary root).
+ * Journal pruning (docs/behavior.md PJ-01..PJ-04, PJ-06) on local-provider sandboxes and the Derby
+ * stores. Local sandboxes share the host and keep journals per tenant, so every test has a tenant,
+ * and thus a journal directory, of its own (under this class's temporary root).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)

@@ -155,7 +155,23 @@ final class ReaperFixture implements AutoCloseable {
         return reaper(runs, settings, docker);
     }
 
+    /**
+     * A reaper whose reclaims go through {@code reclaimInstances} (a wrapper that injects a store
+     * fault); its probe and orphan listing use the real store.
+     */
+    Reaper reaperReclaimingThrough(SandboxInstanceStore reclaimInstances, ReaperSettings settings) {
+        return reaper(runs, settings, docker, reclaimInstances);
+    }
+
     private Reaper reaper(RunStore runs, ReaperSettings settings, SandboxProvider provider) {
+        return reaper(runs, settings, provider, instances);
+    }
+
+    private Reaper reaper(
+            RunStore runs,
+            ReaperSettings settings,
+            SandboxProvider provider,
+            SandboxInstanceStore reclaimInstances) {
         RunContext c =
                 new RunContext(
                         runs,
@@ -175,7 +191,7 @@ final class ReaperFixture implements AutoCloseable {
                         BridgeStarter.NONE);
         Reclaimer reclaimer =
                 new Reclaimer(
-                        instances,
+                        reclaimInstances,
                         name ->
                                 name.equals(provider.name())
                                         ? Optional.of(provider)

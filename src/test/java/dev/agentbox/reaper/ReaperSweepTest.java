@@ -112,6 +112,32 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
     @Test
     @DisplayName(
+            "RP-14 the finalizer deletes the run's journal files once it read the sentinel, also in a sandbox the reclaim keeps")
+    void theFinalizerDeletesTheJournalOfTheRunItFinalized() {
+        Box box = f.sandbox();
+        RunRecordView done = f.run(box, "echo done; echo oops >&2");
+        // The thread's next run still uses the sandbox: the reclaim keeps it, with its files.
+        RunRecordView next = f.run(box, "echo next; sleep 60");
+        f.awaitExit(box, done);
+        f.detach(done, f.clock.instant());
+        String dir = "/tmp/agentbox-runs";
+        assertThat(PruneFixture.files(box.handle(), dir))
+                .contains(PruneFixture.ndjson(done.runId()), PruneFixture.err(done.runId()));
+
+        SweepResult result = f.reaper(f.settings()).sweep();
+
+        RunEntry e = entry(result, done);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.FINALIZED);
+        assertThat(e.reclaim()).contains(ReclaimOutcome.IN_USE);
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+        assertThat(PruneFixture.files(box.handle(), dir))
+                .doesNotContain(PruneFixture.ndjson(done.runId()), PruneFixture.err(done.runId()))
+                .contains(PruneFixture.ndjson(next.runId()));
+        assertThat(count(f.chunkJson(done), "done")).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName(
             "RP-02 detached + producing → untouched: no append, no record write, no epoch change")
     void aProducingRunIsLeftUntouched() {
         Box box = f.sandbox();
@@ -456,7 +482,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
     @Test
     @DisplayName(
-            "RP-11 a reclaim that throws after the run was finalized → failed, with the run's status and exit code")
+            "RP-13 a reclaim that throws after the run was finalized (its first store call fails) → reclaim-failed, not failed,"
+                    + " with the run's status and exit code")
     void aReclaimThatThrowsAfterTheRunFinishedStillReportsItsStatusAndExitCode() {
         Box box = f.sandbox();
         RunRecordView run = f.run(box, "echo done; exit 3");
@@ -477,7 +504,8 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         SweepResult result = f.reaperOver(failing, f.settings()).sweep();
 
         RunEntry e = entry(result, run);
-        assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
+        assertThat(result.count(SweepOutcome.FAILED)).isZero();
         assertThat(e.terminalizedAnyway()).isFalse();
         assertThat(e.status()).contains("failed");
         assertThat(e.exitCode()).contains(3);
@@ -488,7 +516,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
 
     @Test
     @DisplayName(
-            "RP-07b a budget-exceeded run whose reclaim then throws → failed, terminalizedAnyway kept on its line")
+            "RP-07b a budget-exceeded run whose reclaim then throws → reclaim-failed, terminalizedAnyway kept on its line")
     void aBudgetExceededRunWhoseReclaimThrowsKeepsTerminalizedAnyway() {
         Box box = f.sandbox();
         RunRecordView run =
@@ -510,7 +538,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         SweepResult result = f.reaperOver(failing, noTime).sweep();
 
         RunEntry e = entry(result, run);
-        assertThat(e.outcome()).isEqualTo(SweepOutcome.FAILED);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
         assertThat(e.terminalizedAnyway()).isTrue();
         assertThat(e.error())
                 .hasValueSatisfying(m -> assertThat(m).contains("database unreachable"));

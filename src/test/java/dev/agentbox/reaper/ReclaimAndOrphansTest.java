@@ -87,6 +87,70 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
 
     @Test
     @DisplayName(
+            "RP-13 a reclaim that throws after the run was finalized (its record delete fails) → reclaim-failed, never failed;"
+                    + " the run keeps its status and exit code")
+    void aReclaimThatThrowsAfterFinalizingIsReclaimFailedNotFailed() {
+        Box box = f.sandbox();
+        RunRecordView run = f.run(box, "echo done");
+        f.awaitExit(box, run);
+        f.detach(run, f.clock.instant());
+
+        SweepResult result =
+                f.reaperReclaimingThrough(
+                                FaultyInstanceStore.failing(f.instances, "delete"), f.settings())
+                        .sweep();
+
+        RunEntry e = result.runs().get(0);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
+        assertThat(e.status()).contains("completed");
+        assertThat(e.exitCode()).contains(0);
+        assertThat(e.error())
+                .hasValueSatisfying(
+                        m -> assertThat(m).contains("connection refused during delete"));
+        assertThat(result.count(SweepOutcome.RECLAIM_FAILED)).isEqualTo(1);
+        assertThat(result.count(SweepOutcome.FAILED)).isZero();
+        assertThat(result.count(SweepOutcome.FINALIZED)).isZero();
+        assertThat(f.fresh(run).status().wireName()).isEqualTo("completed");
+    }
+
+    @Test
+    @DisplayName(
+            "RP-13 a runaway run whose reclaim throws before the destroy is still aborted max-duration → reclaim-failed,"
+                    + " its container left running and reported")
+    void aRunawayRunWhoseReclaimThrowsIsAbortedAndReclaimFailed() {
+        Box box = f.sandbox();
+        RunRecordView run =
+                f.detach(
+                        f.runStartedAgo(
+                                box,
+                                "echo working; sleep 60",
+                                Duration.ofHours(2),
+                                Duration.ofHours(1)),
+                        f.clock.instant().minus(Duration.ofMinutes(1)));
+
+        SweepResult result =
+                f.reaperReclaimingThrough(
+                                FaultyInstanceStore.failing(f.instances, "find"), f.settings())
+                        .sweep();
+
+        RunEntry e = result.runs().get(0);
+        assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
+        assertThat(e.status()).contains("aborted");
+        assertThat(e.error())
+                .hasValueSatisfying(m -> assertThat(m).contains("connection refused during find"));
+        assertThat(result.count(SweepOutcome.EXPIRED)).isZero();
+        assertThat(result.count(SweepOutcome.FAILED)).isZero();
+        RunRecordView after = f.fresh(run);
+        assertThat(after.status().wireName()).isEqualTo("aborted");
+        assertThat(after.error().orElseThrow().code()).contains("max-duration");
+        assertThat(f.chunkTypes(run)).containsExactly("RUN_ERROR");
+        assertThat(f.containerExists(box.handle().id()))
+                .as("the reclaim never reached the destroy")
+                .isTrue();
+    }
+
+    @Test
+    @DisplayName(
             "RP-09 a record of a provider this server does not run → provider-mismatch, record and container untouched")
     void aRecordOfAnotherProviderIsRefused() {
         Box box = f.sandbox();

@@ -155,4 +155,27 @@ class UnattendedRunsTest extends ReaperDatabaseTest {
         assertThat(after.error().orElseThrow().code()).contains("max-duration");
         assertThat(f.containerExists(box.handle().id())).isFalse();
     }
+
+    @Test
+    @DisplayName(
+            "RP-13 a runaway run nobody drives whose reclaim throws is aborted max-duration and its action says reclaim-failed")
+    void aRunawayRunNobodyDrivesWhoseReclaimThrowsSaysReclaimFailed() {
+        Box box = f.sandbox();
+        RunRecordView run =
+                f.runStartedAgo(
+                        box, "echo working; sleep 60", Duration.ofHours(2), Duration.ofHours(1));
+
+        SweepResult result =
+                f.reaperReclaimingThrough(
+                                FaultyInstanceStore.failing(f.instances, "find"), f.settings())
+                        .withAdopter(r -> "started")
+                        .sweep();
+
+        assertThat(unattended(result, run).action())
+                .isEqualTo("aborted (max-duration), reclaim-failed");
+        RunRecordView after = f.fresh(run);
+        assertThat(after.status().wireName()).isEqualTo("aborted");
+        assertThat(after.error().orElseThrow().code()).contains("max-duration");
+        assertThat(f.containerExists(box.handle().id())).isTrue();
+    }
 }

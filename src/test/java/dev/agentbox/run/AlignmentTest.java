@@ -469,20 +469,72 @@ class AlignmentTest {
         assertThat(Alignment.ofStoredChunks(List.of(), RUN, THREAD).journalCaughtUp()).isTrue();
     }
 
-    /** AL-06: a storm puts any number of them between two journal lines. */
+    /** AL-09: up to 64 marked service chunks in a row between two journal lines are skipped. */
     @Test
-    void anyNumberOfConsecutiveFileChangedChunksIsSkipped_AL06() {
+    void upTo64ConsecutiveFileChangedChunksAreSkipped_AL09() {
         List<JsonObject> original = translate(JOURNAL, 1);
         List<JsonObject> stored = new ArrayList<>();
         stored.add(original.get(0));
-        IntStream.range(0, 500)
+        IntStream.range(0, 64)
                 .forEach(i -> stored.add(fileChanged("/workspace/n/" + i, "create", 3)));
+        stored.add(original.get(1));
+        IntStream.range(0, 64)
+                .forEach(i -> stored.add(fileChanged("/workspace/m/" + i, "create", 3)));
+        stored.add(original.get(2));
+        List<JsonObject> replay = translate(JOURNAL, 2);
+
+        Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
+        assertThat(alignment.skipped()).isEqualTo(128);
+    }
+
+    /**
+     * AL-09: the 65th marked service chunk in a row — file changes, a gate decision and a {@code
+     * run.accepted} counting together — is a divergence that says why, nothing forwarded.
+     */
+    @Test
+    void the65thConsecutiveMarkedServiceChunkDiverges_AL09() {
+        List<JsonObject> original = translate(JOURNAL, 1);
+        List<JsonObject> stored = new ArrayList<>();
+        stored.add(original.get(0));
+        stored.add(ServiceChunks.runAccepted(service(2)));
+        IntStream.range(0, 63)
+                .forEach(i -> stored.add(fileChanged("/workspace/n/" + i, "create", 3)));
+        stored.add(fileChanged("/workspace/last", "delete", 3));
         stored.add(original.get(1));
         List<JsonObject> replay = translate(JOURNAL, 2);
 
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
-        assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(2, replay.size()));
-        assertThat(alignment.skipped()).isEqualTo(500);
+        List<JsonObject> forwarded = new ArrayList<>();
+        ReplayDivergedException e =
+                catchThrowableOfType(
+                        ReplayDivergedException.class,
+                        () -> replay.forEach(c -> alignment.offer(c).ifPresent(forwarded::add)));
+
+        assertThat(e.index()).isEqualTo(65);
+        assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
+        assertThat(e.getMessage()).contains("more than 64 service chunks in a row");
+        assertThat(e.code()).isEqualTo("replay-diverged");
+        assertThat(forwarded).isEmpty();
+    }
+
+    /** AL-09: 65 trailing marked chunks diverge at the end of the replay; 64 do not. */
+    @Test
+    void moreThan64TrailingFileChangedChunksDivergeAtTheEndOfTheReplay_AL09() {
+        List<JsonObject> stored = new ArrayList<>(translate(JOURNAL, 1));
+        IntStream.range(0, 64)
+                .forEach(i -> stored.add(fileChanged("/workspace/t/" + i, "change", 3)));
+        Alignment fits = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(fits.trailingServiceChunks()).isEqualTo(64);
+        assertThat(fits.offerAll(translate(JOURNAL, 2))).isEmpty();
+        fits.finish();
+
+        stored.add(fileChanged("/workspace/t/64", "change", 3));
+        Alignment over = Alignment.ofStoredChunks(stored, RUN, THREAD);
+        assertThat(over.offerAll(translate(JOURNAL, 2))).isEmpty();
+        ReplayDivergedException e =
+                catchThrowableOfType(ReplayDivergedException.class, over::finish);
+        assertThat(e.getMessage()).contains("more than 64 service chunks in a row");
     }
 
     /** AL-06: stored file changes after the last journal chunk do not make the replay short. */
@@ -565,14 +617,17 @@ class AlignmentTest {
         return out.subList(0, n);
     }
 
-    /** AL-08: 64 bridge chunks in a row, with gate decisions and file changes among them, pass. */
+    /**
+     * AL-08: 64 out-of-band chunks in a row, bridge chunks with a file change among them, pass; a
+     * 65th in the row, whichever its kind, diverges.
+     */
     @Test
     void upTo64BridgeChunksInARowArePassedOver_AL08() {
         List<JsonObject> original = translate(JOURNAL, 1);
         List<JsonObject> stored = new ArrayList<>(List.of(original.get(0)));
         stored.addAll(bridgeChunks(32));
         stored.add(fileChanged("/workspace/a", "create", 3));
-        stored.addAll(bridgeChunks(32));
+        stored.addAll(bridgeChunks(31));
         stored.add(original.get(1));
         stored.addAll(bridgeChunks(64));
         stored.add(original.get(2));
@@ -581,8 +636,17 @@ class AlignmentTest {
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
 
         assertThat(alignment.offerAll(replay)).isEqualTo(replay.subList(3, replay.size()));
-        assertThat(alignment.skipped()).isEqualTo(129);
+        assertThat(alignment.skipped()).isEqualTo(128);
         alignment.finish();
+
+        List<JsonObject> over = new ArrayList<>(List.of(original.get(0)));
+        over.addAll(bridgeChunks(32));
+        over.add(fileChanged("/workspace/a", "create", 3));
+        over.addAll(bridgeChunks(32));
+        over.add(original.get(1));
+        assertThatThrownBy(() -> Alignment.ofStoredChunks(over, RUN, THREAD).offerAll(replay))
+                .isInstanceOf(ReplayDivergedException.class)
+                .hasMessageContaining("more than 64 service chunks in a row");
     }
 
     /** AL-08: the 65th bridge chunk in a row is a divergence that says why, nothing forwarded. */
@@ -603,7 +667,7 @@ class AlignmentTest {
 
         assertThat(e.index()).isEqualTo(65);
         assertThat(e.stored()).isEqualTo(Chunks.fingerprint(stored.get(65)));
-        assertThat(e.getMessage()).contains("more than 64 tool bridge chunks in a row");
+        assertThat(e.getMessage()).contains("more than 64 service chunks in a row");
         assertThat(e.code()).isEqualTo("replay-diverged");
         assertThat(forwarded).isEmpty();
     }
@@ -623,7 +687,7 @@ class AlignmentTest {
         assertThat(over.offerAll(translate(JOURNAL, 2))).isEmpty();
         ReplayDivergedException e =
                 catchThrowableOfType(ReplayDivergedException.class, over::finish);
-        assertThat(e.getMessage()).contains("more than 64 tool bridge chunks in a row");
+        assertThat(e.getMessage()).contains("more than 64 service chunks in a row");
     }
 
     @Test

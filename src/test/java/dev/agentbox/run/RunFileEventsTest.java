@@ -150,4 +150,47 @@ class RunFileEventsTest {
 
         assertThat(summary(events.drain(chunks, true))).containsExactly("change /workspace/b");
     }
+
+    /**
+     * AL-09: a drain writes no more than the room the driver has before the agent's next line (a
+     * replay passes over at most 64 service chunks in a row): the rest waits in order, merged per
+     * path, and is not dropped.
+     */
+    @Test
+    void aDrainWritesAtMostItsRoomAndTheRestWaitsForTheNextLine() {
+        for (int i = 0; i < 30; i++) {
+            events.offer("/workspace/f" + i, "create");
+        }
+        advanceMs(1000);
+        assertThat(summary(events.drain(chunks, false, 11)))
+                .as("one place kept for a summary")
+                .hasSize(10)
+                .first()
+                .isEqualTo("create /workspace/f0");
+        advanceMs(1000);
+        assertThat(events.drain(chunks, false, 1)).as("room for a summary only").isEmpty();
+        events.offer("/workspace/f10", "change"); // merged with the waiting create
+        advanceMs(1000);
+        List<String> next = summary(events.drain(chunks, false, 65));
+        assertThat(next).hasSize(20);
+        assertThat(next.get(0)).isEqualTo("create /workspace/f10");
+        assertThat(next.get(19)).isEqualTo("create /workspace/f29");
+    }
+
+    /**
+     * AL-09: at the agent's exit what does not fit is dropped, and counted when a place is left.
+     */
+    @Test
+    void theLastDrainDropsWhatDoesNotFitAndCountsIt() {
+        for (int i = 0; i < 10; i++) {
+            events.offer("/workspace/g" + i, "create");
+        }
+        advanceMs(1000);
+        assertThat(summary(events.drain(chunks, true, 4)))
+                .containsExactly(
+                        "create /workspace/g0",
+                        "create /workspace/g1",
+                        "create /workspace/g2",
+                        "change /workspace dropped=7");
+    }
 }

@@ -382,4 +382,50 @@ class RunWriterTest {
                     .containsExactly(LeaseNames.runDriver(run.ref().id()));
         }
     }
+
+    @Test
+    @DisplayName(
+            "AL-09 a driver counts the service chunks at its log's end: each one takes room, a journal chunk gives it all back,"
+                    + " a successor starts from the stored row")
+    void aDriversRoomForServiceChunksIsWhatAReplayPassesOver() {
+        RunRecordView run = newRun();
+        ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
+        List<JsonObject> written = new ArrayList<>();
+        try (RunWriter.Lease lease = nodeA.lease(run.ref()).orElseThrow()) {
+            DriverWriter first = new DriverWriter(context("node-a"), run);
+            first.claimed(lease.claim().orElseThrow(), null);
+            assertThat(first.outOfBandRoom()).isEqualTo(Alignment.MAX_OUT_OF_BAND_SKIP);
+
+            List<JsonObject> opening = List.of(f.runStarted(), ServiceChunks.runAccepted(f));
+            first.emit(opening);
+            written.addAll(opening);
+            List<JsonObject> changes = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                changes.add(ServiceChunks.fileChanged(f, "/workspace/a" + i, "create"));
+            }
+            first.emitService(changes);
+            written.addAll(changes);
+            assertThat(first.outOfBandRoom()).isEqualTo(53);
+
+            List<JsonObject> line = chunks(run, 1);
+            first.emit(line);
+            written.addAll(line);
+            assertThat(first.outOfBandRoom()).isEqualTo(64);
+
+            List<JsonObject> storm = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                storm.add(ServiceChunks.fileChanged(f, "/workspace/b" + i, "create"));
+            }
+            first.emitService(storm);
+            written.addAll(storm);
+            assertThat(first.outOfBandRoom()).isEqualTo(4);
+        }
+        try (RunWriter.Lease lease = nodeB.lease(run.ref()).orElseThrow()) {
+            DriverWriter successor = new DriverWriter(context("node-b"), run);
+            successor.claimed(
+                    lease.claim().orElseThrow(),
+                    Alignment.ofStoredChunks(written, run.runId(), run.threadId()));
+            assertThat(successor.outOfBandRoom()).isEqualTo(4);
+        }
+    }
 }

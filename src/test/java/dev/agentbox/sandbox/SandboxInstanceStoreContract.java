@@ -170,6 +170,7 @@ public abstract class SandboxInstanceStoreContract {
                 .containsExactly(older, newer);
     }
 
+    /** RN-06: sandboxes made in the same instant are split across pages by key. */
     @Test
     void aPageAfterACursorHoldsTheNewerRecordsAndTiesBreakByKey() {
         String a = "a" + key().substring(1);

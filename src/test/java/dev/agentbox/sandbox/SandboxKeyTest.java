@@ -29,6 +29,7 @@ class SandboxKeyTest {
         return Json.createReader(new StringReader(json)).readObject();
     }
 
+    /** WS-09: the key is stable for identical inputs. */
     @Test
     void sameInputsGiveTheSameKeyWhateverTheMemberOrder() {
         String reordered =
@@ -44,6 +45,7 @@ class SandboxKeyTest {
                 .matches("[0-9a-f]{64}");
     }
 
+    /** WS-04: secrets alone do not change the key. */
     @Test
     void secretsAndKeepAliveDoNotChangeTheKey() {
         assertThat(key("tenant-a", BASE.replace("s3cret", "other")))
@@ -55,6 +57,10 @@ class SandboxKeyTest {
                 .isEqualTo(key("tenant-a", BASE));
     }
 
+    /**
+     * WS-03, WS-09: setup, source ref, image and policy change the key, and so do thread,
+     * definition, provider and tenant.
+     */
     @Test
     void everyIdentityInputChangesTheKey() {
         String base = key("tenant-a", BASE);

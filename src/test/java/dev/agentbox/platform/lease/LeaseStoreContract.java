@@ -233,6 +233,7 @@ public abstract class LeaseStoreContract {
         assertThat(store().find(gate).map(l -> l.heldAt(T0)).orElse(false)).isFalse();
     }
 
+    /** CQ-02: a refusal writes nothing. */
     @Test
     void aGatedAcquisitionWhoseAdmitThrowsWritesNothing() {
         String prefix = "gated-" + UUID.randomUUID() + ":";
@@ -253,6 +254,7 @@ public abstract class LeaseStoreContract {
         assertThat(store().find(prefix + "mine")).isEmpty();
     }
 
+    /** CQ-02: a gate still held as a lease by an older server is waited for, not overridden. */
     @Test
     void aGateHeldAsALeaseMakesAGatedAcquisitionWaitWithoutDeciding() {
         String prefix = "gated-" + UUID.randomUUID() + ":";
@@ -273,6 +275,9 @@ public abstract class LeaseStoreContract {
     /**
      * Eight takers race for three slots of one gate, each admitting itself while fewer than three
      * names are held: the gate serializes the decisions, so exactly three win.
+     *
+     * <p>CQ-02: the gate row's lock serializes the count and the take: 8 takers, 3 slots, exactly 3
+     * win (in memory, Derby, PostgreSQL).
      */
     @Test
     void concurrentGatedAcquisitionsDecideOneAfterAnotherSoNoneOvershoots() throws Exception {

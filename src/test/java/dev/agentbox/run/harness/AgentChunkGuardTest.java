@@ -171,6 +171,7 @@ class AgentChunkGuardTest {
                         "RUN_FINISHED");
     }
 
+    /** CH-03: whatever is open is closed before the terminal chunk, in a fixed order. */
     @Test
     void everythingLeftOpenIsClosedBeforeTheTerminalChunkInAFixedOrder() {
         List<String> lines =
@@ -194,6 +195,7 @@ class AgentChunkGuardTest {
         }
     }
 
+    /** CH-05: run-scoped ids pass over any id the agent already used. */
     @Test
     void anAgentIdShapedLikeARunScopedIdIsNeverIssuedAgain() {
         List<String> summaries =

@@ -276,6 +276,7 @@ public abstract class EventLogContract extends RunStoresFixture {
         assertThat(record.usage()).isPresent();
     }
 
+    /** TK-06: a stale driver's non-terminal writes pass; the new driver overwrites them. */
     @Test
     void aStaleDriversNonTerminalRecordWritesPassAndTheNewDriverOverwritesThem() {
         RunRef run = claimedRun();

@@ -22,8 +22,8 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * The behaviour every {@link RunStore} must have (DF-01..DF-06); run in memory, on Derby and on
- * PostgreSQL.
+ * The behaviour every {@link RunStore} must have (DF-01..DF-03, DF-05, DF-06); run in memory, on
+ * Derby and on PostgreSQL.
  */
 public abstract class RunStoreContract extends RunStoresFixture {
 
@@ -583,6 +583,7 @@ public abstract class RunStoreContract extends RunStoresFixture {
                 .containsExactly(r3, r2);
     }
 
+    /** RN-05: runs started in the same instant are split across pages by runId, none lost. */
     @Test
     void aPageAfterACursorHoldsTheOlderRunsAndTiesBreakByRunId() {
         RunRef r1 = create(NewRun.durable(tenant, "r-1", "t-a", Harness.COMMAND, T0)).ref();

@@ -204,6 +204,7 @@ class DockerChannelTest {
         assertThat(sb.process().exec("echo restarted").stdout()).isEqualTo("restarted\n");
     }
 
+    /** SC-13: a channel command leads its own process group with no signal blocked or ignored. */
     @Test
     @DisplayName(
             "a command over the channel starts as a docker exec would: leading its own group, no signal blocked or ignored")
@@ -225,6 +226,7 @@ class DockerChannelTest {
                 .contains("leader");
     }
 
+    /** SC-14: a read is admitted by the stat its own request answers. */
     @Test
     @DisplayName(
             "a read's admission and its bytes come from one request: a directory, a device, a FIFO, a missing or an oversized file are refused as their stat would be")

@@ -100,6 +100,9 @@ abstract class PoolStoreContract {
         }
     }
 
+    /**
+     * WP-11: a claim takes the oldest ready sandbox younger than the maximum age and says CLAIMED.
+     */
     @Test
     void claimOldestTakesTheOldestReadySandboxYoungerThanTheCutoffAndSaysItIsClaimed() {
         String tooOld = id(), old = id(), young = id();
@@ -121,6 +124,7 @@ abstract class PoolStoreContract {
         assertThat(store().claimOldest(pool, T0, "key-3", T0.plusSeconds(3), 4)).isEmpty();
     }
 
+    /** WP-11: concurrent claims hand each ready sandbox out once. */
     @Test
     void concurrentClaimOldestCallsHandEachReadySandboxOutOnce() throws Exception {
         int rows = 3;
