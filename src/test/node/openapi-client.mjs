@@ -2,9 +2,10 @@
 // server, lints it with Redocly (redocly.yaml), generates TypeScript types from it with
 // openapi-typescript, type-checks openapi-drive.mjs against them with the TypeScript compiler
 // (and a misuse that must fail the check), then runs the drive: a sandbox and a run through
-// openapi-fetch. Options: {baseUrl, token, thread, runId, definitionId}. Prints {lint, typecheck,
+// openapi-fetch, whose answers must also conform to the document's schemas (Ajv). Options: {baseUrl, token, thread, runId, definitionId}. Prints {lint, typecheck,
 // checks} and exits 1 when a step failed.
 import { lint, loadConfig } from "@redocly/openapi-core";
+import Ajv from "ajv";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -28,6 +29,23 @@ await api.POST("/api/v1/sandboxes/{key}/exec", { params: { path: { key: "k" } },
 const run = await api.GET("/api/v1/runs/{runId}", { params: { path: { runId: "r" } } });
 run.data?.notAMember;
 `;
+
+/**
+ * `conforms(name, value)`: the errors of `value` against the document's schema `name` (empty when
+ * it conforms). The schemas are OpenAPI 3.0's dialect of JSON Schema: Ajv reads them leniently
+ * (`nullable`, `example` and formats are not checked), which the answers checked here never need.
+ */
+function validator(document) {
+  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+  ajv.addSchema(document, "agentbox");
+  return (name, value) => {
+    const validate = ajv.getSchema(`agentbox#/components/schemas/${name}`);
+    if (!validate) return [`no schema ${name}`];
+    return validate(value)
+      ? []
+      : validate.errors.map((e) => `${name}${e.instancePath} ${e.message}`);
+  };
+}
 
 /** Diagnostics of type-checking `files` (JavaScript checked as TypeScript, strict). */
 function typecheck(files) {
@@ -79,7 +97,7 @@ try {
   const check = (name, ok, detail) => checks.push({ name, ok, detail });
   if (typecheckResult.drive.length === 0) {
     const { drive } = await import("./openapi-drive.mjs");
-    await drive(opts, check);
+    await drive(opts, check, validator(document));
   }
   const ok =
     lintResult.errors.length === 0 &&

@@ -11,8 +11,9 @@ import createClient from "openapi-fetch";
 /**
  * @param {{baseUrl: string, token: string, thread: string, runId: string, definitionId: string}} o
  * @param {(name: string, ok: boolean, detail?: unknown) => void} check
+ * @param {(schema: string, value: unknown) => string[]} conforms the answer's schema errors
  */
-export async function drive(o, check) {
+export async function drive(o, check, conforms) {
   /** @type {import("openapi-fetch").Client<Paths>} */
   const api = createClient({
     baseUrl: o.baseUrl.replace(/\/$/, ""),
@@ -25,10 +26,14 @@ export async function drive(o, check) {
       body: { definitionId: o.definitionId, lifecycle: { reuse: "none" } },
     });
     key = ensured.data?.key;
+    const sandboxErrors = conforms("Sandbox", ensured.data);
     check(
       "ensure answers 201 with the created sandbox",
-      ensured.response.status === 201 && ensured.data?.outcome === "created" && !!key,
-      { status: ensured.response.status, outcome: ensured.data?.outcome, error: ensured.error },
+      ensured.response.status === 201 &&
+        ensured.data?.outcome === "created" &&
+        !!key &&
+        sandboxErrors.length === 0,
+      { status: ensured.response.status, sandboxErrors, error: ensured.error },
     );
     if (!key) return { key };
     const path = { key };
@@ -42,8 +47,9 @@ export async function drive(o, check) {
       exec.response.status === 200 &&
         exec.data?.exitCode === 0 &&
         exec.data.stdout === "openapi-42\n" &&
-        exec.data.truncated === undefined,
-      exec.data ?? exec.error,
+        exec.data.truncated === undefined &&
+        conforms("ExecResult", exec.data).length === 0,
+      { data: exec.data ?? exec.error, schemaErrors: conforms("ExecResult", exec.data) },
     );
 
     const refused = await api.POST("/api/v1/sandboxes/{key}/exec", {
@@ -57,8 +63,9 @@ export async function drive(o, check) {
         refused.response.headers.get("content-type")?.startsWith("application/problem+json") ===
           true &&
         refusal?.code === "invalid-request" &&
-        refusal.field === "timeoutMs",
-      refusal,
+        refusal.field === "timeoutMs" &&
+        conforms("Problem", refusal).length === 0,
+      { refusal, schemaErrors: conforms("Problem", refusal) },
     );
 
     const started = await api.POST("/api/v1/runs", {
@@ -77,20 +84,29 @@ export async function drive(o, check) {
       "a run starts: 202 with its events path",
       started.response.status === 202 &&
         accepted?.runId === o.runId &&
-        accepted.events === `/api/v1/runs/${encodeURIComponent(o.runId)}/events`,
-      started.data ?? started.error,
+        accepted.events === `/api/v1/runs/${encodeURIComponent(o.runId)}/events` &&
+        conforms("RunAccepted", accepted).length === 0,
+      { data: started.data ?? started.error, schemaErrors: conforms("RunAccepted", accepted) },
     );
 
+    /** @type {unknown} */
+    let record;
     /** @type {string | undefined} */
     let status;
     const until = Date.now() + 90_000;
     while (Date.now() < until) {
       const run = await api.GET("/api/v1/runs/{runId}", { params: { path: { runId: o.runId } } });
+      record = run.data;
       status = run.data?.status;
       if (status === "completed" || status === "failed" || status === "aborted") break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    check("the run's status reaches completed", status === "completed", { status });
+    const runErrors = conforms("Run", record);
+    check(
+      "the run's status reaches completed",
+      status === "completed" && runErrors.length === 0,
+      { record, runErrors },
+    );
 
     const log = await api.GET("/api/v1/runs/{runId}/log", {
       params: { path: { runId: o.runId }, query: { limit: "1000" } },
@@ -99,10 +115,11 @@ export async function drive(o, check) {
       .map((e) => e.chunk)
       .filter((c) => c.type === "CUSTOM" && c.name === "agent.text")
       .map((c) => c.value);
+    const logErrors = (log.data ?? []).flatMap((e) => conforms("LogEntry", e));
     check(
       "the run's log holds what the agent printed",
-      texts.includes("hello-from-the-generated-client"),
-      { texts, offsets: (log.data ?? []).map((e) => e.offset) },
+      texts.includes("hello-from-the-generated-client") && logErrors.length === 0,
+      { texts, logErrors },
     );
 
     const missing = await api.GET("/api/v1/runs/{runId}", {
@@ -115,9 +132,8 @@ export async function drive(o, check) {
         notFound?.status === 404 &&
         notFound.code === "not-found" &&
         notFound.type === "https://agentbox.dev/problems/not-found" &&
-        typeof notFound.title === "string" &&
-        typeof notFound.detail === "string",
-      notFound,
+        conforms("Problem", notFound).length === 0,
+      { notFound, schemaErrors: conforms("Problem", notFound) },
     );
     return { key };
   } finally {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * with openapi-typescript, type-checks {@code openapi-drive.mjs} against them (and a misuse that
  * must not type-check), and then drives a sandbox and a run through openapi-fetch with those types:
  * ensure (201), exec, a refused body and an unknown run as typed problems, a {@code command}
- * agent's run to {@code completed}, delete (204). The document's own facts are {@link OpenApiIT}.
+ * agent's run to {@code completed}, delete (204); each answer checked must conform to its schema in
+ * the document (Ajv). The document's own facts are {@link OpenApiIT}.
  */
 class OpenApiClientIT {
 
@@ -46,7 +47,8 @@ class OpenApiClientIT {
                         "@redocly/openapi-core",
                         "openapi-typescript",
                         "openapi-fetch",
-                        "typescript"));
+                        "typescript",
+                        "ajv"));
     }
 
     /** What a failed script left behind: its run (in {@link #thread}) and the run's sandbox. */
