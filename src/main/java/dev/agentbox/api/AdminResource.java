@@ -18,6 +18,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Operator endpoints: the admin tenant only, enforced on the matched resource by {@link
@@ -27,6 +29,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Path("v1/admin")
 @AdminOnly
 @RequestScoped
+@Tag(name = "admin")
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
@@ -39,8 +42,10 @@ public class AdminResource {
     @POST
     @Path("reaper/sweep")
     @Operation(
+            operationId = "sweepReaper",
             summary =
                     "Run one reaper sweep now (waits for a sweep in flight) and return its result")
+    @APIResponse(responseCode = "200", ref = "SweepResult")
     public JsonObject sweep() {
         LOG.info("admin: reaper sweep requested by tenant " + LogText.quote(caller.tenant()));
         return sweepJson(reaper.sweepNow());
@@ -48,7 +53,10 @@ public class AdminResource {
 
     @GET
     @Path("reaper")
-    @Operation(summary = "The last sweep's result and when the next one is due")
+    @Operation(
+            operationId = "getReaperStatus",
+            summary = "The last sweep's result and when the next one is due")
+    @APIResponse(responseCode = "200", ref = "ReaperStatus")
     public JsonObject status() {
         JsonObjectBuilder b =
                 Json.createObjectBuilder()
@@ -64,8 +72,10 @@ public class AdminResource {
     @POST
     @Path("journals/prune")
     @Operation(
+            operationId = "pruneJournals",
             summary =
                     "Delete journals of terminal runs in every sandbox (at most 200 per call); keep what cannot be proven dead")
+    @APIResponse(responseCode = "200", ref = "PruneResult")
     public JsonObject prune() {
         LOG.info("admin: journal prune requested by tenant " + LogText.quote(caller.tenant()));
         PruneResult r = reaper.prune();

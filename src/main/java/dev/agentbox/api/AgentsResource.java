@@ -33,6 +33,13 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Agent definitions and the AG-UI endpoint: {@code POST /agents/{agentId}} takes a RunAgentInput
@@ -42,6 +49,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  */
 @Path("v1/agents")
 @RequestScoped
+@Tag(name = "agents")
 public class AgentsResource {
 
     @Inject Caller caller;
@@ -60,11 +68,16 @@ public class AgentsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "putAgent",
             summary =
                     "Create (201, showing the definition's webhook signingSecret once) or replace (200) an agent definition: sandbox ensure body without secrets, harness, command, permissionMode, durable, detachOnDisconnect, destroyOnComplete, maxDurationMs, tools, webhooks",
             description =
                     "Validated as POST /runs validates a run; a secrets member anywhere in sandbox is refused. At most "
                             + "agentbox.agents.max-per-tenant definitions per tenant (429 quota-exceeded).")
+    @RequestBody(ref = "AgentDefinition")
+    @APIResponse(responseCode = "200", ref = "AgentDefinition")
+    @APIResponse(responseCode = "201", ref = "AgentDefinitionCreated")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response put(@PathParam("agentId") String agentId, JsonValue body) {
         if (body == null) {
             throw ProblemException.invalidRequest("body a JSON object is required");
@@ -86,7 +99,10 @@ public class AgentsResource {
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The tenant's agent definitions, sorted by agentId")
+    @Operation(
+            operationId = "listAgents",
+            summary = "The tenant's agent definitions, sorted by agentId")
+    @APIResponse(responseCode = "200", ref = "AgentDefinitions")
     public String list() {
         JsonArrayBuilder a = Json.createArrayBuilder();
         agents.list(caller.tenant()).forEach(d -> a.add(d.toJson()));
@@ -97,6 +113,7 @@ public class AgentsResource {
     @Path("{agentId}")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "getAgent",
             summary =
                     "The agent definition; with ?threadId the thread's transcript {messages, activeRun, interrupts}; "
                             + "with ?runId (and ?offset=-1) the SSE of that run, as GET /agents/{agentId}/runs/{runId}/events",
@@ -105,6 +122,20 @@ public class AgentsResource {
                             + "UIMessages (a user message per run, then the assistant message assembled from the run's log); "
                             + "at most 1 Mi characters in all, spent newest turn first. activeRun is the newest run that has not ended, else null; "
                             + "interrupts are its pending interrupts as AG-UI interrupts (null without an active run).")
+    // Served by AgentRunEventsRewrite before this method is matched.
+    @Parameter(
+            name = "runId",
+            in = ParameterIn.QUERY,
+            description =
+                    "A run of this agent: answers its events, as the runs/{runId}/events path",
+            schema = @Schema(type = SchemaType.STRING))
+    @Parameter(
+            name = "offset",
+            in = ParameterIn.QUERY,
+            description = "With runId: the offset to resume after (-1 or none: from the start)",
+            schema = @Schema(type = SchemaType.STRING))
+    @APIResponse(responseCode = "200", ref = "AgentOrTranscript")
+    @APIResponse(responseCode = "404", ref = "AgentNotFound")
     public String get(
             @PathParam("agentId") String agentId, @QueryParam("threadId") String threadId) {
         if (threadId != null) {
@@ -115,7 +146,12 @@ public class AgentsResource {
 
     @DELETE
     @Path("{agentId}")
-    @Operation(summary = "Delete the agent definition (its runs are kept); 204, unknown 404")
+    @Operation(
+            operationId = "deleteAgent",
+            summary = "Delete the agent definition (its runs are kept); 204, unknown 404")
+    @APIResponse(responseCode = "204", description = "Deleted")
+    @APIResponse(responseCode = "400", ref = "InvalidRequest")
+    @APIResponse(responseCode = "404", ref = "AgentNotFound")
     public Response delete(@PathParam("agentId") String agentId) {
         agents.delete(caller.tenant(), agentId);
         return Response.noContent().build();
@@ -126,6 +162,7 @@ public class AgentsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(
+            operationId = "runAgent",
             summary =
                     "Run the agent on an AG-UI RunAgentInput and stream the run's AG-UI events; the same runId again resumes (Last-Event-ID) or replays",
             description =
@@ -138,6 +175,11 @@ public class AgentsResource {
                             + "is an interrupt (as does an ask approval); the thread's next input answers it (resume, or a "
                             + "tool message with its toolCallId) and streams the agent's continuation as the new run; an "
                             + "unanswered pending interrupt, an answer after expiry or a conflicting answer is a RUN_ERROR.")
+    @RequestBody(ref = "RunAgentInput")
+    @APIResponse(responseCode = "200", ref = "AgUiEvents")
+    @APIResponse(responseCode = "404", ref = "AgentNotFound")
+    @APIResponse(responseCode = "409", ref = "RunExists")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public void run(
             @PathParam("agentId") String agentId,
             @HeaderParam("Last-Event-ID") String lastEventId,
@@ -167,8 +209,11 @@ public class AgentsResource {
     @Path("{agentId}/runs/{runId: .+}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(
+            operationId = "streamAgentRunEvents",
             summary =
                     "SSE of a run of this agent: replay from the start (?offset=-1 or none) or after ?offset / Last-Event-ID, then tail")
+    @APIResponse(responseCode = "200", ref = "AgUiEvents")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public void events(
             @PathParam("agentId") String agentId,
             @PathParam("runId") String runId,

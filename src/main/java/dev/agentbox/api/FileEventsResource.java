@@ -21,6 +21,8 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.concurrent.ScheduledFuture;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under the
@@ -29,6 +31,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  */
 @Path("v1/sandboxes/{key}/file-events")
 @RequestScoped
+@Tag(name = "files")
 public class FileEventsResource {
 
     @Inject Caller caller;
@@ -42,7 +45,10 @@ public class FileEventsResource {
     @GET
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(
+            operationId = "streamFileEvents",
             summary = "Changes under the workspace as server-sent events (create, change, delete)")
+    @APIResponse(responseCode = "200", ref = "FileEvents")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public void events(@PathParam("key") String key, @Context SseEventSink sink, @Context Sse sse) {
         SandboxHandle handle = sandboxes.open(caller.tenant(), key).handle();
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);

@@ -37,12 +37,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Durable agent runs: start, inspect, stream (replay-then-tail), cancel. */
 @Path("v1")
 @RequestScoped
+@Tag(name = "runs")
 public class RunsResource {
 
     private static final Pattern OFFSET = Pattern.compile("[0-9]{1,18}");
@@ -70,6 +72,7 @@ public class RunsResource {
     // qs: JSON unless the client asks for the stream (a missing or */* Accept means JSON).
     @Produces("application/json;qs=1")
     @Operation(
+            operationId = "startRun",
             summary =
                     "Start a durable agent run; 202 at once (or stream it with Accept: text/event-stream)",
             description =
@@ -82,6 +85,13 @@ public class RunsResource {
                             + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded. "
                             + "permissionMode (claude-code and codex only): default, acceptEdits, plan or bypassPermissions "
                             + "(the default: the agent edits files and runs commands in its sandbox without asking).")
+    @RequestBody(ref = "Run")
+    @APIResponse(responseCode = "200", ref = "RunEvents")
+    @APIResponse(responseCode = "202", ref = "RunAccepted")
+    @APIResponse(responseCode = "409", ref = "RunExists")
+    @APIResponse(responseCode = "422", ref = "SetupFailed")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
+    @APIResponse(responseCode = "503", ref = "ProviderUnavailable")
     public Response start(JsonValue body) {
         RunRecordView run = runs.start(caller.tenant(), parse(body));
         return Response.accepted(RunViews.accepted(run).toString())
@@ -93,6 +103,8 @@ public class RunsResource {
     @Path("runs")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces("text/event-stream;qs=0.5")
+    // One operation with start(): the same answers, told apart by Accept.
+    @APIResponse(responseCode = "200", ref = "RunEvents")
     public void startStreaming(JsonValue body, @Context SseEventSink sink, @Context Sse sse) {
         // The stream's slot first: a run must not start for a stream that is refused.
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
@@ -109,6 +121,7 @@ public class RunsResource {
     @Path("runs")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "listRuns",
             summary =
                     "The tenant's runs, newest first, by ?threadId and ?status; pages of ?limit (1-200, default 200), the next page by the Link rel=\"next\" header (its ?cursor)",
             description =
@@ -117,14 +130,7 @@ public class RunsResource {
                             + "takes it over; then running again. ?status=running lists only runs with a live driver, "
                             + "?status=interrupted only those without. A page ends with a Link: <...>; rel=\"next\" "
                             + "header when more runs follow; its ?cursor is opaque and keeps the filters.")
-    @APIResponse(
-            responseCode = "200",
-            description = "A page of runs",
-            headers =
-                    @Header(
-                            name = "Link",
-                            description =
-                                    "<path?...&cursor=...>; rel=\"next\" when more runs follow"))
+    @APIResponse(responseCode = "200", ref = "RunPage")
     public Response list(
             @QueryParam("threadId") String threadId,
             @QueryParam("status") String status,
@@ -163,8 +169,11 @@ public class RunsResource {
     @Path("runs/{runId: .+}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(
+            operationId = "streamRunEvents",
             summary =
                     "SSE of the run's chunks: replay after Last-Event-ID (or ?after), then tail until the terminal chunk")
+    @APIResponse(responseCode = "200", ref = "RunEvents")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public void events(
             @PathParam("runId") String runId,
             @HeaderParam("Last-Event-ID") String lastEventId,
@@ -186,9 +195,11 @@ public class RunsResource {
     @Path("runs/{runId: .+}/log")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "getRunLog",
             summary =
                     "One page of the stored log: chunks after the offset ?after (exclusive, like Last-Event-ID), "
                             + "at most ?limit (1-1000, default 1000); page on with the last offset returned")
+    @APIResponse(responseCode = "200", ref = "RunLog")
     public String log(
             @PathParam("runId") String runId,
             @QueryParam("after") String after,
@@ -202,9 +213,11 @@ public class RunsResource {
     @Path("runs/{runId: .+}/cancel")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "cancelRun",
             summary =
                     "Cancel a run on any server: its live driver stops within about a second; a run whose server "
                             + "died is claimed by this server, its sandbox destroyed and the run ended aborted")
+    @APIResponse(responseCode = "202", ref = "Run")
     public Response cancel(@PathParam("runId") String runId) {
         return Response.accepted(
                         RunViews.record(runs.reported(runs.cancel(caller.tenant(), runId)))
@@ -216,8 +229,10 @@ public class RunsResource {
     @Path("runs/{runId: .+}")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "getRun",
             summary =
                     "The run record; status interrupted while the run is not terminal and no live driver holds it")
+    @APIResponse(responseCode = "200", ref = "Run")
     public String get(@PathParam("runId") String runId) {
         RunRecordView run = runs.reported(runs.get(caller.tenant(), runId));
         return RunViews.record(run, interrupts.pending(run)).toString();
@@ -227,6 +242,7 @@ public class RunsResource {
     @Path("runs/{runId: .+}/interrupts/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "answerInterrupt",
             summary =
                     "Answer a pending interrupt of the run: {\"status\":\"resolved|cancelled\",\"payload?\"}; 204",
             description =
@@ -235,7 +251,9 @@ public class RunsResource {
                             + "an interrupt answered differently, expired or cancelled is 409 interrupt-answered "
                             + "(an expired one: interruptStatus cancelled, cancelReason expired); "
                             + "an unknown run or interrupt (or another tenant's) is 404.")
+    @RequestBody(ref = "InterruptAnswer")
     @APIResponse(responseCode = "204", description = "Answered (or already answered the same way)")
+    @APIResponse(responseCode = "409", ref = "InterruptAnswered")
     public Response answer(
             @PathParam("runId") String runId, @PathParam("id") String interruptId, JsonValue body) {
         // The body first: a bad body is 400 whether or not the run exists.
@@ -248,8 +266,10 @@ public class RunsResource {
     @Path("threads/{threadId}/active-run")
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "getActiveRun",
             summary =
                     "The thread's newest non-terminal run (status running or interrupted), else 404")
+    @APIResponse(responseCode = "200", ref = "Run")
     public String activeRun(@PathParam("threadId") String threadId) {
         return RunViews.record(runs.activeRun(caller.tenant(), threadId)).toString();
     }

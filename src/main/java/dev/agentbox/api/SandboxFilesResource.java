@@ -26,6 +26,10 @@ import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The files of a sandbox. Relative paths resolve against {@code /workspace}; bytes are exact. Every
@@ -34,6 +38,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Path("v1/sandboxes/{key}/files")
 @RequestScoped
 @ExecQuota
+@Tag(name = "files")
 public class SandboxFilesResource {
 
     @Inject Caller caller;
@@ -47,8 +52,10 @@ public class SandboxFilesResource {
     @ConfigProperty(name = "agentbox.files.max-read-bytes")
     long maxReadBytes;
 
+    @Schema(name = "FileEntry")
     public record EntryView(String name, String path, String type) {}
 
+    @Schema(name = "FileStat")
     public record StatView(String type, int mode, Long size) {}
 
     /**
@@ -58,7 +65,10 @@ public class SandboxFilesResource {
      */
     @GET
     @Produces(MediaType.APPLICATION_OCTET_STREAM)
-    @Operation(summary = "Read a file's bytes")
+    @Operation(operationId = "readFile", summary = "Read a file's bytes")
+    @APIResponse(responseCode = "200", ref = "FileBytes")
+    @APIResponse(responseCode = "413", ref = "FileTooLarge")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response read(@QueryParam("path") String path) {
         FileRead read = fs().openRead(required(path, "path"), maxReadBytes);
         StreamingOutput body = read::transferTo;
@@ -67,14 +77,23 @@ public class SandboxFilesResource {
 
     @PUT
     @Consumes(MediaType.WILDCARD)
-    @Operation(summary = "Write a file (creates parent directories, replaces the content)")
+    @Operation(
+            operationId = "writeFile",
+            summary = "Write a file (creates parent directories, replaces the content)")
+    @RequestBody(ref = "FileContent")
+    @APIResponse(responseCode = "204", description = "Written")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response write(@QueryParam("path") String path, byte[] body) {
         fs().write(required(path, "path"), body == null ? new byte[0] : body);
         return Response.noContent().build();
     }
 
     @DELETE
-    @Operation(summary = "Remove a file or directory recursively; a missing path is fine")
+    @Operation(
+            operationId = "deleteFile",
+            summary = "Remove a file or directory recursively; a missing path is fine")
+    @APIResponse(responseCode = "204", description = "Removed, or was not there")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response remove(@QueryParam("path") String path) {
         fs().remove(required(path, "path"));
         return Response.noContent().build();
@@ -83,7 +102,9 @@ public class SandboxFilesResource {
     @GET
     @Path("list")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "List a directory (symlinks are not followed)")
+    @Operation(operationId = "listFiles", summary = "List a directory (symlinks are not followed)")
+    @APIResponse(responseCode = "200", ref = "FileEntries")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public List<EntryView> list(@QueryParam("path") String path) {
         return fs()
                 .list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path))
@@ -95,7 +116,9 @@ public class SandboxFilesResource {
     @GET
     @Path("stat")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "A path's type, mode and size")
+    @Operation(operationId = "statFile", summary = "A path's type, mode and size")
+    @APIResponse(responseCode = "200", ref = "FileStat")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public StatView stat(@QueryParam("path") String path) {
         FsStat s =
                 fs().lstat(required(path, "path"))
@@ -107,7 +130,12 @@ public class SandboxFilesResource {
     @POST
     @Path("mkdir")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Create a directory and its parents (idempotent)")
+    @Operation(
+            operationId = "makeDirectory",
+            summary = "Create a directory and its parents (idempotent)")
+    @RequestBody(ref = "Path")
+    @APIResponse(responseCode = "204", description = "The directory exists")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response mkdir(JsonValue body) {
         JsonObject o = JsonBodies.object(body, List.of("path"));
         fs().mkdir(JsonBodies.requiredString(o, "path"));
@@ -117,7 +145,10 @@ public class SandboxFilesResource {
     @POST
     @Path("move")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Move or rename a file or directory")
+    @Operation(operationId = "moveFile", summary = "Move or rename a file or directory")
+    @RequestBody(ref = "Move")
+    @APIResponse(responseCode = "204", description = "Moved")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response move(JsonValue body) {
         JsonObject o = JsonBodies.object(body, List.of("from", "to"));
         fs().rename(JsonBodies.requiredString(o, "from"), JsonBodies.requiredString(o, "to"));

@@ -29,6 +29,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Git in a sandbox's repository: status, pull, push. A pull or push authenticates with the
@@ -41,6 +44,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 @ExecQuota
+@Tag(name = "git")
 public class SandboxGitResource {
 
     private static final List<String> MEMBERS = List.of("dir");
@@ -55,8 +59,12 @@ public class SandboxGitResource {
     @GET
     @Path("status")
     @Operation(
+            operationId = "getGitStatus",
             summary =
                     "The repository's branch, HEAD, upstream, ahead/behind and changed paths (dir defaults to the workspace root)")
+    @APIResponse(responseCode = "200", ref = "GitStatus")
+    @APIResponse(responseCode = "409", ref = "GitFailed")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public JsonObject status(@QueryParam("dir") String dir) {
         Optional<String> d = dir(dir);
         return view(git().statusOf(d));
@@ -66,8 +74,13 @@ public class SandboxGitResource {
     @Path("pull")
     @Consumes(MediaType.WILDCARD)
     @Operation(
+            operationId = "gitPull",
             summary =
                     "Fast-forward the current branch to its upstream with the sandbox's git credentials; answers the status after")
+    @RequestBody(ref = "GitDir")
+    @APIResponse(responseCode = "200", ref = "GitStatus")
+    @APIResponse(responseCode = "409", ref = "GitFailed")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public JsonObject pull(@Context HttpHeaders headers, byte[] body) {
         return thenStatus(headers, body, SandboxGit::pull);
     }
@@ -76,8 +89,13 @@ public class SandboxGitResource {
     @Path("push")
     @Consumes(MediaType.WILDCARD)
     @Operation(
+            operationId = "gitPush",
             summary =
                     "Push the current branch to its upstream (a new branch to origin) with the sandbox's git credentials; answers the status after")
+    @RequestBody(ref = "GitDir")
+    @APIResponse(responseCode = "200", ref = "GitStatus")
+    @APIResponse(responseCode = "409", ref = "GitFailed")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public JsonObject push(@Context HttpHeaders headers, byte[] body) {
         return thenStatus(headers, body, SandboxGit::push);
     }

@@ -37,10 +37,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Background processes of a sandbox: spawn, stream output (SSE), write stdin, kill. */
 @Path("v1/sandboxes/{key}/processes")
 @RequestScoped
+@Tag(name = "processes")
 public class SandboxProcessesResource {
 
     @Inject Caller caller;
@@ -61,7 +65,11 @@ public class SandboxProcessesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Start a background process")
+    @Operation(operationId = "startProcess", summary = "Start a background process")
+    @RequestBody(ref = "Process")
+    @APIResponse(responseCode = "201", ref = "ProcessStarted")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response spawn(JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
         // The tenant's process slot is held until the process exits (a kill ends it too).
@@ -83,7 +91,11 @@ public class SandboxProcessesResource {
     @GET
     @Path("{pid}/output")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "A background process's output (SSE), then its exit code")
+    @Operation(
+            operationId = "streamProcessOutput",
+            summary = "A background process's output (SSE), then its exit code")
+    @APIResponse(responseCode = "200", ref = "ProcessOutput")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public void output(@PathParam("pid") String pid, @Context SseEventSink sink, @Context Sse sse) {
         SandboxProcess process = process(pid);
         Slot slot = quotas.acquire(caller.tenant(), Quota.STREAMS);
@@ -164,7 +176,11 @@ public class SandboxProcessesResource {
     @Path("{pid}/stdin")
     @Consumes({MediaType.TEXT_PLAIN, MediaType.WILDCARD})
     @Operation(
+            operationId = "writeProcessStdin",
             summary = "Write text to a background process's stdin; eof=true closes stdin after it")
+    @RequestBody(ref = "Stdin")
+    @APIResponse(responseCode = "204", description = "Written (and closed with eof=true)")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
     public Response stdin(
             @PathParam("pid") String pid, @QueryParam("eof") String eof, String text) {
         boolean close = flag("eof", eof);
@@ -189,8 +205,11 @@ public class SandboxProcessesResource {
     @DELETE
     @Path("{pid}")
     @Operation(
+            operationId = "killProcess",
             summary =
                     "Kill a background process's group, or send it one signal (TERM, INT, KILL, HUP, QUIT, USR1, USR2)")
+    @APIResponse(responseCode = "204", description = "Killed, or the signal sent")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
     public Response kill(@PathParam("pid") String pid, @QueryParam("signal") String signal) {
         Optional<ProcessSignal> chosen = Optional.empty();
         if (signal != null) {

@@ -4,8 +4,13 @@ import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.store.SandboxInstance;
 import java.time.Instant;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
-/** A sandbox as the API shows it. Null members are left out of the JSON (absent, not null). */
+/**
+ * A sandbox as the API shows it. Null members are left out of the JSON (absent, not null). Its
+ * OpenAPI schema is {@code Sandbox} of {@code META-INF/openapi.yaml}.
+ */
+@Schema(name = "Sandbox")
 public record SandboxView(
         String key,
         String provider,

@@ -33,15 +33,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Sandboxes of the caller's tenant: ensure, list, get, delete, exec, snapshot, fork, ports. */
 @Path("v1/sandboxes")
 @RequestScoped
+@Tag(name = "sandboxes")
 @Produces(MediaType.APPLICATION_JSON)
 public class SandboxesResource {
 
@@ -58,8 +57,15 @@ public class SandboxesResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(
+            operationId = "ensureSandbox",
             summary =
                     "Ensure a sandbox: resume the running one of this key, restore its snapshot, or create and bootstrap it")
+    @RequestBody(ref = "SandboxEnsure")
+    @APIResponse(responseCode = "200", ref = "SandboxResumed")
+    @APIResponse(responseCode = "201", ref = "SandboxCreated")
+    @APIResponse(responseCode = "422", ref = "SetupFailed")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
+    @APIResponse(responseCode = "503", ref = "ProviderUnavailable")
     public Response ensure(JsonValue body) {
         if (body == null) {
             throw ProblemException.invalidRequest("body a JSON object is required");
@@ -76,23 +82,10 @@ public class SandboxesResource {
 
     @GET
     @Operation(
+            operationId = "listSandboxes",
             summary =
                     "The caller's sandboxes, oldest first; pages of ?limit (1-200, default 200), the next page by the Link rel=\"next\" header (its ?cursor)")
-    @APIResponse(
-            responseCode = "200",
-            description = "A page of sandboxes",
-            content =
-                    @Content(
-                            mediaType = MediaType.APPLICATION_JSON,
-                            schema =
-                                    @Schema(
-                                            type = SchemaType.ARRAY,
-                                            implementation = SandboxView.class)),
-            headers =
-                    @Header(
-                            name = "Link",
-                            description =
-                                    "<path?limit=...&cursor=...>; rel=\"next\" when more sandboxes follow"))
+    @APIResponse(responseCode = "200", ref = "SandboxPage")
     public Response list(
             @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor,
@@ -114,7 +107,8 @@ public class SandboxesResource {
 
     @GET
     @Path("{key}")
-    @Operation(summary = "One sandbox of the caller")
+    @Operation(operationId = "getSandbox", summary = "One sandbox of the caller")
+    @APIResponse(responseCode = "200", ref = "Sandbox")
     public SandboxView get(@PathParam("key") String key) {
         SandboxInstance i = sandboxes.find(caller.tenant(), key);
         return SandboxView.of(i, capabilities(i), null);
@@ -122,7 +116,8 @@ public class SandboxesResource {
 
     @DELETE
     @Path("{key}")
-    @Operation(summary = "Destroy the sandbox and delete its record")
+    @Operation(operationId = "deleteSandbox", summary = "Destroy the sandbox and delete its record")
+    @APIResponse(responseCode = "204", description = "Destroyed; a second delete is 404")
     public Response delete(@PathParam("key") String key) {
         sandboxes.delete(caller.tenant(), key);
         return Response.noContent().build();
@@ -133,8 +128,13 @@ public class SandboxesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @ExecQuota
     @Operation(
+            operationId = "execInSandbox",
             summary =
                     "Run a command to completion; a non-zero exit is data. A command still running after 1.5 s is answered 200 with leading whitespace until its result (or a problem document) follows; a client that leaves gets its command killed")
+    @RequestBody(ref = "Exec")
+    @APIResponse(responseCode = "200", ref = "ExecResult")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
+    @APIResponse(responseCode = "503", ref = "ProviderUnavailable")
     public Response exec(@PathParam("key") String key, JsonValue body) {
         ExecRequest request = ExecRequest.parse(body);
         ProcessOptions options = request.options(true);
@@ -156,8 +156,14 @@ public class SandboxesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @ExecQuota
     @Operation(
+            operationId = "patchSandboxEnv",
             summary =
                     "Set or remove environment variables and secrets for later commands of the sandbox (null removes); the key does not change")
+    @RequestBody(ref = "EnvPatch")
+    @APIResponse(responseCode = "204", description = "Later commands see the change")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
+    @APIResponse(responseCode = "503", ref = "ProviderUnavailable")
     public Response patchEnv(@PathParam("key") String key, JsonValue body) {
         if (body == null) {
             throw JsonBodies.invalid("body", "must be a JSON object");
@@ -180,7 +186,11 @@ public class SandboxesResource {
 
     @POST
     @Path("{key}/snapshots")
-    @Operation(summary = "Capture the sandbox's filesystem as a snapshot")
+    @Operation(
+            operationId = "snapshotSandbox",
+            summary = "Capture the sandbox's filesystem as a snapshot")
+    @APIResponse(responseCode = "201", ref = "Snapshot")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
     public Response snapshot(@PathParam("key") String key) {
         String id = sandboxes.snapshot(caller.tenant(), key);
         return Response.status(201).entity(Map.of("snapshotId", id)).build();
@@ -188,7 +198,12 @@ public class SandboxesResource {
 
     @POST
     @Path("{key}/fork")
-    @Operation(summary = "A new sandbox branched from this one's current state")
+    @Operation(
+            operationId = "forkSandbox",
+            summary = "A new sandbox branched from this one's current state")
+    @APIResponse(responseCode = "201", ref = "SandboxCreated")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
+    @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response fork(@PathParam("key") String key) {
         Ensured forked = sandboxes.fork(caller.tenant(), key);
         Sandbox s = forked.sandbox();
@@ -211,8 +226,12 @@ public class SandboxesResource {
     @GET
     @Path("{key}/ports/{port}")
     @Operation(
+            operationId = "getSandboxPort",
             summary =
                     "Where to reach a port of the sandbox: its published host URL, or agentbox's authenticated proxy for any port it opens")
+    @APIResponse(responseCode = "200", ref = "PortAccess")
+    @APIResponse(responseCode = "400", ref = "InvalidRequest")
+    @APIResponse(responseCode = "422", ref = "UnsupportedCapability")
     public Map<String, Object> port(
             @PathParam("key") String key, @PathParam("port") int port, @Context UriInfo uri) {
         SandboxPorts ports = sandboxes.open(caller.tenant(), key).handle().ports();
