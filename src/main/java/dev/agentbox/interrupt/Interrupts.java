@@ -9,6 +9,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStore;
+import dev.agentbox.tool.GateEvents;
 import dev.agentbox.tool.ToolGate;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;

@@ -204,7 +204,7 @@ public class RunService {
             RunRecordView run,
             SandboxHandle handle,
             dev.agentbox.tool.ToolCallEvents calls,
-            dev.agentbox.interrupt.GateEvents gateEvents) {
+            dev.agentbox.tool.GateEvents gateEvents) {
         var stored = run.bridge().orElseThrow();
         return dev.agentbox.tool.bridge.ToolBridge.start(
                 handle.fs(),
@@ -215,7 +215,7 @@ public class RunService {
                         RunBridge.tools(stored),
                         new ToolSecrets(agentTurns, agentDefinitions).of(run.tenant(), run.runId()),
                         !RunBridge.allAllow(
-                                dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals())),
+                                dev.agentbox.tool.ApprovalRules.fromJson(run.approvals())),
                         RunBridge.clientTools(stored)),
                 interrupts.gate(run, gateEvents),
                 toolClient,
