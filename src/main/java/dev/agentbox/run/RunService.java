@@ -1,6 +1,5 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.platform.PageCursor;
@@ -117,7 +116,7 @@ public class RunService {
     /** The CLI harnesses' images, read once (defaults outside the server). */
     private HarnessImages harnessImages = HarnessImages.defaults();
 
-    @Inject Interrupts interrupts;
+    @Inject RunGates interrupts;
 
     @Inject dev.agentbox.agent.store.JpaAgentTurnStore agentTurns;
 
@@ -492,7 +491,7 @@ public class RunService {
             runs.setCancelRequested(run.ref(), Optional.of(true));
             LOG.info("run " + LogText.quote(runId) + ": cancel requested");
             // A cancelled run's waiting calls are refused now, not when its driver notices.
-            interrupts.cancel(run);
+            interrupts.cancel(run.ref());
             cancels.land(run);
         }
         return get(tenant, runId);
