@@ -118,9 +118,7 @@ public class RunService {
 
     @Inject RunGates interrupts;
 
-    @Inject dev.agentbox.agent.store.JpaAgentTurnStore agentTurns;
-
-    @Inject dev.agentbox.agent.store.JpaAgentStore agentDefinitions;
+    @Inject ToolSecrets toolSecrets;
 
     /** What runs' HTTP tools are called with ({@code agentbox.tools.http.*}). */
     private dev.agentbox.tool.http.HttpToolClient toolClient =
@@ -212,7 +210,7 @@ public class RunService {
                         run.runId(),
                         RunBridge.tokenSha256(stored),
                         RunBridge.tools(stored),
-                        new ToolSecrets(agentTurns, agentDefinitions).of(run.tenant(), run.runId()),
+                        toolSecrets.of(run.tenant(), run.runId()),
                         !RunBridge.allAllow(
                                 dev.agentbox.tool.ApprovalRules.fromJson(run.approvals())),
                         RunBridge.clientTools(stored)),
