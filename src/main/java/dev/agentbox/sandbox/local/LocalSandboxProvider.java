@@ -2,8 +2,8 @@ package dev.agentbox.sandbox.local;
 
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.*;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
