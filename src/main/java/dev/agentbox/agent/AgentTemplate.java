@@ -1,12 +1,12 @@
 package dev.agentbox.agent;
 
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.http.HttpTool;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;

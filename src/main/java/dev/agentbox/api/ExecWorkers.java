@@ -1,6 +1,6 @@
 package dev.agentbox.api;
 
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.platform.DaemonThreads;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.ExecutorService;

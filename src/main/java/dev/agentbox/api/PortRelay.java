@@ -1,7 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.quota.Slot;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpUpgradeHandler;

@@ -4,6 +4,7 @@ import dev.agentbox.interrupt.store.Interrupt;
 import dev.agentbox.interrupt.store.InterruptStore;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.tool.ClientToolCalls;
+import dev.agentbox.tool.GateEvents;
 import dev.agentbox.tool.ToolCall;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;

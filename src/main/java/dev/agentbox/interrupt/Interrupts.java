@@ -6,9 +6,11 @@ import dev.agentbox.interrupt.store.InterruptStatus;
 import dev.agentbox.interrupt.store.InterruptStore;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.RunGates;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStore;
+import dev.agentbox.tool.GateEvents;
 import dev.agentbox.tool.ToolGate;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -27,10 +29,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Interrupts on this server: the gate of a run's tool calls, the run's pending interrupts, answers
  * (which wake a wait on this server at once; a wait elsewhere sees them at its next poll), and the
- * cancels and expiry that any server applies.
+ * cancels and expiry that any server applies. Runs reach it only as their {@link RunGates}.
  */
 @ApplicationScoped
-public class Interrupts {
+public class Interrupts implements RunGates {
 
     private static final Logger LOG = Logger.getLogger(Interrupts.class.getName());
 
@@ -71,6 +73,7 @@ public class Interrupts {
     }
 
     /** The gate of {@code run}'s tool calls, reporting into {@code events}. */
+    @Override
     public ToolGate gate(RunRecordView run, GateEvents events) {
         return new ApprovalGate(run, store, waits, events, clock, settings.ttl());
     }
@@ -79,6 +82,7 @@ public class Interrupts {
      * Where {@code run}'s client tool calls wait for the AG-UI client, reporting into {@code
      * events}.
      */
+    @Override
     public dev.agentbox.tool.ClientToolCalls clientTools(RunRecordView run, GateEvents events) {
         return new ClientToolWait(run, store, waits, events, clock, settings.ttl());
     }
@@ -147,6 +151,7 @@ public class Interrupts {
     }
 
     /** Cancels the pending interrupts of the run {@code run} (cancelled or ended); how many. */
+    @Override
     public int cancel(RunRef run) {
         List<Interrupt> pending = store.pending(run);
         if (pending.isEmpty()) {

@@ -1,12 +1,12 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.bridge.Mailbox;
 import dev.agentbox.tool.bridge.ToolBridge;
 import jakarta.json.JsonObject;

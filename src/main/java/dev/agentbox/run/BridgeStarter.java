@@ -1,8 +1,8 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.GateEvents;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.tool.GateEvents;
 import dev.agentbox.tool.ToolCallEvents;
 
 /**

@@ -1,10 +1,10 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.BridgeFlags;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.ClientTool;
 import dev.agentbox.tool.bridge.PermissionPrompt;
 import dev.agentbox.tool.http.HttpTool;

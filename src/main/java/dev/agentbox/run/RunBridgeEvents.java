@@ -1,7 +1,7 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.GateEvents;
 import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.tool.GateEvents;
 import dev.agentbox.tool.ToolCallEvents;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
@@ -10,6 +9,7 @@ import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.tool.ApprovalRules;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;

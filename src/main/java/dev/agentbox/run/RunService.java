@@ -1,6 +1,5 @@
 package dev.agentbox.run;
 
-import dev.agentbox.interrupt.Interrupts;
 import dev.agentbox.platform.LogText;
 import dev.agentbox.platform.NodeIdentity;
 import dev.agentbox.platform.PageCursor;
@@ -117,11 +116,9 @@ public class RunService {
     /** The CLI harnesses' images, read once (defaults outside the server). */
     private HarnessImages harnessImages = HarnessImages.defaults();
 
-    @Inject Interrupts interrupts;
+    @Inject RunGates interrupts;
 
-    @Inject dev.agentbox.agent.store.JpaAgentTurnStore agentTurns;
-
-    @Inject dev.agentbox.agent.store.JpaAgentStore agentDefinitions;
+    @Inject ToolSecrets toolSecrets;
 
     /** What runs' HTTP tools are called with ({@code agentbox.tools.http.*}). */
     private dev.agentbox.tool.http.HttpToolClient toolClient =
@@ -204,7 +201,7 @@ public class RunService {
             RunRecordView run,
             SandboxHandle handle,
             dev.agentbox.tool.ToolCallEvents calls,
-            dev.agentbox.interrupt.GateEvents gateEvents) {
+            dev.agentbox.tool.GateEvents gateEvents) {
         var stored = run.bridge().orElseThrow();
         return dev.agentbox.tool.bridge.ToolBridge.start(
                 handle.fs(),
@@ -213,9 +210,9 @@ public class RunService {
                         run.runId(),
                         RunBridge.tokenSha256(stored),
                         RunBridge.tools(stored),
-                        new ToolSecrets(agentTurns, agentDefinitions).of(run.tenant(), run.runId()),
+                        toolSecrets.of(run.tenant(), run.runId()),
                         !RunBridge.allAllow(
-                                dev.agentbox.interrupt.ApprovalRules.fromJson(run.approvals())),
+                                dev.agentbox.tool.ApprovalRules.fromJson(run.approvals())),
                         RunBridge.clientTools(stored)),
                 interrupts.gate(run, gateEvents),
                 toolClient,
@@ -492,7 +489,7 @@ public class RunService {
             runs.setCancelRequested(run.ref(), Optional.of(true));
             LOG.info("run " + LogText.quote(runId) + ": cancel requested");
             // A cancelled run's waiting calls are refused now, not when its driver notices.
-            interrupts.cancel(run);
+            interrupts.cancel(run.ref());
             cancels.land(run);
         }
         return get(tenant, runId);

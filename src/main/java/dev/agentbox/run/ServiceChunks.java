@@ -14,8 +14,8 @@ import java.util.stream.Stream;
  * translating them from the journal: {@code run.accepted}, {@code file.changed} for a run with file
  * events ({@link RunFileEvents}), {@code egress.denied} for a run in an egress sandbox ({@link
  * RunEgressDenials}), and the tool gate's {@code approval.decided} and {@code interrupt.requested}
- * ({@code dev.agentbox.interrupt.GateEvents}). A takeover's replay cannot reproduce them, so they
- * are the only stored chunks {@link Alignment} may skip.
+ * ({@code dev.agentbox.tool.GateEvents}). A takeover's replay cannot reproduce them, so they are
+ * the only stored chunks {@link Alignment} may skip.
  *
  * <p>Not the translators' {@code CUSTOM} chunks ({@code agent.text}, {@code agent.output}, {@code
  * claude-code.*}, {@code codex.*}): those come from journal lines, a replay reproduces them, and a

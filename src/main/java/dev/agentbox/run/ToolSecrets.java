@@ -1,37 +1,15 @@
 package dev.agentbox.run;
 
-import dev.agentbox.agent.store.AgentTurn;
-import dev.agentbox.agent.store.JpaAgentStore;
-import dev.agentbox.agent.store.JpaAgentTurnStore;
-import java.nio.charset.StandardCharsets;
-import java.util.Optional;
-
 /**
- * The secret a run's HTTP tool posts are signed with: the {@code signingSecret} of the agent
- * definition the run was started through (the one its creating {@code PUT} showed once), the same
- * secret its webhooks are signed with.
+ * The secret a run's HTTP tool posts are signed with. Declared here, implemented above by the
+ * agents ({@code dev.agentbox.agent.AgentToolSecrets}, a CDI bean), whose definitions hold the
+ * secret: runs do not depend on agents.
  *
- * <p>Looked up each time a driver starts the run's bridge, never stored with the run: the run
- * record, its views and the logs never hold it, and a server that takes the run over signs with the
- * same secret (replacing a definition keeps it). A run that is not an agent's, or whose definition
- * is gone or has no secret, gets none: its posts are unsigned, which a receiver that checks
- * signatures refuses.
+ * <p>Invariant: looked up each time a driver starts the run's bridge and never stored with the run,
+ * so a server that takes the run over signs with the same secret.
  */
-final class ToolSecrets {
+public interface ToolSecrets {
 
-    private final JpaAgentTurnStore turns;
-    private final JpaAgentStore agents;
-
-    ToolSecrets(JpaAgentTurnStore turns, JpaAgentStore agents) {
-        this.turns = turns;
-        this.agents = agents;
-    }
-
-    /** The secret's bytes for run {@code runId} of {@code tenant}; empty: unsigned. */
-    byte[] of(String tenant, String runId) {
-        Optional<AgentTurn> turn = turns.find(tenant, runId);
-        return turn.flatMap(t -> agents.signingSecret(tenant, t.agentId()))
-                .map(s -> s.getBytes(StandardCharsets.UTF_8))
-                .orElse(new byte[0]);
-    }
+    /** The secret's bytes for run {@code runId} of {@code tenant}; empty: its posts go unsigned. */
+    byte[] of(String tenant, String runId);
 }

@@ -1,7 +1,6 @@
 package dev.agentbox.sandbox;
 
 import dev.agentbox.sandbox.spi.EgressAudit;
-import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
@@ -13,6 +12,7 @@ import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SnapshotRef;
+import dev.agentbox.sandbox.support.ExecGit;
 import java.util.Optional;
 
 /**

@@ -3,10 +3,10 @@ package dev.agentbox.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.agent.RunAgentInput.Message;
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.tool.ApprovalRules;
 import jakarta.json.JsonValue;
 import java.util.List;
 import java.util.Optional;

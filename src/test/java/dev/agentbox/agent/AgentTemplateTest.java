@@ -264,7 +264,7 @@ class AgentTemplateTest {
                                 + "\"approvals\":[{\"tool\":\"Bash\",\"decision\":\"ask\"}]}");
 
         assertThat(t.approvals().decide("Bash"))
-                .isEqualTo(dev.agentbox.interrupt.ApprovalRules.Decision.ASK);
+                .isEqualTo(dev.agentbox.tool.ApprovalRules.Decision.ASK);
         assertThat(t.toJson().getJsonArray("approvals")).hasSize(1);
         assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
         assertThat(parse("{\"sandbox\":{},\"harness\":\"codex\"}").toJson())

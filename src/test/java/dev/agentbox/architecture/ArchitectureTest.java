@@ -1,5 +1,6 @@
 package dev.agentbox.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -7,12 +8,14 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The package rules of docs/architecture.md, checked on the compiled main classes: one-way
- * packages, HTTP only at the edge, persistence only in stores, providers behind the SPI.
+ * The package rules of docs/architecture.md, checked on the compiled main classes: no package
+ * cycles, leaf or top-level; every class in a layer of {@link Layers} and layers used only from
+ * above; HTTP only at the edge, persistence only in stores, providers behind the SPI.
  */
 class ArchitectureTest {
 
@@ -32,42 +35,36 @@ class ArchitectureTest {
     }
 
     @Test
-    void layersDependOnlyDownwards() {
-        layeredArchitecture()
-                .consideringOnlyDependenciesInLayers()
-                .layer("Edge")
-                .definedBy("dev.agentbox.api..", "dev.agentbox.health..")
-                .layer("Services")
-                .definedBy(
-                        "dev.agentbox.run",
-                        "dev.agentbox.sandbox",
-                        "dev.agentbox.agent",
-                        "dev.agentbox.interrupt",
-                        "dev.agentbox.reaper..",
-                        "dev.agentbox.quota..")
-                .layer("Contracts")
-                .definedBy(
-                        "dev.agentbox.run.store..",
-                        "dev.agentbox.run.journal..",
-                        "dev.agentbox.run.harness..",
-                        "dev.agentbox.sandbox.spi..",
-                        "dev.agentbox.sandbox.store..",
-                        "dev.agentbox.agent.store..",
-                        "dev.agentbox.interrupt.store..",
-                        "dev.agentbox.platform.lease..")
-                .layer("Providers")
-                .definedBy("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
-                .layer("Foundation")
-                .definedBy("dev.agentbox.platform", "dev.agentbox.problem..")
-                .whereLayer("Edge")
-                .mayNotBeAccessedByAnyLayer()
-                .whereLayer("Services")
-                .mayOnlyBeAccessedByLayers("Edge")
-                .whereLayer("Contracts")
-                .mayOnlyBeAccessedByLayers("Edge", "Services", "Providers")
-                .whereLayer("Providers")
-                .mayOnlyBeAccessedByLayers("Edge")
+    void noTopLevelPackageDependsOnItselfThroughAnother() {
+        slices().matching("dev.agentbox.(*)..").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void everyClassLivesInAPackageSomeLayerNames() {
+        classes()
+                .should()
+                .resideInAnyPackage(Layers.allPatterns())
+                .as("every class lives in a package of one of the layers " + Layers.TOP_DOWN)
                 .check(classes);
+    }
+
+    @Test
+    void layersDependOnlyDownwards() {
+        LayeredArchitecture layers =
+                layeredArchitecture()
+                        .consideringOnlyDependenciesInLayers()
+                        .ensureAllClassesAreContainedInArchitecture();
+        for (Layers.Layer layer : Layers.TOP_DOWN) {
+            layers = layers.layer(layer.name()).definedBy(layer.patterns());
+        }
+        for (Layers.Layer layer : Layers.TOP_DOWN) {
+            String[] above = Layers.above(layer);
+            layers =
+                    above.length == 0
+                            ? layers.whereLayer(layer.name()).mayNotBeAccessedByAnyLayer()
+                            : layers.whereLayer(layer.name()).mayOnlyBeAccessedByLayers(above);
+        }
+        layers.check(classes);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.agentbox.bench;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.run.Alignment;
 import dev.agentbox.run.harness.Chunks;
 import dev.agentbox.run.harness.Harness;
@@ -11,7 +12,6 @@ import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.StoredChunk;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.json.JsonObject;

@@ -2,9 +2,9 @@ package dev.agentbox.bench;
 
 import dev.agentbox.it.DockerCli;
 import dev.agentbox.it.OutsideHost;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;

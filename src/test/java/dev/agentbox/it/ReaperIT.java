@@ -4,7 +4,7 @@ import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;

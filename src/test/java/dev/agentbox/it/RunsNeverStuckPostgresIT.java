@@ -205,8 +205,8 @@ class RunsNeverStuckPostgresIT {
         serverA.kill();
         serverA = null;
         String journal =
-                dev.agentbox.run.journal.JournalNames.journalPath(
-                        dev.agentbox.run.journal.JournalNames.DEFAULT_DIR, runId);
+                dev.agentbox.sandbox.spi.JournalNames.journalPath(
+                        dev.agentbox.sandbox.spi.JournalNames.DEFAULT_DIR, runId);
         sandboxes.exec(
                 key,
                 "sed -i 's/second-plain/SECOND-rewritten/' '" + journal + "' && touch " + gate);

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
-import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
 import java.nio.file.Path;

@@ -8,12 +8,12 @@ import static dev.agentbox.reaper.PruneFixture.prompt;
 import static dev.agentbox.reaper.PruneFixture.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.reaper.PruneResult.Kept;
-import dev.agentbox.run.journal.JournalNames;
 import dev.agentbox.run.store.RunStatus;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;

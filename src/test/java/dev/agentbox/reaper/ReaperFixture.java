@@ -2,6 +2,7 @@ package dev.agentbox.reaper;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.platform.lease.JpaLeaseStore;
 import dev.agentbox.platform.lease.LeaseStore;
@@ -26,7 +27,6 @@ import dev.agentbox.sandbox.SandboxProviders;
 import dev.agentbox.sandbox.SandboxService;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProvider;

@@ -2,6 +2,7 @@ package dev.agentbox.reaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.reaper.RunExitProbe.Probe;
 import dev.agentbox.reaper.RunExitProbe.Producing;
@@ -10,7 +11,6 @@ import dev.agentbox.run.journal.JournalCommand;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;

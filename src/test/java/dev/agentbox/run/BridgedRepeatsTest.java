@@ -2,9 +2,9 @@ package dev.agentbox.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.interrupt.GateEvents;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.store.StoredChunk;
+import dev.agentbox.tool.GateEvents;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;

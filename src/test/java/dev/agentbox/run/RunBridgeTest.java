@@ -2,11 +2,11 @@ package dev.agentbox.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.interrupt.ApprovalRules;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.http.HttpTool;
 import jakarta.json.Json;
 import java.net.URI;

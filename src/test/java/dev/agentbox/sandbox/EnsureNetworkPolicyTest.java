@@ -3,9 +3,9 @@ package dev.agentbox.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.json.Json;

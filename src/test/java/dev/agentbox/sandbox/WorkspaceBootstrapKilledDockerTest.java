@@ -3,12 +3,12 @@ package dev.agentbox.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.SandboxSpec.NoSource;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.Workspace;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.testing.NeedsDocker;

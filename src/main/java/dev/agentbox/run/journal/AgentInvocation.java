@@ -1,5 +1,6 @@
 package dev.agentbox.run.journal;
 
+import dev.agentbox.sandbox.spi.JournalNames;
 import java.util.Objects;
 import java.util.Optional;
 

@@ -1,6 +1,7 @@
 package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 
 /**

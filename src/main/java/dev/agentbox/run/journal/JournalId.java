@@ -1,5 +1,6 @@
 package dev.agentbox.run.journal;
 
+import dev.agentbox.sandbox.spi.JournalNames;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.regex.Pattern;

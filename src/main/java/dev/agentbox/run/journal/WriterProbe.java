@@ -2,6 +2,7 @@ package dev.agentbox.run.journal;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import java.time.Duration;

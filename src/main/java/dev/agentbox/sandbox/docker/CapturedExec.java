@@ -1,6 +1,6 @@
 package dev.agentbox.sandbox.docker;
 
-import dev.agentbox.sandbox.spi.BoundedCapture;
+import dev.agentbox.sandbox.support.BoundedCapture;
 import java.io.Closeable;
 import java.time.Duration;
 

@@ -1,7 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
 import dev.agentbox.sandbox.channel.ChannelExec;
-import dev.agentbox.sandbox.spi.BoundedCapture;
+import dev.agentbox.sandbox.support.BoundedCapture;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;

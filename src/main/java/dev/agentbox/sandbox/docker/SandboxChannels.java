@@ -1,9 +1,9 @@
 package dev.agentbox.sandbox.docker;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.Lazy;
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;

@@ -1,8 +1,6 @@
 package dev.agentbox.sandbox.local;
 
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.spi.BoundedCapture;
-import dev.agentbox.sandbox.spi.ExecGit;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FileTooLargeException;
@@ -22,6 +20,8 @@ import dev.agentbox.sandbox.spi.SandboxOperationException;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
+import dev.agentbox.sandbox.support.BoundedCapture;
+import dev.agentbox.sandbox.support.ExecGit;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;

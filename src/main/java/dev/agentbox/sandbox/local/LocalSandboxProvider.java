@@ -2,9 +2,9 @@ package dev.agentbox.sandbox.local;
 
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.*;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.run.journal.JournalNames;
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;

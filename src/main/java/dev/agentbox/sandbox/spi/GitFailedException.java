@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * A git command in a sandbox failed: {@code 409 git-failed}, the repository's state (or its
  * remote's answer) stands in the way. The detail carries the operation and the tail of git's
- * message — already redacted of the sandbox's secrets by whoever built it ({@link ExecGit}); the
+ * message — already redacted of the sandbox's secrets by whoever built it ({@code ExecGit}); the
  * extensions carry the {@code operation}, a {@code reason} a caller can branch on and git's {@code
  * exitCode}.
  */

@@ -1,6 +1,6 @@
 package dev.agentbox.tool.bridge;
 
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxFs;
 import dev.agentbox.tool.ClientTool;
 import dev.agentbox.tool.ClientToolCalls;

@@ -3,10 +3,10 @@ package dev.agentbox.run.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.testing.NeedsDocker;

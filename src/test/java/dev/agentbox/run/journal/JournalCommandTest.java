@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProcess;

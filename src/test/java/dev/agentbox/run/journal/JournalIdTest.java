@@ -3,6 +3,7 @@ package dev.agentbox.run.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.sandbox.spi.JournalNames;
 import org.junit.jupiter.api.Test;
 
 class JournalIdTest {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;

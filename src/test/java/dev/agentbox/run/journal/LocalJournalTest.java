@@ -3,11 +3,12 @@ package dev.agentbox.run.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.run.journal.JournalReaderOptions.Mode;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.sandbox.spi.JournalNames;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxProvider;

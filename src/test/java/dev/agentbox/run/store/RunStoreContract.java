@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentbox.platform.PageCursor;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.journal.JournalId;
-import dev.agentbox.run.journal.JournalNames;
+import dev.agentbox.sandbox.spi.JournalNames;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;

@@ -2,11 +2,11 @@ package dev.agentbox.sandbox.bench;
 
 import dev.agentbox.it.DockerCli;
 import dev.agentbox.it.OutsideHost;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
 import dev.agentbox.sandbox.docker.EgressGatewayNames;
 import dev.agentbox.sandbox.egress.EgressSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.ExecResult;

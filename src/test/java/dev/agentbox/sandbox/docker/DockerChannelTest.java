@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Event;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FileTooLargeException;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.it.DockerCli;
 import dev.agentbox.it.OutsideHost;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.egress.EgressSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.ExecResult;

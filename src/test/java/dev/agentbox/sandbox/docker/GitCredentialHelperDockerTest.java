@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.SecretsHandle;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;

@@ -3,7 +3,7 @@ package dev.agentbox.sandbox.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentbox.sandbox.spi.DaemonThreads;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.FileTooLargeException;
 import dev.agentbox.sandbox.spi.ProcessOptions;

@@ -3,9 +3,9 @@ package dev.agentbox.sandbox.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.platform.lease.JpaLeaseStore;
 import dev.agentbox.platform.lease.LeaseNames;
@@ -10,7 +11,6 @@ import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;

@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentbox.sandbox.support.BoundedCapture;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.docker.DockerSandboxProvider;
 import dev.agentbox.sandbox.docker.DockerSettings;
-import dev.agentbox.sandbox.spi.DaemonThreads;
 import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;

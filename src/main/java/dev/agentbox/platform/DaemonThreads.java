@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox.spi;
+package dev.agentbox.platform;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

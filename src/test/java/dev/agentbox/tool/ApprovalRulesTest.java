@@ -1,11 +1,11 @@
-package dev.agentbox.interrupt;
+package dev.agentbox.tool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.interrupt.ApprovalRules.Decision;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.tool.ApprovalRules.Decision;
 import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import java.io.StringReader;

@@ -1,4 +1,4 @@
-package dev.agentbox.run.journal;
+package dev.agentbox.sandbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

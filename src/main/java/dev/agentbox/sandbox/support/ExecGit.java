@@ -1,7 +1,14 @@
-package dev.agentbox.sandbox.spi;
+package dev.agentbox.sandbox.support;
 
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.GitCredentials;
+import dev.agentbox.sandbox.spi.GitFailedException;
+import dev.agentbox.sandbox.spi.GitStatus;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxGit;
+import dev.agentbox.sandbox.spi.SandboxProcesses;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -11,7 +18,7 @@ import java.util.function.Supplier;
  * {@link SandboxGit} desugared to {@code git} commands run through a sandbox's exec. The commands
  * that talk to a remote (clone, pull, push) take their credentials from {@link
  * GitCredentials#HELPER}, which needs the sandbox's secrets in the environment: build it on a
- * {@link SecretsHandle}'s processes for that.
+ * {@code SecretsHandle}'s processes for that.
  *
  * <p>Invariants of every remote command:
  *

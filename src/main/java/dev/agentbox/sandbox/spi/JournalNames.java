@@ -1,4 +1,4 @@
-package dev.agentbox.run.journal;
+package dev.agentbox.sandbox.spi;
 
 import dev.agentbox.platform.CanonicalJson;
 import java.io.ByteArrayOutputStream;
@@ -12,11 +12,13 @@ import java.util.regex.Pattern;
 
 /**
  * Names of a run's files inside the sandbox (journal, stderr, prompt), of the directory that holds
- * them, and the exit-sentinel nonce that runs recorded before nonces were stored fall back to.
+ * them, and the exit-sentinel nonce that runs recorded before nonces were stored fall back to. A
+ * layout convention both sides share: the run side writes and reads these files, the providers
+ * place the directory, and the reaper prunes it; so it lives with the sandbox contracts, below all
+ * three.
  *
- * <p>Directory: each sandbox says where its journals go ({@link
- * dev.agentbox.sandbox.spi.SandboxHandle#journalDirectory()}), because run identity is (tenant,
- * runId) and two tenants may use the same runId:
+ * <p>Directory: each sandbox says where its journals go ({@link SandboxHandle#journalDirectory()}),
+ * because run identity is (tenant, runId) and two tenants may use the same runId:
  *
  * <ul>
  *   <li>a container has a /tmp of its own and belongs to one tenant: {@value #DEFAULT_DIR};
@@ -39,8 +41,7 @@ import java.util.regex.Pattern;
 public final class JournalNames {
 
     /** The journal directory of a sandbox that has a filesystem of its own (a container). */
-    public static final String DEFAULT_DIR =
-            dev.agentbox.sandbox.spi.SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
+    public static final String DEFAULT_DIR = SandboxHandle.DEFAULT_JOURNAL_DIRECTORY;
 
     /**
      * The folder, under a shared filesystem's root, that holds one journal directory per tenant.
@@ -217,8 +218,8 @@ public final class JournalNames {
     /**
      * The nonce derived from the runId: the first 32 hex characters of sha256({@code
      * "agentbox/journal-exit-sentinel/v1:" + runId}). Only the fallback for a run recorded before
-     * nonces were stored ({@link JournalId#derived}): anyone who knows the scheme and the runId can
-     * compute it, so a new run gets a random nonce instead ({@link JournalId#random}).
+     * nonces were stored ({@code JournalId.derived}): anyone who knows the scheme and the runId can
+     * compute it, so a new run gets a random nonce instead ({@code JournalId.random}).
      */
     public static String nonce(String runId) {
         requireRunId(runId);

@@ -1,4 +1,4 @@
-package dev.agentbox.run;
+package dev.agentbox.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * A run's HTTP tool posts are signed with its agent definition's signing secret, looked up from
  * what is stored (the run's agent turn, the definition), on embedded Derby.
  */
-class ToolSecretsTest {
+class AgentToolSecretsTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private static final String DEF = "{\"sandbox\":{},\"harness\":\"command\",\"command\":\"x\"}";
@@ -44,7 +44,7 @@ class ToolSecretsTest {
     private static byte[] secretOf(String tenant, String runId) {
         return db.inTransaction(
                 em ->
-                        new ToolSecrets(new JpaAgentTurnStore(em), new JpaAgentStore(em))
+                        new AgentToolSecrets(new JpaAgentTurnStore(em), new JpaAgentStore(em))
                                 .of(tenant, runId));
     }
 

@@ -1,10 +1,17 @@
-package dev.agentbox.sandbox.spi;
+package dev.agentbox.sandbox.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.Redactor;
 import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.sandbox.spi.ExecResult;
+import dev.agentbox.sandbox.spi.GitCredentials;
+import dev.agentbox.sandbox.spi.GitFailedException;
+import dev.agentbox.sandbox.spi.GitStatus;
+import dev.agentbox.sandbox.spi.ProcessOptions;
+import dev.agentbox.sandbox.spi.SandboxProcess;
+import dev.agentbox.sandbox.spi.SandboxProcesses;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.agentbox.interrupt;
+package dev.agentbox.tool;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;

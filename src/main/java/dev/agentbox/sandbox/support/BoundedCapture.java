@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox.spi;
+package dev.agentbox.sandbox.support;
 
 import java.io.ByteArrayOutputStream;
 

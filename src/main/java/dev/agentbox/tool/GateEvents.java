@@ -1,4 +1,4 @@
-package dev.agentbox.interrupt;
+package dev.agentbox.tool;
 
 import jakarta.json.JsonObject;
 
