@@ -50,9 +50,7 @@ final class HostSandboxd implements AutoCloseable {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile());
         if (sanitized) {
-            // The first report ends the process; UBSan's then ends with a SUMMARY line too.
-            pb.environment().put("ASAN_OPTIONS", "halt_on_error=1:abort_on_error=0");
-            pb.environment().put("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
+            sanitizerOptions(pb);
         }
         HostSandboxd helper = new HostSandboxd(pb.start(), socket, log);
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -70,7 +68,8 @@ final class HostSandboxd implements AutoCloseable {
         }
     }
 
-    private static Path binary(boolean sanitized) {
+    /** The compiled helper of that flavour (compiled on first use). */
+    static Path binary(boolean sanitized) {
         return BINARIES.computeIfAbsent(
                 sanitized,
                 s -> {
@@ -106,6 +105,12 @@ final class HostSandboxd implements AutoCloseable {
                 });
     }
 
+    /** The first report ends the process; UBSan's then ends with a SUMMARY line too. */
+    static void sanitizerOptions(ProcessBuilder pb) {
+        pb.environment().put("ASAN_OPTIONS", "halt_on_error=1:abort_on_error=0");
+        pb.environment().put("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
+    }
+
     RawChannel connect() throws IOException {
         return RawChannel.open(socket);
     }
@@ -130,8 +135,11 @@ final class HostSandboxd implements AutoCloseable {
      * UndefinedBehaviorSanitizer), else empty.
      */
     String sanitizerReports() throws IOException {
-        String all = log();
-        return all.contains("Sanitizer") || all.contains("runtime error:") ? all : "";
+        return sanitizerReports(log());
+    }
+
+    static String sanitizerReports(String output) {
+        return output.contains("Sanitizer") || output.contains("runtime error:") ? output : "";
     }
 
     String log() throws IOException {

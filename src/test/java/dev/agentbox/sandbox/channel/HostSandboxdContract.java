@@ -200,6 +200,41 @@ abstract class HostSandboxdContract {
         }
     }
 
+    /** The tool bridge's relay ({@code mcp DIR}) of the same build, fed on stdin. */
+    @Test
+    void theMailboxRelayForwardsLinesAndAnswersAnOversizedOneItself() throws Exception {
+        Path mailbox = dir.resolve("mailbox");
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                                HostSandboxd.binary(sanitized()).toString(),
+                                "mcp",
+                                mailbox.toString())
+                        .redirectError(dir.resolve("relay.err").toFile());
+        pb.environment().put("AGENTBOX_MCP_TOKEN", "token");
+        if (sanitized()) {
+            HostSandboxd.sanitizerOptions(pb);
+        }
+        Process relay = pb.start();
+        try (var stdin = relay.getOutputStream()) {
+            stdin.write(
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+                            .getBytes(StandardCharsets.UTF_8));
+            stdin.write(
+                    ("{\"id\":42,\"x\":\"" + "a".repeat((1 << 20) + 10) + "\"}\n")
+                            .getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(relay.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(relay.waitFor()).as("relay exit").isZero();
+        assertThat(out).startsWith("{\"jsonrpc\":\"2.0\",\"id\":42,\"error\":{\"code\":-32600,");
+        String session = Files.readString(mailbox.resolve("sessions")).strip();
+        assertThat(Files.readString(mailbox.resolve(session + ".in")))
+                .isEqualTo(
+                        "token\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+                                + "{\"jsonrpc\":\"2.0\",\"method\":\"agentbox/session-ended\"}\n");
+        assertThat(HostSandboxd.sanitizerReports(Files.readString(dir.resolve("relay.err"))))
+                .isEmpty();
+    }
+
     // --- malformed frames -----------------------------------------------------------------
 
     @Test
