@@ -347,7 +347,8 @@ static int n_ignored;
 static void note_ignored(void) {
     for (int s = 1; s < NSIG; s++) {
         struct sigaction old;
-        if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN) ignored_signals[n_ignored++] = s;
+        if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            ignored_signals[n_ignored++] = s;
     }
 }
 
