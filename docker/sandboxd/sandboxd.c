@@ -40,8 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VERSION "agentbox-sandboxd/1"
-#define MAX_PAYLOAD (1024u * 1024u) /* largest frame payload, either direction */
+#include "frame.h"
+
 #define CHUNK (64u * 1024u)         /* largest O, E and D frame the helper sends */
 #define HELLO_TIMEOUT_S 10          /* hello + request must arrive within this */
 #define RESTART_INTERVAL_MS 100     /* the supervisor restarts the server at most this often */
@@ -196,21 +196,14 @@ static void recv_all(void *buf, size_t n) {
     }
 }
 
-/* Every type a client may send; anything else is a protocol error wherever it appears. */
-static int client_type(char t) { return t != '\0' && strchr("HXRWPLMVKGIZSD", t) != NULL; }
-
-static uint32_t frame_length(const unsigned char *head) {
-    return (uint32_t)head[1] << 24 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 8 | head[4];
-}
-
 /* Reads one whole frame into payload[] (NUL-terminated there for convenience). */
 static size_t read_frame(char *type) {
-    unsigned char head[5];
+    unsigned char head[FRAME_HEAD];
     recv_all(head, sizeof head);
-    uint32_t len = frame_length(head);
     /* Checked before reading the payload: a bogus length must not make us wait for 4 GiB. */
-    if (len > MAX_PAYLOAD) protocol_error("frame too large");
-    if (!client_type((char)head[0])) protocol_error("unknown frame type");
+    frame_error why = check_head(head);
+    if (why) protocol_error(why);
+    uint32_t len = frame_length(head);
     recv_all(payload, len);
     payload[len] = '\0';
     *type = (char)head[0];
@@ -221,44 +214,19 @@ static size_t read_frame(char *type) {
 /* Request fields                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
- * Splits a request payload into its NUL-terminated fields. A payload that does not end with a
- * NUL has a truncated last field: malformed, not "one field short".
- */
-static char **split_fields(char *p, size_t len, size_t *count) {
-    if (len == 0 || p[len - 1] != '\0') protocol_error("request fields must end with NUL");
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) n += p[i] == '\0';
-    char **v = malloc((n + 1) * sizeof *v);
-    if (!v) fail_errno(ENOMEM);
-    char *start = p;
-    size_t k = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] == '\0') {
-            v[k++] = start;
-            start = p + i + 1;
-        }
-    }
-    v[n] = NULL;
-    *count = n;
-    return v;
-}
-
-static void expect_fields(size_t got, size_t want) {
-    if (got != want) protocol_error("wrong number of fields");
-}
-
-/* Strict number parsing: digits only (strtoull would take spaces, signs and "0x"). */
-static uint64_t parse_num(const char *s, unsigned base, uint64_t max) {
-    if (*s == '\0') protocol_error("empty number");
-    uint64_t v = 0;
-    for (; *s; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (*s < '0' || d >= base) protocol_error("not a number");
-        if (d > max || v > (max - d) / base) protocol_error("number out of range");
-        v = v * base + d;
-    }
-    return v;
+/* The request in payload[0, len) of the given type, checked (frame.c), or EPROTO. */
+static struct request parse(char type, size_t len) {
+    if (!request_type(type)) protocol_error("expected a request");
+    size_t n;
+    frame_error why = count_fields(payload, len, &n);
+    if (why) protocol_error(why);
+    char **f = malloc((n + 1) * sizeof *f);
+    if (!f) fail_errno(ENOMEM);
+    split_fields(payload, len, f);
+    struct request r;
+    why = parse_request(type, f, n, &r);
+    if (why) protocol_error(why);
+    return r; /* f stays allocated: r points into it; the handler's exit frees it */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -373,13 +341,14 @@ static char **build_env(char **vars, size_t n) {
  * signals need no reset (execve makes them default); only SIG_IGN survives it. One sigaction per
  * entry instead of one per signal keeps some sixty system calls off every command's start.
  */
-static int ignored[NSIG];
+static int ignored_signals[NSIG];
 static int n_ignored;
 
 static void note_ignored(void) {
     for (int s = 1; s < NSIG; s++) {
         struct sigaction old;
-        if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN) ignored[n_ignored++] = s;
+        if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            ignored_signals[n_ignored++] = s;
     }
 }
 
@@ -388,8 +357,8 @@ static void child_say(const char *const *parts) {
     struct iovec v[8];
     int n = 0;
     for (; n < 8 && parts[n]; n++) v[n] = (struct iovec){(void *)parts[n], strlen(parts[n])};
-    ssize_t ignored = writev(2, v, n);
-    (void)ignored;
+    ssize_t written = writev(2, v, n); /* nothing to do if stderr is gone */
+    (void)written;
 }
 
 /*
@@ -429,6 +398,44 @@ static void exec_on_path(char **argv, char **env) {
     if (denied) errno = EACCES;
 }
 
+/*
+ * strerror(3) for the vfork child, which may not call it: glibc's strerror translates through
+ * the locale and may allocate (not async-signal-safe, and the memory is the handler's). The
+ * texts are glibc's, for the errors chdir and execve report; any other is "error N", formatted
+ * into the caller's buffer (the child's stack).
+ */
+static const char *child_strerror(int e, char buf[24]) {
+    switch (e) {
+    case EPERM: return "Operation not permitted";
+    case ENOENT: return "No such file or directory";
+    case EIO: return "Input/output error";
+    case E2BIG: return "Argument list too long";
+    case ENOEXEC: return "Exec format error";
+    case ENOMEM: return "Cannot allocate memory";
+    case EACCES: return "Permission denied";
+    case EFAULT: return "Bad address";
+    case ENOTDIR: return "Not a directory";
+    case EISDIR: return "Is a directory";
+    case EINVAL: return "Invalid argument";
+    case ENFILE: return "Too many open files in system";
+    case EMFILE: return "Too many open files";
+    case ETXTBSY: return "Text file busy";
+    case ENAMETOOLONG: return "File name too long";
+    case ELOOP: return "Too many levels of symbolic links";
+    case ELIBBAD: return "Accessing a corrupted shared library";
+    default: break;
+    }
+    char *d = buf + 23;
+    *d = '\0';
+    unsigned v = e < 0 ? 0u : (unsigned)e;
+    do *--d = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    static const char prefix[] = "error ";
+    d -= sizeof prefix - 1;
+    memcpy(d, prefix, sizeof prefix - 1);
+    return d;
+}
+
 /* The command's process, between vfork and exec (see above: system calls and its stack only). */
 static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **argv, char **env,
                                  int in, int out, int err) {
@@ -447,8 +454,8 @@ static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **ar
         for (unsigned long v = (unsigned long)getpid(); d == digits + sizeof digits - 1 || v;
              v /= 10)
             *--d = (char)('0' + v % 10);
-        ssize_t ignored = write(pf, d, (size_t)(digits + sizeof digits - d));
-        (void)ignored;
+        ssize_t written = write(pf, d, (size_t)(digits + sizeof digits - d));
+        (void)written;
         close(pf);
     }
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
@@ -460,19 +467,21 @@ static _Noreturn void exec_child(const char *cwd, const char *pidfile, char **ar
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (int i = 0; i < n_ignored; i++) sigaction(ignored[i], &dfl, NULL);
+    for (int i = 0; i < n_ignored; i++) sigaction(ignored_signals[i], &dfl, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* An empty cwd keeps the container's working directory, as an empty WorkingDir does. */
+    char text[24];
     if (*cwd && chdir(cwd) < 0) {
         child_say((const char *[]){"agentbox-sandboxd: chdir to cwd (", cwd, "): ",
-                                   strerror(errno), "\n", NULL});
+                                   child_strerror(errno, text), "\n", NULL});
         _exit(126);
     }
     exec_on_path(argv, env);
     int e = errno;
-    child_say((const char *[]){"agentbox-sandboxd: exec ", argv[0], ": ", strerror(e), "\n", NULL});
+    child_say((const char *[]){"agentbox-sandboxd: exec ", argv[0], ": ", child_strerror(e, text),
+                               "\n", NULL});
     _exit(e == ENOENT ? 127 : 126);
 }
 
@@ -482,7 +491,7 @@ static struct {
     int in_fd;        /* write end of the stdin pipe; -1 for /dev/null, after Z or EPIPE */
     size_t in_len;    /* queued stdin bytes (one I frame), not yet taken by the command */
     size_t in_off;
-    unsigned char rbuf[MAX_PAYLOAD + 5]; /* frames from the client, possibly partial */
+    unsigned char rbuf[MAX_PAYLOAD + FRAME_HEAD]; /* frames from the client, possibly partial */
     size_t rlen;
     char inbuf[MAX_PAYLOAD];
 } x;
@@ -515,13 +524,14 @@ static void flush_stdin(void) {
  * one frame, and since the stream is ordered, an S or Z behind an I waits for that I as it must.
  */
 static int next_frame(void) {
-    if (x.in_len > 0 || x.rlen < 5) return 0;
-    uint32_t len = frame_length(x.rbuf);
-    char type = (char)x.rbuf[0];
-    if (len > MAX_PAYLOAD) protocol_error("frame too large");
-    if (!client_type(type)) protocol_error("unknown frame type");
-    if (x.rlen < 5 + (size_t)len) return 0;
-    const char *p = (const char *)x.rbuf + 5;
+    if (x.in_len > 0) return 0;
+    char type;
+    const unsigned char *p;
+    uint32_t len;
+    frame_error why;
+    int got = frame_next(x.rbuf, x.rlen, &type, &p, &len, &why);
+    if (got < 0) protocol_error(why);
+    if (got == 0) return 0;
     if (type == 'I') {
         if (x.in_fd >= 0 && len > 0) { /* else stdin is /dev/null or closed: dropped */
             memcpy(x.inbuf, p, len);
@@ -531,21 +541,14 @@ static int next_frame(void) {
     } else if (type == 'Z') {
         if (x.in_fd >= 0) close_stdin();
     } else if (type == 'S') {
-        char num[16];
-        size_t n = len;
-        if (n > 0 && p[n - 1] == '\0') n--; /* a NUL-terminated number is accepted too */
-        if (n == 0 || n >= sizeof num) protocol_error("bad signal");
-        memcpy(num, p, n);
-        num[n] = '\0';
-        if (memchr(num, '\0', n)) protocol_error("bad signal");
-        int sig = (int)parse_num(num, 10, NSIG - 1);
-        if (sig == 0) protocol_error("bad signal");
+        int sig;
+        if ((why = parse_signal(p, len, &sig)) != NULL) protocol_error(why);
         kill(-x.pid, sig); /* ESRCH: the whole group is gone already, nothing to signal */
     } else {
         protocol_error("only I, Z and S may follow an exec");
     }
-    x.rlen -= 5 + (size_t)len;
-    memmove(x.rbuf, x.rbuf + 5 + len, x.rlen);
+    x.rlen -= FRAME_HEAD + (size_t)len;
+    memmove(x.rbuf, x.rbuf + FRAME_HEAD + len, x.rlen);
     return 1;
 }
 
@@ -562,28 +565,15 @@ static void forward(int *fd, char type) {
     send_frame(type, buf, (size_t)r);
 }
 
-static _Noreturn void do_exec(char **f, size_t n) {
-    if (n < 6) protocol_error("wrong number of fields");
-    uint64_t timeout_ms = parse_num(f[0], 10, INT64_MAX / 2);
-    const char *cwd = f[1];
-    int stdin_pipe;
-    if (strcmp(f[2], "pipe") == 0) stdin_pipe = 1;
-    else if (strcmp(f[2], "null") == 0) stdin_pipe = 0;
-    else protocol_error("stdin must be pipe or null");
-    const char *pidfile = f[3];
-    if (*pidfile && pidfile[0] != '/') protocol_error("pidfile must be absolute");
-    size_t argc = (size_t)parse_num(f[4], 10, n);
-    if (argc < 1 || 5 + argc + 1 > n) protocol_error("wrong number of fields");
-    size_t envc = (size_t)parse_num(f[5 + argc], 10, n);
-    if (6 + argc + envc != n) protocol_error("wrong number of fields");
-    char **vars = f + 6 + argc;
-    for (size_t i = 0; i < envc; i++)
-        if (vars[i][0] == '=' || !strchr(vars[i], '=')) protocol_error("env must be KEY=VALUE");
-    char **argv = malloc((argc + 1) * sizeof *argv);
+static _Noreturn void do_exec(const struct request *rq) {
+    uint64_t timeout_ms = rq->num;
+    const char *cwd = rq->cwd, *pidfile = rq->pidfile;
+    int stdin_pipe = rq->stdin_pipe;
+    char **argv = malloc((rq->argc + 1) * sizeof *argv);
     if (!argv) fail_errno(ENOMEM);
-    memcpy(argv, f + 5, argc * sizeof *argv);
-    argv[argc] = NULL;
-    char **env = build_env(vars, envc);
+    memcpy(argv, rq->argv, rq->argc * sizeof *argv);
+    argv[rq->argc] = NULL;
+    char **env = build_env(rq->vars, rq->envc);
 
     int out[2], err[2], in[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) fail_errno(errno);
@@ -698,11 +688,10 @@ static _Noreturn void do_exec(char **f, size_t n) {
 /* The other requests                                                                          */
 /* ------------------------------------------------------------------------------------------ */
 
-static _Noreturn void do_read(char **f, size_t n) {
-    expect_fields(n, 2);
-    uint64_t max = parse_num(f[1], 10, UINT64_MAX - 1);
+static _Noreturn void do_read(const struct request *rq) {
+    uint64_t max = rq->num;
     struct stat st;
-    int fd = open_regular(f[0], &st);
+    int fd = open_regular(rq->path, &st);
     send_stat(&st);
     /* One byte more than max: if it comes, the server knows the file outgrew its limit. */
     uint64_t left = max + 1;
@@ -726,17 +715,19 @@ static _Noreturn void do_read(char **f, size_t n) {
  * the remaining D frames are still read (and dropped) up to Z, so that the client, which sends
  * all of them before it reads, always finds the answer after its Z.
  */
-static _Noreturn void do_write(char **f, size_t n) {
-    expect_fields(n, 2);
-    mode_t mode = (mode_t)parse_num(f[1], 8, 07777);
-    char *path = strdup(f[0]); /* f points into payload[], which the D frames overwrite */
+static _Noreturn void do_write(const struct request *rq) {
+    mode_t mode = (mode_t)rq->num;
+    char *path = strdup(rq->path); /* rq->path points into payload[], which D frames overwrite */
+    if (!path) fail_errno(ENOMEM);
     char *dir = parent_of(path);
-    if (!path || !dir) fail_errno(ENOMEM);
+    if (!dir) fail_errno(ENOMEM);
     int err = 0, fd = -1;
     size_t plen = strlen(path);
-    char *tmp = malloc(strlen(dir) + 32);
+    static const char temp_name[] = "/.agentbox-sandboxd.XXXXXX";
+    size_t tmp_size = strlen(dir) + sizeof temp_name;
+    char *tmp = malloc(tmp_size);
     if (!tmp) fail_errno(ENOMEM);
-    sprintf(tmp, "%s/.agentbox-sandboxd.XXXXXX", dir);
+    snprintf(tmp, tmp_size, "%s%s", dir, temp_name);
     if (plen == 0) err = ENOENT;
     else if (path[plen - 1] == '/') err = EISDIR; /* names a directory, never a file */
     else err = mkdir_p(dir, 0755);
@@ -761,21 +752,15 @@ static _Noreturn void do_write(char **f, size_t n) {
 }
 
 /* stat: the answer is T alone (no C), or F. */
-static _Noreturn void do_stat(char **f, size_t n) {
-    expect_fields(n, 2);
-    int follow;
-    if (strcmp(f[1], "1") == 0) follow = 1;
-    else if (strcmp(f[1], "0") == 0) follow = 0;
-    else protocol_error("follow must be 1 or 0");
+static _Noreturn void do_stat(const struct request *rq) {
     struct stat st;
-    if ((follow ? stat(f[0], &st) : lstat(f[0], &st)) < 0) fail_errno(errno);
+    if ((rq->follow ? stat(rq->path, &st) : lstat(rq->path, &st)) < 0) fail_errno(errno);
     send_stat(&st);
     quit();
 }
 
-static _Noreturn void do_list(char **f, size_t n) {
-    expect_fields(n, 1);
-    DIR *d = opendir(f[0]);
+static _Noreturn void do_list(const struct request *rq) {
+    DIR *d = opendir(rq->path);
     if (!d) fail_errno(errno);
     static char buf[CHUNK];
     size_t used = 0;
@@ -804,23 +789,21 @@ static _Noreturn void do_list(char **f, size_t n) {
     done(0);
 }
 
-static _Noreturn void do_mkdir(char **f, size_t n) {
-    expect_fields(n, 1);
-    int err = mkdir_p(f[0], 0777); /* as mkdir -p: the umask decides */
+static _Noreturn void do_mkdir(const struct request *rq) {
+    int err = mkdir_p(rq->path, 0777); /* as mkdir -p: the umask decides */
     if (err) fail_errno(err);
     done(0);
 }
 
-static _Noreturn void do_move(char **f, size_t n) {
-    expect_fields(n, 2);
+static _Noreturn void do_move(const struct request *rq) {
     struct stat st;
     /* A missing source must fail before the target's parent is created for nothing. */
-    if (lstat(f[0], &st) < 0) fail_errno(errno);
-    char *dir = parent_of(f[1]);
+    if (lstat(rq->path, &st) < 0) fail_errno(errno);
+    char *dir = parent_of(rq->to);
     if (!dir) fail_errno(ENOMEM);
     int err = mkdir_p(dir, 0755);
     if (err) fail_errno(err);
-    if (rename(f[0], f[1]) < 0) fail_errno(errno); /* EXDEV: the server falls back to mv */
+    if (rename(rq->path, rq->to) < 0) fail_errno(errno); /* EXDEV: the server falls back to mv */
     done(0);
 }
 
@@ -834,10 +817,9 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
     return 0;
 }
 
-static _Noreturn void do_remove(char **f, size_t n) {
-    expect_fields(n, 1);
+static _Noreturn void do_remove(const struct request *rq) {
     /* FTW_PHYS: symlinks are removed, never followed; FTW_DEPTH: contents before their dir. */
-    if (nftw(f[0], remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+    if (nftw(rq->path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
         fail_errno(errno);
     if (remove_error) fail_errno(remove_error);
     done(0); /* a missing path is success, as with rm -rf */
@@ -850,17 +832,16 @@ static _Noreturn void do_remove(char **f, size_t n) {
  * the very file opened, not on whatever the path names later. Any byte from the client, or its
  * closing, ends the follow.
  */
-static _Noreturn void do_follow(char **f, size_t n) {
-    expect_fields(n, 2);
-    off_t pos = (off_t)parse_num(f[1], 10, INT64_MAX);
+static _Noreturn void do_follow(const struct request *rq) {
+    off_t pos = (off_t)rq->num;
     struct stat st;
-    int fd = open_regular(f[0], &st);
+    int fd = open_regular(rq->path, &st);
     int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (ino >= 0) {
         char self[64];
         uint32_t mask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF;
         snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-        if (inotify_add_watch(ino, self, mask) < 0 && inotify_add_watch(ino, f[0], mask) < 0) {
+        if (inotify_add_watch(ino, self, mask) < 0 && inotify_add_watch(ino, rq->path, mask) < 0) {
             close(ino);
             ino = -1;
         }
@@ -906,28 +887,24 @@ static _Noreturn void handle(int c) {
     char type;
     size_t len = read_frame(&type);
     if (type != 'H') protocol_error("expected hello");
-    size_t vlen = strlen(VERSION);
-    /* The version alone, or NUL-terminated like a field; the answer echoes it as received. */
-    if (!(len == vlen || (len == vlen + 1 && payload[vlen] == '\0')) ||
-        memcmp(payload, VERSION, vlen) != 0)
+    if (!hello_ok((const unsigned char *)payload, len))
         fail("EVERSION", "this helper speaks " VERSION);
     send_frame('H', payload, len);
 
     len = read_frame(&type);
     alarm(0); /* the request has arrived: from now on it takes as long as it takes */
-    size_t n;
-    char **f;
+    struct request rq = parse(type, len);
     switch (type) {
-    case 'X': f = split_fields(payload, len, &n); do_exec(f, n);
-    case 'R': f = split_fields(payload, len, &n); do_read(f, n);
-    case 'W': f = split_fields(payload, len, &n); do_write(f, n);
-    case 'P': f = split_fields(payload, len, &n); do_stat(f, n);
-    case 'L': f = split_fields(payload, len, &n); do_list(f, n);
-    case 'M': f = split_fields(payload, len, &n); do_mkdir(f, n);
-    case 'V': f = split_fields(payload, len, &n); do_move(f, n);
-    case 'K': f = split_fields(payload, len, &n); do_remove(f, n);
-    case 'G': f = split_fields(payload, len, &n); do_follow(f, n);
-    default: protocol_error("expected a request");
+    case 'X': do_exec(&rq);
+    case 'R': do_read(&rq);
+    case 'W': do_write(&rq);
+    case 'P': do_stat(&rq);
+    case 'L': do_list(&rq);
+    case 'M': do_mkdir(&rq);
+    case 'V': do_move(&rq);
+    case 'K': do_remove(&rq);
+    case 'G': do_follow(&rq);
+    default: protocol_error("expected a request"); /* not reached: parse() refused it */
     }
 }
 

@@ -1,0 +1,162 @@
+package dev.agentbox.sandbox.channel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real {@code agentbox-sandboxd}, compiled from docker/sandboxd/ by its own build script (so
+ * with the flags of the images) and run on this host as {@code serve SOCKET}: supervisor, server
+ * and one handler per connection, exactly as in a container.
+ *
+ * <p>The sanitized flavour is the same source built with AddressSanitizer and UBSan. Its first
+ * report ends the reporting process (a handler, usually: the client then only sees the connection
+ * close) and is written to the helper's stderr, which is the log read by {@link
+ * #sanitizerReports()}; the tests check it after every case, so no report passes unnoticed.
+ * (Commands never write there: their stderr is a pipe to the client.)
+ */
+final class HostSandboxd implements AutoCloseable {
+
+    /** Each flavour is compiled once per test JVM: a compile costs a second or two. */
+    private static final Map<Boolean, Path> BINARIES = new ConcurrentHashMap<>();
+
+    private final Process supervisor;
+    private final Path socket;
+    private final Path log;
+
+    private HostSandboxd(Process supervisor, Path socket, Path log) {
+        this.supervisor = supervisor;
+        this.socket = socket;
+        this.log = log;
+    }
+
+    /** Starts {@code serve DIR/sandboxd.sock} and waits until the socket accepts. */
+    static HostSandboxd start(Path dir, boolean sanitized)
+            throws IOException, InterruptedException {
+        Path binary = binary(sanitized);
+        Path socket = dir.resolve("sandboxd.sock");
+        Path log = dir.resolve("sandboxd.log");
+        ProcessBuilder pb =
+                new ProcessBuilder(binary.toString(), "serve", socket.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+        if (sanitized) {
+            sanitizerOptions(pb);
+        }
+        HostSandboxd helper = new HostSandboxd(pb.start(), socket, log);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try (RawChannel c = helper.connect()) {
+                c.hello();
+                return helper;
+            } catch (IOException notYet) {
+                if (!helper.supervisor.isAlive() || System.nanoTime() > deadline) {
+                    helper.close();
+                    throw new IOException("the helper did not start: " + helper.log(), notYet);
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** The compiled helper of that flavour (compiled on first use). */
+    static Path binary(boolean sanitized) {
+        return BINARIES.computeIfAbsent(
+                sanitized,
+                s -> {
+                    Path out =
+                            Path.of("target", "sandboxd-host")
+                                    .resolve(
+                                            s ? "agentbox-sandboxd-sanitized" : "agentbox-sandboxd")
+                                    .toAbsolutePath();
+                    try {
+                        Files.createDirectories(out.getParent());
+                        List<String> cmd =
+                                s
+                                        ? List.of(
+                                                "docker/sandboxd/build.sh",
+                                                "--sanitize",
+                                                out.toString())
+                                        : List.of("docker/sandboxd/build.sh", out.toString());
+                        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                        String output =
+                                new String(
+                                        p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                            throw new IllegalStateException(
+                                    "compiling the helper failed:\n" + output);
+                        }
+                        return out;
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                });
+    }
+
+    /** The first report ends the process; UBSan's then ends with a SUMMARY line too. */
+    static void sanitizerOptions(ProcessBuilder pb) {
+        pb.environment().put("ASAN_OPTIONS", "halt_on_error=1:abort_on_error=0");
+        pb.environment().put("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
+    }
+
+    RawChannel connect() throws IOException {
+        return RawChannel.open(socket);
+    }
+
+    Path socket() {
+        return socket;
+    }
+
+    /** The server process: the supervisor's only child. Handlers are the server's children. */
+    ProcessHandle server() {
+        List<ProcessHandle> children = supervisor.children().toList();
+        assertThat(children).as("the supervisor runs one server").hasSize(1);
+        return children.get(0);
+    }
+
+    boolean supervisorAlive() {
+        return supervisor.isAlive();
+    }
+
+    /**
+     * The helper's log when it holds a sanitizer report (AddressSanitizer, LeakSanitizer,
+     * UndefinedBehaviorSanitizer), else empty.
+     */
+    String sanitizerReports() throws IOException {
+        return sanitizerReports(log());
+    }
+
+    static String sanitizerReports(String output) {
+        return output.contains("Sanitizer") || output.contains("runtime error:") ? output : "";
+    }
+
+    String log() throws IOException {
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    /**
+     * SIGTERM to the supervisor, which forwards it to the server. Handlers still serving a
+     * connection of the test are ended by pid too, so none outlives it.
+     */
+    @Override
+    public void close() throws InterruptedException {
+        List<ProcessHandle> left = supervisor.descendants().toList();
+        supervisor.destroy();
+        if (!supervisor.waitFor(10, TimeUnit.SECONDS)) {
+            supervisor.destroyForcibly();
+        }
+        left.forEach(ProcessHandle::destroy);
+    }
+}
