@@ -165,6 +165,11 @@ public final class RunWriter {
         private final Lease lease;
         private final long epoch;
 
+        /** The end whose terminal chunks are in the log; only its record may be left to write. */
+        private Ending appended;
+
+        private record Ending(RunStatus status, Optional<RunError> error) {}
+
         private Claim(Lease lease, long epoch) {
             this.lease = lease;
             this.epoch = epoch;
@@ -198,17 +203,30 @@ public final class RunWriter {
         /**
          * Step 4: appends {@code terminal} (when not empty), then writes the terminal record. The
          * record is written only while {@link #epoch} is still current and the run not yet
-         * terminal; anything else returns without writing.
+         * terminal; anything else returns without writing. Once the terminal chunks are stored, a
+         * later call (a retry after the record's write failed) appends nothing and writes the
+         * record of that first end: its own {@code terminal}, {@code status} and {@code error} are
+         * ignored.
          *
          * @throws LeaseLostException as {@link #append}
          * @throws StaleEpochException as {@link #append}, when {@code terminal} is not empty
          */
         public FinishResult finish(
                 List<JsonObject> terminal, RunStatus status, Optional<RunError> error) {
-            if (!terminal.isEmpty()) {
-                append(terminal);
+            // The chunks and the record are two writes. When the record's failed (a database
+            // that went away between them), the log already ends with this end's terminal
+            // chunk: a retry — whatever end it asks for — writes only that end's record, so
+            // the log never holds a second terminal chunk nor a record that contradicts it.
+            Ending end = appended;
+            if (end == null) {
+                end = new Ending(status, error);
+                if (!terminal.isEmpty()) {
+                    append(terminal);
+                    appended = end;
+                }
             }
-            FinishResult result = log.finishRun(lease.run, epoch, status, clock.instant(), error);
+            FinishResult result =
+                    log.finishRun(lease.run, epoch, end.status(), clock.instant(), end.error());
             if (result == FinishResult.FINISHED) {
                 try {
                     ended.accept(lease.run);

@@ -140,6 +140,87 @@ class RunWriterTest {
 
     @Test
     @DisplayName(
+            "a retry after the terminal record failed writes that end's record, not a second terminal chunk (RD-05)")
+    void aFinishRetriedAfterItsRecordFailedAddsNoSecondTerminalChunk() {
+        RunRecordView run = newRun();
+        boolean[] failOnce = {true};
+        dev.agentbox.run.store.EventLog flaky =
+                new dev.agentbox.run.store.EventLog() {
+                    @Override
+                    public List<dev.agentbox.run.store.LoggedChunk> append(
+                            RunRef r, long epoch, List<JsonObject> c) {
+                        return runs.append(r, epoch, c);
+                    }
+
+                    @Override
+                    public FinishResult finishRun(
+                            RunRef r,
+                            long epoch,
+                            RunStatus status,
+                            java.time.Instant at,
+                            Optional<dev.agentbox.run.store.RunError> error) {
+                        if (failOnce[0]) {
+                            failOnce[0] = false;
+                            throw new IllegalStateException("database unreachable");
+                        }
+                        return runs.finishRun(r, epoch, status, at, error);
+                    }
+
+                    @Override
+                    public List<dev.agentbox.run.store.LoggedChunk> read(
+                            RunRef r, long after, int limit) {
+                        return runs.read(r, after, limit);
+                    }
+
+                    @Override
+                    public long size(RunRef r) {
+                        return runs.size(r);
+                    }
+
+                    @Override
+                    public long lastSeq(RunRef r) {
+                        return runs.lastSeq(r);
+                    }
+
+                    @Override
+                    public List<dev.agentbox.run.store.StoredChunk> fingerprints(RunRef r) {
+                        return runs.fingerprints(r);
+                    }
+                };
+        RunWriter writer =
+                new RunWriter(
+                        new Leases(leaseStore, clock, "node-a", scheduler),
+                        runs,
+                        flaky,
+                        hub,
+                        clock,
+                        "node-a",
+                        TTL,
+                        RENEW);
+        ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
+        try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
+            RunWriter.Claim claim = lease.claim().orElseThrow();
+            assertThatThrownBy(
+                            () ->
+                                    claim.finish(
+                                            List.of(f.runFinished()),
+                                            RunStatus.COMPLETED,
+                                            Optional.empty()))
+                    .hasMessageContaining("unreachable");
+
+            assertThat(
+                            claim.finish(
+                                    List.of(f.runError("internal", "internal-error")),
+                                    RunStatus.FAILED,
+                                    Optional.empty()))
+                    .isEqualTo(FinishResult.FINISHED);
+        }
+        assertThat(types(run.ref())).containsExactly("RUN_FINISHED");
+        assertThat(fresh(run).status()).isEqualTo(RunStatus.COMPLETED);
+    }
+
+    @Test
+    @DisplayName(
             "the writer that ends a run tells its server once (its interrupts are cancelled); a second finish does not")
     void endingARunIsReportedOnceByTheWriterThatEndedIt() {
         RunRecordView run = newRun();
