@@ -50,9 +50,9 @@ class ApprovalTakeoverPostgresIT {
 
     private static Map<String, String> serverA() {
         Map<String, String> env = new HashMap<>();
-        env.put("AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it");
-        env.put("AGENTBOX_DB_USER", "agentbox");
-        env.put("AGENTBOX_DB_PASSWORD", "agentbox");
+        env.put("AGENTBOX_DB_URL", ItDatabase.url());
+        env.put("AGENTBOX_DB_USER", ItDatabase.user());
+        env.put("AGENTBOX_DB_PASSWORD", ItDatabase.password());
         env.put("AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops");
         env.put("AGENTBOX_NODE_ID", "approvals-a");
         env.put("AGENTBOX_EGRESS_RESOLVE", System.getProperty("agentbox.it.egress.resolve"));

@@ -48,9 +48,9 @@ class EgressTwoServersPostgresIT {
                             .split("\\s+")[0];
             Map<String, String> env =
                     Map.of(
-                            "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
-                            "AGENTBOX_DB_USER", "agentbox",
-                            "AGENTBOX_DB_PASSWORD", "agentbox",
+                            "AGENTBOX_DB_URL", ItDatabase.url(),
+                            "AGENTBOX_DB_USER", ItDatabase.user(),
+                            "AGENTBOX_DB_PASSWORD", ItDatabase.password(),
                             "AGENTBOX_AUTH_TOKENS",
                                     "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
                             "AGENTBOX_NODE_ID", "egress-a",

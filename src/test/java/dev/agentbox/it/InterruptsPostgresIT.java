@@ -52,8 +52,7 @@ import org.junit.jupiter.api.Test;
 class InterruptsPostgresIT {
 
     private static final String TENANT = "tenant-a";
-    private static final String ITS_DATABASE =
-            "jdbc:postgresql://127.0.0.1:5432/agentbox_it?user=agentbox&password=agentbox";
+    private static final String ITS_DATABASE = ItDatabase.urlWithCredentials();
     private static final JsonObject ARGS =
             Json.createObjectBuilder().add("command", "rm -rf build").build();
 

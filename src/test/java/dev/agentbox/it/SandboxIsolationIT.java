@@ -202,9 +202,7 @@ class SandboxIsolationIT {
 
     private static List<String> postgresRowsContaining(String needle) throws Exception {
         List<String> hits = new ArrayList<>();
-        try (Connection c =
-                        DriverManager.getConnection(
-                                "jdbc:postgresql://127.0.0.1:5432/agentbox_it?user=postgres");
+        try (Connection c = DriverManager.getConnection(ItDatabase.urlAsSuperuser());
                 Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rs =

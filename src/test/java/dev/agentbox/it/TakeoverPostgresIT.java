@@ -46,9 +46,9 @@ class TakeoverPostgresIT {
 
     static final Map<String, String> ENV =
             Map.of(
-                    "AGENTBOX_DB_URL", "jdbc:postgresql://127.0.0.1:5432/agentbox_it",
-                    "AGENTBOX_DB_USER", "agentbox",
-                    "AGENTBOX_DB_PASSWORD", "agentbox",
+                    "AGENTBOX_DB_URL", ItDatabase.url(),
+                    "AGENTBOX_DB_USER", ItDatabase.user(),
+                    "AGENTBOX_DB_PASSWORD", ItDatabase.password(),
                     "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
                     "AGENTBOX_TAKEOVER_LEASE_TTL_MS", "3000",
                     "AGENTBOX_TAKEOVER_LEASE_RENEW_MS", "1000",
@@ -417,8 +417,7 @@ class TakeoverPostgresIT {
     }
 
     private static Connection database() throws Exception {
-        return DriverManager.getConnection(
-                ENV.get("AGENTBOX_DB_URL") + "?user=agentbox&password=agentbox");
+        return DriverManager.getConnection(ItDatabase.urlWithCredentials());
     }
 
     /** The server session recorded in the driver lease of {@code runId} (tenant-a's). */

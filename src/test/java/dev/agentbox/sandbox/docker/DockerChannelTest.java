@@ -39,6 +39,7 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -130,7 +131,7 @@ class DockerChannelTest {
     void hotPathsDoNotUseTheEngineExec() throws Exception {
         DockerSandboxProvider p = provider(true);
         SandboxHandle sb = create(p, "hot");
-        List<String> execEvents = new CopyOnWriteArrayList<>();
+        List<Event> execEvents = new CopyOnWriteArrayList<>();
         ResultCallback.Adapter<Event> events =
                 p.engine()
                         .client()
@@ -142,12 +143,14 @@ class DockerChannelTest {
                                     public void onNext(Event e) {
                                         if (e.getAction() != null
                                                 && e.getAction().startsWith("exec_")) {
-                                            execEvents.add(e.getAction());
+                                            execEvents.add(e);
                                         }
                                     }
                                 });
         try {
-            Thread.sleep(300); // the subscription is live before the first operation
+            // The subscription is live once it delivers an exec of our own (a fence).
+            List<String> fences = new CopyOnWriteArrayList<>();
+            engineExecFence(p, sb, execEvents, fences);
             assertThat(sb.process().exec("echo hi; echo err >&2; exit 3"))
                     .isEqualTo(new ExecResult("hi\n", "err\n", 3, false));
             sb.fs().write("d/a.txt", "hello".getBytes(StandardCharsets.UTF_8));
@@ -170,11 +173,55 @@ class DockerChannelTest {
             SandboxProcess sleeper = sb.process().spawn("sleep 1000");
             sleeper.kill();
             assertThat(sleeper.waitFor(Duration.ofSeconds(10))).isPresent();
-            Thread.sleep(500); // any event of these operations has arrived
-            assertThat(execEvents).as("engine execs during channel operations").isEmpty();
+            // The engine publishes events in order: once the second fence's exec_die has
+            // arrived, so has any exec event of the operations above.
+            engineExecFence(p, sb, execEvents, fences);
+            assertThat(execEvents)
+                    .filteredOn(e -> !fences.contains(execId(e)))
+                    .extracting(Event::getAction)
+                    .as("engine execs during channel operations")
+                    .isEmpty();
         } finally {
             events.close();
         }
+    }
+
+    /**
+     * Runs {@code true} through the engine's own exec in {@code sb} until the events subscription
+     * has delivered one such exec's {@code exec_die}, its last event (the subscription may not be
+     * live yet for the first ones: they are repeated). Adds every exec id it made to {@code
+     * fences}.
+     */
+    private static void engineExecFence(
+            DockerSandboxProvider p, SandboxHandle sb, List<Event> execEvents, List<String> fences)
+            throws InterruptedException {
+        var client = p.engine().client();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            String id = client.execCreateCmd(sb.id()).withCmd("true").exec().getId();
+            fences.add(id);
+            client.execStartCmd(id).exec(new ResultCallback.Adapter<>()).awaitCompletion();
+            try {
+                await().atMost(Duration.ofSeconds(2))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> execEvents.stream().anyMatch(e -> diedExec(e, id)));
+                return;
+            } catch (ConditionTimeoutException notYet) {
+                assertThat(System.nanoTime())
+                        .as("an engine exec is seen by the events subscription")
+                        .isLessThan(deadline);
+            }
+        }
+    }
+
+    private static boolean diedExec(Event e, String id) {
+        return id.equals(execId(e)) && e.getAction().startsWith("exec_die");
+    }
+
+    private static String execId(Event e) {
+        return e.getActor() == null || e.getActor().getAttributes() == null
+                ? null
+                : e.getActor().getAttributes().get("execID");
     }
 
     @Test

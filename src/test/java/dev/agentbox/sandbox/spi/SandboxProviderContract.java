@@ -490,7 +490,7 @@ public abstract class SandboxProviderContract {
         SandboxProcess p =
                 sb.process()
                         .spawn(
-                                "echo first; while [ ! -e pr03/gate ]; do sleep 0.05; done; echo second; echo err-line >&2");
+                                "echo first; while [ ! -e pr03/gate ]; do echo . >> pr03/waits; sleep 0.05; done; echo second; echo err-line >&2");
         StringBuffer out = new StringBuffer();
         StringBuffer err = new StringBuffer();
         try (AutoCloseable sub =
@@ -499,7 +499,11 @@ public abstract class SandboxProviderContract {
                                 (c.stream() == OutputChunk.Stream.STDOUT ? out : err)
                                         .append(c.text()))) {
             await().atMost(Duration.ofSeconds(20)).until(() -> out.toString().equals("first\n"));
-            Thread.sleep(300);
+            // The process goes round its wait a few more times after the first line arrived:
+            // anything it printed before waiting would have arrived by now too.
+            long waits = heartbeatSize("pr03/waits");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> heartbeatSize("pr03/waits") >= waits + 3 * 2);
             assertThat(out.toString()).isEqualTo("first\n");
             assertThat(p.onExit()).isNotDone();
             sb.fs().write("pr03/gate", "open");
@@ -557,28 +561,39 @@ public abstract class SandboxProviderContract {
 
     @Test
     @DisplayName(
-            "PR-06 kill takes backgrounded grandchildren too: the heartbeat stops growing (6 s after a 5 s settle)")
+            "PR-06 kill takes backgrounded grandchildren too: none of them is left and the heartbeat stops growing")
     @Slow
     void killTakesTheWholeProcessGroup() throws Exception {
         assertThat(provider.capabilities().killableProcesses()).isTrue();
-        sb.fs().mkdir("pr06");
+        // Unique: the local provider's processes share the host with other test runs.
+        String dir = "pr06-" + UUID.randomUUID().toString().substring(0, 8);
+        String hb = dir + "/hb";
+        sb.fs().mkdir(dir);
         SandboxProcess p =
                 sb.process()
                         .spawn(
-                                "sh -c '(while true; do echo beat >> pr06/hb; sleep 0.2; done) & while true; do sleep 1; done' & sleep 1000");
-        await().atMost(Duration.ofSeconds(20)).until(() -> heartbeatSize("pr06/hb") > 10);
-        long before = heartbeatSize("pr06/hb");
-        Thread.sleep(600);
-        assertThat(heartbeatSize("pr06/hb"))
-                .as("heartbeat grows before the kill")
-                .isGreaterThan(before);
+                                "sh -c '(while true; do echo beat >> "
+                                        + hb
+                                        + "; sleep 0.2; done) & while true; do sleep 1; done' & sleep 1000");
+        await().atMost(Duration.ofSeconds(20)).until(() -> heartbeatSize(hb) > 10);
+        long before = heartbeatSize(hb);
+        await().atMost(Duration.ofSeconds(20))
+                .alias("heartbeat grows before the kill")
+                .until(() -> heartbeatSize(hb) > before);
+        assertThat(processesMentioning(dir)).as("the spawned shells before the kill").isPositive();
 
         p.kill();
         assertThat(p.waitFor(Duration.ofSeconds(15))).isPresent();
-        Thread.sleep(5000);
-        long settled = heartbeatSize("pr06/hb");
-        Thread.sleep(6000);
-        assertThat(heartbeatSize("pr06/hb")).as("heartbeat after kill").isEqualTo(settled);
+        // The kill is done when no process of the group is left (the heartbeat's writer among
+        // them); then the heartbeat must not grow over five of its periods.
+        await().atMost(Duration.ofSeconds(15))
+                .alias("no process of the killed group is left")
+                .until(() -> processesMentioning(dir) == 0);
+        long settled = heartbeatSize(hb);
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .alias("heartbeat after kill")
+                .until(() -> heartbeatSize(hb) == settled);
     }
 
     @Test
@@ -611,14 +626,17 @@ public abstract class SandboxProviderContract {
         assertThatCode(done::kill).doesNotThrowAnyException();
         assertThatCode(done::kill).doesNotThrowAnyException();
 
-        sb.fs().mkdir("pr07");
+        String dir = "pr07-" + UUID.randomUUID().toString().substring(0, 8);
+        sb.fs().mkdir(dir);
         SandboxProcess p =
-                sb.process().spawn("while true; do echo beat >> pr07/hb; sleep 0.1; done");
+                sb.process().spawn("while true; do echo beat >> " + dir + "/hb; sleep 0.1; done");
         p.kill();
         assertThat(p.waitFor(Duration.ofSeconds(15))).isPresent();
-        long settled = heartbeatSize("pr07/hb");
-        Thread.sleep(1500);
-        assertThat(heartbeatSize("pr07/hb")).isEqualTo(settled);
+        await().atMost(Duration.ofSeconds(15)).until(() -> processesMentioning(dir) == 0);
+        long settled = heartbeatSize(dir + "/hb");
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> heartbeatSize(dir + "/hb") == settled);
     }
 
     @Test
@@ -807,6 +825,22 @@ public abstract class SandboxProviderContract {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /**
+     * How many processes the sandbox sees whose command line contains {@code marker}. The check's
+     * own shell never counts: its pattern brackets the marker's first character.
+     */
+    protected int processesMentioning(String marker) {
+        String pattern = "[" + marker.charAt(0) + "]" + marker.substring(1);
+        ExecResult r =
+                sb.process()
+                        .exec(
+                                "for f in /proc/[0-9]*/cmdline; do { tr '\\000' ' ' < \"$f\"; } 2>/dev/null; echo; done"
+                                        + " | grep -c -- '"
+                                        + pattern
+                                        + "' || true");
+        return Integer.parseInt(r.stdout().strip());
+    }
 
     protected long heartbeatSize(String path) {
         return sb.fs()

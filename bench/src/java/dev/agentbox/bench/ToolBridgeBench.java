@@ -45,7 +45,7 @@ import java.util.UUID;
  * the tool at 127.0.0.1 — and straight over HTTP from the same sandbox ({@code network: bridge},
  * the tool's server at the engine network's gateway address), (b) on one kept-alive connection and
  * (c) on a new connection per call. Same arguments, same answer. The times are taken inside the
- * sandbox by a Perl client (src/test/resources/bench/tool-round-trip.pl) with its monotonic clock,
+ * sandbox by a Perl client (bench/src/resources/bench/tool-round-trip.pl) with its monotonic clock,
  * one call of each kind per iteration in rotating order, so the drift of a shared machine hits all
  * three alike.
  *
