@@ -13,9 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs only in the PostgreSQL pass (see the postgres profile). The server's database role is made
- * unable to log in and its sessions are ended: readiness must turn DOWN (503) and come back UP once
- * the role may log in again.
+ * Runs only in the PostgreSQL pass (see the postgres profile). The server's database stops taking
+ * connections and its sessions are ended: readiness must turn DOWN (503) and come back UP once the
+ * database takes connections again. The outage is the database's, not the role's: other tests
+ * running at the same time under the same role, on another database, keep theirs.
  */
 @PostgresPass
 class DatabaseOutagePostgresIT {
@@ -24,21 +25,21 @@ class DatabaseOutagePostgresIT {
             "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
 
     private final Api api = Api.itServer();
-    private final String role = System.getProperty("agentbox.it.db.user", "agentbox");
+    private final String database = ItDatabase.name();
 
     @AfterEach
-    void restoreLogin() throws Exception {
-        sql("ALTER ROLE " + role + " LOGIN");
+    void reopen() throws Exception {
+        sql("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
     }
 
     @Test
     void readinessIsDownWhileTheDatabaseIsUnreachableAndRecovers() throws Exception {
         assertThat(ready().statusCode()).isEqualTo(200);
 
-        sql("ALTER ROLE " + role + " NOLOGIN");
+        sql("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS false");
         sql(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"
-                        + role
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+                        + database
                         + "'");
 
         await().atMost(Duration.ofSeconds(60))
@@ -51,7 +52,7 @@ class DatabaseOutagePostgresIT {
                                     .contains("\"name\":\"database\",\"status\":\"DOWN\"");
                         });
 
-        sql("ALTER ROLE " + role + " LOGIN");
+        sql("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
         await().atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(() -> assertThat(ready().statusCode()).isEqualTo(200));

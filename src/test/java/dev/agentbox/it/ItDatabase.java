@@ -15,6 +15,13 @@ public final class ItDatabase {
         return property("agentbox.it.db.url", "jdbc:postgresql://127.0.0.1:5432/agentbox_it");
     }
 
+    /** The database's name, the URL's path without parameters, e.g. {@code agentbox_it}. */
+    public static String name() {
+        String path = url().substring(url().lastIndexOf('/') + 1);
+        int query = path.indexOf('?');
+        return query < 0 ? path : path.substring(0, query);
+    }
+
     public static String user() {
         return property("agentbox.it.db.user", "agentbox");
     }

@@ -360,9 +360,10 @@ class AlignmentTest {
                 .isInstanceOf(IllegalStateException.class);
     }
 
+    /** A long journal aligns whole; its speed is bench/replay's business, not a test's. */
     @Test
     @Slow
-    void hundredThousandChunkReplayAlignsQuickly() {
+    void hundredThousandChunkReplayForwardsOnlyTheChunkPastTheStoredOnes() {
         ChunkFactory a = service(1);
         ChunkFactory b = service(2);
         List<JsonObject> stored =
@@ -373,10 +374,8 @@ class AlignmentTest {
                 IntStream.range(0, 100_001)
                         .mapToObj(i -> b.textMessageContent("m", "line " + i))
                         .toList();
-        long start = System.nanoTime();
         Alignment alignment = Alignment.ofStoredChunks(stored, RUN, THREAD);
         assertThat(alignment.offerAll(replay)).containsExactly(replay.get(100_000));
-        assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
     }
 
     /**
