@@ -15,6 +15,7 @@ import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
+import dev.agentbox.run.journal.JournalReaderOptions;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.LoggedChunk;
@@ -97,6 +98,15 @@ public class RunService {
     @ConfigProperty(name = "agentbox.takeover.journal-wait-ms")
     long journalWaitMs;
 
+    /**
+     * A run's journal read from its start that shows no byte this long after it was opened ends the
+     * run {@code journal-stalled}: an agent that never starts is not waited for forever, and one
+     * whose CLI starts slowly on a busy engine host is not cut off early.
+     */
+    @Inject
+    @ConfigProperty(name = "agentbox.runs.journal-first-byte-ms")
+    long journalFirstByteMs = JournalReaderOptions.FIRST_BYTE_BOUND.toMillis();
+
     @Inject
     @ConfigProperty(name = "agentbox.runs.max-duration-ms")
     long defaultMaxDurationMs;
@@ -144,17 +154,25 @@ public class RunService {
             bridgeLimits = dev.agentbox.tool.bridge.BridgeLimits.fromConfig(config);
         }
         JournalLauncher launcher = new JournalLauncher();
+        if (journalFirstByteMs <= 0) {
+            throw new IllegalStateException(
+                    "agentbox.runs.journal-first-byte-ms must be positive, not "
+                            + journalFirstByteMs);
+        }
+        JournalReaderOptions readerOptions =
+                JournalReaderOptions.defaults()
+                        .withFirstByteBound(Duration.ofMillis(journalFirstByteMs));
         ReaderFactory readers =
                 new ReaderFactory() {
                     @Override
                     public JournalReader open(SandboxHandle handle, JournalId journal, long from) {
-                        return JournalReader.open(handle, journal, from);
+                        return JournalReader.open(handle, journal, from, readerOptions);
                     }
 
                     @Override
                     public JournalReader openSeen(
                             SandboxHandle handle, JournalId journal, long from) {
-                        return JournalReader.openSeen(handle, journal, from);
+                        return JournalReader.openSeen(handle, journal, from, readerOptions);
                     }
                 };
         context =

@@ -47,6 +47,9 @@ public final class JarServer implements AutoCloseable {
         // No warm pool unless the test asks for one: its background containers would load the
         // machine and show up in the tests that count containers.
         pb.environment().put("AGENTBOX_POOL_SIZE", "0");
+        // As on the IT server: a real agent CLI may take more than the shipped 10 s to print its
+        // first line while the suite's lanes share the machine.
+        pb.environment().put("AGENTBOX_RUNS_JOURNAL_FIRST_BYTE_MS", "30000");
         pb.environment().putAll(env);
         Process process;
         try {

@@ -190,14 +190,16 @@ class RunLifecycleIT {
 
     @Test
     void aRunningAgentKeepsItsSandboxAlivePastItsKeepAlive() {
-        // The IT server looks for idle sandboxes every 2 s; this one's keep-alive is 1 s.
+        // The IT server looks for idle sandboxes every 2 s; this one's keep-alive is 3 s, and the
+        // run outlives both twice over. (Not shorter: until the run starts the sandbox is idle,
+        // and on a busy machine that alone may take a second or two.)
         JsonObject s =
                 sandboxes.ensure(
                         "{\"definitionId\":\"busy-"
                                 + UUID.randomUUID()
-                                + "\",\"lifecycle\":{\"keepAliveMs\":1000}}");
+                                + "\",\"lifecycle\":{\"keepAliveMs\":3000}}");
         String runId = newRunId();
-        runs.start(Runs.runBody(runId, ref(s), "echo start; sleep 7; echo end", ""));
+        runs.start(Runs.runBody(runId, ref(s), "echo start; sleep 10; echo end", ""));
         List<SseClient.Event> events = runs.transcript(runId, null);
         assertThat(events.get(events.size() - 1).name()).isEqualTo("RUN_FINISHED");
         assertThat(events).anySatisfy(e -> assertThat(e.data()).contains("end"));

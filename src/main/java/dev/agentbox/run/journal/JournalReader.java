@@ -151,8 +151,16 @@ public final class JournalReader implements AutoCloseable {
      * it again.
      */
     public static JournalReader openSeen(SandboxHandle handle, JournalId journal, long fromOffset) {
-        return new JournalReader(
-                handle, journal, fromOffset, JournalReaderOptions.defaults(), true);
+        return openSeen(handle, journal, fromOffset, JournalReaderOptions.defaults());
+    }
+
+    /** {@link #openSeen(SandboxHandle, JournalId, long)} with {@code options}. */
+    public static JournalReader openSeen(
+            SandboxHandle handle,
+            JournalId journal,
+            long fromOffset,
+            JournalReaderOptions options) {
+        return new JournalReader(handle, journal, fromOffset, options, true);
     }
 
     private static Mode resolveMode(SandboxHandle handle, Mode requested) {
