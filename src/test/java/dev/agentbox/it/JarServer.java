@@ -74,6 +74,27 @@ public final class JarServer implements AutoCloseable {
     }
 
     private static void awaitReady(JarServer server, Process process, Path log, String readyPath) {
+        try {
+            awaitReadyOrTimeOut(server, process, log, readyPath);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // Say where it got stuck (extracting, starting, or up but not ready).
+            String text;
+            try {
+                text = Files.readString(log);
+            } catch (java.io.IOException unreadable) {
+                text = "(log unreadable: " + unreadable + ")";
+            }
+            throw new IllegalStateException(
+                    "the server at "
+                            + server.api.baseUrl()
+                            + " was not ready within 180 s; the end of its log:\n"
+                            + text.substring(Math.max(0, text.length() - 4000)),
+                    e);
+        }
+    }
+
+    private static void awaitReadyOrTimeOut(
+            JarServer server, Process process, Path log, String readyPath) {
         await().atMost(Duration.ofSeconds(180))
                 .pollInterval(Duration.ofMillis(500))
                 .until(
