@@ -11,6 +11,7 @@ import dev.agentbox.sandbox.spi.SandboxExistsException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxProvider;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -112,11 +113,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         return settings.enabled();
     }
 
-    /** The API server answers a read of the sandbox namespace. */
+    /**
+     * The API server answers a list of the sandbox namespace's pods (one item at most): the
+     * provider's own permission, where a read of the namespace object would need a cluster role.
+     */
     @Override
     public boolean available() {
         try {
-            client().namespaces().withName(settings.namespace()).get();
+            client().pods()
+                    .inNamespace(settings.namespace())
+                    .list(new ListOptionsBuilder().withLimit(1L).build());
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "kubernetes API server not available", e);
