@@ -161,9 +161,11 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         boolean done = false;
         try {
             if (!secrets.isEmpty()) {
-                writer.write(name, labels, secrets);
+                // A Secret of this name means the name is taken: never fall through to the
+                // cleanup, which would delete the existing sandbox's objects.
+                createOrExists(name, () -> writer.write(name, labels, secrets));
             }
-            Pod pod = createPod(spec);
+            Pod pod = createOrExists(name, () -> createPod(spec));
             client().network()
                     .networkPolicies()
                     .inNamespace(settings.namespace())
@@ -205,11 +207,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     }
 
     private Pod createPod(Pod spec) {
+        return client().pods().inNamespace(settings.namespace()).resource(spec).create();
+    }
+
+    /** The object {@code create} makes; {@code 409 sandbox-exists} when its name is taken. */
+    private static <T> T createOrExists(String name, java.util.function.Supplier<T> create) {
         try {
-            return client().pods().inNamespace(settings.namespace()).resource(spec).create();
+            return create.get();
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-                throw new SandboxExistsException(spec.getMetadata().getName());
+                throw new SandboxExistsException(name);
             }
             throw e;
         }

@@ -87,6 +87,8 @@ public record KubernetesSettings(
         public Pods {
             nodeSelector = Map.copyOf(nodeSelector);
             tolerations = List.copyOf(tolerations);
+            // parsed once here so that a malformed one stops the start-up, not the first create
+            tolerations.forEach(SandboxPodSpec::toleration);
             if (runAsUser < 1) {
                 throw new IllegalArgumentException(
                         "agentbox.kubernetes.run-as-user must not be root (0): " + runAsUser);

@@ -290,10 +290,14 @@ class KubernetesSandboxProviderTest {
 
         assertThatThrownBy(() -> provider.create(input("dup", "tenant-b")))
                 .isInstanceOf(SandboxExistsException.class);
+        assertThatThrownBy(() -> provider.create(input("dup", "tenant-b"), Map.of("K", "w")))
+                .isInstanceOf(SandboxExistsException.class);
 
         assertThat(pod("agentbox-dup").getMetadata().getLabels())
                 .containsEntry(SandboxLabels.TENANT, "tenant-a");
-        assertThat(secret("agentbox-dup-secrets")).isNotNull();
+        assertThat(secret("agentbox-dup-secrets").getMetadata().getLabels())
+                .containsEntry(SandboxLabels.TENANT, "tenant-a");
+        assertThat(policy("agentbox-dup-network")).isNotNull();
     }
 
     @Test
