@@ -99,7 +99,10 @@ class ArchitectureTest {
     void providersSeeOnlyTheSpiNotTheServiceAboveIt() {
         noClasses()
                 .that()
-                .resideInAnyPackage("dev.agentbox.sandbox.docker..", "dev.agentbox.sandbox.local..")
+                .resideInAnyPackage(
+                        "dev.agentbox.sandbox.docker..",
+                        "dev.agentbox.sandbox.local..",
+                        "dev.agentbox.sandbox.kubernetes..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(

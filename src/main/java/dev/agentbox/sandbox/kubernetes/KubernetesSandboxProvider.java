@@ -1,0 +1,332 @@
+package dev.agentbox.sandbox.kubernetes;
+
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_POLICY;
+
+import dev.agentbox.platform.Lazy;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.spi.ManagedSandbox;
+import dev.agentbox.sandbox.spi.SandboxCapabilities;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxExistsException;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxProvider;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.HttpURLConnection;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Sandboxes as Kubernetes pods, through the fabric8 client, in one namespace ({@code
+ * agentbox.kubernetes.namespace}). A sandbox is three objects named after its pod ({@link
+ * SandboxObjects}): the pod ({@link SandboxPodSpec}), a NetworkPolicy ({@link
+ * SandboxNetworkPolicy}) and, when it has secrets, a Secret ({@link SandboxSecretWriter}); the
+ * other two are owned by the pod.
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>A create returns only a ready pod. A pod that is not ready within {@code
+ *       agentbox.kubernetes.ready-timeout-ms}, or cannot become ready, is deleted with its Secret
+ *       and NetworkPolicy before the error ({@code 503 provider-unavailable}) propagates.
+ *   <li>Only pods labelled {@link SandboxLabels#MANAGED}{@code =true} are resumed, listed or
+ *       destroyed; any other pod is as if absent.
+ *   <li>The network policy object exists before the pod is reported ready: it is created right
+ *       after the pod, before the wait.
+ * </ul>
+ *
+ * <p>Capabilities: only {@code networkPolicy}. This slice has no data path into the pod (no exec,
+ * files, processes, environment or ports through agentbox's proxy), so every such operation throws
+ * {@link dev.agentbox.sandbox.spi.UnsupportedCapabilityException}; the workspace is an emptyDir, so
+ * not durable; there are no snapshots or forks. {@code networkPolicy} means the NetworkPolicy
+ * objects are made (SandboxNetworkPolicyTest); whether they are enforced depends on the cluster's
+ * network plugin.
+ */
+@ApplicationScoped
+public class KubernetesSandboxProvider implements SandboxProvider {
+
+    public static final String NAME = "kubernetes";
+
+    static final SandboxCapabilities CAPABILITIES = SandboxCapabilities.of(NETWORK_POLICY);
+
+    private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());
+
+    private final KubernetesSettings settings;
+    // Made on first use: a disabled provider never reads a kubeconfig or opens a connection.
+    private final Lazy<KubernetesClient> client;
+    private final boolean ownsClient;
+
+    /** For CDI proxies only. */
+    protected KubernetesSandboxProvider() {
+        this.settings = null;
+        this.client = null;
+        this.ownsClient = false;
+    }
+
+    @Inject
+    public KubernetesSandboxProvider(Config config) {
+        this(KubernetesSettings.fromConfig(config));
+    }
+
+    /** A provider that makes its own client from {@code settings.credentials()}. */
+    public KubernetesSandboxProvider(KubernetesSettings settings) {
+        this.settings = settings;
+        this.client = Lazy.of(() -> KubernetesClients.connect(settings.credentials()));
+        this.ownsClient = true;
+    }
+
+    /** A provider on a client the caller owns (and closes). */
+    public KubernetesSandboxProvider(KubernetesSettings settings, KubernetesClient client) {
+        this.settings = settings;
+        this.client = Lazy.of(() -> client);
+        this.ownsClient = false;
+    }
+
+    public KubernetesSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public SandboxCapabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    /**
+     * The API server answers a list of the sandbox namespace's pods (one item at most): the
+     * provider's own permission, where a read of the namespace object would need a cluster role.
+     */
+    @Override
+    public boolean available() {
+        try {
+            client().pods()
+                    .inNamespace(settings.namespace())
+                    .list(new ListOptionsBuilder().withLimit(1L).build());
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "kubernetes API server not available", e);
+            return false;
+        }
+    }
+
+    @PreDestroy
+    public void close() {
+        if (ownsClient) {
+            client.ifMade().ifPresent(KubernetesClient::close);
+        }
+    }
+
+    KubernetesClient client() {
+        return client.get();
+    }
+
+    @Override
+    public SandboxHandle create(SandboxCreateInput input) {
+        return create(input, Map.of());
+    }
+
+    /**
+     * Makes a sandbox whose pod, and only it, sees {@code secrets} as files under {@link
+     * SandboxObjects#SECRETS_MOUNT} (one file per name).
+     */
+    public SandboxHandle create(SandboxCreateInput input, Map<String, String> secrets) {
+        input.image().ifPresent(i -> settings.images().check(i));
+        String image = input.image().orElse(settings.image());
+        String name = SandboxObjects.podName(input);
+        // Built before anything is created: a policy above the ceilings leaves nothing behind.
+        Pod spec = SandboxPodSpec.build(name, image, input, settings, !secrets.isEmpty());
+        Map<String, String> labels = SandboxObjects.labels(name, input);
+        SandboxSecretWriter writer = new SandboxSecretWriter(client(), settings.namespace());
+        boolean done = false;
+        try {
+            if (!secrets.isEmpty()) {
+                // A Secret of this name means the name is taken: never fall through to the
+                // cleanup, which would delete the existing sandbox's objects.
+                createOrExists(name, () -> writer.write(name, labels, secrets));
+            }
+            Pod pod = createOrExists(name, () -> createPod(spec));
+            client().network()
+                    .networkPolicies()
+                    .inNamespace(settings.namespace())
+                    .resource(
+                            SandboxSecretWriter.owned(
+                                    SandboxNetworkPolicy.build(
+                                            name, labels, input.policy().network(), settings),
+                                    pod))
+                    .create();
+            if (!secrets.isEmpty()) {
+                writer.adopt(pod);
+            }
+            Optional<String> notReady =
+                    PodReadiness.await(
+                            client(), settings.namespace(), name, settings.readyTimeout());
+            if (notReady.isPresent()) {
+                throw ProblemException.providerUnavailable(
+                        "Sandbox pod " + name + " was deleted: " + notReady.get() + ".", null);
+            }
+            done = true;
+            return new KubernetesSandbox(this, name);
+        } catch (SandboxExistsException e) {
+            // the objects of that name are the existing sandbox's: left alone
+            done = true;
+            throw e;
+        } catch (KubernetesClientException e) {
+            throw ProblemException.providerUnavailable(
+                    "The Kubernetes API server refused or failed to create sandbox "
+                            + name
+                            + " (HTTP "
+                            + e.getCode()
+                            + ").",
+                    e);
+        } finally {
+            if (!done) {
+                cleanUp(name);
+            }
+        }
+    }
+
+    private Pod createPod(Pod spec) {
+        return client().pods().inNamespace(settings.namespace()).resource(spec).create();
+    }
+
+    /** The object {@code create} makes; {@code 409 sandbox-exists} when its name is taken. */
+    private static <T> T createOrExists(String name, java.util.function.Supplier<T> create) {
+        try {
+            return create.get();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                throw new SandboxExistsException(name);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The managed pod {@code id} while it runs or starts; absent when it is gone, going or ended (a
+     * pod does not restart once ended: its sandbox is lost).
+     */
+    @Override
+    public Optional<SandboxHandle> resume(String id) {
+        return managedPod(id)
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .filter(p -> PodReadiness.hopeless(p).isEmpty())
+                .map(p -> new KubernetesSandbox(this, id));
+    }
+
+    /**
+     * Deletes the pod, its NetworkPolicy and its Secret. Gone = success; a pod that is not
+     * agentbox's is left alone (with the objects of its name).
+     */
+    @Override
+    public void destroy(String id) {
+        Optional<Pod> pod = managedPod(id);
+        if (pod.isEmpty() && podExists(id)) {
+            return;
+        }
+        deleteObjects(id);
+    }
+
+    @Override
+    public List<ManagedSandbox> listManaged() {
+        return call(
+                () ->
+                        client()
+                                .pods()
+                                .inNamespace(settings.namespace())
+                                .withLabel(SandboxLabels.MANAGED, "true")
+                                .list()
+                                .getItems()
+                                .stream()
+                                .map(KubernetesSandboxProvider::managed)
+                                .toList());
+    }
+
+    /** A listed pod with its labels as they were given (exact values from the annotations). */
+    private static ManagedSandbox managed(Pod pod) {
+        Map<String, String> labels = new LinkedHashMap<>(pod.getMetadata().getLabels());
+        Map<String, String> exact = pod.getMetadata().getAnnotations();
+        if (exact != null) {
+            exact.forEach(
+                    (k, v) -> {
+                        if (labels.containsKey(k)) {
+                            labels.put(k, v);
+                        }
+                    });
+        }
+        String created = pod.getMetadata().getCreationTimestamp();
+        return new ManagedSandbox(
+                pod.getMetadata().getName(),
+                labels,
+                created == null ? Instant.EPOCH : Instant.parse(created));
+    }
+
+    Optional<Pod> managedPod(String id) {
+        Pod pod = call(() -> client().pods().inNamespace(settings.namespace()).withName(id).get());
+        if (pod == null
+                || pod.getMetadata().getLabels() == null
+                || !"true".equals(pod.getMetadata().getLabels().get(SandboxLabels.MANAGED))) {
+            return Optional.empty();
+        }
+        return Optional.of(pod);
+    }
+
+    private boolean podExists(String id) {
+        return call(() -> client().pods().inNamespace(settings.namespace()).withName(id).get())
+                != null;
+    }
+
+    /** After a failed create: deletes what was made, never hiding the create's own error. */
+    private void cleanUp(String podName) {
+        try {
+            deleteObjects(podName);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "could not delete the objects of failed sandbox " + podName, e);
+        }
+    }
+
+    /** Deletes every object of sandbox {@code podName}; missing ones are fine. */
+    private void deleteObjects(String podName) {
+        call(
+                () -> {
+                    client().pods().inNamespace(settings.namespace()).withName(podName).delete();
+                    client().network()
+                            .networkPolicies()
+                            .inNamespace(settings.namespace())
+                            .withName(SandboxObjects.policyName(podName))
+                            .delete();
+                    new SandboxSecretWriter(client(), settings.namespace()).delete(podName);
+                    return null;
+                });
+    }
+
+    /** An API server that fails or cannot be reached is {@code 503 provider-unavailable}. */
+    private static <T> T call(java.util.function.Supplier<T> request) {
+        try {
+            return request.get();
+        } catch (KubernetesClientException e) {
+            throw ProblemException.providerUnavailable(
+                    "The Kubernetes API server failed a request (HTTP " + e.getCode() + ").", e);
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package dev.agentbox.sandbox.kubernetes;
+
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The pod of a new sandbox, built from its create input and the provider's settings; nothing here
+ * talks to the API server.
+ *
+ * <p>Invariants of every pod it builds:
+ *
+ * <ul>
+ *   <li>No credentials of its own: {@code automountServiceAccountToken: false}, no service links.
+ *   <li>Locked down: non-root ({@link KubernetesSettings.Pods#runAsUser()}), {@code
+ *       allowPrivilegeEscalation: false}, every capability dropped, RuntimeDefault seccomp, not
+ *       privileged, no host namespaces; a read-only root when configured, as for Docker.
+ *   <li>Memory and CPU requests equal their limits (policy, else the provider's defaults), so a
+ *       sandbox is never evicted for using what it was promised; a policy above the provider's
+ *       ceilings is refused here, before anything is created.
+ *   <li>The workspace is an emptyDir at {@link #WORKSPACE}; the tenant's secrets, when there are
+ *       any, are the sandbox's own Secret mounted read-only at {@link
+ *       SandboxObjects#SECRETS_MOUNT}.
+ * </ul>
+ */
+final class SandboxPodSpec {
+
+    static final String WORKSPACE = "/workspace";
+    static final String CONTAINER = "sandbox";
+    static final String KEEP_ALIVE_SECONDS = "2147483647";
+
+    private SandboxPodSpec() {}
+
+    /**
+     * The pod {@code name} for {@code input} from {@code image} (already vetted); {@code
+     * withSecrets} mounts the Secret {@link SandboxObjects#secretName}.
+     */
+    static Pod build(
+            String name,
+            String image,
+            SandboxCreateInput input,
+            KubernetesSettings settings,
+            boolean withSecrets) {
+        KubernetesSettings.Pods pods = settings.pods();
+        SandboxPolicy policy = input.policy();
+        int memoryMb = policy.memoryMb().orElse(pods.defaultMemoryMb());
+        double cpus = policy.cpus().orElse(pods.defaultCpus());
+        checkCeilings(memoryMb, cpus, pods);
+        Map<String, Quantity> resources =
+                Map.of(
+                        "memory", new Quantity(memoryMb + "Mi"),
+                        "cpu", new Quantity(Math.round(cpus * 1000) + "m"));
+
+        List<Volume> volumes = new ArrayList<>();
+        List<VolumeMount> mounts = new ArrayList<>();
+        volumes.add(emptyDir("workspace", pods.workspaceSizeMb() + "Mi"));
+        mounts.add(mount("workspace", WORKSPACE, false));
+        if (pods.readOnlyRoot()) {
+            volumes.add(emptyDir("tmp", null));
+            mounts.add(mount("tmp", "/tmp", false));
+        }
+        if (withSecrets) {
+            volumes.add(
+                    new VolumeBuilder()
+                            .withName("secrets")
+                            .withNewSecret()
+                            .withSecretName(SandboxObjects.secretName(name))
+                            .withDefaultMode(0400)
+                            .withOptional(false)
+                            .endSecret()
+                            .build());
+            mounts.add(mount("secrets", SandboxObjects.SECRETS_MOUNT, true));
+        }
+
+        Container container =
+                new ContainerBuilder()
+                        .withName(CONTAINER)
+                        .withImage(image)
+                        .withImagePullPolicy("IfNotPresent")
+                        .withCommand("sleep", KEEP_ALIVE_SECONDS)
+                        .withWorkingDir(WORKSPACE)
+                        .withEnv(
+                                input.env().entrySet().stream()
+                                        .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
+                                        .toList())
+                        .withNewResources()
+                        .withRequests(resources)
+                        .withLimits(resources)
+                        .endResources()
+                        .withNewSecurityContext()
+                        .withPrivileged(false)
+                        .withAllowPrivilegeEscalation(false)
+                        .withRunAsNonRoot(true)
+                        .withReadOnlyRootFilesystem(pods.readOnlyRoot())
+                        .withNewCapabilities()
+                        .withDrop("ALL")
+                        .endCapabilities()
+                        .withNewSeccompProfile()
+                        .withType("RuntimeDefault")
+                        .endSeccompProfile()
+                        .endSecurityContext()
+                        .withVolumeMounts(mounts)
+                        .build();
+
+        Map<String, String> labels =
+                new java.util.LinkedHashMap<>(SandboxObjects.labels(name, input));
+        labels.put(SandboxObjects.NETWORK, policy.network().name().toLowerCase(Locale.ROOT));
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(settings.namespace())
+                .withLabels(labels)
+                .withAnnotations(SandboxObjects.annotations(input))
+                .endMetadata()
+                .withNewSpec()
+                .withAutomountServiceAccountToken(false)
+                .withEnableServiceLinks(false)
+                .withHostNetwork(false)
+                .withHostPID(false)
+                .withHostIPC(false)
+                .withRestartPolicy("Always")
+                .withRuntimeClassName(pods.runtimeClassName().orElse(null))
+                .withNodeSelector(pods.nodeSelector().isEmpty() ? null : pods.nodeSelector())
+                .withTolerations(
+                        pods.tolerations().stream().map(SandboxPodSpec::toleration).toList())
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withRunAsUser(pods.runAsUser())
+                .withRunAsGroup(pods.runAsUser())
+                .withFsGroup(pods.runAsUser())
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .endSecurityContext()
+                .withContainers(container)
+                .withVolumes(volumes)
+                .endSpec()
+                .build();
+    }
+
+    private static void checkCeilings(int memoryMb, double cpus, KubernetesSettings.Pods pods) {
+        if (memoryMb > pods.maxMemoryMb()) {
+            throw ProblemException.invalidRequest(
+                    "policy.memoryMb "
+                            + memoryMb
+                            + " is above this provider's ceiling of "
+                            + pods.maxMemoryMb());
+        }
+        if (cpus > pods.maxCpus()) {
+            throw ProblemException.invalidRequest(
+                    "policy.cpus "
+                            + cpus
+                            + " is above this provider's ceiling of "
+                            + pods.maxCpus());
+        }
+    }
+
+    /**
+     * {@code key=value:Effect} (equal) or {@code key:Effect} (exists), as {@code kubectl taint}.
+     */
+    static Toleration toleration(String spec) {
+        int colon = spec.lastIndexOf(':');
+        if (colon < 1) {
+            throw new IllegalArgumentException(
+                    "agentbox.kubernetes.tolerations: expected key[=value]:Effect, got \""
+                            + spec
+                            + "\"");
+        }
+        String effect = spec.substring(colon + 1);
+        String keyValue = spec.substring(0, colon);
+        int eq = keyValue.indexOf('=');
+        TolerationBuilder t = new TolerationBuilder().withEffect(effect);
+        if (eq < 0) {
+            return t.withKey(keyValue).withOperator("Exists").build();
+        }
+        return t.withKey(keyValue.substring(0, eq))
+                .withOperator("Equal")
+                .withValue(keyValue.substring(eq + 1))
+                .build();
+    }
+
+    private static Volume emptyDir(String name, String sizeLimit) {
+        return new VolumeBuilder()
+                .withName(name)
+                .withNewEmptyDir()
+                .withSizeLimit(sizeLimit == null ? null : new Quantity(sizeLimit))
+                .endEmptyDir()
+                .build();
+    }
+
+    private static VolumeMount mount(String volume, String path, boolean readOnly) {
+        return new VolumeMountBuilder()
+                .withName(volume)
+                .withMountPath(path)
+                .withReadOnly(readOnly)
+                .build();
+    }
+}

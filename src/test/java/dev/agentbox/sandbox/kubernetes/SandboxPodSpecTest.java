@@ -1,0 +1,197 @@
+package dev.agentbox.sandbox.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.Volume;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The pod of a sandbox as built, before any API server sees it. */
+class SandboxPodSpecTest {
+
+    private static final KubernetesSettings SETTINGS = KubernetesSettings.defaults();
+
+    private static SandboxCreateInput input() {
+        return SandboxCreateInput.defaults()
+                .withRequestedId("s1")
+                .withKey("k".repeat(64), "tenant-a")
+                .withInstallation("install-1")
+                .withEnv(Map.of("GREETING", "hello"));
+    }
+
+    private static Pod build(
+            SandboxCreateInput input, KubernetesSettings settings, boolean secrets) {
+        return SandboxPodSpec.build(
+                "agentbox-s1", "agentbox/sandbox:bookworm", input, settings, secrets);
+    }
+
+    private static Container container(Pod pod) {
+        return pod.getSpec().getContainers().get(0);
+    }
+
+    @Test
+    void thePodCarriesTheDockerProvidersOwnershipLabels() {
+        Pod pod = build(input(), SETTINGS, false);
+
+        assertThat(pod.getMetadata().getLabels())
+                .containsEntry(SandboxLabels.MANAGED, "true")
+                .containsEntry(SandboxLabels.TENANT, "tenant-a")
+                .containsEntry(SandboxLabels.INSTALLATION, "install-1")
+                .containsKey(SandboxLabels.KEY)
+                .containsEntry(SandboxObjects.SANDBOX, "agentbox-s1");
+        assertThat(pod.getMetadata().getNamespace()).isEqualTo("agentbox-sandboxes");
+    }
+
+    @Test
+    void requestsEqualLimitsFromThePolicyOrTheProviderDefaults() {
+        Container byDefault = container(build(input(), SETTINGS, false));
+        assertThat(byDefault.getResources().getLimits())
+                .containsEntry("memory", new Quantity("2048Mi"))
+                .containsEntry("cpu", new Quantity("1000m"));
+        assertThat(byDefault.getResources().getRequests())
+                .isEqualTo(byDefault.getResources().getLimits());
+
+        Container sized =
+                container(
+                        build(
+                                input().withPolicy(
+                                                SandboxPolicy.defaults().withLimits(512, 0.5, 64)),
+                                SETTINGS,
+                                false));
+        assertThat(sized.getResources().getLimits())
+                .containsEntry("memory", new Quantity("512Mi"))
+                .containsEntry("cpu", new Quantity("500m"));
+    }
+
+    @Test
+    void aPolicyAboveTheProvidersCeilingIsAnInvalidRequest() {
+        assertThatThrownBy(
+                        () ->
+                                build(
+                                        input().withPolicy(
+                                                        SandboxPolicy.defaults()
+                                                                .withLimits(1024, 64.0, 64)),
+                                        SETTINGS,
+                                        false))
+                .isInstanceOf(ProblemException.class)
+                .hasMessageContaining("policy.cpus");
+    }
+
+    @Test
+    void theSecurityContextIsLockedDown() {
+        Pod pod = build(input(), SETTINGS, false);
+
+        assertThat(pod.getSpec().getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getSpec().getEnableServiceLinks()).isFalse();
+        assertThat(pod.getSpec().getHostNetwork()).isFalse();
+        assertThat(pod.getSpec().getHostPID()).isFalse();
+        assertThat(pod.getSpec().getHostIPC()).isFalse();
+        assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSpec().getSecurityContext().getRunAsUser()).isEqualTo(1000L);
+        assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType())
+                .isEqualTo("RuntimeDefault");
+        var sc = container(pod).getSecurityContext();
+        assertThat(sc.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(sc.getPrivileged()).isFalse();
+        assertThat(sc.getRunAsNonRoot()).isTrue();
+        assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(sc.getCapabilities().getAdd()).isNullOrEmpty();
+        assertThat(sc.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(sc.getReadOnlyRootFilesystem()).isFalse();
+    }
+
+    @Test
+    void aReadOnlyRootKeepsWorkspaceAndTmpWritableOnVolumes() {
+        Pod pod = build(input(), SETTINGS.withPods(SETTINGS.pods().withReadOnlyRoot(true)), false);
+
+        assertThat(container(pod).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(container(pod).getVolumeMounts())
+                .extracting(m -> m.getMountPath() + (m.getReadOnly() ? ":ro" : ":rw"))
+                .containsExactly("/workspace:rw", "/tmp:rw");
+    }
+
+    @Test
+    void theWorkspaceIsASizedEmptyDirAndTheCommandKeepsThePodAlive() {
+        Pod pod = build(input(), SETTINGS, false);
+
+        Volume workspace = pod.getSpec().getVolumes().get(0);
+        assertThat(workspace.getEmptyDir().getSizeLimit()).isEqualTo(new Quantity("10240Mi"));
+        assertThat(container(pod).getWorkingDir()).isEqualTo("/workspace");
+        assertThat(container(pod).getCommand()).containsExactly("sleep", "2147483647");
+        assertThat(container(pod).getEnv())
+                .singleElement()
+                .satisfies(
+                        e ->
+                                assertThat(e.getName() + "=" + e.getValue())
+                                        .isEqualTo("GREETING=hello"));
+    }
+
+    @Test
+    void secretsAreTheSandboxsOwnSecretMountedReadOnly() {
+        Pod pod = build(input(), SETTINGS, true);
+
+        assertThat(pod.getSpec().getVolumes())
+                .filteredOn(v -> v.getSecret() != null)
+                .singleElement()
+                .satisfies(
+                        v -> {
+                            assertThat(v.getSecret().getSecretName())
+                                    .isEqualTo("agentbox-s1-secrets");
+                            assertThat(v.getSecret().getDefaultMode()).isEqualTo(0400);
+                        });
+        assertThat(container(pod).getVolumeMounts())
+                .filteredOn(m -> m.getMountPath().equals(SandboxObjects.SECRETS_MOUNT))
+                .singleElement()
+                .satisfies(m -> assertThat(m.getReadOnly()).isTrue());
+        assertThat(build(input(), SETTINGS, false).getSpec().getVolumes())
+                .noneMatch(v -> v.getSecret() != null);
+    }
+
+    @Test
+    void schedulingSettingsReachTheSpec() {
+        KubernetesSettings scheduled =
+                SETTINGS.withPods(
+                        SETTINGS.pods()
+                                .withScheduling(
+                                        Optional.of("gvisor"),
+                                        Map.of("pool", "sandboxes"),
+                                        List.of("sandbox=true:NoSchedule", "dedicated:NoExecute")));
+
+        Pod pod = build(input(), scheduled, false);
+
+        assertThat(pod.getSpec().getRuntimeClassName()).isEqualTo("gvisor");
+        assertThat(pod.getSpec().getNodeSelector()).containsExactly(Map.entry("pool", "sandboxes"));
+        assertThat(pod.getSpec().getTolerations())
+                .extracting(
+                        Toleration::getKey,
+                        Toleration::getOperator,
+                        Toleration::getValue,
+                        Toleration::getEffect)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "sandbox", "Equal", "true", "NoSchedule"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "dedicated", "Exists", null, "NoExecute"));
+        assertThat(build(input(), SETTINGS, false).getSpec().getRuntimeClassName()).isNull();
+    }
+
+    @Test
+    void podNamesAreValidDnsLabelsAndDistinctForDistinctIds() {
+        String a = SandboxObjects.podName("Tenant/Key:" + "x".repeat(100));
+        String b = SandboxObjects.podName("Tenant/Key:" + "x".repeat(99) + "y");
+
+        assertThat(a).matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?").isNotEqualTo(b);
+        assertThat(SandboxObjects.podName("s1")).isEqualTo("agentbox-s1");
+    }
+}
