@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.testing.Slow;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -43,6 +44,8 @@ import org.junit.jupiter.api.Test;
  * ignored by the API server's older versions, or refused by a strict one), and the Role grants
  * exactly the calls the provider makes, as recorded by the mock API server.
  */
+// The mock API server takes seconds to warm up: slow tier (mvn verify), not mvn test.
+@Slow
 @EnableKubernetesMockClient(crud = true)
 class KubernetesManifestsTest {
 

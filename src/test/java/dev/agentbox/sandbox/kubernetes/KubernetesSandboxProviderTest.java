@@ -12,6 +12,7 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
+import dev.agentbox.testing.Slow;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.Test;
  * creates, reads, lists and deletes, and how a create that never gets a ready pod ends. A {@link
  * FakeKubelet} stands in for the kubelet that reports pod status.
  */
+// The mock API server takes seconds to warm up: slow tier (mvn verify), not mvn test.
+@Slow
 @EnableKubernetesMockClient(crud = true)
 class KubernetesSandboxProviderTest {
 
