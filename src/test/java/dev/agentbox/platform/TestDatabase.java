@@ -1,5 +1,6 @@
 package dev.agentbox.platform;
 
+import dev.agentbox.platform.schema.SchemaMigrator;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
@@ -7,7 +8,15 @@ import jakarta.persistence.Persistence;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
@@ -15,8 +24,9 @@ import javax.sql.DataSource;
 
 /**
  * A real database for store contract tests: embedded Derby in a fresh folder, or the PostgreSQL
- * test database ({@code agentbox.test.pg.url}, prepared by scripts/postgres). PostgreSQL being
- * unreachable fails the tests; it never skips them.
+ * test database ({@code agentbox.test.pg.url}, prepared by scripts/postgres), with the versioned
+ * schema applied as the server applies it. PostgreSQL being unreachable fails the tests; it never
+ * skips them.
  */
 public final class TestDatabase implements AutoCloseable {
 
@@ -42,27 +52,88 @@ public final class TestDatabase implements AutoCloseable {
      * {@code eclipselink.session-event-listener} that counts SQL statements).
      */
     public static TestDatabase open(Kind kind, Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>();
+        return openMigrated(freshUrl(kind), extra);
+    }
+
+    /**
+     * The database at {@code url} brought to the versioned schema first (as the server does at
+     * start), then opened with JPA, which creates no table.
+     */
+    public static TestDatabase openMigrated(String url, Map<String, String> extra) {
+        try (Connection c = DriverManager.getConnection(url)) {
+            new SchemaMigrator(Duration.ofMinutes(2)).migrate(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("schema migration failed on " + url, e);
+        }
+        return openWith(url, extra);
+    }
+
+    /**
+     * The database at {@code url} with the tables EclipseLink makes of the entities ({@code
+     * create-or-extend-tables}), as every release before the versioned schema did, and without any
+     * Liquibase table.
+     */
+    public static TestDatabase createdByEntities(String url) {
+        return openWith(
+                url,
+                Map.of(
+                        "eclipselink.ddl-generation", "create-or-extend-tables",
+                        "eclipselink.ddl-generation.output-mode", "database"));
+    }
+
+    /**
+     * A URL of an empty embedded Derby database in a fresh folder, or of the PostgreSQL test
+     * database ({@code agentbox.test.pg.url}; empty only after {@link #dropAllTables}).
+     */
+    public static String freshUrl(Kind kind) {
         if (kind == Kind.DERBY) {
             Path dir = Path.of("target", "test-derby", UUID.randomUUID().toString());
-            props.put(
-                    "jakarta.persistence.jdbc.driver",
-                    "org.apache.derby.iapi.jdbc.AutoloadedDriver");
-            props.put(
-                    "jakarta.persistence.jdbc.url",
-                    "jdbc:derby:" + dir.toAbsolutePath() + ";create=true");
-        } else {
-            props.put("jakarta.persistence.jdbc.driver", "org.postgresql.Driver");
-            props.put(
-                    "jakarta.persistence.jdbc.url",
-                    System.getProperty(
-                            "agentbox.test.pg.url",
-                            "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox"));
+            return "jdbc:derby:" + dir.toAbsolutePath() + ";create=true";
         }
+        return System.getProperty(
+                "agentbox.test.pg.url",
+                "jdbc:postgresql://127.0.0.1:5432/agentbox_test?user=agentbox&password=agentbox");
+    }
+
+    /**
+     * Drops every table of the connection's schema (agentbox's and Liquibase's), so that the shared
+     * PostgreSQL test database can be made again from nothing.
+     */
+    public static void dropAllTables(String url) {
+        try (Connection c = DriverManager.getConnection(url)) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs =
+                    c.getMetaData().getTables(null, c.getSchema(), null, new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    tables.add(rs.getString("TABLE_NAME"));
+                }
+            }
+            try (Statement st = c.createStatement()) {
+                for (String table : tables) {
+                    st.execute(
+                            "DROP TABLE \""
+                                    + table
+                                    + "\""
+                                    + (url.startsWith("jdbc:postgresql") ? " CASCADE" : ""));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not empty " + url, e);
+        }
+    }
+
+    private static TestDatabase openWith(String url, Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>();
+        props.put(
+                "jakarta.persistence.jdbc.driver",
+                url.startsWith("jdbc:derby:")
+                        ? "org.apache.derby.iapi.jdbc.AutoloadedDriver"
+                        : "org.postgresql.Driver");
+        props.put("jakarta.persistence.jdbc.url", url);
         props.putAll(extra);
         EntityManagerFactory emf = Persistence.createEntityManagerFactory("agentbox-test", props);
-        emf.createEntityManager().close(); // connect and generate the schema now, failing loudly
-        return new TestDatabase(emf, props.get("jakarta.persistence.jdbc.url"));
+        emf.createEntityManager().close(); // connect now, failing loudly
+        return new TestDatabase(emf, url);
     }
 
     /**
@@ -71,6 +142,11 @@ public final class TestDatabase implements AutoCloseable {
      */
     public DataSource dataSource() {
         return new DriverManagerDataSource(url);
+    }
+
+    /** The JDBC URL of this database. */
+    public String url() {
+        return url;
     }
 
     /** Deletes every row of the given entity types, for a clean start per test. */
