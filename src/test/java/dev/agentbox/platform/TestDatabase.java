@@ -5,8 +5,10 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
 import jakarta.persistence.Persistence;
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
@@ -52,7 +55,50 @@ public final class TestDatabase implements AutoCloseable {
      * {@code eclipselink.session-event-listener} that counts SQL statements).
      */
     public static TestDatabase open(Kind kind, Map<String, String> extra) {
+        if (kind == Kind.DERBY) {
+            return openWith(copyOfMigratedDerby(), extra);
+        }
         return openMigrated(freshUrl(kind), extra);
+    }
+
+    private static Path migratedDerby;
+
+    /**
+     * A fresh Derby database with the versioned schema: a copy of one migrated once per JVM, since
+     * the migration costs seconds and a test class opens a database of its own.
+     */
+    private static synchronized String copyOfMigratedDerby() {
+        try {
+            if (migratedDerby == null) {
+                String url = freshUrl(Kind.DERBY);
+                try (Connection c = DriverManager.getConnection(url)) {
+                    new SchemaMigrator(Duration.ofMinutes(2)).migrate(c);
+                }
+                Path dir = Path.of(url.substring("jdbc:derby:".length(), url.indexOf(';')));
+                shutDownDerby(dir);
+                migratedDerby = dir;
+            }
+            Path copy = Path.of("target", "test-derby", UUID.randomUUID().toString());
+            try (Stream<Path> files = Files.walk(migratedDerby)) {
+                for (Path from : (Iterable<Path>) files::iterator) {
+                    Files.copy(from, copy.resolve(migratedDerby.relativize(from).toString()));
+                }
+            }
+            return "jdbc:derby:" + copy.toAbsolutePath();
+        } catch (SQLException | IOException e) {
+            throw new IllegalStateException("could not make a migrated Derby database", e);
+        }
+    }
+
+    /** Closes the database so that its files can be copied (Derby answers with an exception). */
+    private static void shutDownDerby(Path dir) {
+        try {
+            DriverManager.getConnection("jdbc:derby:" + dir + ";shutdown=true").close();
+        } catch (SQLException expected) {
+            if (!"08006".equals(expected.getSQLState())) {
+                throw new IllegalStateException("Derby did not shut down " + dir, expected);
+            }
+        }
     }
 
     /**

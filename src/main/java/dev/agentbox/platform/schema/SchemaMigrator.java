@@ -67,6 +67,7 @@ public final class SchemaMigrator {
 
     /** What one call did: change sets recorded before and after, and how long it took. */
     public record Outcome(int before, int after, Duration took) {
+        /** Change sets this call recorded, whether it ran them or adopted existing tables. */
         public int applied() {
             return after - before;
         }
@@ -104,9 +105,10 @@ public final class SchemaMigrator {
                 LOG.info(
                         "Schema: up to date, "
                                 + (after - before)
-                                + " change sets applied now, "
+                                + " change sets recorded now (applied, or adopted where the"
+                                + " table existed), "
                                 + after
-                                + " recorded, in "
+                                + " in all, in "
                                 + took.toMillis()
                                 + " ms");
                 return new Outcome(before, after, took);
