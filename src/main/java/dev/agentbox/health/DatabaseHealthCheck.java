@@ -1,6 +1,7 @@
 package dev.agentbox.health;
 
 import dev.agentbox.platform.lease.SessionLiveness;
+import dev.agentbox.platform.schema.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -17,7 +18,9 @@ import org.eclipse.microprofile.health.Readiness;
  * connection timeout (5 s) bounds how long an unreachable database can hold this check up. Its
  * {@code liveness} says how other servers learn that this one died: {@code session} (its database
  * session ends with it: its runs are taken over within a second) or {@code lease} (its leases
- * expire: a lease TTL plus the quiet window).
+ * expire: a lease TTL plus the quiet window). Its {@code schema} is {@code applied} once this
+ * server brought the database to its schema version, {@code external} when an operator does that,
+ * and {@code pending} (DOWN) while that has not succeeded yet.
  */
 @Readiness
 @ApplicationScoped
@@ -28,6 +31,8 @@ public class DatabaseHealthCheck implements HealthCheck {
 
     @Inject SessionLiveness liveness;
 
+    @Inject SchemaMigration schema;
+
     @Override
     public HealthCheckResponse call() {
         HealthCheckResponseBuilder b = HealthCheckResponse.named("database");
@@ -35,7 +40,12 @@ public class DatabaseHealthCheck implements HealthCheck {
             DatabaseMetaData meta = c.getMetaData();
             b.withData("product", meta.getDatabaseProductName());
             b.withData("liveness", liveness.mode().wireName());
-            return b.status(c.isValid(3)).build();
+            SchemaMigration.State state = schema.state();
+            b.withData("schema", state.wireName());
+            if (schema.lastError() != null) {
+                b.withData("schemaError", schema.lastError());
+            }
+            return b.status(c.isValid(3) && state != SchemaMigration.State.PENDING).build();
         } catch (Exception e) {
             return b.down().withData("error", e.getClass().getSimpleName()).build();
         }

@@ -5,6 +5,7 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -29,6 +30,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @Startup
+// Its timers use the database: the schema is applied first (dev.agentbox.platform.schema).
+@DependsOn("SchemaMigration")
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class ReaperTimer {
 

@@ -5,6 +5,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -25,6 +26,8 @@ import java.util.logging.Logger;
  */
 @Singleton
 @Startup
+// Its timers use the database: the schema is applied first (dev.agentbox.platform.schema).
+@DependsOn("SchemaMigration")
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class PoolTimer {
 
