@@ -83,7 +83,12 @@ final class JsonShape {
             return;
         }
         Class<?> raw = raw(type);
-        if (raw == String.class) {
+        // JSON-P's own types first: a JsonObject is a Map, a JsonArray a List.
+        if (raw == JsonObject.class) {
+            require(v instanceof JsonObject, at, message, "must be a JSON object");
+        } else if (raw == JsonArray.class) {
+            require(v instanceof JsonArray, at, message, "must be a JSON array");
+        } else if (raw == String.class) {
             require(v instanceof JsonString, at, message, "must be a string");
         } else if (raw == Boolean.class || raw == boolean.class) {
             require(
@@ -113,10 +118,6 @@ final class JsonShape {
         } else if (raw.isRecord()) {
             require(v instanceof JsonObject, at, message, "must be a JSON object");
             record(v.asJsonObject(), raw, at + ".");
-        } else if (raw == JsonObject.class) {
-            require(v instanceof JsonObject, at, message, "must be a JSON object");
-        } else if (raw == JsonArray.class) {
-            require(v instanceof JsonArray, at, message, "must be a JSON array");
         } else if (raw != JsonValue.class) {
             throw new IllegalStateException("No JSON shape for " + type + " of " + at);
         }

@@ -8,7 +8,16 @@ public final class PrintableValidator implements ConstraintValidator<Printable, 
 
     @Override
     public boolean isValid(String value, ConstraintValidatorContext context) {
-        return value == null || firstUnprintable(value) < 0;
+        int at = value == null ? -1 : firstUnprintable(value);
+        if (at < 0) {
+            return true;
+        }
+        // Where: an id of 200 characters with one escape is otherwise hard to fix.
+        context.disableDefaultConstraintViolation();
+        context.buildConstraintViolationWithTemplate(
+                        context.getDefaultConstraintMessageTemplate() + " at index " + at)
+                .addConstraintViolation();
+        return false;
     }
 
     /**

@@ -18,7 +18,7 @@ import java.util.Set;
  *
  * <p>A body with several violations is answered with one, the same one every time: the first by the
  * order of the record's components (as a hand reading from top to bottom would have found it), then
- * by field.
+ * by field, then by message.
  */
 public final class Violations {
 
@@ -30,7 +30,8 @@ public final class Violations {
                 violations.stream()
                         .min(
                                 Comparator.<ConstraintViolation<?>>comparingInt(Violations::rank)
-                                        .thenComparing(v -> field(v.getPropertyPath())))
+                                        .thenComparing(v -> field(v.getPropertyPath()))
+                                        .thenComparing(ConstraintViolation::getMessage))
                         .orElseThrow();
         return ProblemException.invalidField(field(first.getPropertyPath()), first.getMessage());
     }

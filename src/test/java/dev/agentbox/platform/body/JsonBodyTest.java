@@ -117,7 +117,10 @@ class JsonBodyTest {
     @Test
     void violationsNameTheFieldAsAClientSpellsIt() {
         assertInvalid("{}", "id", "id is required");
-        assertInvalid("{\"id\":\"a\\nb\"}", "id", "id must be printable (no control characters)");
+        assertInvalid(
+                "{\"id\":\"a\\nb\"}",
+                "id",
+                "id must be printable (no control characters) at index 1");
         assertInvalid(
                 "{\"id\":\"a\",\"env\":{\"a\":\"x\"}}", "env", "env names must be upper case");
         assertInvalid("{\"id\":\"a\",\"env\":{\"A\":null}}", "env.A", "env.A must be a string");
