@@ -105,6 +105,16 @@ class RunRequestBodyTest {
     }
 
     @Test
+    void aMissingSandboxSaysWhatItMayBe() {
+        String detail = "sandbox is required: {\"key\"} of a sandbox or an ensure body";
+        for (String sandbox : new String[] {"\"sandbox\":null", "\"sandbox\":\"k\""}) {
+            assertThatThrownBy(() -> parse(run("").replace(SANDBOX, sandbox)))
+                    .isInstanceOfSatisfying(
+                            ProblemException.class, p -> assertThat(p.detail()).isEqualTo(detail));
+        }
+    }
+
+    @Test
     void aSandboxSpecsFieldGainsItsPrefix() {
         assertInvalid(run("").replace(SANDBOX, "\"sandbox\":{\"polcy\":{}}"), "sandbox.polcy");
     }
