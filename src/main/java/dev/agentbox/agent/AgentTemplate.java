@@ -1,6 +1,5 @@
 package dev.agentbox.agent;
 
-import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.harness.Harness;
@@ -58,20 +57,6 @@ public record AgentTemplate(
     /** agentId: 1-200 characters of {@code [A-Za-z0-9._-]}, not starting with a dot. */
     private static final Pattern AGENT_ID = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}");
 
-    private static final Set<String> FIELDS =
-            Set.of(
-                    "sandbox",
-                    "harness",
-                    "command",
-                    "permissionMode",
-                    "durable",
-                    "detachOnDisconnect",
-                    "destroyOnComplete",
-                    "maxDurationMs",
-                    "tools",
-                    "approvals",
-                    "webhooks");
-
     /** The threadId the sandbox is validated with; each run replaces it with its own. */
     private static final String PROBE_THREAD = "agent-definition";
 
@@ -90,17 +75,9 @@ public record AgentTemplate(
      * stored can always start a run), naming the offending field in the {@code 400}.
      */
     public static AgentTemplate parse(JsonValue body, SandboxSpecParser sandboxParser) {
-        if (!(body instanceof JsonObject o)) {
-            throw invalid("body", "must be a JSON object");
-        }
-        for (String k : o.keySet()) {
-            if (!FIELDS.contains(k)) {
-                throw invalid(k, "is not a known field");
-            }
-        }
-        if (!(o.get("sandbox") instanceof JsonObject sandbox)) {
-            throw invalid("sandbox", "is required: an ensure body (as POST /sandboxes)");
-        }
+        AgentBody b = AgentBody.read(body);
+        JsonObject o = body.asJsonObject();
+        JsonObject sandbox = b.sandbox();
         if (sandbox.containsKey("key")) {
             throw invalid(
                     "sandbox.key",
@@ -119,7 +96,7 @@ public record AgentTemplate(
         }
         // The same parser as POST /runs, on the body a run would send (a probe threadId, and a
         // prompt for the CLI harnesses, which require one).
-        List<HttpTool> tools = tools(o.get("tools"));
+        List<HttpTool> tools = tools(b.tools());
         List<Webhook> webhooks = Webhook.parseAll(o.get("webhooks"));
         JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools").remove("webhooks");
         probe.add("runId", "agent-definition");
@@ -142,27 +119,17 @@ public record AgentTemplate(
     }
 
     /**
-     * The definition's HTTP tools ({@code tools}, docs/api.md "Tools"): at most {@value
-     * #MAX_TOOLS}, names unique, each {@code {"name","description","parameters","url"}} with an
-     * object schema. Whether a url's host may be called is the server's decision at call time.
+     * The definition's HTTP tools ({@code tools}, docs/api.md "Tools"; at most {@value #MAX_TOOLS},
+     * which {@link AgentBody} checks): names unique, each {@code
+     * {"name","description","parameters","url"}} with an object schema. Whether a url's host may be
+     * called is the server's decision at call time.
      */
-    static List<HttpTool> tools(JsonValue v) {
-        if (v == null || v == JsonValue.NULL) {
-            return List.of();
-        }
-        if (!(v instanceof JsonArray a)) {
-            throw invalid("tools", "must be an array of tools");
-        }
-        if (a.size() > MAX_TOOLS) {
-            throw invalid("tools", "holds more than " + MAX_TOOLS + " tools");
-        }
+    static List<HttpTool> tools(List<JsonObject> a) {
         List<HttpTool> out = new java.util.ArrayList<>();
         Set<String> names = new java.util.HashSet<>();
         for (int i = 0; i < a.size(); i++) {
             String field = "tools[" + i + "]";
-            if (!(a.get(i) instanceof JsonObject t)) {
-                throw invalid(field, "must be an object");
-            }
+            JsonObject t = a.get(i);
             HttpTool tool;
             try {
                 tool = HttpTool.fromJson(t);
@@ -259,7 +226,9 @@ public record AgentTemplate(
                 o.get("maxDurationMs") instanceof JsonNumber n
                         ? Optional.of(n.longValue())
                         : Optional.empty(),
-                tools(o.get("tools")),
+                o.get("tools") instanceof JsonArray t
+                        ? tools(t.getValuesAs(JsonObject.class))
+                        : List.of(),
                 o.get("approvals") instanceof JsonArray a
                         ? ApprovalRules.fromJson(a)
                         : ApprovalRules.NONE,
@@ -287,7 +256,6 @@ public record AgentTemplate(
     }
 
     static ProblemException invalid(String field, String problem) {
-        return new ProblemException(
-                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+        return ProblemException.invalidField(field, problem);
     }
 }

@@ -1,37 +1,53 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.body.JsonBody;
+import dev.agentbox.platform.body.NoNul;
+import dev.agentbox.platform.body.TypeMismatch;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxLimits;
-import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * Body of {@code POST /sandboxes/{key}/exec} and {@code /processes}, read strictly by {@link
- * #parse} (see {@link JsonBodies}): {@code command} a non-blank string, {@code cwd} a string,
- * {@code env} an object of strings with shell names, {@code timeoutMs} a positive integer; nothing
- * else.
+ * Body of {@code POST /sandboxes/{key}/exec} and {@code /processes}, bound and checked by {@link
+ * JsonBody}: {@code command} a non-blank string, {@code cwd} a string, {@code env} an object of
+ * strings with shell names, {@code timeoutMs} a positive integer; nothing else, and no NUL in any
+ * string. Absent or null members are {@code null} ({@code env}: empty).
  */
-public record ExecRequest(String command, String cwd, Map<String, String> env, Long timeoutMs) {
+public record ExecRequest(
+        @NotBlank(message = "is required") @NoNul String command,
+        @NoNul String cwd,
+        @TypeMismatch(value = "must be an object of strings", elements = "must be a string")
+                Map<
+                                @Pattern(regexp = ENV_NAME, message = ENV_NAME_MESSAGE) String,
+                                @NotNull(message = "must be a string") @NoNul String>
+                        env,
+        @Min(value = 1, message = "must be between 1 and " + Long.MAX_VALUE) Long timeoutMs) {
 
-    private static final List<String> MEMBERS = List.of("command", "cwd", "env", "timeoutMs");
+    /** A shell variable name: what {@code env} keys and every environment map accept. */
+    static final String ENV_NAME = "[A-Za-z_][A-Za-z0-9_]*";
+
+    static final String ENV_NAME_MESSAGE = "names must match " + ENV_NAME;
+
+    /** Keeps nulls in {@code env} for validation to name; absent is empty. */
+    public ExecRequest {
+        env = env == null ? Map.of() : env;
+    }
 
     static ExecRequest parse(JsonValue body) {
         if (body == null) {
-            throw JsonBodies.invalid("command", "is required");
+            throw ProblemException.invalidField("command", "is required");
         }
-        JsonObject o = JsonBodies.object(body, MEMBERS);
-        return new ExecRequest(
-                JsonBodies.requiredString(o, "command"),
-                JsonBodies.optionalString(o, "cwd").orElse(null),
-                JsonBodies.env(o, "env"),
-                JsonBodies.optionalLong(o, "timeoutMs", 1, Long.MAX_VALUE).orElse(null));
+        return JsonBody.read(body, ExecRequest.class);
     }
 
     /**

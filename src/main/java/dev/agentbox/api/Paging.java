@@ -1,6 +1,7 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.PageCursor;
+import dev.agentbox.problem.ProblemException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
@@ -35,14 +36,14 @@ record Paging(int limit, Optional<PageCursor> after) {
                 n = 0;
             }
             if (n < 1 || n > MAX) {
-                throw JsonBodies.invalid("limit", "must be an integer from 1 to " + MAX);
+                throw ProblemException.invalidField("limit", "must be an integer from 1 to " + MAX);
             }
         }
         Optional<PageCursor> after = Optional.empty();
         if (cursor != null) {
             after = PageCursor.parse(cursor);
             if (after.isEmpty()) {
-                throw JsonBodies.invalid(
+                throw ProblemException.invalidField(
                         "cursor", "must be a value taken from a next link of this list");
             }
         }

@@ -1,12 +1,14 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.Incident;
+import dev.agentbox.platform.body.Violations;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.QuotaExceededException;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
+import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -37,6 +39,12 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
         }
         if (problem != null) {
             return Problems.response(problem);
+        }
+        ConstraintViolationException violated = find(thrown, ConstraintViolationException.class);
+        if (violated != null && !violated.getConstraintViolations().isEmpty()) {
+            // Request bodies are validated where they are read (JsonBody); this covers any other
+            // validation the runtime does, with the same wire.
+            return Problems.response(Violations.problem(violated.getConstraintViolations()));
         }
         UnsupportedCapabilityException unsupported =
                 find(thrown, UnsupportedCapabilityException.class);

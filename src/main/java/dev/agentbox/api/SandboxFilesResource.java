@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.body.JsonBody;
+import dev.agentbox.platform.body.NoNul;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxService;
@@ -8,8 +10,8 @@ import dev.agentbox.sandbox.spi.FsStat;
 import dev.agentbox.sandbox.spi.SandboxFs;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import jakarta.validation.constraints.NotBlank;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -51,6 +53,14 @@ public class SandboxFilesResource {
     @Inject
     @ConfigProperty(name = "agentbox.files.max-read-bytes")
     long maxReadBytes;
+
+    /** Body of {@code POST files/mkdir}. */
+    public record Mkdir(@NotBlank(message = "is required") @NoNul String path) {}
+
+    /** Body of {@code POST files/move}. */
+    public record Move(
+            @NotBlank(message = "is required") @NoNul String from,
+            @NotBlank(message = "is required") @NoNul String to) {}
 
     @Schema(name = "FileEntry")
     public record EntryView(String name, String path, String type) {}
@@ -106,9 +116,7 @@ public class SandboxFilesResource {
     @APIResponse(responseCode = "200", ref = "FileEntries")
     @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public List<EntryView> list(@QueryParam("path") String path) {
-        return fs()
-                .list(path == null || path.isBlank() ? "." : JsonBodies.noNul("path", path))
-                .stream()
+        return fs().list(path == null || path.isBlank() ? "." : noNul("path", path)).stream()
                 .map(e -> new EntryView(e.name(), e.path(), e.type().wireName()))
                 .toList();
     }
@@ -137,8 +145,7 @@ public class SandboxFilesResource {
     @APIResponse(responseCode = "204", description = "The directory exists")
     @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response mkdir(JsonValue body) {
-        JsonObject o = JsonBodies.object(body, List.of("path"));
-        fs().mkdir(JsonBodies.requiredString(o, "path"));
+        fs().mkdir(JsonBody.read(body, Mkdir.class).path());
         return Response.noContent().build();
     }
 
@@ -150,8 +157,8 @@ public class SandboxFilesResource {
     @APIResponse(responseCode = "204", description = "Moved")
     @APIResponse(responseCode = "429", ref = "QuotaExceeded")
     public Response move(JsonValue body) {
-        JsonObject o = JsonBodies.object(body, List.of("from", "to"));
-        fs().rename(JsonBodies.requiredString(o, "from"), JsonBodies.requiredString(o, "to"));
+        Move move = JsonBody.read(body, Move.class);
+        fs().rename(move.from(), move.to());
         return Response.noContent().build();
     }
 
@@ -167,6 +174,13 @@ public class SandboxFilesResource {
                     Map.of("field", field),
                     null);
         }
-        return JsonBodies.noNul(field, value);
+        return noNul(field, value);
+    }
+
+    private static String noNul(String field, String value) {
+        if (value.indexOf('\0') >= 0) {
+            throw ProblemException.invalidField(field, "must not contain NUL");
+        }
+        return value;
     }
 }

@@ -1,5 +1,7 @@
 package dev.agentbox.api;
 
+import dev.agentbox.platform.body.JsonBody;
+import dev.agentbox.platform.body.NoNul;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.SandboxService;
@@ -13,6 +15,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -25,7 +28,6 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -47,7 +49,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "git")
 public class SandboxGitResource {
 
-    private static final List<String> MEMBERS = List.of("dir");
+    /** Body of a pull or push: the repository's directory, or none for the workspace root. */
+    public record Body(
+            @NoNul @Pattern(regexp = "(?s).*\\S.*", message = "must not be blank") String dir) {}
 
     @Inject Caller caller;
 
@@ -130,7 +134,7 @@ public class SandboxGitResource {
         try (JsonReader reader = Json.createReader(new StringReader(text))) {
             json = reader.readValue();
         }
-        return dir(JsonBodies.optionalString(JsonBodies.object(json, MEMBERS), "dir").orElse(null));
+        return Optional.ofNullable(JsonBody.read(json, Body.class).dir());
     }
 
     private static Optional<String> dir(String dir) {
@@ -138,9 +142,12 @@ public class SandboxGitResource {
             return Optional.empty();
         }
         if (dir.isBlank()) {
-            throw JsonBodies.invalid("dir", "must not be blank");
+            throw ProblemException.invalidField("dir", "must not be blank");
         }
-        return Optional.of(JsonBodies.noNul("dir", dir));
+        if (dir.indexOf('\0') >= 0) {
+            throw ProblemException.invalidField("dir", "must not contain NUL");
+        }
+        return Optional.of(dir);
     }
 
     /**

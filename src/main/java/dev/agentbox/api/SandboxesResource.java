@@ -1,6 +1,7 @@
 package dev.agentbox.api;
 
 import dev.agentbox.platform.PageCursor;
+import dev.agentbox.platform.body.JsonBody;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Slot;
 import dev.agentbox.sandbox.EnsureOutcome;
@@ -166,13 +167,14 @@ public class SandboxesResource {
     @APIResponse(responseCode = "503", ref = "ProviderUnavailable")
     public Response patchEnv(@PathParam("key") String key, JsonValue body) {
         if (body == null) {
-            throw JsonBodies.invalid("body", "must be a JSON object");
+            throw ProblemException.invalidField("body", "must be a JSON object");
         }
-        jakarta.json.JsonObject o = JsonBodies.object(body, List.of("env", "secrets"));
-        Map<String, Optional<String>> env = JsonBodies.envPatch(o, "env");
-        Map<String, Optional<String>> secrets = JsonBodies.envPatch(o, "secrets");
+        EnvPatch patch = JsonBody.read(body, EnvPatch.class);
+        Map<String, Optional<String>> env = EnvPatch.changes(patch.env());
+        Map<String, Optional<String>> secrets = EnvPatch.changes(patch.secrets());
         if (env.isEmpty() && secrets.isEmpty()) {
-            throw JsonBodies.invalid("env", "or secrets must name at least one variable");
+            throw ProblemException.invalidField(
+                    "env", "or secrets must name at least one variable");
         }
         SandboxInstance instance = sandboxes.find(caller.tenant(), key);
         SandboxCapabilities caps = capabilities(instance);

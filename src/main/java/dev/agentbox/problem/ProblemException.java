@@ -29,6 +29,16 @@ public class ProblemException extends RuntimeException {
         return new ProblemException(ProblemCode.INVALID_REQUEST, detail);
     }
 
+    /**
+     * {@code 400 invalid-request} about one member of a request body: the detail starts with the
+     * member's path ({@code workspace.setup[1][0]}, {@code env.A}) and the {@code field} member
+     * names it.
+     */
+    public static ProblemException invalidField(String field, String problem) {
+        return new ProblemException(
+                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+    }
+
     public static ProblemException notFound(String detail) {
         return new ProblemException(ProblemCode.NOT_FOUND, detail);
     }

@@ -1,5 +1,6 @@
 package dev.agentbox.run;
 
+import dev.agentbox.platform.body.PrintableValidator;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.AgentCommands;
@@ -16,7 +17,6 @@ import jakarta.json.JsonValue;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -45,22 +45,6 @@ public record RunRequest(
      * lines.
      */
     public static final int MAX_ID_LENGTH = 200;
-
-    private static final Set<String> FIELDS =
-            Set.of(
-                    "runId",
-                    "threadId",
-                    "sandbox",
-                    "harness",
-                    "command",
-                    "prompt",
-                    "permissionMode",
-                    "durable",
-                    "detachOnDisconnect",
-                    "destroyOnComplete",
-                    "maxDurationMs",
-                    "fileEvents",
-                    "approvals");
 
     /**
      * What runs in the sandbox: the caller's command for {@code command} (reading the prompt on
@@ -124,42 +108,21 @@ public record RunRequest(
                 approvals);
     }
 
+    /**
+     * Reads a {@code POST /runs} body: each member by {@link RunBody}, then the rules that span
+     * members or name wire values, in the order a client fixes them.
+     */
     public static RunRequest parse(JsonValue body, SandboxSpecParser sandboxParser) {
-        if (!(body instanceof JsonObject o)) {
-            throw invalid("body", "must be a JSON object");
-        }
-        for (String k : o.keySet()) {
-            if (!FIELDS.contains(k)) {
-                throw invalid(k, "is not a known field");
-            }
-        }
-        boolean durable = bool(o, "durable", true);
-        Optional<String> runId = string(o, "runId");
-        if (runId.isEmpty() && durable) {
+        RunBody b = RunBody.read(body);
+        boolean durable = b.durable() == null || b.durable();
+        if (b.runId() == null && durable) {
             throw new ProblemException(
                     ProblemCode.RUN_ID_REQUIRED,
                     "runId is required for a durable run",
                     Map.of("field", "runId"),
                     null);
         }
-        runId.ifPresent(id -> requireId("runId", id));
-        String threadId =
-                string(o, "threadId").orElseThrow(() -> invalid("threadId", "is required"));
-        requireId("threadId", threadId);
-        Optional<Long> maxDurationMs = Optional.empty();
-        JsonValue md = o.get("maxDurationMs");
-        if (md != null && md != JsonValue.NULL) {
-            if (!(md instanceof jakarta.json.JsonNumber n)
-                    || !n.isIntegral()
-                    || n.bigIntegerValue().signum() < 0
-                    || n.bigIntegerValue().bitLength() > 62) {
-                throw invalid(
-                        "maxDurationMs",
-                        "must be a non-negative integer of milliseconds (0 = no bound)");
-            }
-            maxDurationMs = Optional.of(n.longValue());
-        }
-        String harnessName = string(o, "harness").orElse("command");
+        String harnessName = b.harness() == null ? "command" : b.harness();
         Harness harness =
                 Harness.of(harnessName)
                         .orElseThrow(
@@ -169,8 +132,8 @@ public record RunRequest(
                                                 "must be command, claude-code or codex, not \""
                                                         + harnessName
                                                         + "\""));
-        Optional<String> command = string(o, "command");
-        Optional<String> prompt = string(o, "prompt");
+        Optional<String> command = Optional.ofNullable(b.command());
+        Optional<String> prompt = Optional.ofNullable(b.prompt());
         if (harness == Harness.COMMAND && command.isEmpty()) {
             throw invalid("command", "is required for the command harness");
         }
@@ -178,15 +141,14 @@ public record RunRequest(
             throw invalid("prompt", "is required for the " + harness.wireName() + " harness");
         }
         Optional<PermissionMode> permissionMode = Optional.empty();
-        if (o.containsKey("permissionMode") && o.get("permissionMode") != JsonValue.NULL) {
+        if (b.permissionMode() != null) {
             if (harness == Harness.COMMAND) {
                 throw invalid(
                         "permissionMode", "applies only to the claude-code and codex harnesses");
             }
-            String mode = string(o, "permissionMode").orElseThrow();
             permissionMode =
                     Optional.of(
-                            PermissionMode.of(mode)
+                            PermissionMode.of(b.permissionMode())
                                     .orElseThrow(
                                             () ->
                                                     invalid(
@@ -194,10 +156,7 @@ public record RunRequest(
                                                             "must be one of "
                                                                     + PermissionMode.names())));
         }
-        JsonValue sandbox = o.get("sandbox");
-        if (!(sandbox instanceof JsonObject s)) {
-            throw invalid("sandbox", "is required: {\"key\"} of a sandbox or an ensure body");
-        }
+        JsonObject s = b.sandbox();
         Optional<String> key = Optional.empty();
         Optional<SandboxSpec> spec = Optional.empty();
         if (s.containsKey("key")) {
@@ -219,8 +178,8 @@ public record RunRequest(
             }
         }
         return new RunRequest(
-                runId.orElseGet(() -> "run-" + UUID.randomUUID()),
-                threadId,
+                b.runId() == null ? "run-" + UUID.randomUUID() : b.runId(),
+                b.threadId(),
                 harness,
                 command,
                 prompt,
@@ -228,11 +187,11 @@ public record RunRequest(
                 key,
                 spec,
                 durable,
-                bool(o, "detachOnDisconnect", true),
-                bool(o, "destroyOnComplete", false),
-                maxDurationMs,
-                bool(o, "fileEvents", false),
-                ApprovalRules.parse(o.get("approvals"), "approvals"));
+                b.detachOnDisconnect() == null || b.detachOnDisconnect(),
+                b.destroyOnComplete() != null && b.destroyOnComplete(),
+                Optional.ofNullable(b.maxDurationMs()),
+                b.fileEvents() != null && b.fileEvents(),
+                ApprovalRules.parse(b.approvals(), "approvals"));
     }
 
     /**
@@ -243,47 +202,13 @@ public record RunRequest(
         if (id.length() > MAX_ID_LENGTH) {
             throw invalid(field, "must be at most " + MAX_ID_LENGTH + " characters");
         }
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (Character.isISOControl(c)
-                    || c == '\u2028'
-                    || c == '\u2029'
-                    || Character.isSurrogate(c)
-                            && !(Character.isHighSurrogate(c)
-                                    && i + 1 < id.length()
-                                    && Character.isLowSurrogate(id.charAt(++i)))) {
-                throw invalid(field, "must be printable (no control characters) at index " + i);
-            }
+        int at = PrintableValidator.firstUnprintable(id);
+        if (at >= 0) {
+            throw invalid(field, "must be printable (no control characters) at index " + at);
         }
-    }
-
-    private static Optional<String> string(JsonObject o, String name) {
-        JsonValue v = o.get(name);
-        if (v == null || v == JsonValue.NULL) {
-            return Optional.empty();
-        }
-        if (!(v instanceof JsonString s) || s.getString().isEmpty()) {
-            throw invalid(name, "must be a non-empty string");
-        }
-        return Optional.of(s.getString());
-    }
-
-    private static boolean bool(JsonObject o, String name, boolean dflt) {
-        JsonValue v = o.get(name);
-        if (v == null || v == JsonValue.NULL) {
-            return dflt;
-        }
-        if (v == JsonValue.TRUE) {
-            return true;
-        }
-        if (v == JsonValue.FALSE) {
-            return false;
-        }
-        throw invalid(name, "must be true or false");
     }
 
     private static ProblemException invalid(String field, String problem) {
-        return new ProblemException(
-                ProblemCode.INVALID_REQUEST, field + " " + problem, Map.of("field", field), null);
+        return ProblemException.invalidField(field, problem);
     }
 }

@@ -229,6 +229,10 @@ class AgentTemplateTest {
     void aToolThatIsNotOneIsRefusedNamingIt() {
         String head = "{\"sandbox\":{},\"harness\":\"claude-code\",\"tools\":";
         assertThat(fieldOf(() -> parse(head + "{}}"))).isEqualTo("tools");
+        assertThat(fieldOf(() -> parse(head + "[\"t\"]}"))).isEqualTo("tools[0]");
+        assertThat(fieldOf(() -> parse(head + "[null]}"))).isEqualTo("tools[0]");
+        String many = String.join(",", java.util.Collections.nCopies(33, "{}"));
+        assertThat(fieldOf(() -> parse(head + "[" + many + "]}"))).isEqualTo("tools");
         assertThat(fieldOf(() -> parse(head + "[{\"name\":\"a b\",\"url\":\"https://x/\"}]}")))
                 .isEqualTo("tools[0]");
         assertThat(
