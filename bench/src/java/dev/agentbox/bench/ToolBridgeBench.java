@@ -68,7 +68,7 @@ public final class ToolBridgeBench {
         Process server = null;
         DockerSandboxProvider provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage(image),
+                        DockerSettings.builder().image(image).build(),
                         new DaemonThreads("bench-tool-bridge"),
                         Clock.systemUTC());
         // a tenant of its own: its bridge network is this bench's alone, removed at the end

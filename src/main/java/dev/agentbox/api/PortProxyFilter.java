@@ -74,6 +74,23 @@ public class PortProxyFilter extends HttpFilter {
     @ConfigProperty(name = "agentbox.http.max-body-bytes")
     long maxBodyBytes;
 
+    /** Built once the configuration is injected; its pooled connections close with the filter. */
+    private PortProxy proxy;
+
+    @Override
+    public void init() {
+        proxy =
+                new PortProxy(
+                        new PortProxy.Settings(connectTimeoutMs, readTimeoutMs, maxBodyBytes));
+    }
+
+    @Override
+    public void destroy() {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
     @Override
     protected void doFilter(HttpServletRequest req, HttpServletResponse resp, FilterChain chain)
             throws IOException, ServletException {
@@ -117,11 +134,10 @@ public class PortProxyFilter extends HttpFilter {
                                                             ? 0
                                                             : m.group(3).length())));
             Slot slot =
-                    PortProxy.isUpgrade(req)
+                    ProxyHeaders.isUpgrade(req)
                             ? quotas.acquire(tenant.get(), Quota.STREAMS)
                             : Slot.NONE;
-            new PortProxy(new PortProxy.Settings(connectTimeoutMs, readTimeoutMs, maxBodyBytes))
-                    .forward(req, resp, target, slot);
+            proxy.forward(req, resp, target, slot);
         } catch (RuntimeException e) {
             if (resp.isCommitted()) {
                 LOG.log(Level.FINE, "proxied response cut short", e);

@@ -171,6 +171,7 @@ class PortProxyIT {
                 .contains("REQUEST_URI=/cgi-bin/echo?q=1&r=two")
                 .contains("HTTP_X_TEST=passed-along")
                 .contains("HTTP_X_FORWARDED_PREFIX=/api/v1/sandboxes/" + key + "/ports/8081/proxy")
+                .contains("HTTP_X_FORWARDED_PROTO=http")
                 .contains("body=posted-body")
                 .doesNotContain("HTTP_AUTHORIZATION")
                 .doesNotContain(Api.TENANT_A)
@@ -184,6 +185,16 @@ class PortProxyIT {
                         "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads",
                         "img-src data:");
         assertThat(echoed.headers().firstValue("Clear-Site-Data")).isEmpty();
+
+        HttpResponse<String> head =
+                api.send(
+                        HttpRequest.newBuilder(URI.create(url + "index.html"))
+                                .header("Authorization", "Bearer " + Api.TENANT_A)
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody()));
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.headers().firstValue("Content-Length"))
+                .hasValue(String.valueOf("served through the proxy".length()));
+        assertThat(head.body()).isEmpty();
 
         String container =
                 Api.object(api.get("/api/v1/sandboxes/" + key, Api.TENANT_A))

@@ -46,7 +46,7 @@ class JournalPrunerDockerBusyboxTest {
         String key = "prune-" + UUID.randomUUID().toString().substring(0, 8);
         DockerSandboxProvider provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:busybox"),
+                        DockerSettings.builder().image("agentbox/sandbox:busybox").build(),
                         new DaemonThreads("test-prune-docker"),
                         Clock.systemUTC());
         try (PruneFixture fx = PruneFixture.open()) {

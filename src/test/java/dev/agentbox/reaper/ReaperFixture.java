@@ -103,7 +103,7 @@ final class ReaperFixture implements AutoCloseable {
                 sharedDocker != null
                         ? sharedDocker
                         : new DockerSandboxProvider(
-                                DockerSettings.defaults().withImage(IMAGE),
+                                DockerSettings.builder().image(IMAGE).build(),
                                 new DaemonThreads("test-reaper"),
                                 Clock.systemUTC());
         sandboxes =

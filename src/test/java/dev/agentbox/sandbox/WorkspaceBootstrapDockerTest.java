@@ -41,7 +41,7 @@ class WorkspaceBootstrapDockerTest {
     void createSandbox() {
         provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        DockerSettings.builder().image("agentbox/sandbox:bookworm").build(),
                         new DaemonThreads("test-bootstrap"),
                         Clock.systemUTC());
         sb =

@@ -33,7 +33,7 @@ class WorkspaceBootstrapKilledDockerTest {
 
     private final DockerSandboxProvider provider =
             new DockerSandboxProvider(
-                    DockerSettings.defaults().withImage("agentbox/sandbox:busybox"),
+                    DockerSettings.builder().image("agentbox/sandbox:busybox").build(),
                     new DaemonThreads("test-bootstrap-killed"),
                     Clock.systemUTC());
     private final ExecutorService parallel = Executors.newCachedThreadPool();

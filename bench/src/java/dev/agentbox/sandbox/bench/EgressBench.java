@@ -122,7 +122,7 @@ public final class EgressBench {
             EgressSettings defaults = EgressSettings.defaults();
             made.provider =
                     new DockerSandboxProvider(
-                            DockerSettings.defaults().withImage(image),
+                            DockerSettings.builder().image(image).build(),
                             SandboxLimits.defaults(),
                             new DaemonThreads("bench-egress"),
                             Clock.systemUTC(),

@@ -40,7 +40,7 @@ public final class ProviderBench {
         String image = args.length > 2 ? args[2] : "agentbox/sandbox:bookworm";
         DockerSandboxProvider provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage(image),
+                        DockerSettings.builder().image(image).build(),
                         new DaemonThreads("bench"),
                         Clock.systemUTC());
         DockerClientConfig cfg =

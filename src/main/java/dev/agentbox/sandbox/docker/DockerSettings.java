@@ -60,22 +60,71 @@ public record DockerSettings(
             Optional<String> storageSize) {
 
         public static Hardening defaults() {
-            return new Hardening(
-                    Optional.empty(), true, Optional.empty(), false, 8192, Optional.empty());
+            return builder().build();
         }
 
-        public Hardening withImages(ImageAllowlist list) {
-            return new Hardening(
-                    Optional.of(list), bridgeEnabled, user, readOnlyRoot, nofile, storageSize);
+        /** A builder holding the defaults. */
+        public static Builder builder() {
+            return new Builder();
         }
 
-        public Hardening withReadOnlyRoot(boolean r) {
-            return new Hardening(images, bridgeEnabled, user, r, nofile, storageSize);
+        /** A builder holding this hardening, to derive a changed copy. */
+        public Builder toBuilder() {
+            Builder b = new Builder();
+            b.images = images;
+            b.bridgeEnabled = bridgeEnabled;
+            b.user = user;
+            b.readOnlyRoot = readOnlyRoot;
+            b.nofile = nofile;
+            b.storageSize = storageSize;
+            return b;
         }
 
-        public Hardening withUser(String u) {
-            return new Hardening(
-                    images, bridgeEnabled, Optional.of(u), readOnlyRoot, nofile, storageSize);
+        /** The one way to a {@link Hardening} other than the defaults, field by field. */
+        public static final class Builder {
+            private Optional<ImageAllowlist> images = Optional.empty();
+            private boolean bridgeEnabled = true;
+            private Optional<String> user = Optional.empty();
+            private boolean readOnlyRoot;
+            private long nofile = 8192;
+            private Optional<String> storageSize = Optional.empty();
+
+            private Builder() {}
+
+            public Builder images(ImageAllowlist list) {
+                this.images = Optional.of(list);
+                return this;
+            }
+
+            public Builder bridgeEnabled(boolean enabled) {
+                this.bridgeEnabled = enabled;
+                return this;
+            }
+
+            public Builder user(String user) {
+                this.user = Optional.of(user);
+                return this;
+            }
+
+            public Builder readOnlyRoot(boolean readOnly) {
+                this.readOnlyRoot = readOnly;
+                return this;
+            }
+
+            public Builder nofile(long limit) {
+                this.nofile = limit;
+                return this;
+            }
+
+            public Builder storageSize(String size) {
+                this.storageSize = Optional.of(size);
+                return this;
+            }
+
+            public Hardening build() {
+                return new Hardening(
+                        images, bridgeEnabled, user, readOnlyRoot, nofile, storageSize);
+            }
         }
     }
 
@@ -101,56 +150,44 @@ public record DockerSettings(
     }
 
     public static DockerSettings defaults() {
-        return new DockerSettings(
-                true,
-                "unix:///var/run/docker.sock",
-                "agentbox/sandbox:bookworm",
-                2048,
-                1.0,
-                512,
-                Duration.ofSeconds(2),
-                "agentbox/snapshot",
-                "127.0.0.1",
-                Hardening.defaults(),
-                ChannelSettings.defaults());
+        return builder().build();
+    }
+
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     public static DockerSettings fromConfig(Config c) {
-        DockerSettings d = defaults();
-        Hardening h =
-                new Hardening(
-                        c.getOptionalValue(ImageAllowlist.KEY, String.class)
-                                .map(v -> ImageAllowlist.fromConfig(c)),
-                        c.getOptionalValue("agentbox.docker.bridge-enabled", Boolean.class)
-                                .orElse(true),
-                        c.getOptionalValue("agentbox.docker.user", String.class)
-                                .filter(u -> !u.isBlank()),
-                        c.getOptionalValue("agentbox.docker.read-only-root", Boolean.class)
-                                .orElse(false),
-                        c.getOptionalValue("agentbox.docker.nofile", Long.class)
-                                .orElse(d.hardening().nofile()),
-                        c.getOptionalValue("agentbox.docker.storage-size", String.class)
-                                .filter(s -> !s.isBlank()));
-        return new DockerSettings(
-                c.getOptionalValue("agentbox.providers.docker.enabled", Boolean.class)
-                        .orElse(d.enabled()),
-                c.getOptionalValue("agentbox.docker.host", String.class).orElse(d.host()),
-                c.getOptionalValue("agentbox.docker.image", String.class).orElse(d.image()),
-                c.getOptionalValue("agentbox.docker.default-memory-mb", Integer.class)
-                        .orElse(d.defaultMemoryMb()),
-                c.getOptionalValue("agentbox.docker.default-cpus", Double.class)
-                        .orElse(d.defaultCpus()),
-                c.getOptionalValue("agentbox.docker.default-pids", Integer.class)
-                        .orElse(d.defaultPids()),
-                Duration.ofSeconds(
-                        c.getOptionalValue("agentbox.docker.stop-grace-seconds", Integer.class)
-                                .orElse((int) d.stopGrace().toSeconds())),
-                c.getOptionalValue("agentbox.docker.snapshot-repository", String.class)
-                        .orElse(d.snapshotRepository()),
-                c.getOptionalValue("agentbox.docker.publish-host", String.class)
-                        .orElse(d.publishHost()),
-                h,
-                ChannelSettings.fromConfig(c));
+        Hardening.Builder h = Hardening.builder();
+        c.getOptionalValue(ImageAllowlist.KEY, String.class)
+                .ifPresent(v -> h.images(ImageAllowlist.fromConfig(c)));
+        c.getOptionalValue("agentbox.docker.bridge-enabled", Boolean.class)
+                .ifPresent(h::bridgeEnabled);
+        c.getOptionalValue("agentbox.docker.user", String.class)
+                .filter(u -> !u.isBlank())
+                .ifPresent(h::user);
+        c.getOptionalValue("agentbox.docker.read-only-root", Boolean.class)
+                .ifPresent(h::readOnlyRoot);
+        c.getOptionalValue("agentbox.docker.nofile", Long.class).ifPresent(h::nofile);
+        c.getOptionalValue("agentbox.docker.storage-size", String.class)
+                .filter(s -> !s.isBlank())
+                .ifPresent(h::storageSize);
+        Builder b = builder().hardening(h.build()).channel(ChannelSettings.fromConfig(c));
+        c.getOptionalValue("agentbox.providers.docker.enabled", Boolean.class)
+                .ifPresent(b::enabled);
+        c.getOptionalValue("agentbox.docker.host", String.class).ifPresent(b::host);
+        c.getOptionalValue("agentbox.docker.image", String.class).ifPresent(b::image);
+        c.getOptionalValue("agentbox.docker.default-memory-mb", Integer.class)
+                .ifPresent(b::defaultMemoryMb);
+        c.getOptionalValue("agentbox.docker.default-cpus", Double.class).ifPresent(b::defaultCpus);
+        c.getOptionalValue("agentbox.docker.default-pids", Integer.class).ifPresent(b::defaultPids);
+        c.getOptionalValue("agentbox.docker.stop-grace-seconds", Integer.class)
+                .ifPresent(seconds -> b.stopGrace(Duration.ofSeconds(seconds)));
+        c.getOptionalValue("agentbox.docker.snapshot-repository", String.class)
+                .ifPresent(b::snapshotRepository);
+        c.getOptionalValue("agentbox.docker.publish-host", String.class).ifPresent(b::publishHost);
+        return b.build();
     }
 
     /**
@@ -161,79 +198,111 @@ public record DockerSettings(
         return hardening.images().orElseGet(() -> ImageAllowlist.of(image, Optional.empty()));
     }
 
-    public DockerSettings withImage(String i) {
-        return new DockerSettings(
-                enabled,
-                host,
-                i,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                hardening,
-                channel);
+    /** A builder holding these settings, to derive a changed copy. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.enabled = enabled;
+        b.host = host;
+        b.image = image;
+        b.defaultMemoryMb = defaultMemoryMb;
+        b.defaultCpus = defaultCpus;
+        b.defaultPids = defaultPids;
+        b.stopGrace = stopGrace;
+        b.snapshotRepository = snapshotRepository;
+        b.publishHost = publishHost;
+        b.hardening = hardening;
+        b.channel = channel;
+        return b;
     }
 
-    public DockerSettings withHost(String h) {
-        return new DockerSettings(
-                enabled,
-                h,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                hardening,
-                channel);
-    }
+    /**
+     * The one way to settings other than the defaults, field by field (the defaults are the ones
+     * named in the class comment).
+     */
+    public static final class Builder {
+        private boolean enabled = true;
+        private String host = "unix:///var/run/docker.sock";
+        private String image = "agentbox/sandbox:bookworm";
+        private int defaultMemoryMb = 2048;
+        private double defaultCpus = 1.0;
+        private int defaultPids = 512;
+        private Duration stopGrace = Duration.ofSeconds(2);
+        private String snapshotRepository = "agentbox/snapshot";
+        private String publishHost = "127.0.0.1";
+        private Hardening hardening = Hardening.defaults();
+        private ChannelSettings channel = ChannelSettings.defaults();
 
-    public DockerSettings withHardening(Hardening h) {
-        return new DockerSettings(
-                enabled,
-                host,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                h,
-                channel);
-    }
+        private Builder() {}
 
-    /** The host interface published ports bind to and URLs name. */
-    public DockerSettings withPublishHost(String p) {
-        return new DockerSettings(
-                enabled,
-                host,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                p,
-                hardening,
-                channel);
-    }
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
 
-    public DockerSettings withChannel(ChannelSettings c) {
-        return new DockerSettings(
-                enabled,
-                host,
-                image,
-                defaultMemoryMb,
-                defaultCpus,
-                defaultPids,
-                stopGrace,
-                snapshotRepository,
-                publishHost,
-                hardening,
-                c);
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder image(String image) {
+            this.image = image;
+            return this;
+        }
+
+        public Builder defaultMemoryMb(int mb) {
+            this.defaultMemoryMb = mb;
+            return this;
+        }
+
+        public Builder defaultCpus(double cpus) {
+            this.defaultCpus = cpus;
+            return this;
+        }
+
+        public Builder defaultPids(int pids) {
+            this.defaultPids = pids;
+            return this;
+        }
+
+        public Builder stopGrace(Duration grace) {
+            this.stopGrace = grace;
+            return this;
+        }
+
+        public Builder snapshotRepository(String repository) {
+            this.snapshotRepository = repository;
+            return this;
+        }
+
+        /** The host interface published ports bind to and URLs name. */
+        public Builder publishHost(String publishHost) {
+            this.publishHost = publishHost;
+            return this;
+        }
+
+        public Builder hardening(Hardening hardening) {
+            this.hardening = hardening;
+            return this;
+        }
+
+        public Builder channel(ChannelSettings channel) {
+            this.channel = channel;
+            return this;
+        }
+
+        public DockerSettings build() {
+            return new DockerSettings(
+                    enabled,
+                    host,
+                    image,
+                    defaultMemoryMb,
+                    defaultCpus,
+                    defaultPids,
+                    stopGrace,
+                    snapshotRepository,
+                    publishHost,
+                    hardening,
+                    channel);
+        }
     }
 }

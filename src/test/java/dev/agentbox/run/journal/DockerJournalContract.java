@@ -36,7 +36,7 @@ abstract class DockerJournalContract extends JournalReaderContract {
     @Override
     protected SandboxProvider newProvider() {
         return new DockerSandboxProvider(
-                DockerSettings.defaults().withImage(image()),
+                DockerSettings.builder().image(image()).build(),
                 new DaemonThreads("test-journal"),
                 Clock.systemUTC());
     }

@@ -74,12 +74,13 @@ class DockerChannelTest {
     private DockerSandboxProvider provider(boolean channel) {
         DockerSandboxProvider p =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults()
-                                .withImage(IMAGE)
-                                .withChannel(
+                        DockerSettings.builder()
+                                .image(IMAGE)
+                                .channel(
                                         channel
                                                 ? ChannelSettings.defaults()
-                                                : ChannelSettings.disabled()),
+                                                : ChannelSettings.disabled())
+                                .build(),
                         new DaemonThreads("channel-test"),
                         Clock.systemUTC());
         providers.add(p);

@@ -55,12 +55,11 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     @Override
     protected SandboxProvider newProvider() {
         return new DockerSandboxProvider(
-                DockerSettings.defaults()
-                        .withImage(image())
-                        .withChannel(
-                                channel()
-                                        ? ChannelSettings.defaults()
-                                        : ChannelSettings.disabled()),
+                DockerSettings.builder()
+                        .image(image())
+                        .channel(
+                                channel() ? ChannelSettings.defaults() : ChannelSettings.disabled())
+                        .build(),
                 new DaemonThreads("test-docker"),
                 Clock.systemUTC());
     }
@@ -224,15 +223,17 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         long t0 = System.nanoTime();
         DockerSandboxProvider listing =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults()
-                                .withImage(image())
-                                .withHardening(
-                                        DockerSettings.Hardening.defaults()
-                                                .withImages(
+                        DockerSettings.builder()
+                                .image(image())
+                                .hardening(
+                                        DockerSettings.Hardening.builder()
+                                                .images(
                                                         new ImageAllowlist(
                                                                 java.util.Set.of(
                                                                         image(),
-                                                                        "agentbox/does-not-exist:never")))),
+                                                                        "agentbox/does-not-exist:never")))
+                                                .build())
+                                .build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
@@ -254,7 +255,7 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         }
         DockerSandboxProvider misconfigured =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/does-not-exist:never"),
+                        DockerSettings.builder().image("agentbox/does-not-exist:never").build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
@@ -426,12 +427,14 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         List<String> made = new java.util.ArrayList<>();
         DockerSandboxProvider readOnly =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults()
-                                .withImage(image())
-                                .withHardening(
-                                        DockerSettings.Hardening.defaults()
-                                                .withReadOnlyRoot(true)
-                                                .withUser("65534:65534")),
+                        DockerSettings.builder()
+                                .image(image())
+                                .hardening(
+                                        DockerSettings.Hardening.builder()
+                                                .readOnlyRoot(true)
+                                                .user("65534:65534")
+                                                .build())
+                                .build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
@@ -455,10 +458,13 @@ abstract class DockerProviderContract extends SandboxProviderContract {
         }
         DockerSandboxProvider readOnlyRoot =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults()
-                                .withImage(image())
-                                .withHardening(
-                                        DockerSettings.Hardening.defaults().withReadOnlyRoot(true)),
+                        DockerSettings.builder()
+                                .image(image())
+                                .hardening(
+                                        DockerSettings.Hardening.builder()
+                                                .readOnlyRoot(true)
+                                                .build())
+                                .build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
@@ -480,10 +486,9 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     @DisplayName(
             "a failure after the container exists (start cannot bind the port) removes the container before the error")
     void failedStartRemovesTheContainer() {
-        DockerSettings d = DockerSettings.defaults();
         DockerSandboxProvider unbindable =
                 new DockerSandboxProvider(
-                        d.withImage(image()).withPublishHost("203.0.113.1"),
+                        DockerSettings.builder().image(image()).publishHost("203.0.113.1").build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {
@@ -514,8 +519,9 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     void unreachableEngine() {
         DockerSandboxProvider away =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults()
-                                .withHost("unix:///tmp/agentbox-no-such-docker.sock"),
+                        DockerSettings.builder()
+                                .host("unix:///tmp/agentbox-no-such-docker.sock")
+                                .build(),
                         new DaemonThreads("t"),
                         Clock.systemUTC());
         try {

@@ -162,7 +162,7 @@ class EgressGatewayTest {
 
     static DockerSandboxProvider newProvider(EgressSettings egress) {
         return new DockerSandboxProvider(
-                DockerSettings.defaults().withImage(IMAGE),
+                DockerSettings.builder().image(IMAGE).build(),
                 SandboxLimits.defaults(),
                 new DaemonThreads("test-egress"),
                 Clock.systemUTC(),

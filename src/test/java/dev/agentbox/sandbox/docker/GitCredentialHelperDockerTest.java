@@ -75,7 +75,7 @@ class GitCredentialHelperDockerTest {
     void sandboxWithAGitServer() {
         provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        DockerSettings.builder().image("agentbox/sandbox:bookworm").build(),
                         new DaemonThreads("test-git-credentials"),
                         Clock.systemUTC());
         raw =

@@ -37,7 +37,7 @@ class McpRelayDockerTest {
     static void sandbox() {
         provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        DockerSettings.builder().image("agentbox/sandbox:bookworm").build(),
                         new DaemonThreads("relay-test"),
                         Clock.systemUTC());
         String id = "relay-" + UUID.randomUUID().toString().substring(0, 8);

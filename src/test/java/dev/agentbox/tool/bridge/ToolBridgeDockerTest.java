@@ -71,7 +71,7 @@ class ToolBridgeDockerTest {
     static void start() throws IOException {
         provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        DockerSettings.builder().image("agentbox/sandbox:bookworm").build(),
                         new DaemonThreads("bridge-test"),
                         Clock.systemUTC());
         String id = "bridge-" + UUID.randomUUID().toString().substring(0, 8);

@@ -56,7 +56,7 @@ class ToolCliDockerTest {
     static void start() throws IOException {
         provider =
                 new DockerSandboxProvider(
-                        DockerSettings.defaults().withImage("agentbox/sandbox:bookworm"),
+                        DockerSettings.builder().image("agentbox/sandbox:bookworm").build(),
                         new DaemonThreads("tool-cli-test"),
                         Clock.systemUTC());
         String id = "toolcli-" + UUID.randomUUID().toString().substring(0, 8);
