@@ -264,7 +264,25 @@ final class ReaperFixture implements AutoCloseable {
                                         Optional.of(box.key())))
                         .orElseThrow();
         ctx.launcher().start(box.handle(), run.journal(), command);
+        awaitLaunched(run);
         return run;
+    }
+
+    /**
+     * Waits until the probe can tell the run's agent is producing or has finished. The launch
+     * returns before the agent's journal is there; a sweep right after it would, on a busy machine,
+     * find nothing to tell by and say unknown.
+     */
+    private void awaitLaunched(RunRecordView run) {
+        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            RunExitProbe.Probe p = probe.probe(List.of(fresh(run))).get(run.ref());
+                            return p instanceof RunExitProbe.Producing
+                                    || p instanceof RunExitProbe.Finished;
+                        });
     }
 
     /**
