@@ -18,7 +18,11 @@ public final class Api {
     public static final String ADMIN = "token-ops";
 
     private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient.newBuilder()
+                    // As SseClient: HTTP/1.1, not Java's default offer of h2c.
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
 
     private final String baseUrl;
 

@@ -30,7 +30,7 @@ public final class JarServer implements AutoCloseable {
 
     /**
      * Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it
-     * fails at once). A server that does not come up within 180 s is killed before the failure.
+     * fails at once). A server that does not come up within 300 s is killed before the failure.
      */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
@@ -87,7 +87,7 @@ public final class JarServer implements AutoCloseable {
             throw new IllegalStateException(
                     "the server at "
                             + server.api.baseUrl()
-                            + " was not ready within 180 s; the end of its log:\n"
+                            + " was not ready within 300 s; the end of its log:\n"
                             + text.substring(Math.max(0, text.length() - 4000)),
                     e);
         }
@@ -95,7 +95,7 @@ public final class JarServer implements AutoCloseable {
 
     private static void awaitReadyOrTimeOut(
             JarServer server, Process process, Path log, String readyPath) {
-        await().atMost(Duration.ofSeconds(180))
+        await().atMost(Duration.ofSeconds(300))
                 .pollInterval(Duration.ofMillis(500))
                 .until(
                         () -> {

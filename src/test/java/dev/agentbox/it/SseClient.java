@@ -41,6 +41,11 @@ public final class SseClient implements AutoCloseable {
             HttpRequest built = request.header("Accept", "text/event-stream").build();
             HttpResponse<InputStream> r =
                     HttpClient.newBuilder()
+                            // HTTP/1.1, as browsers and the JavaScript clients speak to a
+                            // plain-HTTP
+                            // server: Java's default offer of h2c led the server, busy with a
+                            // hundred streams, to end some with GOAWAY.
+                            .version(HttpClient.Version.HTTP_1_1)
                             .connectTimeout(Duration.ofSeconds(5))
                             .build()
                             .send(built, HttpResponse.BodyHandlers.ofInputStream());

@@ -84,7 +84,7 @@ class UnsafeConfigurationIT {
             // Wait for the application's own outcome, not the server's "ready" (CWWKF0011I), which
             // a slow application start does not hold up: started (CWWKZ0001I) or not started
             // (CWWKZ0012I, after the failed start). The launcher may also exit.
-            await().atMost(Duration.ofMinutes(5))
+            await().atMost(Duration.ofMinutes(8))
                     .pollInterval(Duration.ofMillis(500))
                     .until(
                             () -> {
