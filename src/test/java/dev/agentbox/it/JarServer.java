@@ -2,7 +2,6 @@ package dev.agentbox.it;
 
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,9 +11,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An extra agentbox server for a test, started from the packaged runnable jar ({@code java -jar
+ * An extra agentbox server for a test: the server packaged in the runnable jar ({@code
  * target/agentbox.jar}) on its own port, with its output directory and log under the test's folder.
  * Stopped with SIGTERM (or {@link #kill()} for a crash).
+ *
+ * <p>The jar is unpacked once per test JVM ({@link JarInstall}) and each server runs from that copy
+ * with {@code server run}: what {@code java -jar} would run, without unpacking 120 MB again for
+ * every start. {@link #startJar} runs the jar itself, as {@code RunnableJarIT} does. The servers'
+ * JVMs compile with C1 only ({@code JVM_ARGS}): a test server lives a minute or two, and C2's
+ * compilations of a server starting cost it about as much CPU again as the start itself on a 2-core
+ * machine.
  */
 public final class JarServer implements AutoCloseable {
 
@@ -29,14 +35,32 @@ public final class JarServer implements AutoCloseable {
     }
 
     /**
-     * Starts a server and waits until {@code readyPath} answers 200 (or the process dies: then it
-     * fails at once). A server that does not come up within 300 s is killed before the failure.
+     * Starts a server from the unpacked jar and waits until {@code readyPath} answers 200 (or the
+     * process dies: then it fails at once). A server that does not come up within 300 s is killed
+     * before the failure.
      */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
+        return launch(
+                List.of(JarInstall.serverScript().toString(), "run", JarInstall.SERVER),
+                work,
+                port,
+                env,
+                readyPath);
+    }
+
+    /** As {@link #start}, but as a user runs it: {@code java -jar target/agentbox.jar}. */
+    public static JarServer startJar(
+            Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return launch(List.of(java, "-jar", jar), work, port, env, readyPath);
+    }
+
+    private static JarServer launch(
+            List<String> command, Path work, int port, Map<String, String> env, String readyPath) {
         Path log = work.resolve("server-" + port + ".log");
         ProcessBuilder pb =
-                new ProcessBuilder(javaBin(), "-jar", jar)
+                new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
@@ -44,6 +68,7 @@ public final class JarServer implements AutoCloseable {
         pb.environment().put("HTTP_PORT", String.valueOf(port));
         pb.environment().put("HTTPS_PORT", String.valueOf(port + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out-" + port).toString());
+        pb.environment().put("JVM_ARGS", "-XX:TieredStopAtLevel=1");
         // No warm pool unless the test asks for one: its background containers would load the
         // machine and show up in the tests that count containers.
         pb.environment().put("AGENTBOX_POOL_SIZE", "0");
@@ -130,7 +155,7 @@ public final class JarServer implements AutoCloseable {
     }
 
     /**
-     * SIGKILL: the server dies without any shutdown work. The runnable jar's launcher forks the
+     * SIGKILL: the server dies without any shutdown work. The {@code server} script forks the
      * server JVM, so the whole process tree is killed, server first.
      */
     public void kill() throws InterruptedException {
@@ -150,7 +175,7 @@ public final class JarServer implements AutoCloseable {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
-        // The launcher normally stops its server; never leave one running if it did not.
+        // The script may end before its JVM; never leave a server running.
         for (ProcessHandle child : tree) {
             child.destroy();
             try {
@@ -159,9 +184,5 @@ public final class JarServer implements AutoCloseable {
                 child.destroyForcibly();
             }
         }
-    }
-
-    private static String javaBin() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 }

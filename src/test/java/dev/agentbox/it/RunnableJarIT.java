@@ -27,7 +27,7 @@ class RunnableJarIT {
     @Test
     void runnableJarStartsInDevModeAndReusesItsDerbyDatabaseOnRestart() throws Exception {
         String installation;
-        try (JarServer server = JarServer.start(work, PORT, Map.of(), "/health/ready")) {
+        try (JarServer server = JarServer.startJar(work, PORT, Map.of(), "/health/ready")) {
             Api api = server.api();
             assertThat(api.send(api.request("/api/v1/providers").GET()).statusCode())
                     .as("no token needed in dev mode")
@@ -46,7 +46,7 @@ class RunnableJarIT {
                     .as("Derby database folder under the server's output dir")
                     .isPresent();
         }
-        try (JarServer server = JarServer.start(work, PORT, Map.of(), "/health/ready")) {
+        try (JarServer server = JarServer.startJar(work, PORT, Map.of(), "/health/ready")) {
             Api api = server.api();
             JsonObject again = Api.object(api.send(api.request("/health/ready").GET()));
             assertThat(

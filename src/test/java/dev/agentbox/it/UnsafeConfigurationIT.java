@@ -3,7 +3,6 @@ package dev.agentbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,9 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * in dev mode, serving every API without authentication; the local provider could run next to
  * several tenants that then share the host's directories.
  *
- * <p>The packaged runnable jar is started with each unsafe configuration on a port of its own; the
- * application must not serve {@code /api/v1} at all (not even after the server is up) and the log
- * must name the key to fix. The process tree is killed in every path.
+ * <p>The packaged runnable jar's server (unpacked once, {@link JarInstall}) is started with each
+ * unsafe configuration on a port of its own; the application must not serve {@code /api/v1} at all
+ * (not even after the server is up) and the log must name the key to fix. The process tree is
+ * killed in every path.
  */
 class UnsafeConfigurationIT {
 
@@ -60,11 +60,7 @@ class UnsafeConfigurationIT {
     private String startAndWaitForStartupOutcome(Map<String, String> env) throws Exception {
         Path log = work.resolve("server.log");
         ProcessBuilder pb =
-                new ProcessBuilder(
-                                javaBin(),
-                                "-jar",
-                                System.getProperty(
-                                        "agentbox.it.runnable-jar", "target/agentbox.jar"))
+                new ProcessBuilder(JarInstall.serverScript().toString(), "run", JarInstall.SERVER)
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
@@ -74,9 +70,7 @@ class UnsafeConfigurationIT {
         pb.environment().put("HTTP_PORT", String.valueOf(PORT));
         pb.environment().put("HTTPS_PORT", String.valueOf(PORT + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out").toString());
-        // The jar unpacks its server here instead of under ~/wlpExtract, so a killed server leaves
-        // nothing behind.
-        pb.environment().put("WLP_JAR_EXTRACT_DIR", work.resolve("extract").toString());
+        pb.environment().put("JVM_ARGS", "-XX:TieredStopAtLevel=1");
         pb.environment().put("AGENTBOX_PROVIDERS_LOCAL_ROOT", work.resolve("local").toString());
         pb.environment().putAll(env);
         Process process = pb.start();
@@ -122,10 +116,10 @@ class UnsafeConfigurationIT {
     }
 
     /**
-     * The runnable jar's launcher forks the server JVM: kill the whole tree, the launcher first. A
-     * launcher that outlives its server starts a {@code server stop} of its own, which writes into
-     * the output folder while the test's temporary folder is being deleted (seen: {@code
-     * out/.logs/stop.log} appearing after the kill, failing the cleanup).
+     * The {@code server} script forks the server JVM: kill the whole tree, the script first. A
+     * launcher that outlives its server may start a {@code server stop} of its own, which writes
+     * into the output folder while the test's temporary folder is being deleted (seen with the
+     * jar's launcher: {@code out/.logs/stop.log} appearing after the kill, failing the cleanup).
      */
     private static void kill(Process process) throws InterruptedException {
         List<ProcessHandle> tree = process.descendants().toList();
@@ -134,9 +128,5 @@ class UnsafeConfigurationIT {
             child.destroyForcibly();
             child.onExit().join();
         }
-    }
-
-    private static String javaBin() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 }

@@ -1,0 +1,109 @@
+package dev.agentbox.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.Enumeration;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+/**
+ * The Liberty installation inside the runnable jar, unpacked once beside it ({@code
+ * target/jar-install/<size>-<modified>/wlp}) so that {@link JarServer}s start from it instead of
+ * unpacking the jar for every start. A jar built again unpacks into a new folder.
+ *
+ * <p>Two test JVMs (lanes run at once) may unpack at the same time: each unpacks into a folder of
+ * its own and renames it into place; the loser deletes its copy and uses the winner's.
+ */
+final class JarInstall {
+
+    /** The server inside the jar (its manifest's {@code Server-Name}). */
+    static final String SERVER = "agentbox";
+
+    private static Path wlp;
+
+    private JarInstall() {}
+
+    /** {@code wlp/bin/server} of the unpacked jar, unpacking it first if this JVM has not. */
+    static synchronized Path serverScript() {
+        if (wlp == null) {
+            wlp =
+                    unpacked(
+                            Path.of(
+                                    System.getProperty(
+                                            "agentbox.it.runnable-jar", "target/agentbox.jar")));
+        }
+        return wlp.resolve("bin").resolve("server");
+    }
+
+    private static Path unpacked(Path jar) {
+        try {
+            Path root = jar.toAbsolutePath().getParent().resolve("jar-install");
+            Path target =
+                    root.resolve(Files.size(jar) + "-" + Files.getLastModifiedTime(jar).toMillis());
+            if (Files.isExecutable(target.resolve("wlp/bin/server"))) {
+                return target.resolve("wlp");
+            }
+            Files.createDirectories(root);
+            Path mine = Files.createTempDirectory(root, "unpacking-");
+            unzip(jar, mine);
+            try {
+                Files.move(mine, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException raced) {
+                deleteTree(mine);
+            } catch (IOException notEmpty) {
+                // Another JVM's copy is in place (a non-empty directory is not replaced).
+                if (!Files.isExecutable(target.resolve("wlp/bin/server"))) {
+                    throw notEmpty;
+                }
+                deleteTree(mine);
+            }
+            return target.resolve("wlp");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot unpack " + jar, e);
+        }
+    }
+
+    private static void unzip(Path jar, Path into) throws IOException {
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            Enumeration<? extends ZipEntry> entries = zip.entries();
+            while (entries.hasMoreElements()) {
+                ZipEntry entry = entries.nextElement();
+                Path out = into.resolve(entry.getName()).normalize();
+                if (!out.startsWith(into)) {
+                    throw new IOException("entry outside the folder: " + entry.getName());
+                }
+                if (entry.isDirectory()) {
+                    Files.createDirectories(out);
+                    continue;
+                }
+                Files.createDirectories(out.getParent());
+                try (InputStream in = zip.getInputStream(entry)) {
+                    Files.copy(in, out);
+                }
+                // The launch scripts (wlp/bin/server and its siblings) are the jar's only
+                // executables; ZipFile does not carry the modes.
+                if (entry.getName().matches("wlp/bin/[^/.]+")) {
+                    Files.setPosixFilePermissions(
+                            out, PosixFilePermissions.fromString("rwxr-xr-x"));
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
