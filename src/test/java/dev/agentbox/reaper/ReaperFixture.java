@@ -55,7 +55,9 @@ import java.util.concurrent.ScheduledExecutorService;
 final class ReaperFixture implements AutoCloseable {
 
     static final String IMAGE = "agentbox/sandbox:busybox";
-    static final String INSTALLATION = "test-installation";
+
+    /** One per test JVM: containers left by another run on the same engine are never ours. */
+    static final String INSTALLATION = "test-installation-" + UUID.randomUUID();
 
     final TestDatabase db;
     final String node;

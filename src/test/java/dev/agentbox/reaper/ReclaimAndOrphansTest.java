@@ -231,13 +231,20 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         ReaperSettings settings = f.settings();
 
         SweepResult young = f.reaper(settings).sweep();
-        assertThat(young.orphans().destroyed()).isEmpty();
+        assertThat(young.orphans().destroyed()).doesNotContain("docker:" + orphan);
         assertThat(f.containerExists(orphan)).isTrue();
 
         f.clock.advance(settings.orphanGrace().plusMinutes(1));
         SweepResult old = f.reaper(settings).sweep();
 
-        assertThat(old.orphans().destroyed()).containsExactly("docker:" + orphan);
+        // The engine is shared with the other Docker tests of this JVM: another test's leftover
+        // of the same installation may be swept too, so only this test's containers are judged.
+        assertThat(old.orphans().destroyed())
+                .contains("docker:" + orphan)
+                .doesNotContain(
+                        "docker:" + foreign,
+                        "docker:" + unlabelled,
+                        "docker:" + recorded.handle().id());
         assertThat(f.containerExists(orphan)).isFalse();
         assertThat(f.containerExists(foreign)).isTrue();
         assertThat(f.containerExists(unlabelled)).isTrue();
