@@ -3,8 +3,6 @@ package dev.agentbox.it;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -32,8 +30,24 @@ final class JarInstall {
 
     private JarInstall() {}
 
-    /** {@code wlp/bin/server} of the unpacked jar, unpacking it first if this JVM has not. */
-    static synchronized Path serverScript() {
+    /**
+     * The JVM flags of a server started from here: C1 only. A test server lives a minute or two,
+     * and C2's compilations of a starting server cost about as much CPU again as the start itself
+     * on a 2-core machine.
+     */
+    static final String JVM_ARGS = "-XX:TieredStopAtLevel=1";
+
+    /**
+     * A process that runs the server in the foreground ({@code wlp/bin/server run}) from the
+     * unpacked jar, unpacking it first if this JVM has not; {@code JVM_ARGS} is set.
+     */
+    static ProcessBuilder serverRun() {
+        ProcessBuilder pb = new ProcessBuilder(serverScript().toString(), "run", SERVER);
+        pb.environment().put("JVM_ARGS", JVM_ARGS);
+        return pb;
+    }
+
+    private static synchronized Path serverScript() {
         if (wlp == null) {
             wlp =
                     unpacked(
@@ -57,12 +71,10 @@ final class JarInstall {
             unzip(jar, mine);
             try {
                 Files.move(mine, target, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException raced) {
-                deleteTree(mine);
-            } catch (IOException notEmpty) {
-                // Another JVM's copy is in place (a non-empty directory is not replaced).
+            } catch (IOException raced) {
+                // Another JVM's copy got there first (a non-empty folder is never replaced).
                 if (!Files.isExecutable(target.resolve("wlp/bin/server"))) {
-                    throw notEmpty;
+                    throw raced;
                 }
                 deleteTree(mine);
             }

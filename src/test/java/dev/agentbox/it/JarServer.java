@@ -17,10 +17,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The jar is unpacked once per test JVM ({@link JarInstall}) and each server runs from that copy
  * with {@code server run}: what {@code java -jar} would run, without unpacking 120 MB again for
- * every start. {@link #startJar} runs the jar itself, as {@code RunnableJarIT} does. The servers'
- * JVMs compile with C1 only ({@code JVM_ARGS}): a test server lives a minute or two, and C2's
- * compilations of a server starting cost it about as much CPU again as the start itself on a 2-core
- * machine.
+ * every start. {@link #startJar} runs the jar itself, as {@code RunnableJarIT} does. Either way the
+ * server's JVM compiles with C1 only ({@link JarInstall#JVM_ARGS}).
  */
 public final class JarServer implements AutoCloseable {
 
@@ -40,12 +38,7 @@ public final class JarServer implements AutoCloseable {
      * before the failure.
      */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
-        return launch(
-                List.of(JarInstall.serverScript().toString(), "run", JarInstall.SERVER),
-                work,
-                port,
-                env,
-                readyPath);
+        return launch(JarInstall.serverRun(), work, port, env, readyPath);
     }
 
     /** As {@link #start}, but as a user runs it: {@code java -jar target/agentbox.jar}. */
@@ -53,22 +46,20 @@ public final class JarServer implements AutoCloseable {
             Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return launch(List.of(java, "-jar", jar), work, port, env, readyPath);
+        ProcessBuilder pb = new ProcessBuilder(java, "-jar", jar);
+        pb.environment().put("JVM_ARGS", JarInstall.JVM_ARGS);
+        return launch(pb, work, port, env, readyPath);
     }
 
     private static JarServer launch(
-            List<String> command, Path work, int port, Map<String, String> env, String readyPath) {
+            ProcessBuilder pb, Path work, int port, Map<String, String> env, String readyPath) {
         Path log = work.resolve("server-" + port + ".log");
-        ProcessBuilder pb =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
         pb.environment().remove("AGENTBOX_DB_URL");
         pb.environment().put("HTTP_PORT", String.valueOf(port));
         pb.environment().put("HTTPS_PORT", String.valueOf(port + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out-" + port).toString());
-        pb.environment().put("JVM_ARGS", "-XX:TieredStopAtLevel=1");
         // No warm pool unless the test asks for one: its background containers would load the
         // machine and show up in the tests that count containers.
         pb.environment().put("AGENTBOX_POOL_SIZE", "0");

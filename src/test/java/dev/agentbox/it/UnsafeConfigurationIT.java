@@ -60,7 +60,7 @@ class UnsafeConfigurationIT {
     private String startAndWaitForStartupOutcome(Map<String, String> env) throws Exception {
         Path log = work.resolve("server.log");
         ProcessBuilder pb =
-                new ProcessBuilder(JarInstall.serverScript().toString(), "run", JarInstall.SERVER)
+                JarInstall.serverRun()
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
@@ -70,7 +70,6 @@ class UnsafeConfigurationIT {
         pb.environment().put("HTTP_PORT", String.valueOf(PORT));
         pb.environment().put("HTTPS_PORT", String.valueOf(PORT + 363));
         pb.environment().put("WLP_OUTPUT_DIR", work.resolve("out").toString());
-        pb.environment().put("JVM_ARGS", "-XX:TieredStopAtLevel=1");
         pb.environment().put("AGENTBOX_PROVIDERS_LOCAL_ROOT", work.resolve("local").toString());
         pb.environment().putAll(env);
         Process process = pb.start();
