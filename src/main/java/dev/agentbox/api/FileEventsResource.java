@@ -26,8 +26,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /sandboxes/{key}/file-events}: SSE of {@code {"type","path"}} for changes under the
- * workspace. A heartbeat comment every 15 s notices a client that went away, which stops the
- * watcher (a disconnect is only seen on a write).
+ * workspace. A heartbeat comment ({@link SseHeartbeat}) notices a client that went away, which
+ * stops the watcher (a disconnect is only seen on a write).
  */
 @Path("v1/sandboxes/{key}/file-events")
 @RequestScoped
@@ -39,6 +39,8 @@ public class FileEventsResource {
     @Inject SandboxService sandboxes;
 
     @Inject TenantQuotas quotas;
+
+    @Inject SseHeartbeat heartbeats;
 
     @Resource ManagedScheduledExecutorService scheduler;
 
@@ -113,6 +115,6 @@ public class FileEventsResource {
                         },
                         scheduler);
         sink.send(sse.newEventBuilder().comment("watching").build());
-        heartbeat[0] = SseHeartbeat.start(scheduler, sink, sse, "heartbeat", stop);
+        heartbeat[0] = heartbeats.start(sink, sse, "heartbeat", stop);
     }
 }

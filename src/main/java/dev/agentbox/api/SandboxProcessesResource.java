@@ -15,8 +15,6 @@ import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import dev.agentbox.sandbox.store.SandboxInstance;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -57,7 +55,7 @@ public class SandboxProcessesResource {
 
     @Inject TenantQuotas quotas;
 
-    @Resource ManagedScheduledExecutorService scheduler;
+    @Inject SseHeartbeat heartbeats;
 
     @PathParam("key")
     String key;
@@ -114,7 +112,7 @@ public class SandboxProcessesResource {
             subscription[0] = subscribe(process, sink, sse, stop);
             // A client that left a quiet process is only noticed on a write: without a
             // heartbeat its stream slot would stay taken until the process printed again.
-            heartbeat[0] = SseHeartbeat.start(scheduler, sink, sse, "", stop);
+            heartbeat[0] = heartbeats.start(sink, sse, "", stop);
             if (sink.isClosed()) {
                 stop.run(); // the process had exited already: its exit event was sent during
                 // subscribe

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 // The streams test runs last: a file-events stream the client closed keeps its slot until the
-// server's next heartbeat (up to 15-30 s), which a later stream test of tenant-q would trip on.
+// server's next heartbeat (agentbox.sse.heartbeat-ms: 2 s on the IT server), which a later stream
+// test of tenant-q would trip on.
 @PostgresPass
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TenantQuotasIT {
