@@ -12,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -60,9 +61,15 @@ final class RawChannel implements AutoCloseable {
         };
     }
 
+    /**
+     * Head and payload in one write: a helper that refuses the frame by its head answers and closes
+     * at once, and a payload written after that would fail with a broken pipe.
+     */
     RawChannel send(char type, byte[] payload) throws IOException {
-        sendRaw(head(type, payload.length));
-        return sendRaw(payload);
+        byte[] head = head(type, payload.length);
+        byte[] frame = Arrays.copyOf(head, head.length + payload.length);
+        System.arraycopy(payload, 0, frame, head.length, payload.length);
+        return sendRaw(frame);
     }
 
     RawChannel send(char type, String payload) throws IOException {
