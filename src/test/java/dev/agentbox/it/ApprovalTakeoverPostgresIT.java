@@ -76,12 +76,7 @@ class ApprovalTakeoverPostgresIT {
         // The tenant's gateway is shared with whatever else runs on this engine: it is removed at
         // the end only if this test made it.
         boolean gatewayBefore =
-                DockerCli.run(
-                                        "inspect",
-                                        dev.agentbox.sandbox.docker.EgressGatewayNames.gateway(
-                                                EgressWorld.TENANT_A))
-                                .exitCode()
-                        == 0;
+                DockerCli.run("inspect", EgressWorld.gateway(EgressWorld.TENANT_A)).exitCode() == 0;
         try (ModelHost host = ModelHost.start(KEY)) {
             ScriptedModelServer model = host.model();
             model.enqueue(

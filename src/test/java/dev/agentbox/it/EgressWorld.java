@@ -20,7 +20,31 @@ final class EgressWorld {
 
     static final String TENANT_B = "tenant-b";
 
+    private static volatile String installation;
+
     private EgressWorld() {}
+
+    /**
+     * The IT server's installation: its tenants' gateways and networks are named within it (another
+     * lane's server on the same engine has its own).
+     */
+    static String installation() {
+        if (installation == null) {
+            Api api = Api.itServer();
+            installation = Installations.of(api);
+        }
+        return installation;
+    }
+
+    /** The IT server's gateway container of {@code tenant}. */
+    static String gateway(String tenant) {
+        return EgressGatewayNames.gateway(installation(), tenant);
+    }
+
+    /** The IT server's internal egress network of {@code tenant}. */
+    static String network(String tenant) {
+        return EgressGatewayNames.network(installation(), tenant);
+    }
 
     /** The address the IT server pins the test names to (the host's, a /30's second). */
     static String address() {
@@ -53,8 +77,8 @@ final class EgressWorld {
      */
     static void removeGateways(String... tenants) {
         for (String tenant : tenants) {
-            DockerCli.run("rm", "-f", EgressGatewayNames.gateway(tenant));
-            DockerCli.run("network", "rm", EgressGatewayNames.network(tenant));
+            DockerCli.run("rm", "-f", gateway(tenant));
+            DockerCli.run("network", "rm", network(tenant));
         }
     }
 

@@ -8,7 +8,6 @@ import static dev.agentbox.it.EgressWorld.egressBody;
 import static dev.agentbox.it.EgressWorld.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.sandbox.docker.EgressGatewayNames;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -92,7 +91,7 @@ class SandboxEgressIT {
         assertThat(direct.getString("stdout")).doesNotContain(GREETING);
 
         // on its tenant's internal network only: neither none nor bridge
-        String network = EgressGatewayNames.network(EgressWorld.TENANT_A);
+        String network = EgressWorld.network(EgressWorld.TENANT_A);
         assertThat(DockerCli.ok("inspect", "-f", "{{.HostConfig.NetworkMode}}", container))
                 .isEqualTo(network);
         assertThat(
@@ -119,7 +118,7 @@ class SandboxEgressIT {
                                 "{{(index .NetworkSettings.Networks \""
                                         + network
                                         + "\").IPAddress}}",
-                                EgressGatewayNames.gateway(EgressWorld.TENANT_A))
+                                EgressWorld.gateway(EgressWorld.TENANT_A))
                         .strip();
         assertThat(gatewayAddress).isNotEmpty();
         assertThat(tenantA.stdout(key(), "printenv HTTPS_PROXY").trim())
@@ -192,14 +191,14 @@ class SandboxEgressIT {
                                 "-f",
                                 "{{.HostConfig.NetworkMode}}",
                                 b.getString("providerSandboxId")))
-                .isEqualTo(EgressGatewayNames.network(EgressWorld.TENANT_B))
-                .isNotEqualTo(EgressGatewayNames.network(EgressWorld.TENANT_A));
+                .isEqualTo(EgressWorld.network(EgressWorld.TENANT_B))
+                .isNotEqualTo(EgressWorld.network(EgressWorld.TENANT_A));
         // nor through tenant A's gateway, which is not on its network
         assertThat(
                         tenantB.stdout(
                                         b.getString("key"),
                                         "curl -s -o /dev/null -w '%{http_code}' --max-time 5 -x http://"
-                                                + EgressGatewayNames.gateway(EgressWorld.TENANT_A)
+                                                + EgressWorld.gateway(EgressWorld.TENANT_A)
                                                 + ":3128 http://"
                                                 + ALLOWED
                                                 + "/")
@@ -212,7 +211,7 @@ class SandboxEgressIT {
         JsonObject s = tenantA.ensure(egressBody("egress-" + UUID.randomUUID(), ALLOW, DENY));
         String container = s.getString("providerSandboxId");
         assertThat(status(tenantA, s.getString("key"), "http://" + ALLOWED + "/")).isEqualTo("200");
-        String gateway = EgressGatewayNames.gateway(EgressWorld.TENANT_A);
+        String gateway = EgressWorld.gateway(EgressWorld.TENANT_A);
         String find = "grep -l -F '" + container + "' /etc/agentbox-egress/sandboxes/*.rules";
         assertThat(DockerCli.ok("exec", gateway, "sh", "-c", find)).isNotBlank();
         assertThat(tenantA.delete(s.getString("key")).statusCode()).isEqualTo(204);

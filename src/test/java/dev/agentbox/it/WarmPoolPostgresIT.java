@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.testing.PostgresPass;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -180,16 +179,7 @@ class WarmPoolPostgresIT {
      * are this test's (another installation may share the engine).
      */
     private static String installation(Api api) {
-        JsonObject health = Api.object(api.send(api.request("/health").GET()));
-        return health.getJsonArray("checks").stream()
-                .map(JsonValue::asJsonObject)
-                .filter(
-                        c ->
-                                c.containsKey("data")
-                                        && c.getJsonObject("data").containsKey("installationId"))
-                .map(c -> c.getJsonObject("data").getString("installationId"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no installationId in /health: " + health));
+        return Installations.of(api);
     }
 
     private static List<String> pooled(String installation) {

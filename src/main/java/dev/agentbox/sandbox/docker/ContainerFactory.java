@@ -114,7 +114,7 @@ final class ContainerFactory {
         // keep its rules with the container, e.g. for a fork.
         EgressGateways.Gateway gateway = null;
         if (policy.network() == SandboxPolicy.Network.EGRESS) {
-            gateway = provider.gateways().ensure(input.tenant().orElse(""));
+            gateway = provider.gateways().ensure(scope(input));
             labels.put(DockerSandboxProvider.NETWORK, "egress");
             labels.put(DockerSandboxProvider.EGRESS, EgressLabel.of(policy.egress()));
         }
@@ -279,11 +279,16 @@ final class ContainerFactory {
         }
     }
 
+    /** Whose networks and gateway the sandbox joins: its tenant's, within its installation. */
+    private static String scope(SandboxCreateInput input) {
+        return NetworkScope.of(input.installation(), input.tenant().orElse(""));
+    }
+
     private String networkMode(
             SandboxPolicy policy, SandboxCreateInput input, EgressGateways.Gateway gateway) {
         return switch (policy.network()) {
             case NONE -> "none";
-            case BRIDGE -> networks().ensure(input.tenant().orElse(""));
+            case BRIDGE -> networks().ensure(scope(input));
             case EGRESS -> gateway.network();
         };
     }

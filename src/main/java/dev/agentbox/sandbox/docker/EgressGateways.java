@@ -50,7 +50,8 @@ import java.util.logging.Logger;
  *       tenant's sandboxes are on another network, behind another gateway with other files.
  *   <li>The gateway is a container of its own with restart policy {@code unless-stopped}, not a
  *       thread of a server: the egress of running sandboxes survives the death of any server, and
- *       every server on the engine finds and shares it by name.
+ *       every server of the installation finds and shares it by name (another installation on the
+ *       same engine has its own: {@link NetworkScope}).
  *   <li>Rules are files in the gateway keyed by the sandbox's address ({@link GatewayRules}),
  *       written before the sandbox runs any command and removed when it is destroyed, only by the
  *       sandbox they name (an address can be reused by a later sandbox).
@@ -108,17 +109,18 @@ final class EgressGateways {
         return settings;
     }
 
-    static String hash(String tenant) {
-        return DockerSandboxProvider.sha256Hex("agentbox/tenant-egress/v1:" + tenant)
+    /** The 11 hex characters of a scope's names ({@link NetworkScope}, or a bare tenant). */
+    static String hash(String scope) {
+        return DockerSandboxProvider.sha256Hex("agentbox/tenant-egress/v1:" + scope)
                 .substring(0, 11);
     }
 
-    static String networkName(String tenant) {
-        return NETWORK_PREFIX + hash(tenant);
+    static String networkName(String scope) {
+        return NETWORK_PREFIX + hash(scope);
     }
 
-    static String gatewayName(String tenant) {
-        return GATEWAY_PREFIX + hash(tenant);
+    static String gatewayName(String scope) {
+        return GATEWAY_PREFIX + hash(scope);
     }
 
     /** The environment every command of an egress sandbox starts with. */
@@ -133,16 +135,31 @@ final class EgressGateways {
     }
 
     /**
-     * The tenant's gateway, made (networks, CA volume, container) when missing and started when
-     * stopped. Safe when several servers do it at once: each creation that loses a race to the
-     * engine looks up the winner's.
+     * The gateway of {@code scope} (a tenant within its installation, {@link NetworkScope}), made
+     * (networks, CA volume, container) when missing and started when stopped. Safe when several
+     * servers do it at once: each creation that loses a race to the engine looks up the winner's.
      */
-    Gateway ensure(String tenant) {
-        String network = internalNetwork(tenant);
+    Gateway ensure(String scope) {
+        return ensureHashed(hash(scope));
+    }
+
+    /**
+     * As {@link #ensure}, for the gateway of internal network {@code network}: the one an existing
+     * sandbox is on, whatever scope its names were made from when it was created.
+     */
+    Gateway ensureFor(String network) {
+        if (!network.startsWith(NETWORK_PREFIX)) {
+            throw new IllegalArgumentException("not an egress network: " + network);
+        }
+        return ensureHashed(network.substring(NETWORK_PREFIX.length()));
+    }
+
+    private Gateway ensureHashed(String hash) {
+        String network = internalNetwork(hash);
         Optional<String> fixed = GatewayAddress.reservedOn(findNetwork(network).orElse(null));
         upstreamNetwork();
-        String name = gatewayName(tenant);
-        InspectContainerResponse c = inspect(name).orElseGet(() -> create(name, tenant));
+        String name = GATEWAY_PREFIX + hash;
+        InspectContainerResponse c = inspect(name).orElseGet(() -> create(name, hash));
         connect(network, c.getId(), fixed);
         if (!Boolean.TRUE.equals(c.getState().getRunning())) {
             try {
@@ -399,12 +416,12 @@ final class EgressGateways {
         return provider.engine();
     }
 
-    private String internalNetwork(String tenant) {
-        String name = networkName(tenant);
+    private String internalNetwork(String hash) {
+        String name = NETWORK_PREFIX + hash;
         return ensureNetwork(
                 name,
                 true,
-                "abr-" + hash(tenant),
+                "abr-" + hash,
                 Map.of(DockerSandboxProvider.NETWORK, "egress-internal"));
     }
 
@@ -487,7 +504,7 @@ final class EgressGateways {
         }
     }
 
-    private InspectContainerResponse create(String name, String tenant) {
+    private InspectContainerResponse create(String name, String hash) {
         HostConfig host =
                 HostConfig.newHostConfig()
                         .withInit(true)
@@ -522,7 +539,7 @@ final class EgressGateways {
                                     .createContainerCmd(settings.image())
                                     .withName(name)
                                     .withHostName(name)
-                                    .withLabels(Map.of(GATEWAY_LABEL, hash(tenant)))
+                                    .withLabels(Map.of(GATEWAY_LABEL, hash))
                                     .withHostConfig(host)
                                     .exec());
             LOG.info("created egress gateway " + name + " from " + settings.image());

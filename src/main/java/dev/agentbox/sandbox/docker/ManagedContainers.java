@@ -159,7 +159,21 @@ final class ManagedContainers {
             return;
         }
         EgressGateways gateways = provider.gateways();
-        EgressGateways.Gateway gw = gateways.ensure(labels.getOrDefault(SandboxLabels.TENANT, ""));
+        // The gateway of the network the sandbox is on: one made before its names took the
+        // installation in (NetworkScope) stays on its old network, behind its old gateway.
+        Optional<String> network =
+                egressNetwork(
+                        DockerEngine.call(
+                                "container inspect",
+                                () -> engine().client().inspectContainerCmd(name).exec()));
+        EgressGateways.Gateway gw =
+                network.isPresent()
+                        ? gateways.ensureFor(network.get())
+                        : gateways.ensure(
+                                NetworkScope.of(
+                                        Optional.ofNullable(labels.get(SandboxLabels.INSTALLATION)),
+                                        labels.getOrDefault(SandboxLabels.TENANT, "")));
+        // inspected again: a gateway made anew may have given the sandbox another address
         String address =
                 EgressGateways.addressOn(
                         DockerEngine.call(
@@ -167,6 +181,16 @@ final class ManagedContainers {
                                 () -> engine().client().inspectContainerCmd(name).exec()),
                         gw.network());
         gateways.apply(gw, name, address, EgressLabel.parse(rules));
+    }
+
+    /** The egress network ({@code agentbox-te-…}) container {@code c} is on, if any. */
+    private static Optional<String> egressNetwork(InspectContainerResponse c) {
+        if (c.getNetworkSettings() == null || c.getNetworkSettings().getNetworks() == null) {
+            return Optional.empty();
+        }
+        return c.getNetworkSettings().getNetworks().keySet().stream()
+                .filter(n -> n.startsWith(EgressGateways.NETWORK_PREFIX))
+                .findFirst();
     }
 
     /** An egress sandbox's rules leave its gateway with it (docs/egress.md). */

@@ -13,8 +13,9 @@ import java.util.logging.Logger;
  * Docker's default bridge (where every container reaches every other one and the host).
  *
  * <ul>
- *   <li>One network per tenant, named from a hash of the tenant ({@code agentbox-tn-<hash>}), so a
- *       tenant name never has to be a valid network name and names never collide.
+ *   <li>One network per tenant, named from a hash of the tenant within its installation ({@code
+ *       agentbox-tn-<hash>}, {@link NetworkScope}), so a tenant name never has to be a valid
+ *       network name and names never collide, even between two installations on one engine.
  *   <li>Inter-container traffic is off ({@code enable_icc=false}): two sandboxes of the same tenant
  *       cannot reach each other either; other tenants' networks are separated by the engine's own
  *       isolation rules between bridges.
@@ -47,17 +48,18 @@ final class TenantNetworks {
     }
 
     /** 11 hex chars: {@code abr-} + 11 = 15, Linux's limit for an interface name. */
-    static String hash(String tenant) {
-        return DockerSandboxProvider.sha256Hex("agentbox/tenant-network/v1:" + tenant)
+    static String hash(String scope) {
+        return DockerSandboxProvider.sha256Hex("agentbox/tenant-network/v1:" + scope)
                 .substring(0, 11);
     }
 
-    static String networkName(String tenant) {
-        return NAME_PREFIX + hash(tenant);
+    /** The network of {@code scope}: a tenant within its installation ({@link NetworkScope}). */
+    static String networkName(String scope) {
+        return NAME_PREFIX + hash(scope);
     }
 
-    static String bridgeName(String tenant) {
-        return BRIDGE_PREFIX + hash(tenant);
+    static String bridgeName(String scope) {
+        return BRIDGE_PREFIX + hash(scope);
     }
 
     /**
@@ -65,8 +67,8 @@ final class TenantNetworks {
      * servers create it at once: the engine refuses a second network with the same name or the same
      * Linux bridge name, and whoever loses looks it up again instead of failing.
      */
-    String ensure(String tenant) {
-        String name = networkName(tenant);
+    String ensure(String scope) {
+        String name = networkName(scope);
         String existing = find(name);
         if (existing != null) {
             return existing;
@@ -93,9 +95,9 @@ final class TenantNetworks {
                                                             "com.docker.network.bridge.enable_icc",
                                                             "false",
                                                             "com.docker.network.bridge.name",
-                                                            bridgeName(tenant)))
+                                                            bridgeName(scope)))
                                             .exec());
-            LOG.info("created tenant network " + name + " (bridge " + bridgeName(tenant) + ")");
+            LOG.info("created tenant network " + name + " (bridge " + bridgeName(scope) + ")");
             return created.getId();
         } catch (DockerException e) {
             // Lost a race with another server (409 duplicate name, or 403 "conflicts with

@@ -384,6 +384,39 @@ abstract class DockerProviderContract extends SandboxProviderContract {
     }
 
     @Test
+    @DisplayName(
+            "one tenant name in two installations on one engine gets two networks; the servers of one installation share one")
+    void aTenantOfAnotherInstallationOnTheEngineGetsANetworkOfItsOwn() {
+        // Fixed ids: the tenant networks stay when idle, so a run reuses the last run's.
+        String one = "5b7f5a4e-2c1d-4f0e-9d2a-6a1e3c0b9f01";
+        String other = "5b7f5a4e-2c1d-4f0e-9d2a-6a1e3c0b9f02";
+        SandboxPolicy bridge = SandboxPolicy.defaults().withNetwork(SandboxPolicy.Network.BRIDGE);
+        SandboxHandle a = provider.create(baseInput().withPolicy(bridge).withInstallation(one));
+        extra.add(a);
+        SandboxHandle a2 = provider.create(baseInput().withPolicy(bridge).withInstallation(one));
+        extra.add(a2);
+        SandboxHandle b = provider.create(baseInput().withPolicy(bridge).withInstallation(other));
+        extra.add(b);
+        String netA = networkOf(a);
+        assertThat(netA)
+                .isEqualTo(
+                        TenantNetworks.networkName(
+                                NetworkScope.of(java.util.Optional.of(one), "tenant-contract")))
+                .isNotEqualTo(TenantNetworks.networkName("tenant-contract"));
+        assertThat(networkOf(a2)).isEqualTo(netA);
+        assertThat(networkOf(b))
+                .isEqualTo(
+                        TenantNetworks.networkName(
+                                NetworkScope.of(java.util.Optional.of(other), "tenant-contract")))
+                .isNotEqualTo(netA);
+    }
+
+    private String networkOf(SandboxHandle h) {
+        String mode = client().inspectContainerCmd(h.id()).exec().getHostConfig().getNetworkMode();
+        return client().inspectNetworkCmd().withNetworkId(mode).exec().getName();
+    }
+
+    @Test
     @DisplayName("concurrent first uses of a tenant network create exactly one and all get its id")
     void concurrentFirstUseOfATenantNetworkCreatesOne() throws Exception {
         String tenant = "tenant-race-" + runKey;

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
+import java.util.Optional;
+
 /**
  * The engine names of a tenant's egress gateway and internal network ({@link EgressGateways}), for
  * tests outside this package that look at them or clean them up.
@@ -8,13 +10,15 @@ public final class EgressGatewayNames {
 
     private EgressGatewayNames() {}
 
-    /** {@code agentbox-egress-<hash>}: the tenant's gateway container. */
-    public static String gateway(String tenant) {
-        return EgressGateways.gatewayName(tenant);
+    /** {@code agentbox-egress-<hash>}: the gateway of {@code tenant} of {@code installation}. */
+    public static String gateway(String installation, String tenant) {
+        return EgressGateways.gatewayName(NetworkScope.of(Optional.of(installation), tenant));
     }
 
-    /** {@code agentbox-te-<hash>}: the tenant's internal network. */
-    public static String network(String tenant) {
-        return EgressGateways.networkName(tenant);
+    /**
+     * {@code agentbox-te-<hash>}: the internal network of {@code tenant} of {@code installation}.
+     */
+    public static String network(String installation, String tenant) {
+        return EgressGateways.networkName(NetworkScope.of(Optional.of(installation), tenant));
     }
 }
