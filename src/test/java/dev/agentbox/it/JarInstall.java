@@ -28,6 +28,9 @@ final class JarInstall {
 
     private static Path wlp;
 
+    /** The warm workarea servers start with; null when none could be made. */
+    private static Path workarea;
+
     private JarInstall() {}
 
     /**
@@ -39,11 +42,16 @@ final class JarInstall {
 
     /**
      * A process that runs the server in the foreground ({@code wlp/bin/server run}) from the
-     * unpacked jar, unpacking it first if this JVM has not; {@code JVM_ARGS} is set.
+     * unpacked jar with its output (logs, workarea) in {@code outputDir}, unpacking the jar first
+     * if this JVM has not; {@code JVM_ARGS} and {@code WLP_OUTPUT_DIR} are set. A new {@code
+     * outputDir} gets a copy of the warm workarea ({@link WarmWorkarea}).
      */
-    static ProcessBuilder serverRun() {
-        ProcessBuilder pb = new ProcessBuilder(serverScript().toString(), "run", SERVER);
+    static ProcessBuilder serverRun(Path outputDir) {
+        Path script = serverScript();
+        WarmWorkarea.seed(workarea, outputDir.resolve(SERVER));
+        ProcessBuilder pb = new ProcessBuilder(script.toString(), "run", SERVER);
         pb.environment().put("JVM_ARGS", JVM_ARGS);
+        pb.environment().put("WLP_OUTPUT_DIR", outputDir.toString());
         return pb;
     }
 
@@ -54,6 +62,7 @@ final class JarInstall {
                             Path.of(
                                     System.getProperty(
                                             "agentbox.it.runnable-jar", "target/agentbox.jar")));
+            workarea = WarmWorkarea.of(wlp, SERVER, JVM_ARGS);
         }
         return wlp.resolve("bin").resolve("server");
     }
@@ -111,7 +120,7 @@ final class JarInstall {
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);

@@ -38,7 +38,8 @@ public final class JarServer implements AutoCloseable {
      * before the failure.
      */
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
-        return launch(JarInstall.serverRun(), work, port, env, readyPath);
+        return launch(
+                JarInstall.serverRun(work.resolve("out-" + port)), work, port, env, readyPath);
     }
 
     /** As {@link #start}, but as a user runs it: {@code java -jar target/agentbox.jar}. */

@@ -60,7 +60,7 @@ class UnsafeConfigurationIT {
     private String startAndWaitForStartupOutcome(Map<String, String> env) throws Exception {
         Path log = work.resolve("server.log");
         ProcessBuilder pb =
-                JarInstall.serverRun()
+                JarInstall.serverRun(work.resolve("out"))
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().remove("AGENTBOX_AUTH_TOKENS");
