@@ -69,8 +69,7 @@ final class WorkspaceReader {
             name(e.getKey(), field);
             String at = field + "." + e.getKey();
             if (e.getValue() instanceof JsonObject o) {
-                JsonMembers<BrokeredSecretBody> m = JsonMembers.of(o, at, BrokeredSecretBody.class);
-                BrokeredSecretBody b = m.finish();
+                BrokeredSecretBody b = JsonMembers.of(o, at, BrokeredSecretBody.class).finish();
                 brokered.put(e.getKey(), new BrokeredSecret(b.value(), hosts(b.brokerHosts(), at)));
             } else if (e.getValue() instanceof JsonString s) {
                 plain.put(e.getKey(), noNul(s.getString(), at));
