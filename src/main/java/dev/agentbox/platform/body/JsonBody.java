@@ -39,7 +39,7 @@ public final class JsonBody {
     }
 
     /** Made on first use: the JSON-B and Bean Validation providers are the server's. */
-    private static final class Holder {
+    static final class Holder {
         static final Jsonb JSONB = JsonbBuilder.create();
         static final Validator VALIDATOR = Validation.buildDefaultValidatorFactory().getValidator();
     }

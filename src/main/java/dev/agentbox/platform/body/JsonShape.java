@@ -63,15 +63,15 @@ final class JsonShape {
         for (RecordComponent c : components) {
             JsonValue v = o.get(c.getName());
             if (v != null) {
-                TypeMismatch m = c.getAnnotation(TypeMismatch.class);
-                value(
-                        v,
-                        c.getGenericType(),
-                        prefix + c.getName(),
-                        m == null ? "" : m.value(),
-                        m == null ? "" : m.elements());
+                member(v, c, prefix + c.getName());
             }
         }
+    }
+
+    /** Checks the value of one member, {@code at}, against its record component. */
+    static void member(JsonValue v, RecordComponent c, String at) {
+        TypeMismatch m = c.getAnnotation(TypeMismatch.class);
+        value(v, c.getGenericType(), at, m == null ? "" : m.value(), m == null ? "" : m.elements());
     }
 
     /**

@@ -19,6 +19,9 @@ public @interface Printable {
 
     String message() default "must be printable (no control characters)";
 
+    /** Whether the message ends with where the first such character is. */
+    boolean withIndex() default true;
+
     Class<?>[] groups() default {};
 
     Class<? extends Payload>[] payload() default {};

@@ -6,11 +6,21 @@ import jakarta.validation.ConstraintValidatorContext;
 /** Checks {@link Printable}. */
 public final class PrintableValidator implements ConstraintValidator<Printable, String> {
 
+    private boolean withIndex = true;
+
+    @Override
+    public void initialize(Printable constraint) {
+        withIndex = constraint.withIndex();
+    }
+
     @Override
     public boolean isValid(String value, ConstraintValidatorContext context) {
         int at = value == null ? -1 : firstUnprintable(value);
         if (at < 0) {
             return true;
+        }
+        if (!withIndex) {
+            return false;
         }
         // Where: an id of 200 characters with one escape is otherwise hard to fix.
         context.disableDefaultConstraintViolation();
