@@ -14,7 +14,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * A comment sent on a quiet SSE stream every {@code agentbox.sse.heartbeat-ms} (15 s by default). A
  * client that went away is only noticed on a write; without the heartbeat its stream (and the quota
  * slot it holds) would stay open until the source spoke again. {@code stop} runs once the sink is
- * closed or a write fails.
+ * closed or a write fails. A period under 100 ms is taken as 100 ms.
  */
 @ApplicationScoped
 public class SseHeartbeat {

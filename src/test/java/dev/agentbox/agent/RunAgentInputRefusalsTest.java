@@ -3,14 +3,9 @@ package dev.agentbox.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.problem.ProblemException;
-import jakarta.json.Json;
-import java.io.StringReader;
-import java.util.ArrayList;
-import java.util.Collections;
+import dev.agentbox.testing.PinnedAnswers;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -326,17 +321,9 @@ class RunAgentInputRefusalsTest {
 
     @Test
     void everyBodyIsAnsweredAsPinned() {
-        String[] lines = CASES.split("\n");
-        assertThat(lines.length).isGreaterThan(200);
-        List<String> wrong = new ArrayList<>();
-        for (int i = 0; i + 1 < lines.length; i += 2) {
-            assertThat(lines[i + 1]).startsWith("=> ");
-            String actual = answer(lines[i]);
-            if (!actual.equals(lines[i + 1].substring(3))) {
-                wrong.add(lines[i] + "\n  expected " + lines[i + 1] + "\n  actual   " + actual);
-            }
-        }
-        assertThat(wrong).isEmpty();
+        List<String[]> cases = PinnedAnswers.pairs(CASES);
+        assertThat(cases).hasSizeGreaterThan(100);
+        assertThat(PinnedAnswers.mismatches(cases, RunAgentInputRefusalsTest::answer)).isEmpty();
     }
 
     /**
@@ -344,10 +331,8 @@ class RunAgentInputRefusalsTest {
      */
     static String answer(String body) {
         try {
-            RunAgentInput in =
-                    RunAgentInput.parse(
-                            Json.createReader(new StringReader(expand(body))).readValue());
-            return show(
+            RunAgentInput in = RunAgentInput.parse(PinnedAnswers.json(body));
+            return PinnedAnswers.show(
                     "ok "
                             + in.threadId()
                             + " "
@@ -369,47 +354,7 @@ class RunAgentInputRefusalsTest {
                             + " results="
                             + new TreeMap<>(in.toolResults()));
         } catch (ProblemException e) {
-            return show(
-                    e.status()
-                            + " "
-                            + e.code()
-                            + " "
-                            + new TreeMap<>(e.extensions())
-                            + " "
-                            + e.detail());
+            return PinnedAnswers.refusal(e);
         }
-    }
-
-    private static final Pattern REP = Pattern.compile("\\{\\{(REPJ?):(.*?):(\\d+)}}");
-
-    static String expand(String body) {
-        Matcher m = REP.matcher(body);
-        StringBuilder out = new StringBuilder();
-        while (m.find()) {
-            int n = Integer.parseInt(m.group(3));
-            String r =
-                    m.group(1).equals("REP")
-                            ? m.group(2).repeat(n)
-                            : String.join(",", Collections.nCopies(n, m.group(2)));
-            m.appendReplacement(out, Matcher.quoteReplacement(r));
-        }
-        m.appendTail(out);
-        return out.toString();
-    }
-
-    /** Control characters and lone surrogates as {@code <U+XXXX>}, so the table stays text. */
-    static String show(String s) {
-        StringBuilder out = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            if (Character.isISOControl(c)
-                    || Character.isSurrogate(c)
-                    || c == '\u2028'
-                    || c == '\u2029') {
-                out.append(String.format("<U+%04X>", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

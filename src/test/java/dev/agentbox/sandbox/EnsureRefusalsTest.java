@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.ImageAllowlist;
-import jakarta.json.Json;
-import java.io.StringReader;
+import dev.agentbox.testing.PinnedAnswers;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -646,27 +642,9 @@ class EnsureRefusalsTest {
 
     @Test
     void everyBodyIsAnsweredAsPinned() {
-        List<String[]> cases = cases();
+        List<String[]> cases = PinnedAnswers.pairs(CASES);
         assertThat(cases).hasSizeGreaterThan(100);
-        List<String> wrong = new ArrayList<>();
-        for (String[] c : cases) {
-            String actual = answer(c[0]);
-            if (!actual.equals(c[1])) {
-                wrong.add(c[0] + "\n  expected " + c[1] + "\n  actual   " + actual);
-            }
-        }
-        assertThat(wrong).isEmpty();
-    }
-
-    /** The pairs of {@link #CASES}: body (with its rules prefix), answer. */
-    static List<String[]> cases() {
-        List<String[]> result = new ArrayList<>();
-        String[] lines = CASES.split("\n");
-        for (int i = 0; i + 1 < lines.length; i += 2) {
-            assertThat(lines[i + 1]).startsWith("=> ");
-            result.add(new String[] {lines[i], lines[i + 1].substring(3)});
-        }
-        return result;
+        assertThat(PinnedAnswers.mismatches(cases, EnsureRefusalsTest::answer)).isEmpty();
     }
 
     /** What the parser answers to {@code body}, in the form {@link #CASES} pins. */
@@ -680,19 +658,9 @@ class EnsureRefusalsTest {
             body = body.substring(2);
         }
         try {
-            return "ok "
-                    + describe(
-                            parser.parse(
-                                    Json.createReader(new StringReader(expand(body))).readValue()));
+            return "ok " + describe(parser.parse(PinnedAnswers.json(body)));
         } catch (ProblemException e) {
-            return show(
-                    e.status()
-                            + " "
-                            + e.code()
-                            + " "
-                            + new TreeMap<>(e.extensions())
-                            + " "
-                            + e.detail());
+            return PinnedAnswers.refusal(e);
         }
     }
 
@@ -745,38 +713,5 @@ class EnsureRefusalsTest {
                 + s.policy()
                 + " "
                 + s.lifecycle();
-    }
-
-    private static final Pattern REP = Pattern.compile("\\{\\{(REPJ?):(.*?):(\\d+)}}");
-
-    static String expand(String body) {
-        Matcher m = REP.matcher(body);
-        StringBuilder out = new StringBuilder();
-        while (m.find()) {
-            int n = Integer.parseInt(m.group(3));
-            String r =
-                    m.group(1).equals("REP")
-                            ? m.group(2).repeat(n)
-                            : String.join(",", java.util.Collections.nCopies(n, m.group(2)));
-            m.appendReplacement(out, Matcher.quoteReplacement(r));
-        }
-        m.appendTail(out);
-        return out.toString();
-    }
-
-    /** Control characters and lone surrogates as {@code <U+XXXX>}, so the table stays text. */
-    static String show(String s) {
-        StringBuilder out = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            if (Character.isISOControl(c)
-                    || Character.isSurrogate(c)
-                    || c == '\u2028'
-                    || c == '\u2029') {
-                out.append(String.format("<U+%04X>", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

@@ -159,28 +159,18 @@ final class ManagedContainers {
             return;
         }
         EgressGateways gateways = provider.gateways();
+        InspectContainerResponse c =
+                DockerEngine.call(
+                        "container inspect",
+                        () -> engine().client().inspectContainerCmd(name).exec());
         // The gateway of the network the sandbox is on: one made before its names took the
         // installation in (NetworkScope) stays on its old network, behind its old gateway.
-        Optional<String> network =
-                egressNetwork(
-                        DockerEngine.call(
-                                "container inspect",
-                                () -> engine().client().inspectContainerCmd(name).exec()));
-        EgressGateways.Gateway gw =
-                network.isPresent()
-                        ? gateways.ensureFor(network.get())
-                        : gateways.ensure(
-                                NetworkScope.of(
-                                        Optional.ofNullable(labels.get(SandboxLabels.INSTALLATION)),
-                                        labels.getOrDefault(SandboxLabels.TENANT, "")));
-        // inspected again: a gateway made anew may have given the sandbox another address
-        String address =
-                EgressGateways.addressOn(
-                        DockerEngine.call(
-                                "container inspect",
-                                () -> engine().client().inspectContainerCmd(name).exec()),
-                        gw.network());
-        gateways.apply(gw, name, address, EgressLabel.parse(rules));
+        String network =
+                egressNetwork(c)
+                        .orElseGet(() -> EgressGateways.networkName(NetworkScope.of(labels)));
+        EgressGateways.Gateway gw = gateways.ensureFor(network);
+        gateways.apply(
+                gw, name, EgressGateways.addressOn(c, gw.network()), EgressLabel.parse(rules));
     }
 
     /** The egress network ({@code agentbox-te-…}) container {@code c} is on, if any. */

@@ -1,5 +1,7 @@
 package dev.agentbox.sandbox.docker;
 
+import dev.agentbox.sandbox.spi.SandboxLabels;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,5 +24,12 @@ final class NetworkScope {
      */
     static String of(Optional<String> installation, String tenant) {
         return installation.map(i -> "installation:" + i + "/" + tenant).orElse(tenant);
+    }
+
+    /** The scope of the sandbox with these labels (its installation and tenant labels). */
+    static String of(Map<String, String> labels) {
+        return of(
+                Optional.ofNullable(labels.get(SandboxLabels.INSTALLATION)),
+                labels.getOrDefault(SandboxLabels.TENANT, ""));
     }
 }
