@@ -37,8 +37,13 @@ final class JarInstall {
      * The JVM flags of a server started from here: C1 only. A test server lives a minute or two,
      * and C2's compilations of a starting server cost about as much CPU again as the start itself
      * on a 2-core machine.
+     *
+     * <p>No performance data ({@code -XX:-UsePerfData}), so the server is invisible to the JVM
+     * attach listing: Arquillian finds the Derby IT server it deploys to by the first JVM whose
+     * command line contains its name, {@code agentbox}, and would otherwise attach to one of these
+     * (whose command line ends in {@code agentbox} too) when a lane beside it starts them.
      */
-    static final String JVM_ARGS = "-XX:TieredStopAtLevel=1";
+    static final String JVM_ARGS = "-XX:TieredStopAtLevel=1 -XX:-UsePerfData";
 
     /**
      * A process that runs the server in the foreground ({@code wlp/bin/server run}) from the

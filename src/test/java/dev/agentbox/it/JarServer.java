@@ -68,6 +68,9 @@ public final class JarServer implements AutoCloseable {
         // first line while the suite's lanes share the machine.
         pb.environment().put("AGENTBOX_RUNS_JOURNAL_FIRST_BYTE_MS", "30000");
         pb.environment().putAll(env);
+        if (env.containsKey("JVM_ARGS")) { // a test's own flags add to the shared ones
+            pb.environment().put("JVM_ARGS", JarInstall.JVM_ARGS + " " + env.get("JVM_ARGS"));
+        }
         Process process;
         try {
             process = pb.start();
