@@ -5,10 +5,15 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * An extra agentbox server for a test: the server packaged in the runnable jar ({@code
@@ -40,6 +45,46 @@ public final class JarServer implements AutoCloseable {
     public static JarServer start(Path work, int port, Map<String, String> env, String readyPath) {
         return launch(
                 JarInstall.serverRun(work.resolve("out-" + port)), work, port, env, readyPath);
+    }
+
+    /**
+     * Starts several servers at once, for a test that needs them all before it begins: their starts
+     * overlap (a start spends much of its time waiting, not computing). If one fails, the others
+     * are stopped before the failure is thrown, so none is left holding a port.
+     */
+    @SafeVarargs
+    public static List<JarServer> startTogether(Supplier<JarServer>... starts) {
+        List<CompletableFuture<JarServer>> pending =
+                Arrays.stream(starts)
+                        // A thread each: the common pool has one worker on 2 cores.
+                        .map(start -> CompletableFuture.supplyAsync(start, JarServer::thread))
+                        .toList();
+        List<JarServer> started = new ArrayList<>();
+        RuntimeException failure = null;
+        for (CompletableFuture<JarServer> p : pending) {
+            try {
+                started.add(p.join());
+            } catch (CompletionException e) {
+                failure = failure == null ? new IllegalStateException(e.getCause()) : failure;
+            }
+        }
+        if (failure != null) {
+            for (JarServer server : started) {
+                try {
+                    server.close();
+                } catch (Exception e) {
+                    failure.addSuppressed(e);
+                }
+            }
+            throw failure;
+        }
+        return started;
+    }
+
+    private static void thread(Runnable task) {
+        Thread t = new Thread(task, "jar-server-start");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** As {@link #start}, but as a user runs it: {@code java -jar target/agentbox.jar}. */
@@ -116,7 +161,7 @@ public final class JarServer implements AutoCloseable {
     private static void awaitReadyOrTimeOut(
             JarServer server, Process process, Path log, String readyPath) {
         await().atMost(Duration.ofSeconds(300))
-                .pollInterval(Duration.ofMillis(500))
+                .pollInterval(Duration.ofMillis(100))
                 .until(
                         () -> {
                             if (!process.isAlive()) {

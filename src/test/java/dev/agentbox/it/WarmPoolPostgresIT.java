@@ -56,8 +56,12 @@ class WarmPoolPostgresIT {
     void ensuresOnTwoServersTakeEachPooledContainerOnceWithTheirOwnEnvAndSecrets()
             throws Exception {
         String installation;
-        try (JarServer a = JarServer.start(work, PORT_A, env("pool-a", 3), "/health/ready");
-                JarServer b = JarServer.start(work, PORT_B, env("pool-b", 3), "/health/ready")) {
+        List<JarServer> servers =
+                JarServer.startTogether(
+                        () -> JarServer.start(work, PORT_A, env("pool-a", 3), "/health/ready"),
+                        () -> JarServer.start(work, PORT_B, env("pool-b", 3), "/health/ready"));
+        try (JarServer a = servers.get(0);
+                JarServer b = servers.get(1)) {
             installation = installation(a.api());
             awaitPooled(installation, 3);
             Map<String, Double> before = counters(a.api(), b.api());
