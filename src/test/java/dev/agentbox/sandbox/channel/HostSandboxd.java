@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class HostSandboxd implements AutoCloseable {
 
-    /** Each flavour is compiled once per test JVM: a compile costs a second or two. */
-    private static final Map<Boolean, Path> BINARIES = new ConcurrentHashMap<>();
+    /** Each build is compiled once per test JVM: a compile costs a second or two. */
+    private static final Map<String, Path> BINARIES = new ConcurrentHashMap<>();
 
     private final Process supervisor;
     private final Path socket;
@@ -70,30 +71,33 @@ final class HostSandboxd implements AutoCloseable {
 
     /** The compiled helper of that flavour (compiled on first use). */
     static Path binary(boolean sanitized) {
+        return sanitized
+                ? compiled("agentbox-sandboxd-sanitized", "--sanitize")
+                : compiled("agentbox-sandboxd");
+    }
+
+    /**
+     * {@code docker/sandboxd/build.sh [FLAGS] target/sandboxd-host/NAME}, once per test JVM and
+     * name.
+     */
+    static Path compiled(String name, String... flags) {
         return BINARIES.computeIfAbsent(
-                sanitized,
-                s -> {
-                    Path out =
-                            Path.of("target", "sandboxd-host")
-                                    .resolve(
-                                            s ? "agentbox-sandboxd-sanitized" : "agentbox-sandboxd")
-                                    .toAbsolutePath();
+                name,
+                n -> {
+                    Path out = Path.of("target", "sandboxd-host").resolve(n).toAbsolutePath();
                     try {
                         Files.createDirectories(out.getParent());
-                        List<String> cmd =
-                                s
-                                        ? List.of(
-                                                "docker/sandboxd/build.sh",
-                                                "--sanitize",
-                                                out.toString())
-                                        : List.of("docker/sandboxd/build.sh", out.toString());
+                        List<String> cmd = new ArrayList<>();
+                        cmd.add("docker/sandboxd/build.sh");
+                        cmd.addAll(List.of(flags));
+                        cmd.add(out.toString());
                         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                         String output =
                                 new String(
                                         p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
                             throw new IllegalStateException(
-                                    "compiling the helper failed:\n" + output);
+                                    "compiling " + n + " failed:\n" + output);
                         }
                         return out;
                     } catch (IOException e) {
