@@ -68,7 +68,7 @@ public final class SandboxChannel {
         this(name, (ChannelEndpoint) endpoint, watchdog, readers);
     }
 
-    private SandboxChannel(
+    SandboxChannel(
             String name,
             ChannelEndpoint endpoint,
             ScheduledExecutorService watchdog,
