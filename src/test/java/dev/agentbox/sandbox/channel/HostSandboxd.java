@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * #sanitizerReports()}; the tests check it after every case, so no report passes unnoticed.
  * (Commands never write there: their stderr is a pipe to the client.)
  */
-final class HostSandboxd implements AutoCloseable {
+public final class HostSandboxd implements AutoCloseable {
 
     /** Each build is compiled once per test JVM: a compile costs a second or two. */
     private static final Map<String, Path> BINARIES = new ConcurrentHashMap<>();
@@ -70,11 +70,29 @@ final class HostSandboxd implements AutoCloseable {
      */
     static HostSandboxd start(Path dir, boolean sanitized, Transport transport)
             throws IOException, InterruptedException {
+        return start(
+                dir,
+                sanitized,
+                transport,
+                ChannelKey.generate(new SecureRandom()),
+                transport == Transport.TCP ? freeLoopbackPort() : 0);
+    }
+
+    /**
+     * The image's build as {@code serve-tcp 127.0.0.1:port} with {@code key}: a pod's helper, for
+     * tests of the providers that reach one (their channel must find it, with the right key).
+     */
+    public static HostSandboxd startTcp(Path dir, ChannelKey key, int port)
+            throws IOException, InterruptedException {
+        return start(dir, false, Transport.TCP, key, port);
+    }
+
+    private static HostSandboxd start(
+            Path dir, boolean sanitized, Transport transport, ChannelKey key, int port)
+            throws IOException, InterruptedException {
         Path binary = binary(sanitized);
         Path socket = dir.resolve("sandboxd.sock");
         Path log = dir.resolve("sandboxd.log");
-        ChannelKey key = ChannelKey.generate(new SecureRandom());
-        int port = transport == Transport.TCP ? freeLoopbackPort() : 0;
         List<String> cmd = new ArrayList<>(List.of(binary.toString()));
         if (transport == Transport.TCP) {
             Path keyFile = dir.resolve("sandboxd.key");
@@ -154,7 +172,7 @@ final class HostSandboxd implements AutoCloseable {
      * A port no one listens on now. Another process could take it before the helper binds; the
      * helper's start would then fail visibly, not silently talk to a stranger (its key is checked).
      */
-    private static int freeLoopbackPort() throws IOException {
+    public static int freeLoopbackPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
