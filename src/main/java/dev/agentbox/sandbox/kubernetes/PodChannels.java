@@ -23,8 +23,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * <ul>
  *   <li>Any replica can reach any sandbox: the key comes from the Secret through the API ({@code
  *       get secrets}), not from the memory of the replica that made it.
- *   <li>A channel is kept per pod UID and IP. A pod made again under the same name (a new UID, a
- *       new key) or given another IP gets a new channel, never the old one's key or address.
+ *   <li>A channel is kept per pod name and used without asking the API again while it works: a
+ *       pod's IP and key do not change while it lives. Once it failed (it backs off), the pod is
+ *       read again: a pod made again under the same name (a new UID, a new key, another IP) gets a
+ *       new channel, never the old one's key or address.
  *   <li>Bounded: past {@link #MAX_KNOWN} pods the map is cleared; an entry costs one API read of
  *       the pod and one of its Secret to make again.
  * </ul>
@@ -58,6 +60,10 @@ final class PodChannels implements AutoCloseable {
      * holds no key.
      */
     Optional<SandboxChannel> of(String podName) {
+        Known known = channels.get(podName);
+        if (known != null && known.channel().usable()) {
+            return Optional.of(known.channel());
+        }
         Optional<Pod> pod = provider.managedPod(podName);
         if (pod.isEmpty() || pod.get().getStatus() == null) {
             return Optional.empty();
@@ -67,9 +73,8 @@ final class PodChannels implements AutoCloseable {
         if (ip == null || ip.isBlank()) {
             return Optional.empty();
         }
-        Known k = channels.get(podName);
-        if (k != null && k.uid().equals(uid) && k.ip().equals(ip)) {
-            return Optional.of(k.channel());
+        if (known != null && known.uid().equals(uid) && known.ip().equals(ip)) {
+            return Optional.of(known.channel()); // the same pod: its channel backs off a failure
         }
         Optional<ChannelKey> key = provider.secrets().readKey(podName);
         if (key.isEmpty()) {

@@ -308,6 +308,9 @@ class KubernetesSandboxProviderTest {
             try {
                 SandboxChannel ch = replica.channel("agentbox-ch1").orElseThrow();
                 assertThat(ch.stat(dir.toString(), true, Duration.ofSeconds(5))).isPresent();
+                assertThat(replica.channel("agentbox-ch1"))
+                        .as("kept while it works")
+                        .containsSame(ch);
                 // ch2's key, at the same address, is refused before any request left.
                 SandboxChannel other = replica.channel("agentbox-ch2").orElseThrow();
                 Path target = dir.resolve("made-with-ch2s-key");
