@@ -6,7 +6,8 @@
  * frames, the processes and the meaning of every request; this file implements that and no more.
  *
  * Processes:
- *   - `serve SOCKET` is a supervisor: it forks the server and forks it again when it dies, so a
+ *   - `serve SOCKET` (a Unix socket) and `serve-tcp [ADDRESS:]PORT KEYFILE` (TCP, every
+ *     connection authenticated with the sandbox's key first: auth.h) are a supervisor: it forks the server and forks it again when it dies, so a
  *     crash never leaves a sandbox without its channel for longer than 100 ms (a server that
  *     keeps failing to start is retried less and less often, down to every 5 s).
  *   - The server accepts connections and forks one handler per connection.
@@ -29,7 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <sys/inotify.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,10 +45,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "frame.h"
 
 #define CHUNK (64u * 1024u)         /* largest O, E and D frame the helper sends */
-#define HELLO_TIMEOUT_S 10          /* hello + request must arrive within this */
+#define HELLO_TIMEOUT_S 10          /* (TCP: authentication +) hello + request within this */
 #define RESTART_INTERVAL_MS 100     /* the supervisor restarts the server at most this often */
 #define RESTART_MAX_MS 5000         /* ... backing off to this while it keeps dying young */
 #define SERVER_YOUNG_MS 1000        /* a server that dies younger than this failed to start */
@@ -875,6 +881,55 @@ static _Noreturn void do_follow(const struct request *rq) {
 /* Handler, server, supervisor                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
+/*
+ * serve-tcp: the sandbox's key, read once before the supervisor starts (so a key file replaced
+ * later changes nothing until a restart of the container). serve: unused.
+ */
+static unsigned char auth_key[AUTH_KEY];
+static int auth_required;
+
+/* n bytes from the kernel's CSPRNG; getrandom(2) blocks only until it is seeded at boot. */
+static int random_bytes(unsigned char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t r = getrandom(buf, n, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        buf += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/*
+ * The challenge-response of auth.h, before anything else on a TCP connection. Any fault (the
+ * client silent until the alarm, a frame of another type or length, a wrong MAC, the client
+ * gone) ends the handler without a word: an unauthenticated peer learns nothing, not even why.
+ * Guards against:
+ *   - a peer without the key (another pod, a scan): it cannot compute the MAC;
+ *   - a replayed answer captured from another connection: nonce_h is fresh for every connection;
+ *   - an oversized or bogus frame: the header is checked for type A and exactly AUTH_ANSWER
+ *     bytes before a payload byte is read.
+ */
+static void authenticate(void) {
+    unsigned char nonces[2 * AUTH_NONCE]; /* nonce_h || nonce_c */
+    if (random_bytes(nonces, AUTH_NONCE) < 0) {
+        logmsg("getrandom: %s", strerror(errno));
+        quit();
+    }
+    send_frame(AUTH_CHALLENGE_TYPE, nonces, AUTH_NONCE);
+    unsigned char head[FRAME_HEAD], answer[AUTH_ANSWER], mac[AUTH_MAC];
+    recv_all(head, sizeof head);
+    if (!auth_answer_head_ok(head)) quit();
+    recv_all(answer, sizeof answer);
+    auth_client_mac(auth_key, nonces, mac);
+    if (!auth_equal(mac, answer, AUTH_MAC)) quit();
+    memcpy(nonces + AUTH_NONCE, answer + AUTH_MAC, AUTH_NONCE);
+    auth_helper_mac(auth_key, nonces, mac);
+    send_frame(AUTH_ANSWER_TYPE, mac, AUTH_MAC);
+}
+
 static _Noreturn void handle(int c) {
     conn = c;
     /* The server ignores SIGCHLD (no zombies); an exec needs its child's status, so undo that.
@@ -883,6 +938,7 @@ static _Noreturn void handle(int c) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGALRM, SIG_DFL); /* the default action ends the handler, closing the connection */
     alarm(HELLO_TIMEOUT_S);
+    if (auth_required) authenticate();
 
     char type;
     size_t len = read_frame(&type);
@@ -908,15 +964,16 @@ static _Noreturn void handle(int c) {
     }
 }
 
-static _Noreturn void run_server(const char *path) {
-    signal(SIGCHLD, SIG_IGN); /* handlers are reaped by the kernel: no zombies, no bookkeeping */
-    signal(SIGPIPE, SIG_IGN);
-    note_ignored();
+/* Where the server listens: a Unix socket (serve), or a TCP address (serve-tcp). */
+struct listener {
+    const char *socket_path;     /* serve; NULL for TCP */
+    struct sockaddr_storage tcp; /* serve-tcp: the address to bind, port included */
+    socklen_t tcp_len;
+};
+
+static int listen_unix(const char *path) {
     int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (lfd < 0) {
-        logmsg("socket: %s", strerror(errno));
-        _exit(1);
-    }
+    if (lfd < 0) return -1;
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
@@ -926,8 +983,46 @@ static _Noreturn void run_server(const char *path) {
     mode_t old = umask(0177);
     int b = bind(lfd, (struct sockaddr *)&addr, sizeof addr);
     umask(old);
-    if (b < 0 || chmod(path, 0600) < 0 || listen(lfd, SOMAXCONN) < 0) {
-        logmsg("listen on %s: %s", path, strerror(errno));
+    if (b < 0 || chmod(path, 0600) < 0 || listen(lfd, SOMAXCONN) < 0) return -1;
+    return lfd;
+}
+
+static int listen_tcp(const struct listener *l) {
+    int lfd = socket(l->tcp.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0) return -1;
+    int one = 1, zero = 0;
+    /* A server restarted by the supervisor must rebind at once, not after TIME_WAIT. */
+    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* The IPv6 wildcard also takes IPv4 (a pod may have either address family). */
+    if (l->tcp.ss_family == AF_INET6) setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(lfd, (const struct sockaddr *)&l->tcp, l->tcp_len) < 0 ||
+        listen(lfd, SOMAXCONN) < 0)
+        return -1;
+    return lfd;
+}
+
+/*
+ * Options of an accepted TCP connection. NODELAY: frames are small and answered at once.
+ * KEEPALIVE, probing after 30 s idle every 10 s, 3 times: a replica that vanished (its node
+ * died) never closes its end, and a handler following a file for it would otherwise wait on the
+ * half-open connection for as long as the kernel retransmits into the void.
+ */
+static void tcp_options(int c) {
+    int one = 1, idle = 30, interval = 10, count = 3;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(c, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
+static _Noreturn void run_server(const struct listener *l) {
+    signal(SIGCHLD, SIG_IGN); /* handlers are reaped by the kernel: no zombies, no bookkeeping */
+    signal(SIGPIPE, SIG_IGN);
+    note_ignored();
+    int lfd = l->socket_path ? listen_unix(l->socket_path) : listen_tcp(l);
+    if (lfd < 0) {
+        logmsg("listen on %s: %s", l->socket_path ? l->socket_path : "TCP", strerror(errno));
         _exit(1);
     }
     log_quiet = 0;
@@ -945,6 +1040,7 @@ static _Noreturn void run_server(const char *path) {
         pid_t pid = fork();
         if (pid == 0) {
             close(lfd);
+            if (!l->socket_path) tcp_options(c);
             handle(c);
         }
         if (pid < 0) logmsg("fork: %s", strerror(errno)); /* the client sees EOF */
@@ -963,7 +1059,7 @@ static void on_signal(int sig) {
  * Signals stay blocked except inside ppoll(2), so none can slip in between the checks and the
  * wait.
  */
-static int supervise(const char *path) {
+static int supervise(const struct listener *l) {
     sigset_t block, none;
     sigemptyset(&block);
     sigaddset(&block, SIGCHLD);
@@ -1024,7 +1120,7 @@ static int supervise(const char *path) {
                     signal(SIGTERM, SIG_DFL);
                     signal(SIGINT, SIG_DFL);
                     sigprocmask(SIG_SETMASK, &none, NULL);
-                    run_server(path);
+                    run_server(l);
                 }
                 if (server < 0) {
                     logmsg("fork: %s", strerror(errno));
@@ -1040,28 +1136,120 @@ static int supervise(const char *path) {
     }
 }
 
+/*
+ * `[ADDRESS:]PORT`: an IPv4 literal or a bracketed IPv6 literal, else every address of the pod
+ * (the IPv6 wildcard, which takes IPv4 too, or the IPv4 one where IPv6 is off). Literals only:
+ * a static binary has no name service to ask.
+ */
+static int parse_tcp_address(const char *arg, struct listener *l) {
+    const char *colon = strrchr(arg, ':');
+    const char *port_text = colon ? colon + 1 : arg;
+    uint64_t port;
+    if (parse_num(port_text, 10, 65535, &port) != NULL || port == 0) return -1;
+    char host[INET6_ADDRSTRLEN + 2] = "";
+    if (colon) {
+        size_t n = (size_t)(colon - arg);
+        if (n >= sizeof host) return -1;
+        memcpy(host, arg, n);
+        host[n] = '\0';
+    }
+    memset(&l->tcp, 0, sizeof l->tcp);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&l->tcp;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&l->tcp;
+    size_t hn = strlen(host);
+    if (hn >= 2 && host[0] == '[' && host[hn - 1] == ']') {
+        host[hn - 1] = '\0';
+        if (inet_pton(AF_INET6, host + 1, &v6->sin6_addr) != 1) return -1;
+    } else if (hn > 0) {
+        if (inet_pton(AF_INET, host, &v4->sin_addr) != 1) return -1;
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        l->tcp_len = sizeof *v4;
+        return 0;
+    } else {
+        int probe = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (probe < 0) { /* no IPv6 in this pod: the IPv4 wildcard */
+            v4->sin_family = AF_INET;
+            v4->sin_addr.s_addr = htonl(INADDR_ANY);
+            v4->sin_port = htons((uint16_t)port);
+            l->tcp_len = sizeof *v4;
+            return 0;
+        }
+        close(probe);
+        v6->sin6_addr = in6addr_any;
+    }
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    l->tcp_len = sizeof *v6;
+    return 0;
+}
+
+/* The key file must hold exactly AUTH_KEY bytes: a short or long one is a deployment error. */
+static int read_key(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        logmsg("key %s: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned char buf[AUTH_KEY + 1];
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + got, sizeof buf - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+        if (got == sizeof buf) break;
+    }
+    close(fd);
+    if (got != AUTH_KEY) {
+        logmsg("key %s: must be exactly %u bytes", path, AUTH_KEY);
+        explicit_bzero(buf, sizeof buf);
+        return -1;
+    }
+    memcpy(auth_key, buf, AUTH_KEY);
+    explicit_bzero(buf, sizeof buf);
+    auth_required = 1;
+    return 0;
+}
+
+/* Descriptors 0-2 must be taken, or a pipe could land on them and be clobbered by the dup2
+ * calls of an exec. */
+static void claim_std_fds(void) {
+    int fd;
+    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2) {
+    }
+    if (fd > 2) close(fd);
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "version") == 0) {
         puts(VERSION);
         return 0;
     }
+    static struct listener l; /* lives as long as the supervisor and its forks */
     if (argc == 3 && strcmp(argv[1], "serve") == 0) {
         if (strlen(argv[2]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
             logmsg("socket path too long: %s", argv[2]);
             return 2;
         }
-        /* Descriptors 0-2 must be taken, or a pipe could land on them and be clobbered by the
-         * dup2 calls of an exec. */
-        int fd;
-        while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2) {
+        claim_std_fds();
+        l.socket_path = argv[2];
+        return supervise(&l);
+    }
+    if (argc == 4 && strcmp(argv[1], "serve-tcp") == 0) {
+        if (parse_tcp_address(argv[2], &l) < 0) {
+            logmsg("not a [ADDRESS:]PORT: %s", argv[2]);
+            return 2;
         }
-        if (fd > 2) close(fd);
-        return supervise(argv[2]);
+        if (read_key(argv[3]) < 0) return 2;
+        claim_std_fds();
+        return supervise(&l);
     }
     if (argc == 3 && strcmp(argv[1], "mcp") == 0) return mcp_relay(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "tool") == 0) return tool_cli(argc - 2, argv + 2);
-    fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd mcp DIR | agentbox-sandboxd "
-          "tool list|call ... | agentbox-sandboxd version\n",
+    fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd serve-tcp [ADDRESS:]PORT "
+          "KEYFILE | agentbox-sandboxd mcp DIR | agentbox-sandboxd tool list|call ... | "
+          "agentbox-sandboxd version\n",
           stderr);
     return 2;
 }

@@ -2,14 +2,37 @@
  * libFuzzer target over the helper's frame parser (frame.c): the input is the byte stream a
  * client sends on one connection. It is taken apart exactly as a handler does (hello, one
  * request, then the D/Z frames of a write or the I/Z/S frames of an exec), with no socket and no
- * side effect. Each payload is copied into a buffer of its own exact size, so that reading one
+ * side effect. An input that starts with an A frame is a TCP connection (serve-tcp): its answer
+ * to the challenge goes through the checks and MACs of auth.c (sha256.c) first; whatever the
+ * verdict, the rest is parsed as above, so the fuzzer need not forge a MAC to reach it. Each payload is copied into a buffer of its own exact size, so that reading one
  * byte past it is an AddressSanitizer report, not a silent read of the next frame.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "frame.h"
+
+/* A TCP connection's answer to the challenge, as authenticate() in sandboxd.c checks it; 0 when
+ * the handler would close the connection on the header or for want of bytes. */
+static int answer_challenge(const uint8_t *data, size_t size) {
+    static const unsigned char key[AUTH_KEY] = {1}, nonce_h[AUTH_NONCE] = {2};
+    if (!auth_answer_head_ok(data)) return 0;
+    if (size - FRAME_HEAD < AUTH_ANSWER) return 0;
+    unsigned char *answer = malloc(AUTH_ANSWER); /* exact size: an overread is a report */
+    if (!answer) return 0;
+    memcpy(answer, data + FRAME_HEAD, AUTH_ANSWER);
+    unsigned char mac[AUTH_MAC], nonces[2 * AUTH_NONCE];
+    auth_client_mac(key, nonce_h, mac);
+    int equal = auth_equal(mac, answer, AUTH_MAC);
+    if (equal != (memcmp(mac, answer, AUTH_MAC) == 0)) abort();
+    memcpy(nonces, nonce_h, AUTH_NONCE);
+    memcpy(nonces + AUTH_NONCE, answer + AUTH_MAC, AUTH_NONCE);
+    auth_helper_mac(key, nonces, mac);
+    free(answer);
+    return 1;
+}
 
 /* Reads every string a request points at, so that one not NUL-terminated inside its payload
  * is caught. */
@@ -28,6 +51,10 @@ static size_t touch(const struct request *r) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t off = 0;
     char request = 0;
+    if (size >= FRAME_HEAD && data[0] == AUTH_ANSWER_TYPE) {
+        if (!answer_challenge(data, size)) return 0;
+        off = FRAME_HEAD + AUTH_ANSWER;
+    }
     for (int step = 0;; step++) {
         char type;
         const unsigned char *p;

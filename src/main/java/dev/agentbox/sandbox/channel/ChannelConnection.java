@@ -3,15 +3,9 @@ package dev.agentbox.sandbox.channel;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -20,35 +14,41 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * directly, whose read and write locks are separate, so a blocked read never holds up a write of
  * stdin or a signal.
  *
- * <p>Invariants: nothing but the hello is written before the helper has answered it with our own
- * version, so a socket path swapped for a link to some other host socket (the sandbox can write
- * into its socket directory) receives one unintelligible hello and nothing else; every frame read
- * is checked against the protocol's limit and answer types before its payload is allocated.
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>Nothing is written before the endpoint has connected and, over TCP, authenticated both ends
+ *       ({@link ChannelEndpoint#connect}), and then nothing but the hello before the helper has
+ *       answered it with our own version: a listener that is not our helper receives at most an
+ *       authentication answer and a hello, never a request.
+ *   <li>Every frame read is checked against the protocol's limit and answer types before its
+ *       payload is allocated.
+ * </ul>
  */
 final class ChannelConnection implements Closeable {
 
+    private final ChannelEndpoint endpoint;
     private final SocketChannel channel;
     private final ByteBuffer header = ByteBuffer.allocate(5);
     private final Object writeLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Runnable onClose;
 
-    /** An unconnected connection; {@link #close} from another thread aborts what it waits for. */
-    ChannelConnection() throws IOException {
-        this.channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    /**
+     * An unconnected connection to {@code endpoint}; {@link #close} from another thread aborts what
+     * it waits for.
+     */
+    ChannelConnection(ChannelEndpoint endpoint) throws IOException {
+        this.endpoint = endpoint;
+        this.channel = SocketChannel.open(endpoint.family());
     }
 
     /**
-     * Connects to {@code socket} — only when it is a socket, not a link to one — and exchanges the
-     * hello. The caller bounds the time (by closing the connection from a watchdog).
+     * Connects (and authenticates, over TCP) and exchanges the hello. The caller bounds the time
+     * (by closing the connection from a watchdog).
      */
-    void handshake(Path socket) throws IOException {
-        BasicFileAttributes a =
-                Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (!a.isOther()) {
-            throw new IOException(socket + " is not a socket");
-        }
-        channel.connect(UnixDomainSocketAddress.of(socket));
+    void handshake() throws IOException {
+        endpoint.connect(channel);
         send(ChannelProtocol.HELLO, ChannelProtocol.VERSION.getBytes(StandardCharsets.UTF_8));
         Frame hello = read();
         if (hello.type() != ChannelProtocol.HELLO

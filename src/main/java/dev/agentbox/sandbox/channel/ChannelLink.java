@@ -1,10 +1,6 @@
 package dev.agentbox.sandbox.channel;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,7 +13,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * How a {@link SandboxChannel} reaches its helper: connections to the socket, each handshaken
+ * How a {@link SandboxChannel} reaches its helper: connections to its endpoint, each handshaken
  * within {@link SandboxChannel#HANDSHAKE}; one spare connection made in the background after each
  * request, so the next request waits for no connect and no hello; and the channel's health — a
  * failure makes it unusable for {@link SandboxChannel#BACKOFF} (one WARN when it turns unusable,
@@ -32,36 +28,32 @@ final class ChannelLink {
     private static final Logger LOG = Logger.getLogger(SandboxChannel.class.getName());
 
     private final String name;
-    private final Path socket;
+    private final ChannelEndpoint endpoint;
     private final ScheduledExecutorService watchdog;
     private final Executor readers;
     private final AtomicBoolean failing = new AtomicBoolean();
     private volatile long retryAt;
 
-    ChannelLink(String name, Path socket, ScheduledExecutorService watchdog, Executor readers) {
+    ChannelLink(
+            String name,
+            ChannelEndpoint endpoint,
+            ScheduledExecutorService watchdog,
+            Executor readers) {
         this.name = name;
-        this.socket = socket;
+        this.endpoint = endpoint;
         this.watchdog = watchdog;
         this.readers = readers;
     }
 
-    Path socket() {
-        return socket;
-    }
-
-    /** The socket is there (a socket, not a link) and the channel is not backing off a failure. */
+    /**
+     * The endpoint is present (a Unix socket: there, a socket, not a link) and the channel is not
+     * backing off a failure.
+     */
     boolean usable() {
         if (failing.get() && System.nanoTime() - retryAt < 0) {
             return false;
         }
-        // One lstat: a socket, not a link to one (nor anything else the sandbox put there).
-        try {
-            return Files.readAttributes(
-                            socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                    .isOther();
-        } catch (IOException e) {
-            return false;
-        }
+        return endpoint.present();
     }
 
     /**
@@ -73,7 +65,7 @@ final class ChannelLink {
         if (failing.compareAndSet(false, true)) {
             LOG.log(
                     Level.WARNING,
-                    "sandbox channel of {0} failed ({1}); using docker exec for {2} ms before trying it again",
+                    "sandbox channel of {0} failed ({1}); not using it for {2} ms before trying it again",
                     new Object[] {name, describe(cause), BACKOFF.toMillis()});
         }
     }
@@ -128,11 +120,11 @@ final class ChannelLink {
      * did not.
      */
     private ChannelConnection handshaken() throws IOException {
-        ChannelConnection c = new ChannelConnection();
+        ChannelConnection c = new ChannelConnection(endpoint);
         ScheduledFuture<?> guard =
                 watchdog.schedule(c::close, HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
         try {
-            c.handshake(socket);
+            c.handshake();
             return c;
         } catch (IOException | RuntimeException e) {
             c.close();

@@ -15,11 +15,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The channel to one sandbox's helper, through its socket on the host: the requests it serves
- * (exec, follow, stat, read, write, list, mkdir, move, remove; docs/sandbox-channel.md), one
- * connection per request, taken from the spare its {@link ChannelLink} made and handshaken in the
- * background after the previous request, so a request waits for no connect and no hello. Callers
- * ask {@link #usable()} first and fall back to the engine's exec when it says no.
+ * The channel to one sandbox's helper, through its endpoint (a Unix socket on the host, or TCP with
+ * the sandbox's key: {@link ChannelEndpoint}): the requests it serves (exec, follow, stat, read,
+ * write, list, mkdir, move, remove; docs/sandbox-channel.md), one connection per request, taken
+ * from the spare its {@link ChannelLink} made and handshaken in the background after the previous
+ * request, so a request waits for no connect and no hello. Callers ask {@link #usable()} first and
+ * fall back to another way (Docker: the engine's exec) when it says no.
  *
  * <p>Invariants: every wait is bounded — the hello by {@link #HANDSHAKE}, a request by the deadline
  * its caller gives, by closing the connection from a watchdog; a helper that cannot be reached or
@@ -42,6 +43,8 @@ public final class SandboxChannel {
     private final Executor readers;
 
     /**
+     * Over the helper's Unix socket.
+     *
      * @param name the sandbox, for logs
      * @param socket the helper's socket as the host sees it
      * @param watchdog closes connections whose deadline passed
@@ -49,16 +52,33 @@ public final class SandboxChannel {
      */
     public SandboxChannel(
             String name, Path socket, ScheduledExecutorService watchdog, Executor readers) {
-        this.link = new ChannelLink(name, socket, watchdog, readers);
+        this(name, new UnixSocketEndpoint(socket), watchdog, readers);
+    }
+
+    /**
+     * Over TCP to the helper at {@code endpoint}, every connection authenticated with its key.
+     *
+     * @param name the sandbox, for logs
+     */
+    public SandboxChannel(
+            String name,
+            TcpEndpoint endpoint,
+            ScheduledExecutorService watchdog,
+            Executor readers) {
+        this(name, (ChannelEndpoint) endpoint, watchdog, readers);
+    }
+
+    SandboxChannel(
+            String name,
+            ChannelEndpoint endpoint,
+            ScheduledExecutorService watchdog,
+            Executor readers) {
+        this.link = new ChannelLink(name, endpoint, watchdog, readers);
         this.watchdog = watchdog;
         this.readers = readers;
     }
 
-    public Path socket() {
-        return link.socket();
-    }
-
-    /** The socket is there (a socket, not a link) and the channel is not backing off a failure. */
+    /** The endpoint is present and the channel is not backing off a failure. */
     public boolean usable() {
         return link.usable();
     }

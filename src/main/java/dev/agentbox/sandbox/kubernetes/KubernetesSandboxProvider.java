@@ -4,6 +4,8 @@ import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_PO
 
 import dev.agentbox.platform.Lazy;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.ChannelKey;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
@@ -19,6 +21,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.HttpURLConnection;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,12 +50,16 @@ import org.eclipse.microprofile.config.Config;
  *       after the pod, before the wait.
  * </ul>
  *
- * <p>Capabilities: only {@code networkPolicy}. This slice has no data path into the pod (no exec,
- * files, processes, environment or ports through agentbox's proxy), so every such operation throws
- * {@link dev.agentbox.sandbox.spi.UnsupportedCapabilityException}; the workspace is an emptyDir, so
- * not durable; there are no snapshots or forks. {@code networkPolicy} means the NetworkPolicy
- * objects are made (SandboxNetworkPolicyTest); whether they are enforced depends on the cluster's
- * network plugin.
+ * <p>Every sandbox gets its own channel key, written only into its Secret; its pod runs the
+ * in-sandbox helper over TCP with that key ({@link SandboxPodSpec}), and {@link #channel} reaches
+ * it at the pod's IP ({@link PodChannels}) from any replica.
+ *
+ * <p>Capabilities: only {@code networkPolicy}. The SPI's data path (exec, files, processes,
+ * environment, ports through agentbox's proxy) is not wired onto the channel yet, so every such
+ * operation throws {@link dev.agentbox.sandbox.spi.UnsupportedCapabilityException}; the workspace
+ * is an emptyDir, so not durable; there are no snapshots or forks. {@code networkPolicy} means the
+ * NetworkPolicy objects are made (SandboxNetworkPolicyTest); whether they are enforced depends on
+ * the cluster's network plugin.
  */
 @ApplicationScoped
 public class KubernetesSandboxProvider implements SandboxProvider {
@@ -67,12 +74,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     // Made on first use: a disabled provider never reads a kubeconfig or opens a connection.
     private final Lazy<KubernetesClient> client;
     private final boolean ownsClient;
+    private final PodChannels channels;
+    private final SecureRandom random;
 
     /** For CDI proxies only. */
     protected KubernetesSandboxProvider() {
         this.settings = null;
         this.client = null;
         this.ownsClient = false;
+        this.channels = null;
+        this.random = null;
     }
 
     @Inject
@@ -85,6 +96,8 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.settings = settings;
         this.client = Lazy.of(() -> KubernetesClients.connect(settings.credentials()));
         this.ownsClient = true;
+        this.channels = new PodChannels(this);
+        this.random = new SecureRandom();
     }
 
     /** A provider on a client the caller owns (and closes). */
@@ -92,6 +105,8 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.settings = settings;
         this.client = Lazy.of(() -> client);
         this.ownsClient = false;
+        this.channels = new PodChannels(this);
+        this.random = new SecureRandom();
     }
 
     public KubernetesSettings settings() {
@@ -132,6 +147,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     @PreDestroy
     public void close() {
+        channels.close();
         if (ownsClient) {
             client.ifMade().ifPresent(KubernetesClient::close);
         }
@@ -139,6 +155,19 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     KubernetesClient client() {
         return client.get();
+    }
+
+    SandboxSecretWriter secrets() {
+        return new SandboxSecretWriter(client(), settings.namespace());
+    }
+
+    /**
+     * The sandbox channel to the helper of sandbox {@code id}, at its pod's IP with the key of its
+     * Secret; empty while the pod has no IP or is not a managed pod. Any replica gets it, not only
+     * the one that made the sandbox.
+     */
+    public Optional<SandboxChannel> channel(String id) {
+        return call(() -> channels.of(id));
     }
 
     @Override
@@ -155,16 +184,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         String image = input.image().orElse(settings.image());
         String name = SandboxObjects.podName(input);
         // Built before anything is created: a policy above the ceilings leaves nothing behind.
-        Pod spec = SandboxPodSpec.build(name, image, input, settings, !secrets.isEmpty());
+        Pod spec = SandboxPodSpec.build(name, image, input, settings, secrets.keySet());
         Map<String, String> labels = SandboxObjects.labels(name, input);
-        SandboxSecretWriter writer = new SandboxSecretWriter(client(), settings.namespace());
+        SandboxSecretWriter writer = secrets();
+        // This sandbox's own: stored in its Secret only, so no other sandbox's key opens it.
+        ChannelKey key = ChannelKey.generate(random);
         boolean done = false;
         try {
-            if (!secrets.isEmpty()) {
-                // A Secret of this name means the name is taken: never fall through to the
-                // cleanup, which would delete the existing sandbox's objects.
-                createOrExists(name, () -> writer.write(name, labels, secrets));
-            }
+            // A Secret of this name means the name is taken: never fall through to the cleanup,
+            // which would delete the existing sandbox's objects.
+            createOrExists(name, () -> writer.write(name, labels, key, secrets));
             Pod pod = createOrExists(name, () -> createPod(spec));
             client().network()
                     .networkPolicies()
@@ -175,9 +204,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                                             name, labels, input.policy().network(), settings),
                                     pod))
                     .create();
-            if (!secrets.isEmpty()) {
-                writer.adopt(pod);
-            }
+            writer.adopt(pod);
             Optional<String> notReady =
                     PodReadiness.await(
                             client(), settings.namespace(), name, settings.readyTimeout());
@@ -240,6 +267,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
      */
     @Override
     public void destroy(String id) {
+        channels.forget(id);
         Optional<Pod> pod = managedPod(id);
         if (pod.isEmpty() && podExists(id)) {
             return;
@@ -315,7 +343,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                             .inNamespace(settings.namespace())
                             .withName(SandboxObjects.policyName(podName))
                             .delete();
-                    new SandboxSecretWriter(client(), settings.namespace()).delete(podName);
+                    secrets().delete(podName);
                     return null;
                 });
     }

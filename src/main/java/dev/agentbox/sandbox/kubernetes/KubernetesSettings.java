@@ -293,6 +293,11 @@ public record KubernetesSettings(
                 enabled, namespace, credentials, image, images, readyTimeout, p, network);
     }
 
+    public KubernetesSettings withNetwork(Network n) {
+        return new KubernetesSettings(
+                enabled, namespace, credentials, image, images, readyTimeout, pods, n);
+    }
+
     public KubernetesSettings withReadyTimeout(Duration t) {
         return new KubernetesSettings(
                 enabled, namespace, credentials, image, images, t, pods, network);

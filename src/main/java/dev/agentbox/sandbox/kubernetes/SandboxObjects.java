@@ -65,7 +65,7 @@ final class SandboxObjects {
         return "agentbox-" + (cleaned.isEmpty() ? "" : cleaned + "-") + sha256(requestedId, 24);
     }
 
-    /** The Secret of a sandbox's tenant secrets. */
+    /** The Secret of a sandbox: its channel key and its tenant's secrets. */
     static String secretName(String podName) {
         return podName + "-secrets";
     }
@@ -75,8 +75,23 @@ final class SandboxObjects {
         return podName + "-network";
     }
 
-    /** Where the Secret is mounted in the pod, read-only. */
+    /** Where the Secret's tenant secrets are mounted in the pod, read-only (not the key). */
     static final String SECRETS_MOUNT = "/run/agentbox/secrets";
+
+    /**
+     * The Secret's item holding the sandbox's channel key (32 raw bytes). Not a valid environment
+     * variable name, so no tenant secret can take it.
+     */
+    static final String CHANNEL_KEY_ITEM = "agentbox-channel-key";
+
+    /** Where the key item alone is mounted, read-only, for the helper. */
+    static final String CHANNEL_KEY_MOUNT = "/run/agentbox/channel";
+
+    /** The key file the helper reads at its start. */
+    static final String CHANNEL_KEY_FILE = CHANNEL_KEY_MOUNT + "/key";
+
+    /** The in-sandbox helper, where every agentbox sandbox image carries it. */
+    static final String HELPER = "/opt/agentbox/bin/agentbox-sandboxd";
 
     /**
      * The labels of every object of the sandbox: {@link SandboxLabels#MANAGED}, the input's labels

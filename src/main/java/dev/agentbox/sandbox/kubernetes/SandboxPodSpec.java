@@ -6,6 +6,7 @@ import dev.agentbox.sandbox.spi.SandboxPolicy;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -19,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The pod of a new sandbox, built from its create input and the provider's settings; nothing here
@@ -36,27 +39,29 @@ import java.util.Map;
  *       ceilings is refused here, before anything is created.
  *   <li>The workspace is an emptyDir at {@link #WORKSPACE}; the tenant's secrets, when there are
  *       any, are the sandbox's own Secret mounted read-only at {@link
- *       SandboxObjects#SECRETS_MOUNT}.
+ *       SandboxObjects#SECRETS_MOUNT}, without the channel key.
+ *   <li>The container runs the helper, {@code agentbox-sandboxd serve-tcp} on the helper port, with
+ *       the channel key item of the same Secret, alone, at {@link SandboxObjects#CHANNEL_KEY_FILE};
+ *       it is ready only once the helper accepts connections.
  * </ul>
  */
 final class SandboxPodSpec {
 
     static final String WORKSPACE = "/workspace";
     static final String CONTAINER = "sandbox";
-    static final String KEEP_ALIVE_SECONDS = "2147483647";
 
     private SandboxPodSpec() {}
 
     /**
-     * The pod {@code name} for {@code input} from {@code image} (already vetted); {@code
-     * withSecrets} mounts the Secret {@link SandboxObjects#secretName}.
+     * The pod {@code name} for {@code input} from {@code image} (already vetted), mounting the
+     * items {@code secretNames} of its Secret ({@link SandboxObjects#secretName}) as files.
      */
     static Pod build(
             String name,
             String image,
             SandboxCreateInput input,
             KubernetesSettings settings,
-            boolean withSecrets) {
+            Set<String> secretNames) {
         KubernetesSettings.Pods pods = settings.pods();
         SandboxPolicy policy = input.policy();
         int memoryMb = policy.memoryMb().orElse(pods.defaultMemoryMb());
@@ -75,25 +80,43 @@ final class SandboxPodSpec {
             volumes.add(emptyDir("tmp", null));
             mounts.add(mount("tmp", "/tmp", false));
         }
-        if (withSecrets) {
-            volumes.add(
-                    new VolumeBuilder()
-                            .withName("secrets")
-                            .withNewSecret()
-                            .withSecretName(SandboxObjects.secretName(name))
-                            .withDefaultMode(0400)
-                            .withOptional(false)
-                            .endSecret()
-                            .build());
+        // The key and the tenant's secrets are items of one Secret, mounted apart: the key is
+        // no file under the secrets folder that setup steps and agents read.
+        volumes.add(
+                secretItems("channel-key", name, Map.of(SandboxObjects.CHANNEL_KEY_ITEM, "key")));
+        mounts.add(mount("channel-key", SandboxObjects.CHANNEL_KEY_MOUNT, true));
+        if (!secretNames.isEmpty()) {
+            Map<String, String> items = new TreeMap<>();
+            secretNames.forEach(s -> items.put(s, s));
+            volumes.add(secretItems("secrets", name, items));
             mounts.add(mount("secrets", SandboxObjects.SECRETS_MOUNT, true));
         }
+        int helperPort = settings.network().helperPort();
 
         Container container =
                 new ContainerBuilder()
                         .withName(CONTAINER)
                         .withImage(image)
                         .withImagePullPolicy("IfNotPresent")
-                        .withCommand("sleep", KEEP_ALIVE_SECONDS)
+                        .withCommand(
+                                SandboxObjects.HELPER,
+                                "serve-tcp",
+                                Integer.toString(helperPort),
+                                SandboxObjects.CHANNEL_KEY_FILE)
+                        .addNewPort()
+                        .withName("sandboxd")
+                        .withContainerPort(helperPort)
+                        .withProtocol("TCP")
+                        .endPort()
+                        // Ready = the helper accepts connections: a create returns a sandbox
+                        // whose data path answers. (The probe's connection gets the challenge
+                        // and closes; the helper serves it nothing.)
+                        .withNewReadinessProbe()
+                        .withNewTcpSocket()
+                        .withNewPort(helperPort)
+                        .endTcpSocket()
+                        .withPeriodSeconds(2)
+                        .endReadinessProbe()
                         .withWorkingDir(WORKSPACE)
                         .withEnv(
                                 input.env().entrySet().stream()
@@ -192,6 +215,27 @@ final class SandboxPodSpec {
         return t.withKey(keyValue.substring(0, eq))
                 .withOperator("Equal")
                 .withValue(keyValue.substring(eq + 1))
+                .build();
+    }
+
+    /** The Secret of pod {@code name}, only {@code items} (item → file name), mode 0400. */
+    private static Volume secretItems(String volume, String name, Map<String, String> items) {
+        return new VolumeBuilder()
+                .withName(volume)
+                .withNewSecret()
+                .withSecretName(SandboxObjects.secretName(name))
+                .withItems(
+                        items.entrySet().stream()
+                                .map(
+                                        e ->
+                                                new KeyToPathBuilder()
+                                                        .withKey(e.getKey())
+                                                        .withPath(e.getValue())
+                                                        .build())
+                                .toList())
+                .withDefaultMode(0400)
+                .withOptional(false)
+                .endSecret()
                 .build();
     }
 

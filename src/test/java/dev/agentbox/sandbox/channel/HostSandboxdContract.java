@@ -20,25 +20,28 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The helper itself, run on this host, over its socket: one valid request of each kind, then the
- * frames no honest client sends. Every malformed frame must get its documented answer
- * (docs/sandbox-channel.md: {@code F} with {@code EPROTO}, {@code EVERSION}) or a clean close, and
- * after every case the same server (same pid) must still answer a valid request. The subclasses run
- * it against the image's build and against a sanitizer build.
+ * The helper itself, run on this host, over its Unix socket or over TCP (authenticated with its key
+ * before each case's frames): one valid request of each kind, then the frames no honest client
+ * sends. Every malformed frame must get its documented answer (docs/sandbox-channel.md: {@code F}
+ * with {@code EPROTO}, {@code EVERSION}) or a clean close, and after every case the same server
+ * (same pid) must still answer a valid request. The subclasses run it against the image's build and
+ * against a sanitizer build, over each transport.
  */
 @Timeout(60)
 abstract class HostSandboxdContract {
 
     @TempDir Path dir;
 
-    private HostSandboxd helper;
+    HostSandboxd helper;
     private long serverPid;
 
     abstract boolean sanitized();
 
+    abstract HostSandboxd.Transport transport();
+
     @BeforeEach
     void start() throws Exception {
-        helper = HostSandboxd.start(dir, sanitized());
+        helper = HostSandboxd.start(dir, sanitized(), transport());
         serverPid = helper.server().pid();
     }
 

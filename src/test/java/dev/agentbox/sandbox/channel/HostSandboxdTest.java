@@ -10,4 +10,9 @@ class HostSandboxdTest extends HostSandboxdContract {
     boolean sanitized() {
         return false;
     }
+
+    @Override
+    HostSandboxd.Transport transport() {
+        return HostSandboxd.Transport.UNIX;
+    }
 }

@@ -5,19 +5,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A client of the helper that sends whatever bytes it is told, well formed or not: frames are built
- * here, not by {@link SandboxChannel}, so that the tests can send what no real client would.
+ * here, not by {@link SandboxChannel}, so that the tests can send what no real client would. Over
+ * TCP it computes the challenge-response itself from docs/sandbox-channel.md (the JDK's HMAC, not
+ * {@link ChannelAuth}), so the helper is checked against the document, not against our client.
  */
 final class RawChannel implements AutoCloseable {
 
@@ -38,6 +47,69 @@ final class RawChannel implements AutoCloseable {
             throw e;
         }
         return new RawChannel(c);
+    }
+
+    /** An unauthenticated TCP connection to the loopback {@code port}. */
+    static RawChannel openTcp(int port) throws IOException {
+        SocketChannel c = SocketChannel.open(StandardProtocolFamily.INET);
+        try {
+            c.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        } catch (IOException e) {
+            c.close();
+            throw e;
+        }
+        return new RawChannel(c);
+    }
+
+    static final String CLIENT_CONTEXT = "agentbox-sandboxd/1 client";
+    static final String HELPER_CONTEXT = "agentbox-sandboxd/1 helper";
+
+    /** HMAC-SHA256 under {@code key} of the ASCII {@code context} followed by {@code parts}. */
+    static byte[] mac(byte[] key, String context, byte[]... parts) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.update(context.getBytes(StandardCharsets.US_ASCII));
+            for (byte[] p : parts) {
+                mac.update(p);
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The helper's challenge: an {@code N} frame of 32 bytes, the first thing on a connection. */
+    byte[] challenge() throws IOException {
+        Frame n = read();
+        assertThat(n).as("the challenge").isNotNull();
+        assertThat((char) n.type()).isEqualTo('N');
+        assertThat(n.payload()).hasSize(32);
+        return n.payload();
+    }
+
+    /**
+     * The whole {@code A} frame that answers {@code nonceH} under {@code key}, with {@code nonceC}.
+     */
+    static byte[] answer(byte[] key, byte[] nonceH, byte[] nonceC) {
+        ByteBuffer b = ByteBuffer.allocate(5 + 64);
+        b.put((byte) 'A').putInt(64).put(mac(key, CLIENT_CONTEXT, nonceH)).put(nonceC);
+        return b.array();
+    }
+
+    /** Reads the challenge, answers it under {@code key} and checks the helper's proof. */
+    RawChannel authenticate(byte[] key) throws IOException {
+        byte[] nonceH = challenge();
+        byte[] nonceC = new byte[32];
+        new SecureRandom().nextBytes(nonceC);
+        sendRaw(answer(key, nonceH, nonceC));
+        Frame proof = read();
+        assertThat(proof).as("the helper's proof").isNotNull();
+        assertThat((char) proof.type()).isEqualTo('A');
+        assertThat(MessageDigest.isEqual(proof.payload(), mac(key, HELPER_CONTEXT, nonceH, nonceC)))
+                .as("the helper's proof is its MAC over both nonces")
+                .isTrue();
+        return this;
     }
 
     /** Request fields, each terminated by NUL. */

@@ -13,4 +13,9 @@ class SanitizedHostSandboxdTest extends HostSandboxdContract {
     boolean sanitized() {
         return true;
     }
+
+    @Override
+    HostSandboxd.Transport transport() {
+        return HostSandboxd.Transport.UNIX;
+    }
 }

@@ -21,8 +21,14 @@ final class FakeKubelet implements AutoCloseable {
 
     /** A pod that started and passed its readiness. */
     static PodStatus ready() {
+        return readyAt("10.244.0.7");
+    }
+
+    /** A ready pod with the IP {@code podIp}. */
+    static PodStatus readyAt(String podIp) {
         return new PodStatusBuilder()
                 .withPhase("Running")
+                .withPodIP(podIp)
                 .addNewCondition()
                 .withType("Ready")
                 .withStatus("True")

@@ -168,8 +168,9 @@ class KubernetesManifestsTest {
 
     @Test
     void theRoleGrantsExactlyTheCallsTheProviderMakes() throws InterruptedException {
-        // every kind of call the provider makes: a create with secrets, resume, list, destroy, the
-        // availability check, and a create that is never ready and is cleaned up
+        // every kind of call the provider makes: a create with secrets, resume, the channel's
+        // endpoint (pod IP and key), list, destroy, the availability check, and a create that is
+        // never ready and is cleaned up
         String ns = KubernetesSettings.defaults().namespace();
         try (KubernetesClient kubeletClient =
                         server.createClient(
@@ -183,6 +184,7 @@ class KubernetesManifestsTest {
                     SandboxCreateInput.defaults().withRequestedId("rbac").withKey("k", "t"),
                     Map.of("K", "v"));
             provider.resume("agentbox-rbac");
+            assertThat(provider.channel("agentbox-rbac")).isPresent();
             provider.listManaged();
             provider.destroy("agentbox-rbac");
             provider.available();

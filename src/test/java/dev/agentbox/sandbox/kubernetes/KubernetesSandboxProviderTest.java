@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.ChannelException;
+import dev.agentbox.sandbox.channel.ChannelKey;
+import dev.agentbox.sandbox.channel.HostSandboxd;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxExistsException;
@@ -21,6 +25,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -30,6 +35,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The provider against fabric8's mock API server in CRUD mode (in-process, no cluster): what it
@@ -123,7 +129,17 @@ class KubernetesSandboxProviderTest {
         assertThat(np.getMetadata().getOwnerReferences())
                 .singleElement()
                 .satisfies(o -> assertThat(o.getUid()).isEqualTo(pod.getMetadata().getUid()));
-        assertThat(secret("agentbox-s1-secrets")).as("no secrets, no Secret").isNull();
+        Secret secret = secret("agentbox-s1-secrets");
+        assertThat(secret.getData())
+                .as("no tenant secrets: the channel key alone")
+                .containsOnlyKeys(SandboxObjects.CHANNEL_KEY_ITEM);
+        assertThat(
+                        Base64.getDecoder()
+                                .decode(secret.getData().get(SandboxObjects.CHANNEL_KEY_ITEM)))
+                .hasSize(32);
+        assertThat(secret.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(pod.getMetadata().getUid()));
     }
 
     @Test
@@ -222,8 +238,8 @@ class KubernetesSandboxProviderTest {
                 .singleElement()
                 .satisfies(o -> assertThat(o.getName()).isEqualTo("agentbox-s6"));
         // tenant b's pod mounts its own Secret and no other
-        assertThat(secretVolumes(pod("agentbox-s7"))).containsExactly("agentbox-s7-secrets");
-        assertThat(secretVolumes(pod("agentbox-s6"))).containsExactly("agentbox-s6-secrets");
+        assertThat(secretVolumes(pod("agentbox-s7"))).containsOnly("agentbox-s7-secrets");
+        assertThat(secretVolumes(pod("agentbox-s6"))).containsOnly("agentbox-s6-secrets");
         // the value is nowhere but in the Secret's data
         assertThat(client.pods().inNamespace(NS).withName("agentbox-s6").get().toString())
                 .doesNotContain("secret-of-a");
@@ -252,6 +268,63 @@ class KubernetesSandboxProviderTest {
                 .filter(java.util.Objects::nonNull)
                 .map(s -> s.getSecretName())
                 .toList();
+    }
+
+    /**
+     * The pod's helper is the real binary on loopback, started with the key the provider wrote into
+     * the Secret; the fake kubelet reports the pod's IP as 127.0.0.1.
+     */
+    @Test
+    void anyReplicaReachesTheHelperAtThePodsIpWithTheKeyOfItsSecretAndOnlyThatSandboxsKeyOpensIt(
+            @TempDir Path dir) throws Exception {
+        int port = HostSandboxd.freeLoopbackPort();
+        KubernetesSettings.Network n = KubernetesSettings.Network.defaults();
+        KubernetesSettings s =
+                settings(Duration.ofSeconds(10))
+                        .withNetwork(
+                                new KubernetesSettings.Network(
+                                        n.replicaNamespace(),
+                                        n.replicaSelector(),
+                                        port,
+                                        n.gatewayNamespace(),
+                                        n.gatewaySelector(),
+                                        n.gatewayPorts(),
+                                        n.bridgeBlockedCidrs()));
+        kubelet.behaviour = p -> FakeKubelet.readyAt("127.0.0.1");
+        KubernetesSandboxProvider maker = new KubernetesSandboxProvider(s, client);
+        maker.create(input("ch1", "tenant-a"));
+        maker.create(input("ch2", "tenant-a"));
+        ChannelKey key =
+                ChannelKey.of(
+                        Base64.getDecoder()
+                                .decode(
+                                        secret("agentbox-ch1-secrets")
+                                                .getData()
+                                                .get(SandboxObjects.CHANNEL_KEY_ITEM)));
+
+        try (HostSandboxd helper = HostSandboxd.startTcp(dir, key, port)) {
+            // Another replica: it made neither sandbox and holds no key in memory.
+            KubernetesSandboxProvider replica = new KubernetesSandboxProvider(s, client);
+            try {
+                SandboxChannel ch = replica.channel("agentbox-ch1").orElseThrow();
+                assertThat(ch.stat(dir.toString(), true, Duration.ofSeconds(5))).isPresent();
+                assertThat(replica.channel("agentbox-ch1"))
+                        .as("kept while it works")
+                        .containsSame(ch);
+                // ch2's key, at the same address, is refused before any request left.
+                SandboxChannel other = replica.channel("agentbox-ch2").orElseThrow();
+                Path target = dir.resolve("made-with-ch2s-key");
+                assertThatThrownBy(() -> other.mkdir(target.toString(), Duration.ofSeconds(5)))
+                        .isInstanceOfSatisfying(
+                                ChannelException.class, e -> assertThat(e.requestSent()).isFalse());
+                assertThat(target).doesNotExist();
+                assertThat(replica.channel("agentbox-none")).isEmpty();
+            } finally {
+                replica.close();
+            }
+        } finally {
+            maker.close();
+        }
     }
 
     @Test

@@ -33,7 +33,11 @@ class SandboxPodSpecTest {
     private static Pod build(
             SandboxCreateInput input, KubernetesSettings settings, boolean secrets) {
         return SandboxPodSpec.build(
-                "agentbox-s1", "agentbox/sandbox:bookworm", input, settings, secrets);
+                "agentbox-s1",
+                "agentbox/sandbox:bookworm",
+                input,
+                settings,
+                secrets ? java.util.Set.of("TOKEN") : java.util.Set.of());
     }
 
     private static Container container(Pod pod) {
@@ -118,7 +122,7 @@ class SandboxPodSpecTest {
         assertThat(container(pod).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container(pod).getVolumeMounts())
                 .extracting(m -> m.getMountPath() + (m.getReadOnly() ? ":ro" : ":rw"))
-                .containsExactly("/workspace:rw", "/tmp:rw");
+                .containsExactly("/workspace:rw", "/tmp:rw", "/run/agentbox/channel:ro");
     }
 
     @Test
@@ -128,7 +132,13 @@ class SandboxPodSpecTest {
         Volume workspace = pod.getSpec().getVolumes().get(0);
         assertThat(workspace.getEmptyDir().getSizeLimit()).isEqualTo(new Quantity("10240Mi"));
         assertThat(container(pod).getWorkingDir()).isEqualTo("/workspace");
-        assertThat(container(pod).getCommand()).containsExactly("sleep", "2147483647");
+        assertThat(container(pod).getCommand())
+                .as("the helper on the helper port, with the key file, keeps the pod alive")
+                .containsExactly(
+                        "/opt/agentbox/bin/agentbox-sandboxd",
+                        "serve-tcp",
+                        "7070",
+                        "/run/agentbox/channel/key");
         assertThat(container(pod).getEnv())
                 .singleElement()
                 .satisfies(
@@ -138,24 +148,45 @@ class SandboxPodSpecTest {
     }
 
     @Test
-    void secretsAreTheSandboxsOwnSecretMountedReadOnly() {
+    void secretsAreTheSandboxsOwnSecretMountedReadOnlyWithoutTheChannelKey() {
         Pod pod = build(input(), SETTINGS, true);
 
         assertThat(pod.getSpec().getVolumes())
                 .filteredOn(v -> v.getSecret() != null)
-                .singleElement()
-                .satisfies(
+                .allSatisfy(
                         v -> {
                             assertThat(v.getSecret().getSecretName())
                                     .isEqualTo("agentbox-s1-secrets");
                             assertThat(v.getSecret().getDefaultMode()).isEqualTo(0400);
-                        });
+                        })
+                .extracting(
+                        v ->
+                                v.getName()
+                                        + ":"
+                                        + v.getSecret().getItems().stream()
+                                                .map(i -> i.getKey() + "=" + i.getPath())
+                                                .toList())
+                .containsExactly("channel-key:[agentbox-channel-key=key]", "secrets:[TOKEN=TOKEN]");
         assertThat(container(pod).getVolumeMounts())
-                .filteredOn(m -> m.getMountPath().equals(SandboxObjects.SECRETS_MOUNT))
-                .singleElement()
-                .satisfies(m -> assertThat(m.getReadOnly()).isTrue());
+                .filteredOn(m -> m.getMountPath().startsWith("/run/agentbox/"))
+                .extracting(m -> m.getName() + " " + m.getMountPath() + " " + m.getReadOnly())
+                .containsExactly(
+                        "channel-key /run/agentbox/channel true",
+                        "secrets /run/agentbox/secrets true");
         assertThat(build(input(), SETTINGS, false).getSpec().getVolumes())
-                .noneMatch(v -> v.getSecret() != null);
+                .filteredOn(v -> v.getSecret() != null)
+                .extracting(Volume::getName)
+                .as("without secrets, only the key")
+                .containsExactly("channel-key");
+    }
+
+    @Test
+    void thePodIsReadyOnceItsHelperAcceptsConnectionsOnTheHelperPort() {
+        Container c = container(build(input(), SETTINGS, false));
+        assertThat(c.getReadinessProbe().getTcpSocket().getPort().getIntVal()).isEqualTo(7070);
+        assertThat(c.getPorts())
+                .singleElement()
+                .satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(7070));
     }
 
     @Test
