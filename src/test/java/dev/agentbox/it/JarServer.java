@@ -94,6 +94,9 @@ public final class JarServer implements AutoCloseable {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-jar", jar);
         pb.environment().put("JVM_ARGS", JarInstall.JVM_ARGS);
+        // Extracted under the test's folder, not ~/wlpExtract: a killed server's copy (its
+        // launcher deletes it only on a clean stop) goes with the folder.
+        pb.environment().put("WLP_JAR_EXTRACT_ROOT", work.resolve("extract").toString());
         return launch(pb, work, port, env, readyPath);
     }
 

@@ -104,9 +104,11 @@ class SandboxEnsureIT {
      */
     @Test
     void aFailingStepIsSetupFailedWithItsTailAndLeavesNothingBehind() {
+        // This server's containers only: another lane's server may make tenant-a's meanwhile.
+        String installation = "dev.agentbox.installation=" + Installations.of(api);
         List<String> before =
                 DockerCli.containersWithLabels(
-                        "dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a");
+                        "dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a", installation);
         HttpResponse<String> r =
                 sandboxes.ensureRaw(
                         body(
@@ -119,7 +121,9 @@ class SandboxEnsureIT {
         assertThat(problem.getInt("exitCode")).isEqualTo(7);
         assertThat(
                         DockerCli.containersWithLabels(
-                                "dev.agentbox.managed=true", "dev.agentbox.tenant=tenant-a"))
+                                "dev.agentbox.managed=true",
+                                "dev.agentbox.tenant=tenant-a",
+                                installation))
                 .containsExactlyInAnyOrderElementsOf(before);
         assertThat(api.get("/api/v1/sandboxes", Api.TENANT_A).body()).doesNotContain(definition);
     }
