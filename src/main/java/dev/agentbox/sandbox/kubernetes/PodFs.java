@@ -134,7 +134,7 @@ final class PodFs implements SandboxFs {
         while (n.endsWith("/")) {
             n = n.substring(0, n.length() - 1);
         }
-        if (n.startsWith("/") || n.isEmpty() && !name.startsWith(".")) {
+        if (n.startsWith("/")) {
             throw new SandboxOperationException(
                     "write archive into " + root, "the entry " + name + " is not relative");
         }
