@@ -102,7 +102,8 @@ class ArchitectureTest {
                 .resideInAnyPackage(
                         "dev.agentbox.sandbox.docker..",
                         "dev.agentbox.sandbox.local..",
-                        "dev.agentbox.sandbox.kubernetes..")
+                        "dev.agentbox.sandbox.kubernetes..",
+                        "dev.agentbox.sandbox.datapath..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(

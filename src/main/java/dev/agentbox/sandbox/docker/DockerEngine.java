@@ -17,6 +17,7 @@ import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.FrameQueue;
+import dev.agentbox.sandbox.datapath.CapturedExec;
 import dev.agentbox.sandbox.support.BoundedCapture;
 import java.io.Closeable;
 import java.io.IOException;

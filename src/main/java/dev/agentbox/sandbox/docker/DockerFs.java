@@ -2,9 +2,11 @@ package dev.agentbox.sandbox.docker;
 
 import static dev.agentbox.sandbox.docker.DockerSandbox.abs;
 
+import dev.agentbox.sandbox.datapath.BoundedExecs;
+import dev.agentbox.sandbox.datapath.ChannelFs;
+import dev.agentbox.sandbox.datapath.ProcessGroups;
 import dev.agentbox.sandbox.spi.FileFollow;
 import dev.agentbox.sandbox.spi.FileRead;
-import dev.agentbox.sandbox.spi.FileTooLargeException;
 import dev.agentbox.sandbox.spi.FsEntry;
 import dev.agentbox.sandbox.spi.FsStat;
 import dev.agentbox.sandbox.spi.SandboxFs;
@@ -13,7 +15,6 @@ import dev.agentbox.sandbox.spi.SandboxOperationException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,7 +32,7 @@ final class DockerFs implements SandboxFs {
     DockerFs(
             DockerSandboxProvider provider, String name, BoundedExecs execs, ProcessGroups groups) {
         this.provider = provider;
-        this.channel = new ChannelFs(provider, name);
+        this.channel = new ChannelFs(name, provider.limits(), () -> provider.channels().of(name));
         this.engine = new EngineFs(provider, name, execs, groups);
     }
 
@@ -67,25 +68,6 @@ final class DockerFs implements SandboxFs {
         return channel.openRead(p, maxBytes).orElseGet(() -> engine.openRead(p, maxBytes));
     }
 
-    /**
-     * What may be read: only a regular file within the limit (its size is returned); anything else
-     * is refused with the error its type calls for.
-     */
-    static long admit(String p, FsStat st, long maxBytes) {
-        if (st.type() != FsStat.Type.FILE) {
-            if (st.type() == FsStat.Type.DIR) {
-                throw new SandboxOperationException("read " + p, "it is a directory");
-            }
-            throw FileTooLargeException.notRegular(
-                    p, FileTooLargeException.kind(st.mode()), maxBytes);
-        }
-        long size = st.size().orElse(0);
-        if (size > maxBytes) {
-            throw FileTooLargeException.overLimit(p, size, maxBytes);
-        }
-        return size;
-    }
-
     @Override
     public void write(String path, byte[] data) {
         String p = abs(path);
@@ -105,24 +87,6 @@ final class DockerFs implements SandboxFs {
     public List<FsEntry> list(String path) {
         String p = abs(path);
         return channel.list(p).orElseGet(() -> engine.list(p));
-    }
-
-    /** Parses {@code t/name\0} entries (the script's and the helper's format alike). */
-    static List<FsEntry> entries(String p, String listing) {
-        String base = p.endsWith("/") && p.length() > 1 ? p.substring(0, p.length() - 1) : p;
-        List<FsEntry> entries = new ArrayList<>();
-        for (String item : listing.split("\0")) {
-            if (item.length() < 3) {
-                continue;
-            }
-            String n = item.substring(2);
-            entries.add(
-                    new FsEntry(
-                            n,
-                            (base.equals("/") ? "" : base) + "/" + n,
-                            item.charAt(0) == 'd' ? FsEntry.Type.DIR : FsEntry.Type.FILE));
-        }
-        return entries;
     }
 
     @Override

@@ -1,13 +1,13 @@
 package dev.agentbox.sandbox.docker;
 
-import static dev.agentbox.sandbox.docker.BoundedExecs.utf8;
-
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
-import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
-import dev.agentbox.sandbox.docker.CapturedExec.End;
+import dev.agentbox.sandbox.datapath.BoundedExecs;
+import dev.agentbox.sandbox.datapath.ChannelProcess;
+import dev.agentbox.sandbox.datapath.ProcessGroups;
+import dev.agentbox.sandbox.datapath.SandboxPaths;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.ProcessSignal;
@@ -24,7 +24,6 @@ import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SnapshotRef;
 import dev.agentbox.sandbox.support.ExecGit;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,8 +53,25 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     DockerSandbox(DockerSandboxProvider provider, String name) {
         this.provider = provider;
         this.name = name;
-        this.groups = new ProcessGroups(provider, name);
-        this.execs = new BoundedExecs(provider, name, groups);
+        this.groups =
+                new ProcessGroups(
+                        name,
+                        provider.limits(),
+                        task -> provider.engine().ops().execute(task),
+                        (pid, script, env, cwd, cap) ->
+                                provider.channels().start(name, pid, script, env, cwd, cap),
+                        // a helper that died under a kill: once more by the engine
+                        Optional.of(
+                                (pid, script, env, cwd, cap) ->
+                                        provider.channels()
+                                                .startByEngine(name, pid, script, env, cwd, cap)));
+        this.execs =
+                new BoundedExecs(
+                        name,
+                        provider.limits(),
+                        (pid, script, env, cwd, cap) ->
+                                provider.channels().start(name, pid, script, env, cwd, cap),
+                        groups);
         this.fs = new DockerFs(provider, name, execs, groups);
     }
 
@@ -157,13 +173,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     // ---- processes ----
 
     static String abs(String path) {
-        if (path.startsWith("/")) {
-            return path;
-        }
-        String p = path.startsWith("./") ? path.substring(2) : path;
-        return p.isEmpty() || p.equals(".")
-                ? DockerSandboxProvider.WORKSPACE
-                : DockerSandboxProvider.WORKSPACE + "/" + p;
+        return SandboxPaths.absolute(DockerSandboxProvider.WORKSPACE, path);
     }
 
     private List<String> envList(ProcessOptions o) {
@@ -175,48 +185,14 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
         return merged.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
-    /**
-     * Runs the command under the pid-file wrapper so it can be killed as a group, waits in Java for
-     * at most its timeout (or the default deadline), and captures at most the output cap. Timed
-     * out, capped or abandoned (the waiting thread interrupted, an engine error), its group is
-     * killed on the kill pool and this thread waits only a short grace for the stream to end: a
-     * command — or a kill — stalled by the sandbox's own binaries never holds it longer.
-     */
+    /** A bounded exec; see {@link BoundedExecs#exec}. */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
-        String cwd = abs(options.cwd().orElse("."));
-        Duration deadline = options.timeout().orElse(limits().defaultExecTimeout());
-        Outcome r =
-                execs.bounded(
-                        List.of(command),
-                        envList(options),
-                        cwd,
-                        deadline,
-                        limits().maxOutputBytes());
-        if (r.end() == End.DEADLINE) {
-            return new ExecResult(
-                    utf8(r.stdout()),
-                    utf8(r.stderr())
-                            + "\nagentbox: command timed out after "
-                            + deadline.toMillis()
-                            + "ms and was killed\n",
-                    ExecResult.TIMED_OUT,
-                    r.truncated());
-        }
-        return result(r, cwd);
-    }
-
-    /**
-     * The runtime refuses an exec whose working directory is missing with exit 126 and an OCI
-     * "chdir to cwd" message instead of running anything: that is a not-found, not data.
-     */
-    private static ExecResult result(Outcome r, String cwd) {
-        String out = utf8(r.stdout());
-        String err = utf8(r.stderr());
-        if (r.exitCode() == 126 && (out + err).contains("chdir to cwd")) {
-            throw new SandboxFileNotFoundException(cwd);
-        }
-        return new ExecResult(out, err, r.exitCode(), r.truncated());
+        return execs.exec(
+                command,
+                envList(options),
+                abs(options.cwd().orElse(".")),
+                options.timeout().orElse(limits().defaultExecTimeout()));
     }
 
     private SandboxLimits limits() {
@@ -232,17 +208,16 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
         String pid = ProcessGroups.newProcessId();
         Optional<SandboxChannel> channel = provider.channels().of(name);
         if (channel.isPresent()) {
-            ChannelProcess p = new ChannelProcess(this, pid);
             try {
-                p.attach(
-                        channel.get()
-                                .exec(
-                                        ProcessGroups.wrapped(pid, command),
-                                        envList(options),
-                                        cwd,
-                                        true,
-                                        p));
-                return p;
+                return ChannelProcess.start(
+                        channel.get(),
+                        name,
+                        pid,
+                        limits().processBufferChars(),
+                        groups,
+                        command,
+                        envList(options),
+                        cwd);
             } catch (ChannelException e) {
                 if (e.requestSent()) {
                     killGroup(pid);

@@ -1,10 +1,13 @@
 package dev.agentbox.sandbox.docker;
 
-import static dev.agentbox.sandbox.docker.BoundedExecs.utf8;
+import static dev.agentbox.sandbox.datapath.BoundedExecs.utf8;
 
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.agentbox.platform.Incident;
-import dev.agentbox.sandbox.docker.BoundedExecs.Outcome;
+import dev.agentbox.sandbox.datapath.BoundedExecs;
+import dev.agentbox.sandbox.datapath.BoundedExecs.Outcome;
+import dev.agentbox.sandbox.datapath.ChannelFs;
+import dev.agentbox.sandbox.datapath.ProcessGroups;
 import dev.agentbox.sandbox.spi.FileRead;
 import dev.agentbox.sandbox.spi.FsEntry;
 import dev.agentbox.sandbox.spi.FsStat;
@@ -62,7 +65,7 @@ final class EngineFs {
         }
         String[] parts = utf8(r.stdout()).strip().split(" ");
         FsStat st = FsStat.fromMode(Integer.parseInt(parts[0], 16), Long.parseLong(parts[1]));
-        return new DockerFileRead(this, p, DockerFs.admit(p, st, maxBytes), maxBytes);
+        return new DockerFileRead(this, p, ChannelFs.admit(p, st, maxBytes), maxBytes);
     }
 
     /**
@@ -162,7 +165,7 @@ final class EngineFs {
         if (r.exitCode() != 0) {
             throw new SandboxOperationException("list " + p, utf8(r.stderr()));
         }
-        return DockerFs.entries(p, utf8(r.stdout()));
+        return ChannelFs.entries(p, utf8(r.stdout()));
     }
 
     void mkdir(String p) {

@@ -4,6 +4,9 @@ import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.Lazy;
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
+import dev.agentbox.sandbox.datapath.CapturedExec;
+import dev.agentbox.sandbox.datapath.ChannelCall;
+import dev.agentbox.sandbox.datapath.ProcessGroups;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -246,32 +249,34 @@ final class SandboxChannels {
             List<String> env,
             String cwd,
             long cap) {
-        List<String> sh =
-                new java.util.ArrayList<>(
-                        List.of("/bin/sh", "-c", scriptAndArgs.get(0), "agentbox"));
-        sh.addAll(scriptAndArgs.subList(1, scriptAndArgs.size()));
         Optional<SandboxChannel> ch = of(container);
         if (ch.isPresent()) {
-            ChannelCall call = new ChannelCall(cap, watchdog);
             try {
-                call.attach(
-                        ch.get()
-                                .execUnpumped(
-                                        sh,
-                                        env,
-                                        cwd,
-                                        pid.map(p -> ProcessGroups.PROC_DIR + "/" + p).orElse(""),
-                                        call));
-                return call;
+                return ChannelCall.start(ch.get(), watchdog, pid, scriptAndArgs, env, cwd, cap);
             } catch (ChannelException e) {
-                if (e.requestSent()) {
-                    call.broken(e.getMessage());
-                    return call;
-                }
+                // not started: the engine starts it instead
             }
         }
-        List<String> cmd =
-                pid.isPresent() ? ProcessGroups.boundedWrapper(pid.get(), scriptAndArgs) : sh;
+        return startByEngine(container, pid, scriptAndArgs, env, cwd, cap);
+    }
+
+    /** As {@link #start}, through the engine alone. */
+    CapturedExec startByEngine(
+            String container,
+            Optional<String> pid,
+            List<String> scriptAndArgs,
+            List<String> env,
+            String cwd,
+            long cap) {
+        List<String> cmd;
+        if (pid.isPresent()) {
+            cmd = ProcessGroups.boundedWrapper(pid.get(), scriptAndArgs);
+        } else {
+            cmd =
+                    new java.util.ArrayList<>(
+                            List.of("/bin/sh", "-c", scriptAndArgs.get(0), "agentbox"));
+            cmd.addAll(scriptAndArgs.subList(1, scriptAndArgs.size()));
+        }
         return provider.engine().start(container, cmd, env, cwd, cap);
     }
 

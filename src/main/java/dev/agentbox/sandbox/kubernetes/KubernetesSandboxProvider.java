@@ -1,6 +1,12 @@
 package dev.agentbox.sandbox.kubernetes;
 
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.BACKGROUND_PROCESSES;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.ENV;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.EXEC;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.FS;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.KILLABLE_PROCESSES;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_POLICY;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.WRITABLE_STDIN;
 
 import dev.agentbox.platform.Lazy;
 import dev.agentbox.problem.ProblemException;
@@ -12,6 +18,7 @@ import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxExistsException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
+import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -54,23 +61,41 @@ import org.eclipse.microprofile.config.Config;
  * in-sandbox helper over TCP with that key ({@link SandboxPodSpec}), and {@link #channel} reaches
  * it at the pod's IP ({@link PodChannels}) from any replica.
  *
- * <p>Capabilities: only {@code networkPolicy}. The SPI's data path (exec, files, processes,
- * environment, ports through agentbox's proxy) is not wired onto the channel yet, so every such
- * operation throws {@link dev.agentbox.sandbox.spi.UnsupportedCapabilityException}; the workspace
- * is an emptyDir, so not durable; there are no snapshots or forks. {@code networkPolicy} means the
- * NetworkPolicy objects are made (SandboxNetworkPolicyTest); whether they are enforced depends on
- * the cluster's network plugin.
+ * <p>Capabilities, measured by the conformance suite against the mock API server with each pod's
+ * helper in a Docker container (KubernetesProviderContractTest):
+ *
+ * <ul>
+ *   <li>{@code fs}, {@code exec}, {@code env}, {@code backgroundProcesses}, {@code
+ *       killableProcesses} and {@code writableStdin}: the data path over the channel ({@link
+ *       KubernetesSandbox}, {@code sandbox.datapath}), as on a Docker sandbox with a channel. There
+ *       is no other path: a pod whose helper cannot be reached fails these with {@code 503
+ *       provider-unavailable} (no exec through the API server);
+ *   <li>not {@code ports}: nothing publishes a pod's port through agentbox yet;
+ *   <li>not {@code durableFilesystem}, {@code snapshots} or {@code fork}: the workspace is an
+ *       emptyDir;
+ *   <li>{@code networkPolicy}: the NetworkPolicy objects are made (SandboxNetworkPolicyTest);
+ *       whether they are enforced depends on the cluster's network plugin.
+ * </ul>
  */
 @ApplicationScoped
 public class KubernetesSandboxProvider implements SandboxProvider {
 
     public static final String NAME = "kubernetes";
 
-    static final SandboxCapabilities CAPABILITIES = SandboxCapabilities.of(NETWORK_POLICY);
+    static final SandboxCapabilities CAPABILITIES =
+            SandboxCapabilities.of(
+                    FS,
+                    EXEC,
+                    ENV,
+                    BACKGROUND_PROCESSES,
+                    KILLABLE_PROCESSES,
+                    WRITABLE_STDIN,
+                    NETWORK_POLICY);
 
     private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());
 
     private final KubernetesSettings settings;
+    private final SandboxLimits limits;
     // Made on first use: a disabled provider never reads a kubeconfig or opens a connection.
     private final Lazy<KubernetesClient> client;
     private final boolean ownsClient;
@@ -80,6 +105,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     /** For CDI proxies only. */
     protected KubernetesSandboxProvider() {
         this.settings = null;
+        this.limits = null;
         this.client = null;
         this.ownsClient = false;
         this.channels = null;
@@ -88,12 +114,18 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     @Inject
     public KubernetesSandboxProvider(Config config) {
-        this(KubernetesSettings.fromConfig(config));
+        this(KubernetesSettings.fromConfig(config), SandboxLimits.fromConfig(config));
     }
 
     /** A provider that makes its own client from {@code settings.credentials()}. */
     public KubernetesSandboxProvider(KubernetesSettings settings) {
+        this(settings, SandboxLimits.defaults());
+    }
+
+    /** A provider that makes its own client from {@code settings.credentials()}. */
+    public KubernetesSandboxProvider(KubernetesSettings settings, SandboxLimits limits) {
         this.settings = settings;
+        this.limits = limits;
         this.client = Lazy.of(() -> KubernetesClients.connect(settings.credentials()));
         this.ownsClient = true;
         this.channels = new PodChannels(this);
@@ -103,6 +135,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     /** A provider on a client the caller owns (and closes). */
     public KubernetesSandboxProvider(KubernetesSettings settings, KubernetesClient client) {
         this.settings = settings;
+        this.limits = SandboxLimits.defaults();
         this.client = Lazy.of(() -> client);
         this.ownsClient = false;
         this.channels = new PodChannels(this);
@@ -111,6 +144,15 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     public KubernetesSettings settings() {
         return settings;
+    }
+
+    /** The bounds of every exec, read and process output of this provider's sandboxes. */
+    public SandboxLimits limits() {
+        return limits;
+    }
+
+    PodChannels channels() {
+        return channels;
     }
 
     @Override

@@ -19,8 +19,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The data path of a sandbox that has none yet: every operation throws {@link
- * UnsupportedCapabilityException} naming the capability it would need, never a silent no-op.
+ * What a pod's sandbox cannot do: every operation throws {@link UnsupportedCapabilityException}
+ * naming the capability it would need, never a silent no-op. Only its ports are used (nothing
+ * publishes a pod's port through agentbox yet); its other parts stay for a provider state without
+ * any data path.
  */
 final class NoDataPath implements SandboxFs, SandboxProcesses, SandboxEnv, SandboxPorts {
 

@@ -12,8 +12,10 @@ import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
@@ -97,6 +99,16 @@ final class PodChannels implements AutoCloseable {
             old.channel().dropSpare();
         }
         return Optional.of(ch);
+    }
+
+    /** Closes the connections of commands run over these channels at their deadlines. */
+    ScheduledExecutorService watchdog() {
+        return watchdog.get();
+    }
+
+    /** Where kills run, off the caller's thread. */
+    Executor workers() {
+        return readers.get();
     }
 
     /** Forgets the channel of {@code podName} (destroyed), closing its spare connection. */

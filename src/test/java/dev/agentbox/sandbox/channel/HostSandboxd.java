@@ -123,7 +123,7 @@ public final class HostSandboxd implements AutoCloseable {
     }
 
     /** The compiled helper of that flavour (compiled on first use). */
-    static Path binary(boolean sanitized) {
+    public static Path binary(boolean sanitized) {
         return sanitized
                 ? compiled("agentbox-sandboxd-sanitized", "--sanitize")
                 : compiled("agentbox-sandboxd");

@@ -95,13 +95,16 @@ class KubernetesSandboxProviderTest {
     }
 
     @Test
-    void isDisabledByDefaultAndClaimsOnlyNetworkPolicy() {
+    void isDisabledByDefaultAndClaimsTheDataPathButNoPortsSnapshotsOrFork() {
         assertThat(KubernetesSettings.defaults().enabled()).isFalse();
         assertThat(provider.enabled()).isFalse();
         assertThat(provider.capabilities().networkPolicy()).isTrue();
-        assertThat(provider.capabilities().fs()).isFalse();
-        assertThat(provider.capabilities().exec()).isFalse();
-        assertThat(provider.capabilities().env()).isFalse();
+        assertThat(provider.capabilities().fs()).isTrue();
+        assertThat(provider.capabilities().exec()).isTrue();
+        assertThat(provider.capabilities().env()).isTrue();
+        assertThat(provider.capabilities().backgroundProcesses()).isTrue();
+        assertThat(provider.capabilities().killableProcesses()).isTrue();
+        assertThat(provider.capabilities().writableStdin()).isTrue();
         assertThat(provider.capabilities().ports()).isFalse();
         assertThat(provider.capabilities().durableFilesystem()).isFalse();
         assertThat(provider.capabilities().snapshots()).isFalse();
@@ -401,21 +404,30 @@ class KubernetesSandboxProviderTest {
     }
 
     @Test
-    void everyDataPathOperationIsUnsupportedNeverANoOp() {
+    void withoutAReachableHelperTheDataPathIsUnavailableAndPortsAndSnapshotsAreUnsupported() {
+        // Nothing listens on the helper port on loopback: the connection is refused at once.
+        kubelet.behaviour = p -> FakeKubelet.readyAt("127.0.0.1");
         SandboxHandle sb = provider.create(input("data", "tenant-a"));
 
-        assertThatThrownBy(() -> sb.process().exec("true"))
-                .isInstanceOf(UnsupportedCapabilityException.class);
-        assertThatThrownBy(() -> sb.fs().read("a.txt"))
-                .isInstanceOf(UnsupportedCapabilityException.class);
-        assertThatThrownBy(() -> sb.fs().write("a.txt", "x"))
-                .isInstanceOf(UnsupportedCapabilityException.class);
-        assertThatThrownBy(() -> sb.env().set(Map.of("A", "b")))
-                .isInstanceOf(UnsupportedCapabilityException.class);
+        for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call :
+                List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+                        () -> sb.process().exec("true"),
+                        () -> sb.process().spawn("true"),
+                        () -> sb.fs().read("a.txt"),
+                        () -> sb.fs().write("a.txt", "x"))) {
+            assertThatThrownBy(call)
+                    .isInstanceOfSatisfying(
+                            ProblemException.class,
+                            e -> {
+                                assertThat(e.code()).isEqualTo(ProblemCode.PROVIDER_UNAVAILABLE);
+                                assertThat(e.getMessage()).contains("cannot be reached");
+                            });
+        }
         assertThatThrownBy(() -> sb.ports().address(8080))
                 .isInstanceOf(UnsupportedCapabilityException.class);
         assertThatThrownBy(() -> sb.snapshot(java.util.Optional.empty()))
                 .isInstanceOf(UnsupportedCapabilityException.class);
+        assertThatThrownBy(sb::fork).isInstanceOf(UnsupportedCapabilityException.class);
     }
 
     @Test

@@ -4,12 +4,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /** The mock API server logs every request at INFO; tests keep only its warnings. */
-final class MockServerLogs {
+public final class MockServerLogs {
 
     private MockServerLogs() {}
 
     /** Keep the returned logger referenced: a logger nobody holds forgets its level. */
-    static Logger quiet() {
+    public static Logger quiet() {
         Logger logger = Logger.getLogger("io.fabric8.mockwebserver");
         logger.setLevel(Level.WARNING);
         return logger;

@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.datapath;
 
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.ChannelRead;
@@ -9,10 +9,10 @@ import java.io.OutputStream;
 import java.time.Duration;
 
 /**
- * A streamed read of one file over the sandbox channel. The same invariants as {@link
- * DockerFileRead}: never more than {@code limit} bytes reach the destination, one frame at a time
- * is held, and a sandbox silent for {@code silence} ends the read with an error; the helper opens
- * the file non-blocking, so a FIFO swapped in after the stat is refused rather than waited on.
+ * A streamed read of one file over the sandbox channel. The same invariants as Docker's engine
+ * read: never more than {@code limit} bytes reach the destination, one frame at a time is held, and
+ * a sandbox silent for {@code silence} ends the read with an error; the helper opens the file
+ * non-blocking, so a FIFO swapped in after the stat is refused rather than waited on.
  */
 final class ChannelFileRead implements FileRead {
 

@@ -1,32 +1,36 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.datapath;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.docker.CapturedExec.End;
+import dev.agentbox.sandbox.datapath.CapturedExec.End;
 import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The process groups of one container: every command agentbox starts there runs under a wrapper
- * that records its group leader in a pid file under {@link #PROC_DIR}, and is killed as a group
- * through that file.
+ * The process groups of one sandbox: every command agentbox starts there runs under a wrapper (or,
+ * over the channel, the helper) that records its group leader in a pid file under {@link
+ * #PROC_DIR}, and is killed as a group through that file. The signalling script runs by the
+ * provider's {@link ScriptRunner}; Docker's retries through the engine when its helper died under
+ * the kill.
  *
  * <p>Invariants: a kill never blocks the caller on the sandbox ({@link #killLater} runs on the kill
  * pool, and {@link #killGroup} bounds each step by the internal deadline); only {@code /bin/sh} and
  * its builtins run to find and signal a group, so a sandbox that replaced its other binaries cannot
- * stall a kill; a group whose container is gone counts as killed.
+ * stall a kill; a group whose sandbox is gone counts as killed.
  */
-final class ProcessGroups {
+public final class ProcessGroups {
 
     /** Private directory inside the sandbox for process-group ids. */
-    static final String PROC_DIR = "/tmp/.agentbox/proc";
+    public static final String PROC_DIR = "/tmp/.agentbox/proc";
 
     /** TERM to KILL. */
     static final Duration KILL_GRACE = Duration.ofSeconds(1);
@@ -36,19 +40,36 @@ final class ProcessGroups {
 
     private static final Logger LOG = Logger.getLogger(ProcessGroups.class.getName());
 
-    private final DockerSandboxProvider provider;
     private final String name;
+    private final SandboxLimits limits;
+    private final Executor killPool;
+    private final ScriptRunner runner;
+    private final Optional<ScriptRunner> afterBreak;
 
-    ProcessGroups(DockerSandboxProvider provider, String name) {
-        this.provider = provider;
+    /**
+     * @param name the sandbox, for messages
+     * @param killPool where {@link #killLater} kills
+     * @param runner how the signalling script runs
+     * @param afterBreak how it runs once more when {@code runner}'s path broke under it
+     */
+    public ProcessGroups(
+            String name,
+            SandboxLimits limits,
+            Executor killPool,
+            ScriptRunner runner,
+            Optional<ScriptRunner> afterBreak) {
         this.name = name;
+        this.limits = limits;
+        this.killPool = killPool;
+        this.runner = runner;
+        this.afterBreak = afterBreak;
     }
 
     private SandboxLimits limits() {
-        return provider.limits();
+        return limits;
     }
 
-    static String newProcessId() {
+    public static String newProcessId() {
         return "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     }
 
@@ -57,7 +78,7 @@ final class ProcessGroups {
      * wrapper records {@code $$} and execs the command in place; everything it starts, backgrounded
      * or not, stays in that group.
      */
-    static List<String> wrapped(String pid, String command) {
+    public static List<String> wrapped(String pid, String command) {
         return List.of(
                 "sh",
                 "-c",
@@ -78,7 +99,7 @@ final class ProcessGroups {
      * the same group, and removes the pid file when it ends by itself. Only {@code /bin/sh} and its
      * builtins run before the script (plus {@code mkdir} once).
      */
-    static List<String> boundedWrapper(String pid, List<String> scriptAndArgs) {
+    public static List<String> boundedWrapper(String pid, List<String> scriptAndArgs) {
         List<String> cmd =
                 new ArrayList<>(
                         List.of(
@@ -98,18 +119,16 @@ final class ProcessGroups {
      * Kills the group of {@code pid} on the kill pool: the caller does not wait for a kill a
      * sandbox may stall.
      */
-    void killLater(String pid) {
+    public void killLater(String pid) {
         try {
-            provider.engine()
-                    .ops()
-                    .execute(
-                            () -> {
-                                try {
-                                    killGroup(pid);
-                                } catch (RuntimeException e) {
-                                    LOG.log(Level.FINE, "killing " + pid + " in " + name, e);
-                                }
-                            });
+            killPool.execute(
+                    () -> {
+                        try {
+                            killGroup(pid);
+                        } catch (RuntimeException e) {
+                            LOG.log(Level.FINE, "killing " + pid + " in " + name, e);
+                        }
+                    });
         } catch (RejectedExecutionException e) {
             LOG.log(
                     Level.WARNING,
@@ -127,7 +146,7 @@ final class ProcessGroups {
      * container is gone. Residual risk: a sandbox that replaced {@code /bin/sh} itself makes each
      * step time out (bounded, on this thread only) and keeps its process.
      */
-    void killGroup(String pid) {
+    public void killGroup(String pid) {
         String f = PROC_DIR + "/" + pid;
         long waitUntil = System.nanoTime() + PIDFILE_WAIT.toNanos();
         int rc;
@@ -153,7 +172,7 @@ final class ProcessGroups {
      * or the container is gone. The signal's name comes from {@link ProcessSignal}, never from a
      * caller's text, so it is safe inside the script.
      */
-    void signalGroup(String pid, ProcessSignal signal) {
+    public void signalGroup(String pid, ProcessSignal signal) {
         String f = PROC_DIR + "/" + pid;
         long waitUntil = System.nanoTime() + PIDFILE_WAIT.toNanos();
         while (signal(f, signal.name()) == NO_PIDFILE && System.nanoTime() < waitUntil) {
@@ -180,42 +199,24 @@ final class ProcessGroups {
                         + " != KILL ] || rm -f \"$f\"; exit 0; }; "
                         + "rm -f \"$f\"; exit 1";
         List<String> scriptAndArgs = List.of(script, f);
-        int rc = signalVia(true, scriptAndArgs, sig);
+        int rc = signalVia(runner, scriptAndArgs, sig);
         // A helper that died under this kill must not keep the group alive: once more by the
-        // engine.
-        return rc == BROKEN ? signalVia(false, scriptAndArgs, sig) : rc;
+        // other path, where there is one.
+        if (rc == BROKEN) {
+            return afterBreak.map(r -> signalVia(r, scriptAndArgs, sig)).orElse(-1);
+        }
+        return rc;
     }
 
     private static final int BROKEN = -2;
 
-    private int signalVia(boolean channel, List<String> scriptAndArgs, String sig) {
+    private int signalVia(ScriptRunner via, List<String> scriptAndArgs, String sig) {
         CapturedExec call;
         try {
-            call =
-                    channel
-                            ? provider.channels()
-                                    .start(
-                                            name,
-                                            java.util.Optional.empty(),
-                                            scriptAndArgs,
-                                            List.of(),
-                                            "/",
-                                            4096)
-                            : provider.engine()
-                                    .start(
-                                            name,
-                                            List.of(
-                                                    "/bin/sh",
-                                                    "-c",
-                                                    scriptAndArgs.get(0),
-                                                    "agentbox",
-                                                    scriptAndArgs.get(1)),
-                                            List.of(),
-                                            "/",
-                                            4096);
+            call = via.start(Optional.empty(), scriptAndArgs, List.of(), "/", 4096);
         } catch (ProblemException e) {
             if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.SANDBOX_NOT_RUNNING) {
-                return 1; // the container is gone or stopped, and with it the process group
+                return 1; // the sandbox is gone or stopped, and with it the process group
             }
             throw e;
         }

@@ -1,16 +1,21 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.datapath;
 
+import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.ChannelExec;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.support.BoundedCapture;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A captured command over the sandbox channel: the same waits as {@link DockerEngine.ExecCall},
- * with the exit status carried by the channel itself (no inspect) and a break of the channel
- * reported as {@link End#BROKEN}, never as a completion.
+ * A captured command over the sandbox channel: the same waits as an engine's exec, with the exit
+ * status carried by the channel itself (no inspect) and a break of the channel reported as {@link
+ * End#BROKEN}, never as a completion.
  *
  * <p>The command has no reader thread: the first {@link #await} reads its output on the waiting
  * thread until its end, the deadline (a timer closes the connection) or the output cap (the
@@ -18,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * that read loop has returned, nothing reads any more: what had not completed by then never
  * completes here, and the caller kills it by its pid file.
  */
-final class ChannelCall implements CapturedExec, ChannelExec.Listener {
+public final class ChannelCall implements CapturedExec, ChannelExec.Listener {
 
     private final BoundedCapture capture;
     private final ScheduledExecutorService timer;
@@ -32,9 +37,48 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
      * @param cap the most output bytes kept
      * @param timer closes the connection at the deadline of {@link #await}
      */
-    ChannelCall(long cap, ScheduledExecutorService timer) {
+    public ChannelCall(long cap, ScheduledExecutorService timer) {
         this.capture = new BoundedCapture(cap);
         this.timer = timer;
+    }
+
+    /**
+     * Starts {@code scriptAndArgs} over {@code ch} (see {@link ScriptRunner#start}): with {@code
+     * pid}, the helper itself records the script's process group (one process, no wrapper).
+     *
+     * @return the call; a call already {@link End#BROKEN} when the channel failed after the helper
+     *     got the request (it may run)
+     * @throws ChannelException when the channel failed before the helper got the request: nothing
+     *     runs, so another path may start it
+     */
+    public static ChannelCall start(
+            SandboxChannel ch,
+            ScheduledExecutorService timer,
+            Optional<String> pid,
+            List<String> scriptAndArgs,
+            List<String> env,
+            String cwd,
+            long cap) {
+        List<String> sh =
+                new ArrayList<>(List.of("/bin/sh", "-c", scriptAndArgs.get(0), "agentbox"));
+        sh.addAll(scriptAndArgs.subList(1, scriptAndArgs.size()));
+        ChannelCall call = new ChannelCall(cap, timer);
+        try {
+            call.attach(
+                    ch.execUnpumped(
+                            sh,
+                            env,
+                            cwd,
+                            pid.map(p -> ProcessGroups.PROC_DIR + "/" + p).orElse(""),
+                            call));
+            return call;
+        } catch (ChannelException e) {
+            if (e.requestSent()) {
+                call.broken(e.getMessage());
+                return call;
+            }
+            throw e;
+        }
     }
 
     /** The exec this call reads, started without a reader thread. */
@@ -68,7 +112,8 @@ final class ChannelCall implements CapturedExec, ChannelExec.Listener {
     }
 
     /** Why the channel broke, when it did. */
-    String brokenBecause() {
+    @Override
+    public String brokenBecause() {
         return broken;
     }
 

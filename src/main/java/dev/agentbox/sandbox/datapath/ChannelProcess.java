@@ -1,15 +1,17 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.datapath;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.ChannelExec;
+import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.spi.OutputChunk;
 import dev.agentbox.sandbox.spi.ProcessOutput;
 import dev.agentbox.sandbox.spi.ProcessSignal;
 import dev.agentbox.sandbox.spi.SandboxOperationException;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,20 +21,48 @@ import java.util.concurrent.CompletableFuture;
  * pid file, like every other process of the sandbox, so they work from any connection and after the
  * helper restarted.
  */
-final class ChannelProcess implements SandboxProcess, ChannelExec.Listener {
+public final class ChannelProcess implements SandboxProcess, ChannelExec.Listener {
 
-    private final DockerSandbox sandbox;
+    private final String sandbox;
     private final String id;
+    private final ProcessGroups groups;
     private final ProcessOutput output;
     private volatile ChannelExec exec;
 
-    ChannelProcess(DockerSandbox sandbox, String id) {
+    /**
+     * @param sandbox the sandbox's id, for messages
+     * @param id the process's id, the name of its group's pid file
+     * @param groups how its group is killed and signalled
+     */
+    public ChannelProcess(String sandbox, String id, int bufferChars, ProcessGroups groups) {
         this.sandbox = sandbox;
         this.id = id;
-        this.output = new ProcessOutput(sandbox.providerBean().limits().processBufferChars());
+        this.groups = groups;
+        this.output = new ProcessOutput(bufferChars);
     }
 
-    void attach(ChannelExec exec) {
+    /**
+     * Starts {@code command} (under the pid-file wrapper of {@link ProcessGroups#wrapped}) over
+     * {@code ch} with a writable stdin, as process {@code id}.
+     *
+     * @throws ChannelException as {@link SandboxChannel#exec} does; when the request was sent, the
+     *     caller kills the group
+     */
+    public static ChannelProcess start(
+            SandboxChannel ch,
+            String sandbox,
+            String id,
+            int bufferChars,
+            ProcessGroups groups,
+            String command,
+            List<String> env,
+            String cwd) {
+        ChannelProcess p = new ChannelProcess(sandbox, id, bufferChars, groups);
+        p.attach(ch.exec(ProcessGroups.wrapped(id, command), env, cwd, true, p));
+        return p;
+    }
+
+    public void attach(ChannelExec exec) {
         this.exec = exec;
     }
 
@@ -56,7 +86,7 @@ final class ChannelProcess implements SandboxProcess, ChannelExec.Listener {
         output.failed(
                 new ProblemException(
                         ProblemCode.PROVIDER_UNAVAILABLE,
-                        "Process " + id + " in sandbox " + sandbox.id() + " was cut off: " + why));
+                        "Process " + id + " in sandbox " + sandbox + " was cut off: " + why));
     }
 
     @Override
@@ -123,11 +153,11 @@ final class ChannelProcess implements SandboxProcess, ChannelExec.Listener {
 
     @Override
     public void kill() {
-        sandbox.killGroup(id);
+        groups.killGroup(id);
     }
 
     @Override
     public void signal(ProcessSignal signal) {
-        sandbox.signalGroup(id, signal);
+        groups.signalGroup(id, signal);
     }
 }

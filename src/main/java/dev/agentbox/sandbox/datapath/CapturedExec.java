@@ -1,15 +1,15 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.datapath;
 
 import dev.agentbox.sandbox.support.BoundedCapture;
 import java.io.Closeable;
 import java.time.Duration;
 
 /**
- * A started command whose output is captured up to a cap, by whichever path started it: the
- * engine's exec ({@link DockerEngine.ExecCall}) or the sandbox channel ({@link ChannelCall}).
- * Nothing here blocks without the caller's deadline.
+ * A started command whose output is captured up to a cap, by whichever path started it: the sandbox
+ * channel ({@link ChannelCall}) or a provider's own exec (Docker's engine exec). Nothing here
+ * blocks without the caller's deadline.
  */
-interface CapturedExec extends Closeable {
+public interface CapturedExec extends Closeable {
 
     /** Why a wait ended. */
     enum End {
@@ -37,6 +37,11 @@ interface CapturedExec extends Closeable {
 
     /** The command's exit status, once {@link #isCompleted()}. */
     int exitCode();
+
+    /** Why the path broke, once {@link #await} said {@link End#BROKEN}; null otherwise. */
+    default String brokenBecause() {
+        return null;
+    }
 
     /** Stops reading and releases the connection; the command itself is not touched. */
     @Override
