@@ -24,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -344,9 +345,22 @@ class InterruptsPostgresIT {
                 .atMost(Duration.ofSeconds(60))
                 .until(() -> runs.get(shortRun).getString("status").equals("completed"));
 
-        assertThat(store.find(ending.ref(), id).orElseThrow().status())
+        // The writer cancels right after it has written the run's end, so "completed" may be
+        // read a moment before the cancel lands: wait for it, then check it came with the end
+        // and not from a sweep (the IT servers' reapers run every 2 s).
+        Instant finished = Instant.parse(runs.get(shortRun).getString("finishedAt"));
+        Interrupt cancelled =
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .until(
+                                () -> store.find(ending.ref(), id).orElseThrow(),
+                                i -> i.status() != InterruptStatus.PENDING);
+        assertThat(cancelled.status())
                 .as("cancelled by the server whose writer ended the run, no sweep needed")
                 .isEqualTo(InterruptStatus.CANCELLED);
+        assertThat(Duration.between(finished, cancelled.answeredAt().orElseThrow()))
+                .as("cancelled with the run's end")
+                .isLessThan(Duration.ofMillis(1000));
         assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(GateDecision.deny("cancelled"));
         assertThat(runs.get(shortRun)).doesNotContainKey("interrupts");
     }

@@ -18,6 +18,12 @@ import java.util.stream.Stream;
  * machine. Test servers each get a new output folder (their own logs and database files), so
  * without this every one of the suite's few dozen jar-server starts would be a first start.
  *
+ * <p>With it goes the warm-up's {@code resources/security} ({@code target/jar-install/<jar>/
+ * security}): the default keystore and LTPA keys a first start generates, about 3 s of CPU (an RSA
+ * key pair and its certificate) that every test server would otherwise spend again. Its password is
+ * the server's {@code keystore_password} from {@code server.env}, the same for every server of the
+ * jar.
+ *
  * <p>Made once per jar by the first test JVM that needs it: a server is started with an in-memory
  * database until it says it is ready, stopped, and its workarea renamed into place (a JVM that
  * loses that race to another keeps the other's). When it cannot be made, servers start cold.
@@ -38,14 +44,9 @@ final class WarmWorkarea {
             Path out = Files.createTempDirectory(wlp.getParent(), "warming-");
             try {
                 if (warmUp(wlp, server, jvmArgs, out)) {
-                    try {
-                        Files.move(
-                                out.resolve(server).resolve("workarea"),
-                                template,
-                                StandardCopyOption.ATOMIC_MOVE);
-                    } catch (IOException raced) {
-                        // another JVM's is in place (a non-empty folder is never replaced)
-                    }
+                    // The keys first: a workarea in place means both are.
+                    moveIfAbsent(security(template), out.resolve(server).resolve(SECURITY));
+                    moveIfAbsent(template, out.resolve(server).resolve("workarea"));
                 }
             } finally {
                 JarInstall.deleteTree(out);
@@ -56,12 +57,38 @@ final class WarmWorkarea {
         return Files.isDirectory(template) ? template : null;
     }
 
-    /** Copies {@code template} into {@code serverOutput}'s workarea unless it has one. */
+    private static final String SECURITY = "resources/security";
+
+    private static Path security(Path template) {
+        return template.resolveSibling("security");
+    }
+
+    private static void moveIfAbsent(Path to, Path from) {
+        try {
+            if (Files.isDirectory(from)) {
+                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } catch (IOException raced) {
+            // another JVM's is in place (a non-empty folder is never replaced)
+        }
+    }
+
+    /**
+     * Copies {@code template} into {@code serverOutput}'s workarea, and the warm-up's keys into its
+     * {@code resources/security}, unless it has them.
+     */
     static void seed(Path template, Path serverOutput) {
-        if (template == null || Files.exists(serverOutput.resolve("workarea"))) {
+        if (template == null) {
             return;
         }
-        Path into = serverOutput.resolve("workarea");
+        copyIfAbsent(security(template), serverOutput.resolve(SECURITY));
+        copyIfAbsent(template, serverOutput.resolve("workarea"));
+    }
+
+    private static void copyIfAbsent(Path template, Path into) {
+        if (!Files.isDirectory(template) || Files.exists(into)) {
+            return;
+        }
         try (Stream<Path> paths = Files.walk(template)) {
             for (Path p : paths.toList()) {
                 Path to = into.resolve(template.relativize(p).toString());
