@@ -6,6 +6,7 @@ import dev.agentbox.sandbox.channel.ChannelException;
 import dev.agentbox.sandbox.channel.SandboxChannel;
 import dev.agentbox.sandbox.datapath.BoundedExecs;
 import dev.agentbox.sandbox.datapath.ChannelProcess;
+import dev.agentbox.sandbox.datapath.ProcessEnv;
 import dev.agentbox.sandbox.datapath.ProcessGroups;
 import dev.agentbox.sandbox.datapath.SandboxPaths;
 import dev.agentbox.sandbox.spi.ExecResult;
@@ -24,11 +25,8 @@ import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.spi.SnapshotRef;
 import dev.agentbox.sandbox.support.ExecGit;
 import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One container, as a sandbox handle. Commands are {@code sh -c} execs: {@link #exec} through
@@ -40,7 +38,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
 
     private final DockerSandboxProvider provider;
     private final String name;
-    private final Map<String, String> env = new ConcurrentHashMap<>();
+    private final ProcessEnv env = new ProcessEnv();
     private final ExecGit git = new ExecGit(this);
     private final ProcessGroups groups;
     private final BoundedExecs execs;
@@ -157,7 +155,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
 
     @Override
     public void set(Map<String, String> vars) {
-        env.putAll(vars);
+        env.set(vars);
     }
 
     @Override
@@ -176,21 +174,12 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
         return SandboxPaths.absolute(DockerSandboxProvider.WORKSPACE, path);
     }
 
-    private List<String> envList(ProcessOptions o) {
-        if (env.isEmpty() && o.env().isEmpty()) {
-            return List.of();
-        }
-        Map<String, String> merged = new LinkedHashMap<>(env);
-        merged.putAll(o.env());
-        return merged.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-    }
-
     /** A bounded exec; see {@link BoundedExecs#exec}. */
     @Override
     public ExecResult exec(String command, ProcessOptions options) {
         return execs.exec(
                 command,
-                envList(options),
+                env.forProcess(options),
                 abs(options.cwd().orElse(".")),
                 options.timeout().orElse(limits().defaultExecTimeout()));
     }
@@ -216,7 +205,7 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
                         limits().processBufferChars(),
                         groups,
                         command,
-                        envList(options),
+                        env.forProcess(options),
                         cwd);
             } catch (ChannelException e) {
                 if (e.requestSent()) {
@@ -234,7 +223,10 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
         String execId =
                 provider.engine()
                         .createExec(
-                                name, ProcessGroups.wrapped(pid, command), envList(options), cwd);
+                                name,
+                                ProcessGroups.wrapped(pid, command),
+                                env.forProcess(options),
+                                cwd);
         DockerProcess p = new DockerProcess(this, pid, execId);
         p.start();
         return p;

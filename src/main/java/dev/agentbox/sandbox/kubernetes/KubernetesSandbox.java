@@ -8,6 +8,7 @@ import dev.agentbox.sandbox.datapath.BoundedExecs;
 import dev.agentbox.sandbox.datapath.CapturedExec;
 import dev.agentbox.sandbox.datapath.ChannelCall;
 import dev.agentbox.sandbox.datapath.ChannelProcess;
+import dev.agentbox.sandbox.datapath.ProcessEnv;
 import dev.agentbox.sandbox.datapath.ProcessGroups;
 import dev.agentbox.sandbox.datapath.SandboxPaths;
 import dev.agentbox.sandbox.spi.ExecResult;
@@ -23,11 +24,9 @@ import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProcess;
 import dev.agentbox.sandbox.spi.SandboxProcesses;
 import dev.agentbox.sandbox.support.ExecGit;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One sandbox pod. Its id is the pod's name. Commands, processes and files go over the pod's
@@ -47,7 +46,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
 
     private final KubernetesSandboxProvider provider;
     private final String podName;
-    private final Map<String, String> env = new ConcurrentHashMap<>();
+    private final ProcessEnv env = new ProcessEnv();
     private final NoDataPath none = new NoDataPath(KubernetesSandboxProvider.NAME);
     private final ProcessGroups groups;
     private final BoundedExecs execs;
@@ -176,16 +175,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
 
     @Override
     public void set(Map<String, String> vars) {
-        env.putAll(vars);
-    }
-
-    private List<String> envList(ProcessOptions o) {
-        if (env.isEmpty() && o.env().isEmpty()) {
-            return List.of();
-        }
-        Map<String, String> merged = new LinkedHashMap<>(env);
-        merged.putAll(o.env());
-        return merged.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        env.set(vars);
     }
 
     /** A bounded exec; see {@link BoundedExecs#exec}. */
@@ -193,7 +183,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
     public ExecResult exec(String command, ProcessOptions options) {
         return execs.exec(
                 command,
-                envList(options),
+                env.forProcess(options),
                 abs(options.cwd().orElse(".")),
                 options.timeout().orElse(limits().defaultExecTimeout()));
     }
@@ -219,7 +209,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
                     limits().processBufferChars(),
                     groups,
                     command,
-                    envList(options),
+                    env.forProcess(options),
                     cwd);
         } catch (ChannelException e) {
             if (e.requestSent()) {
