@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 @PostgresPass
 class WarmPoolPostgresIT {
 
-    private static final int PORT_A = 19980;
-    private static final int PORT_B = 19990;
+    private static final int PORT_A = 19380;
+    private static final int PORT_B = 19390;
     private static final Pattern COUNTER =
             Pattern.compile("^agentbox_pool_(hits|misses)_total\\{[^}]*\\} ([0-9.]+)$");
 
