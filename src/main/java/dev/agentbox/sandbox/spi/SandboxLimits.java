@@ -17,8 +17,10 @@ import org.eclipse.microprofile.config.Config;
  *     ask for. Default 1 h
  * @param maxReadBytes [agentbox.files.max-read-bytes] the largest file a read returns. Default 64
  *     MiB
- * @param internalExecTimeout [agentbox.docker.internal-exec-timeout-ms] deadline of every exec the
- *     server runs for itself (kill, stat, list, a file read's silence...). Default 30 s
+ * @param internalExecTimeout [agentbox.exec.internal-timeout-ms] deadline of every exec the server
+ *     runs for itself (kill, stat, list, a file read's silence...), whatever the provider. Default
+ *     30 s. The key's former, Docker-named spelling {@link #LEGACY_INTERNAL_TIMEOUT_KEY} still
+ *     applies when set, and then wins
  * @param processBufferChars [agentbox.processes.max-buffered-chars] characters of a background
  *     process's output kept for late subscribers (the newest). Default 1 Mi
  */
@@ -58,6 +60,15 @@ public record SandboxLimits(
     public static final long MIN_CONFIGURED_OUTPUT_BYTES = 8L << 20;
 
     /**
+     * The internal exec deadline's key before every provider used it. An operator who set it must
+     * not silently lose the setting on upgrade, so when present it wins over the new key (whose
+     * default is always present in the configuration file, so precedence the other way round would
+     * ignore it).
+     */
+    public static final String LEGACY_INTERNAL_TIMEOUT_KEY =
+            "agentbox.docker.internal-exec-timeout-ms";
+
+    /**
      * The configured limits; an output cap below {@link #MIN_CONFIGURED_OUTPUT_BYTES} is a startup
      * error.
      */
@@ -79,7 +90,14 @@ public record SandboxLimits(
                 millis(c, "agentbox.exec.max-timeout-ms", d.maxExecTimeout()),
                 c.getOptionalValue("agentbox.files.max-read-bytes", Long.class)
                         .orElse(d.maxReadBytes()),
-                millis(c, "agentbox.docker.internal-exec-timeout-ms", d.internalExecTimeout()),
+                c.getOptionalValue(LEGACY_INTERNAL_TIMEOUT_KEY, Long.class)
+                        .map(Duration::ofMillis)
+                        .orElseGet(
+                                () ->
+                                        millis(
+                                                c,
+                                                "agentbox.exec.internal-timeout-ms",
+                                                d.internalExecTimeout())),
                 c.getOptionalValue("agentbox.processes.max-buffered-chars", Integer.class)
                         .orElse(d.processBufferChars()));
     }

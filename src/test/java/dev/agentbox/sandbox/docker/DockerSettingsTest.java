@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.sandbox.spi.ImageAllowlist;
-import java.lang.reflect.Proxy;
+import dev.agentbox.testing.MapConfig;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
@@ -17,31 +16,7 @@ class DockerSettingsTest {
 
     /** A configuration holding only {@code values}, converted as MicroProfile Config would. */
     private static Config config(Map<String, String> values) {
-        return (Config)
-                Proxy.newProxyInstance(
-                        DockerSettingsTest.class.getClassLoader(),
-                        new Class<?>[] {Config.class},
-                        (proxy, m, args) -> {
-                            if (!m.getName().equals("getOptionalValue")) {
-                                throw new UnsupportedOperationException(m.getName());
-                            }
-                            String v = values.get((String) args[0]);
-                            Class<?> type = (Class<?>) args[1];
-                            if (v == null) {
-                                return Optional.empty();
-                            }
-                            Object converted =
-                                    type == Boolean.class
-                                            ? Boolean.valueOf(v)
-                                            : type == Integer.class
-                                                    ? Integer.valueOf(v)
-                                                    : type == Long.class
-                                                            ? Long.valueOf(v)
-                                                            : type == Double.class
-                                                                    ? Double.valueOf(v)
-                                                                    : v;
-                            return Optional.of(converted);
-                        });
+        return MapConfig.of(values);
     }
 
     @Test

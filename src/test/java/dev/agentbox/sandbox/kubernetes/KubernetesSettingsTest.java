@@ -3,11 +3,10 @@ package dev.agentbox.sandbox.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.Proxy;
+import dev.agentbox.testing.MapConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
@@ -16,31 +15,7 @@ class KubernetesSettingsTest {
 
     /** A Config of exactly these properties (only the lookups the settings make). */
     private static Config config(Map<String, String> values) {
-        return (Config)
-                Proxy.newProxyInstance(
-                        Config.class.getClassLoader(),
-                        new Class<?>[] {Config.class},
-                        (proxy, method, args) -> {
-                            if (!method.getName().equals("getOptionalValue")) {
-                                throw new UnsupportedOperationException(method.getName());
-                            }
-                            String v = values.get((String) args[0]);
-                            if (v == null) {
-                                return Optional.empty();
-                            }
-                            Class<?> type = (Class<?>) args[1];
-                            Object converted =
-                                    type == Boolean.class
-                                            ? Boolean.valueOf(v)
-                                            : type == Integer.class
-                                                    ? Integer.valueOf(v)
-                                                    : type == Long.class
-                                                            ? Long.valueOf(v)
-                                                            : type == Double.class
-                                                                    ? Double.valueOf(v)
-                                                                    : v;
-                            return Optional.of(converted);
-                        });
+        return MapConfig.of(values);
     }
 
     @Test
