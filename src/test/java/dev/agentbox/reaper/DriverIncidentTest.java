@@ -48,7 +48,7 @@ class DriverIncidentTest extends ReaperDatabaseTest {
                         f.log,
                         f.ctx.hub(),
                         new SandboxService(
-                                new SandboxProviders(List.of(throwingProvider(f.docker.name()))),
+                                new SandboxProviders(List.of(throwingProvider(f.provider.name()))),
                                 f.instances,
                                 f.leases,
                                 f.clock),

@@ -87,7 +87,7 @@ abstract class ReaperConcurrencyContract {
     @Test
     @DisplayName("RP-12 two servers sweeping at once → each run finalized exactly once")
     void twoServersSweepingAtOnceFinalizeEachRunOnce() throws Exception {
-        try (ReaperFixture b = new ReaperFixture(db(), "node-b", a.docker)) {
+        try (ReaperFixture b = new ReaperFixture(db(), "node-b", a.provider)) {
             assertEachRunFinalizedOnce(a.reaper(a.settings()), b.reaper(b.settings()));
         }
     }

@@ -48,9 +48,9 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Everything a sweep works with, for real: the JPA stores on a test database, database leases, the
- * Docker provider on the BusyBox image, the journal launcher and readers — one "server" per
- * instance ({@link #node}). Time that the reaper judges by (detached TTL, orphan grace) comes from
- * a {@link SettableClock}; leases keep the system clock.
+ * Docker provider on the BusyBox image (or another provider given to it), the journal launcher and
+ * readers — one "server" per instance ({@link #node}). Time that the reaper judges by (detached
+ * TTL, orphan grace) comes from a {@link SettableClock}; leases keep the system clock.
  */
 final class ReaperFixture implements AutoCloseable {
 
@@ -67,7 +67,7 @@ final class ReaperFixture implements AutoCloseable {
     final EventLog log;
     final SandboxInstanceStore instances;
     final Leases leases;
-    final DockerSandboxProvider docker;
+    final SandboxProvider provider;
     final SandboxService sandboxes;
     final RunContext ctx;
     final String tenant = "tenant-" + UUID.randomUUID();
@@ -85,7 +85,11 @@ final class ReaperFixture implements AutoCloseable {
         this(db, node, null);
     }
 
-    ReaperFixture(TestDatabase db, String node, DockerSandboxProvider sharedDocker) {
+    /**
+     * A fixture on {@code shared} (another fixture's provider, or one of another kind: the
+     * Kubernetes provider's reaper tests), or on a Docker provider of its own when null.
+     */
+    ReaperFixture(TestDatabase db, String node, SandboxProvider shared) {
         this.db = db;
         this.node = node;
         runs = db.transactional(RunStore.class, JpaRunStore::new);
@@ -101,15 +105,16 @@ final class ReaperFixture implements AutoCloseable {
                         Clock.systemUTC(),
                         node,
                         scheduler);
-        docker =
-                sharedDocker != null
-                        ? sharedDocker
+        provider =
+                shared != null
+                        ? shared
                         : new DockerSandboxProvider(
                                 DockerSettings.builder().image(IMAGE).build(),
                                 new DaemonThreads("test-reaper"),
                                 Clock.systemUTC());
         sandboxes =
-                new SandboxService(new SandboxProviders(List.of(docker)), instances, leases, clock);
+                new SandboxService(
+                        new SandboxProviders(List.of(provider)), instances, leases, clock);
         ReaderFactory readers =
                 (handle, journal, from) -> JournalReader.open(handle, journal, from);
         ctx =
@@ -141,7 +146,7 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     Reaper reaper(ReaperSettings settings) {
-        return reaper(settings, docker);
+        return reaper(settings, provider);
     }
 
     /**
@@ -154,7 +159,7 @@ final class ReaperFixture implements AutoCloseable {
 
     /** A reaper whose run store is {@code runs} (a wrapper that injects a fault or a race). */
     Reaper reaperOver(RunStore runs, ReaperSettings settings) {
-        return reaper(runs, settings, docker);
+        return reaper(runs, settings, provider);
     }
 
     /**
@@ -162,7 +167,7 @@ final class ReaperFixture implements AutoCloseable {
      * fault); its probe and orphan listing use the real store.
      */
     Reaper reaperReclaimingThrough(SandboxInstanceStore reclaimInstances, ReaperSettings settings) {
-        return reaper(runs, settings, docker, reclaimInstances);
+        return reaper(runs, settings, provider, reclaimInstances);
     }
 
     private Reaper reaper(RunStore runs, ReaperSettings settings, SandboxProvider provider) {
@@ -203,7 +208,10 @@ final class ReaperFixture implements AutoCloseable {
         RunExitProbe probe =
                 new RunExitProbe(
                         instances,
-                        name -> name.equals(docker.name()) ? Optional.of(docker) : Optional.empty(),
+                        name ->
+                                name.equals(provider.name())
+                                        ? Optional.of(provider)
+                                        : Optional.empty(),
                         workers,
                         settings.parallelism());
         OrphanCollector orphans =
@@ -230,14 +238,20 @@ final class ReaperFixture implements AutoCloseable {
                 UUID.randomUUID().toString().replace("-", "")
                         + UUID.randomUUID().toString().replace("-", "");
         SandboxHandle handle =
-                docker.create(
+                provider.create(
                         SandboxCreateInput.defaults()
                                 .withKey(key, tenant)
                                 .withInstallation(installation));
         containers.add(handle.id());
         instances.upsert(
                 new SandboxInstance(
-                        key, tenant, docker.name(), handle.id(), null, clock.instant(), 3_600_000));
+                        key,
+                        tenant,
+                        provider.name(),
+                        handle.id(),
+                        null,
+                        clock.instant(),
+                        3_600_000));
         return new Box(key, handle);
     }
 
@@ -276,7 +290,7 @@ final class ReaperFixture implements AutoCloseable {
      * find nothing to tell by and say unknown.
      */
     private void awaitLaunched(RunRecordView run) {
-        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker));
+        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(provider));
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
                 .until(
@@ -333,7 +347,7 @@ final class ReaperFixture implements AutoCloseable {
 
     /** Waits until the agent's exit sentinel is in its journal. */
     void awaitExit(Box box, RunRecordView run) {
-        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(docker));
+        RunExitProbe probe = new RunExitProbe(instances, n -> Optional.of(provider));
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
                 .until(
@@ -351,7 +365,7 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     boolean containerExists(String id) {
-        return docker.listManaged().stream().anyMatch(s -> s.id().equals(id));
+        return provider.listManaged().stream().anyMatch(s -> s.id().equals(id));
     }
 
     /** Makes a container labelled like agentbox's, without any record. */
@@ -359,7 +373,8 @@ final class ReaperFixture implements AutoCloseable {
         SandboxCreateInput input =
                 SandboxCreateInput.defaults().withKey("orphan-" + UUID.randomUUID(), tenant);
         SandboxHandle h =
-                docker.create(installation == null ? input : input.withInstallation(installation));
+                provider.create(
+                        installation == null ? input : input.withInstallation(installation));
         containers.add(h.id());
         return h.id();
     }
@@ -369,7 +384,7 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     Map<String, String> labelsOf(String id) {
-        return docker.listManaged().stream()
+        return provider.listManaged().stream()
                 .filter(s -> s.id().equals(id))
                 .findFirst()
                 .orElseThrow()
@@ -380,7 +395,7 @@ final class ReaperFixture implements AutoCloseable {
     public void close() {
         for (String id : containers) {
             try {
-                docker.destroy(id);
+                provider.destroy(id);
             } catch (RuntimeException ignored) {
                 // best effort: the test already failed or destroyed it
             }

@@ -162,7 +162,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
     void whatTheProbeCannotTellIsUnknownAndAForgedSentinelIsProducing() {
         Box gone = f.sandbox();
         RunRecordView containerGone = f.detach(f.run(gone, "sleep 60"), f.clock.instant());
-        f.docker.destroy(gone.handle().id());
+        f.provider.destroy(gone.handle().id());
         Box unrecorded = f.sandbox();
         RunRecordView noRecord = f.detach(f.run(unrecorded, "sleep 60"), f.clock.instant());
         f.instances.delete(f.tenant, unrecorded.key());
@@ -319,7 +319,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         RunRecordView run = f.run(box, "echo finished");
         f.awaitExit(box, run);
         RunRecordView detached = f.detach(run, f.clock.instant());
-        try (ReaperFixture other = new ReaperFixture(db, "node-b", f.docker);
+        try (ReaperFixture other = new ReaperFixture(db, "node-b", f.provider);
                 var held =
                         other.leases
                                 .acquire(

@@ -40,7 +40,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         f.awaitExit(box, run);
         f.detach(run, f.clock.instant());
 
-        SweepResult result = f.reaper(f.settings(), new FailingDestroyProvider(f.docker)).sweep();
+        SweepResult result = f.reaper(f.settings(), new FailingDestroyProvider(f.provider)).sweep();
 
         RunEntry e = result.runs().get(0);
         assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
@@ -72,7 +72,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         ReaperSettings noTime =
                 new ReaperSettings(25, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10));
 
-        SweepResult result = f.reaper(noTime, new FailingDestroyProvider(f.docker)).sweep();
+        SweepResult result = f.reaper(noTime, new FailingDestroyProvider(f.provider)).sweep();
 
         RunEntry e = result.runs().get(0);
         assertThat(e.outcome()).isEqualTo(SweepOutcome.RECLAIM_FAILED);
@@ -168,7 +168,7 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
                         record.createdAt(),
                         record.keepAliveMs()));
 
-        Reclaimer.Reclaim reclaim = reclaimer(f.docker).reclaim(f.fresh(run));
+        Reclaimer.Reclaim reclaim = reclaimer(f.provider).reclaim(f.fresh(run));
 
         assertThat(reclaim.outcome()).isEqualTo(ReclaimOutcome.PROVIDER_MISMATCH);
         assertThat(f.instances.find(f.tenant, box.key()))
@@ -185,14 +185,14 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
         RunRecordView second = f.run(box, "sleep 30");
         f.runs.setSandboxKey(second.ref(), Optional.of(box.key()));
 
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome())
+        assertThat(reclaimer(f.provider).reclaim(f.fresh(first)).outcome())
                 .isEqualTo(ReclaimOutcome.IN_USE);
         assertThat(f.containerExists(box.handle().id())).isTrue();
         f.runs.setSandboxKey(first.ref(), Optional.empty());
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(first)).outcome())
+        assertThat(reclaimer(f.provider).reclaim(f.fresh(first)).outcome())
                 .isEqualTo(ReclaimOutcome.NO_SANDBOX_KEY);
         f.instances.delete(f.tenant, box.key());
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(second)).outcome())
+        assertThat(reclaimer(f.provider).reclaim(f.fresh(second)).outcome())
                 .isEqualTo(ReclaimOutcome.NOT_FOUND);
     }
 
@@ -208,11 +208,11 @@ class ReclaimAndOrphansTest extends ReaperDatabaseTest {
                                 Duration.ofSeconds(30),
                                 Duration.ZERO)
                         .orElseThrow()) {
-            assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome())
+            assertThat(reclaimer(f.provider).reclaim(f.fresh(run)).outcome())
                     .isEqualTo(ReclaimOutcome.IN_USE);
         }
         assertThat(f.containerExists(box.handle().id())).isTrue();
-        assertThat(reclaimer(f.docker).reclaim(f.fresh(run)).outcome())
+        assertThat(reclaimer(f.provider).reclaim(f.fresh(run)).outcome())
                 .isEqualTo(ReclaimOutcome.DESTROYED);
         assertThat(f.containerExists(box.handle().id())).isFalse();
     }

@@ -288,6 +288,11 @@ public record KubernetesSettings(
                                 .orElse(n.bridgeBlockedCidrs())));
     }
 
+    public KubernetesSettings withEnabled(boolean on) {
+        return new KubernetesSettings(
+                on, namespace, credentials, image, images, readyTimeout, pods, network);
+    }
+
     public KubernetesSettings withPods(Pods p) {
         return new KubernetesSettings(
                 enabled, namespace, credentials, image, images, readyTimeout, p, network);
