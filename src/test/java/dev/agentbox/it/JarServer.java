@@ -92,7 +92,9 @@ public final class JarServer implements AutoCloseable {
             Path work, int port, Map<String, String> env, String readyPath) {
         String jar = System.getProperty("agentbox.it.runnable-jar", "target/agentbox.jar");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-jar", jar);
+        // No performance data for the launcher's JVM either (JarInstall.JVM_ARGS says why): its
+        // command line names agentbox.jar.
+        ProcessBuilder pb = new ProcessBuilder(java, "-XX:-UsePerfData", "-jar", jar);
         pb.environment().put("JVM_ARGS", JarInstall.JVM_ARGS);
         // Extracted under the test's folder, not ~/wlpExtract: a killed server's copy (its
         // launcher deletes it only on a clean stop) goes with the folder.
