@@ -1,15 +1,10 @@
 package dev.agentbox.reaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.platform.TestDatabase;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
-import dev.agentbox.run.RunDriver;
-import dev.agentbox.run.harness.Harness;
-import dev.agentbox.run.journal.AgentInvocation;
-import dev.agentbox.run.store.NewRun;
 import dev.agentbox.run.store.RunRecordView;
 import dev.agentbox.sandbox.kubernetes.KubernetesSandboxProvider;
 import dev.agentbox.sandbox.kubernetes.KubernetesSettings;
@@ -22,7 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
@@ -105,37 +99,10 @@ class KubernetesReaperTest {
         assertThat(client.pods().inNamespace(NS).withName(pod).get()).isNotNull();
         assertThat(client.secrets().inNamespace(NS).withName(pod + "-secrets").get()).isNotNull();
         String gate = "/tmp/gate-" + UUID.randomUUID();
-        RunRecordView run =
-                a.runs.create(
-                                new NewRun(
-                                        a.tenant,
-                                        "k8s-rp01-" + UUID.randomUUID(),
-                                        "t-k8s-rp01",
-                                        Harness.COMMAND,
-                                        a.clock.instant(),
-                                        true,
-                                        true,
-                                        false,
-                                        Optional.empty(),
-                                        Optional.empty(),
-                                        Optional.of(box.key())))
-                        .orElseThrow();
         // Replica A drives two lines over the pod's channel, then leaves without a terminal
         // write, as a server that dies does.
-        RunDriver first =
-                new RunDriver(
-                        a.ctx,
-                        run,
-                        Optional.empty(),
-                        AgentInvocation.of(
-                                "echo line-1; echo line-2; while [ ! -f "
-                                        + gate
-                                        + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
-        Thread driving = new Thread(first);
-        driving.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> count(a.chunkJson(run), "line-2") == 1);
-        first.leave();
-        driving.join(10_000);
+        RunRecordView run =
+                a.runLeftByItsDriverAfterTwoLines(box, "k8s-rp01-" + UUID.randomUUID(), gate);
         a.detach(run, b.clock.instant().minusSeconds(5));
         box.handle().process().exec("touch " + gate);
         b.awaitExit(box, run);

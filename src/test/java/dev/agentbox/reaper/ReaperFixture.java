@@ -10,8 +10,10 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.BridgeStarter;
 import dev.agentbox.run.ReaderFactory;
 import dev.agentbox.run.RunContext;
+import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.RunEventHub;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.JournalLauncher;
 import dev.agentbox.run.journal.JournalReader;
 import dev.agentbox.run.store.ClaimStore;
@@ -256,6 +258,49 @@ final class ReaperFixture implements AutoCloseable {
     }
 
     record Box(String key, SandboxHandle handle) {}
+
+    /**
+     * A run on {@code box} whose first driver forwarded two lines and then left without a terminal
+     * write, as a driver whose server goes away; the agent then waits for the file {@code gate}
+     * before it prints line-3 and line-4 and exits. Not detached yet.
+     */
+    RunRecordView runLeftByItsDriverAfterTwoLines(Box box, String runId, String gate)
+            throws InterruptedException {
+        RunRecordView run =
+                runs.create(
+                                new NewRun(
+                                        tenant,
+                                        runId,
+                                        "thread-" + runId,
+                                        Harness.COMMAND,
+                                        clock.instant(),
+                                        true,
+                                        true,
+                                        false,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.of(box.key())))
+                        .orElseThrow();
+        RunDriver first =
+                new RunDriver(
+                        ctx,
+                        run,
+                        Optional.empty(),
+                        AgentInvocation.of(
+                                "echo line-1; echo line-2; while [ ! -f "
+                                        + gate
+                                        + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
+        Thread driving = new Thread(first);
+        driving.start();
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                chunkJson(run).stream().filter(c -> c.contains("line-2")).count()
+                                        == 1);
+        first.leave();
+        driving.join(10_000);
+        return run;
+    }
 
     /** A run bound to {@code box} whose agent runs {@code command} journaled; not detached yet. */
     RunRecordView run(Box box, String command) {

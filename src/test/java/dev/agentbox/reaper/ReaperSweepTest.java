@@ -7,9 +7,7 @@ import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.platform.lease.LeaseNames;
 import dev.agentbox.reaper.ReaperFixture.Box;
 import dev.agentbox.reaper.SweepResult.RunEntry;
-import dev.agentbox.run.RunDriver;
 import dev.agentbox.run.harness.Harness;
-import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.journal.ExitSentinel;
 import dev.agentbox.run.journal.JournalId;
 import dev.agentbox.run.store.NewRun;
@@ -51,36 +49,7 @@ class ReaperSweepTest extends ReaperDatabaseTest {
         Box box = f.sandbox();
         String gate = "/tmp/gate-" + UUID.randomUUID();
         RunRecordView run =
-                f.runs.create(
-                                new NewRun(
-                                        f.tenant,
-                                        "rp01-" + UUID.randomUUID(),
-                                        "t-rp01",
-                                        Harness.COMMAND,
-                                        f.clock.instant(),
-                                        true,
-                                        true,
-                                        false,
-                                        Optional.empty(),
-                                        Optional.empty(),
-                                        Optional.of(box.key())))
-                        .orElseThrow();
-        // A first driver forwards two lines, then its server goes away (it leaves without a
-        // terminal write).
-        RunDriver first =
-                new RunDriver(
-                        f.ctx,
-                        run,
-                        Optional.empty(),
-                        AgentInvocation.of(
-                                "echo line-1; echo line-2; while [ ! -f "
-                                        + gate
-                                        + " ]; do sleep 0.05; done; echo line-3; echo line-4"));
-        Thread driving = new Thread(first);
-        driving.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> count(f.chunkJson(run), "line-2") == 1);
-        first.leave();
-        driving.join(10_000);
+                f.runLeftByItsDriverAfterTwoLines(box, "rp01-" + UUID.randomUUID(), gate);
         Instant detachedAt = f.clock.instant().minusSeconds(5);
         f.detach(run, detachedAt);
         box.handle().process().exec("touch " + gate);
