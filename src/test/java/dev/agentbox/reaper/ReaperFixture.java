@@ -266,21 +266,7 @@ final class ReaperFixture implements AutoCloseable {
      */
     RunRecordView runLeftByItsDriverAfterTwoLines(Box box, String runId, String gate)
             throws InterruptedException {
-        RunRecordView run =
-                runs.create(
-                                new NewRun(
-                                        tenant,
-                                        runId,
-                                        "thread-" + runId,
-                                        Harness.COMMAND,
-                                        clock.instant(),
-                                        true,
-                                        true,
-                                        false,
-                                        Optional.empty(),
-                                        Optional.empty(),
-                                        Optional.of(box.key())))
-                        .orElseThrow();
+        RunRecordView run = record(box, runId, Optional.empty());
         RunDriver first =
                 new RunDriver(
                         ctx,
@@ -309,24 +295,28 @@ final class ReaperFixture implements AutoCloseable {
 
     /** Like {@link #run(Box, String)}, with a runId chosen by the caller. */
     RunRecordView run(Box box, String runId, String command) {
-        RunRecordView run =
-                runs.create(
-                                new NewRun(
-                                        tenant,
-                                        runId,
-                                        "thread-" + runId,
-                                        Harness.COMMAND,
-                                        clock.instant(),
-                                        true,
-                                        true,
-                                        false,
-                                        Optional.of(command),
-                                        Optional.empty(),
-                                        Optional.of(box.key())))
-                        .orElseThrow();
+        RunRecordView run = record(box, runId, Optional.of(command));
         ctx.launcher().start(box.handle(), run.journal(), command);
         awaitLaunched(run);
         return run;
+    }
+
+    /** The run's record, bound to {@code box}, detachable, of the command harness. */
+    private RunRecordView record(Box box, String runId, Optional<String> command) {
+        return runs.create(
+                        new NewRun(
+                                tenant,
+                                runId,
+                                "thread-" + runId,
+                                Harness.COMMAND,
+                                clock.instant(),
+                                true,
+                                true,
+                                false,
+                                command,
+                                Optional.empty(),
+                                Optional.of(box.key())))
+                .orElseThrow();
     }
 
     /**
