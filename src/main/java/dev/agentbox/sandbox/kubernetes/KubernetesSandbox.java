@@ -38,7 +38,7 @@ import java.util.Optional;
  *   <li>The channel is the only path: there is no exec through the API server. A pod whose helper
  *       cannot be reached fails every operation with {@code 503 provider-unavailable} saying so;
  *       one that is gone, with {@code 404}.
- *   <li>Ports are {@link NoDataPath}'s: {@code unsupported-capability}.
+ *   <li>Ports are reached at the pod's IP ({@link PodPorts}); nothing is published.
  *   <li>Variables {@link #set} here apply to this handle's later commands, as on Docker.
  * </ul>
  */
@@ -47,10 +47,10 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
     private final KubernetesSandboxProvider provider;
     private final String podName;
     private final ProcessEnv env = new ProcessEnv();
-    private final NoDataPath none = new NoDataPath(KubernetesSandboxProvider.NAME);
     private final ProcessGroups groups;
     private final BoundedExecs execs;
     private final PodFs fs;
+    private final PodPorts ports;
     private final ExecGit git = new ExecGit(this);
 
     KubernetesSandbox(KubernetesSandboxProvider provider, String podName) {
@@ -65,6 +65,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
                         Optional.empty());
         this.execs = new BoundedExecs(podName, limits(), this::start, groups);
         this.fs = new PodFs(this, execs);
+        this.ports = new PodPorts(provider, podName);
     }
 
     @Override
@@ -104,7 +105,7 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
 
     @Override
     public SandboxPorts ports() {
-        return none;
+        return ports;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.EXEC;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.FS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.KILLABLE_PROCESSES;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_POLICY;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.PORTS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.WRITABLE_STDIN;
 
 import dev.agentbox.platform.Lazy;
@@ -70,7 +71,8 @@ import org.eclipse.microprofile.config.Config;
  *       KubernetesSandbox}, {@code sandbox.datapath}), as on a Docker sandbox with a channel. There
  *       is no other path: a pod whose helper cannot be reached fails these with {@code 503
  *       provider-unavailable} (no exec through the API server);
- *   <li>not {@code ports}: nothing publishes a pod's port through agentbox yet;
+ *   <li>{@code ports}: the port proxy connects to the pod's IP ({@link PodPorts}); nothing is
+ *       published, and a pod with {@code network: none} has no reachable port;
  *   <li>not {@code durableFilesystem}, {@code snapshots} or {@code fork}: the workspace is an
  *       emptyDir;
  *   <li>{@code networkPolicy}: the NetworkPolicy objects are made (SandboxNetworkPolicyTest);
@@ -90,6 +92,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                     BACKGROUND_PROCESSES,
                     KILLABLE_PROCESSES,
                     WRITABLE_STDIN,
+                    PORTS,
                     NETWORK_POLICY);
 
     private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());

@@ -120,7 +120,7 @@ final class PodChannels implements AutoCloseable {
     }
 
     /** {@code status.podIP} is an address literal: parsed, never looked up in DNS. */
-    private static InetAddress literal(String ip) {
+    static InetAddress literal(String ip) {
         if (!ip.matches("[0-9a-fA-F:.]+")) {
             throw new IllegalStateException("not an IP address: " + ip);
         }

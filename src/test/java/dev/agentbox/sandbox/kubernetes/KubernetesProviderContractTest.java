@@ -2,9 +2,11 @@ package dev.agentbox.sandbox.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.spi.SandboxProviderContract;
 import dev.agentbox.testing.NeedsDocker;
@@ -20,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * objects, and for each pod a Docker container running this build's helper with {@code serve-tcp}
  * and the key of the pod's Secret ({@link PodContainers}), whose bridge address is the pod's IP. So
  * exec, files, processes, kills and stdin go to the real helper over the network, authenticated
- * with the sandbox's key. What the provider lacks (ports, snapshots, fork) is asserted as {@code
- * unsupported-capability} by the suite itself.
+ * with the sandbox's key; ports are reached at that address too. What the provider lacks
+ * (snapshots, fork) is asserted as {@code unsupported-capability} by the suite itself.
  *
  * <p>One container for the class's shared sandbox, one more for the sandbox removed behind the
  * provider's back; each goes with its pod, and all with the class.
@@ -61,10 +63,29 @@ class KubernetesProviderContractTest extends SandboxProviderContract {
         return true; // agentbox/sandbox:bookworm, the provider's default image
     }
 
-    /** Never run: the provider does not claim ports. */
     @Override
     protected String httpServerCommand(int port) {
-        throw new UnsupportedOperationException();
+        return debianHttpServer(port);
+    }
+
+    /** Nothing is published: the port proxy connects to the pod's IP. */
+    @Override
+    protected boolean publishesPorts() {
+        return false;
+    }
+
+    /** A pod with {@code network: bridge}: its NetworkPolicy admits agentbox to any port. */
+    @Override
+    protected SandboxHandle sandboxForPort(int port) {
+        SandboxHandle h =
+                provider.create(
+                        baseInput()
+                                .withRequestedId(runKey + "-ports")
+                                .withPolicy(
+                                        SandboxPolicy.defaults()
+                                                .withNetwork(SandboxPolicy.Network.BRIDGE)));
+        extra.add(h);
+        return h;
     }
 
     @Override
@@ -99,6 +120,20 @@ class KubernetesProviderContractTest extends SandboxProviderContract {
         assertThat(sb.process().exec("id -u").stdout()).isEqualTo("1000\n");
         // the helper answers at that address: the address the sandbox itself has
         assertThat(sb.process().exec("cat /proc/net/fib_trie").stdout()).contains(ip);
+    }
+
+    @Test
+    @DisplayName(
+            "a pod with network none has no reachable port: unsupported-capability naming ports; a port out of range is 400")
+    void aPodWithoutNetworkHasNoReachablePort() {
+        ProblemException none =
+                catchThrowableOfType(() -> sb.ports().address(8080), ProblemException.class);
+        assertThat(none.status()).isEqualTo(422);
+        assertThat(none.getMessage()).contains("policy.network none");
+        assertThat(sb.ports().published(8080)).isEmpty();
+        ProblemException range =
+                catchThrowableOfType(() -> sb.ports().address(70000), ProblemException.class);
+        assertThat(range.status()).isEqualTo(400);
     }
 
     @Test

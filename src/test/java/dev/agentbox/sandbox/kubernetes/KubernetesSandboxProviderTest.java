@@ -95,7 +95,7 @@ class KubernetesSandboxProviderTest {
     }
 
     @Test
-    void isDisabledByDefaultAndClaimsTheDataPathButNoPortsSnapshotsOrFork() {
+    void isDisabledByDefaultAndClaimsTheDataPathAndPortsButNoSnapshotsOrFork() {
         assertThat(KubernetesSettings.defaults().enabled()).isFalse();
         assertThat(provider.enabled()).isFalse();
         assertThat(provider.capabilities().networkPolicy()).isTrue();
@@ -105,7 +105,7 @@ class KubernetesSandboxProviderTest {
         assertThat(provider.capabilities().backgroundProcesses()).isTrue();
         assertThat(provider.capabilities().killableProcesses()).isTrue();
         assertThat(provider.capabilities().writableStdin()).isTrue();
-        assertThat(provider.capabilities().ports()).isFalse();
+        assertThat(provider.capabilities().ports()).isTrue();
         assertThat(provider.capabilities().durableFilesystem()).isFalse();
         assertThat(provider.capabilities().snapshots()).isFalse();
         assertThat(provider.capabilities().fork()).isFalse();
@@ -404,7 +404,7 @@ class KubernetesSandboxProviderTest {
     }
 
     @Test
-    void withoutAReachableHelperTheDataPathIsUnavailableAndPortsAndSnapshotsAreUnsupported() {
+    void withoutAReachableHelperTheDataPathIsUnavailableAndSnapshotsAreUnsupported() {
         // Nothing listens on the helper port on loopback: the connection is refused at once.
         kubelet.behaviour = p -> FakeKubelet.readyAt("127.0.0.1");
         SandboxHandle sb = provider.create(input("data", "tenant-a"));
@@ -423,11 +423,38 @@ class KubernetesSandboxProviderTest {
                                 assertThat(e.getMessage()).contains("cannot be reached");
                             });
         }
-        assertThatThrownBy(() -> sb.ports().address(8080))
-                .isInstanceOf(UnsupportedCapabilityException.class);
         assertThatThrownBy(() -> sb.snapshot(java.util.Optional.empty()))
                 .isInstanceOf(UnsupportedCapabilityException.class);
         assertThatThrownBy(sb::fork).isInstanceOf(UnsupportedCapabilityException.class);
+    }
+
+    @Test
+    void aPortIsReachedAtThePodIpUnlessThePodsNetworkIsNone() {
+        kubelet.behaviour = p -> FakeKubelet.readyAt("10.1.2.3");
+        SandboxHandle bridged =
+                provider.create(
+                        input("ports-bridge", "tenant-a")
+                                .withPolicy(
+                                        SandboxPolicy.defaults()
+                                                .withNetwork(SandboxPolicy.Network.BRIDGE)));
+        assertThat(bridged.ports().address(3000))
+                .isEqualTo(new java.net.InetSocketAddress("10.1.2.3", 3000));
+        assertThat(bridged.ports().published(3000)).isEmpty();
+
+        SandboxHandle isolated = provider.create(input("ports-none", "tenant-a"));
+        assertThatThrownBy(() -> isolated.ports().address(3000))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.code()).isEqualTo(ProblemCode.UNSUPPORTED_CAPABILITY);
+                            assertThat(e.getMessage()).contains("policy.network none");
+                        });
+
+        client.pods().inNamespace(NS).withName(bridged.id()).delete();
+        assertThatThrownBy(() -> bridged.ports().address(3000))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.code()).isEqualTo(ProblemCode.NOT_FOUND));
     }
 
     @Test

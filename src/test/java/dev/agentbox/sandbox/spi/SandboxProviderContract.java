@@ -67,8 +67,28 @@ public abstract class SandboxProviderContract {
     /** A command that serves HTTP "hello" on {@code port}, run in the sandbox's workspace. */
     protected abstract String httpServerCommand(int port);
 
+    /**
+     * An HTTP server answering {@code hello} on {@code port} in a Debian image: perl-base is in
+     * every Debian image, and the only server-capable tool there.
+     */
+    protected static String debianHttpServer(int port) {
+        return "exec perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalPort=>"
+                + port
+                + ",Listen=>5,ReuseAddr=>1) or die $!; while($c=$s->accept){<$c>; "
+                + "print $c \"HTTP/1.0 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\nhello\"; close $c}'";
+    }
+
     /** The port the HTTP server listens on inside the sandbox. */
     protected abstract int servicePort();
+
+    /**
+     * Whether a provider with the {@code ports} capability publishes a port at a URL of its own
+     * ({@link SandboxPorts#published}); one that does not is reached only at its {@link
+     * SandboxPorts#address}, through agentbox's proxy.
+     */
+    protected boolean publishesPorts() {
+        return true;
+    }
 
     /** A sandbox that can publish {@code port}; by default the shared one. */
     protected SandboxHandle sandboxForPort(int port) {
@@ -796,10 +816,17 @@ public abstract class SandboxProviderContract {
                 h.process()
                         .spawn(httpServerCommand(port), ProcessOptions.defaults().withCwd("ports"));
         try {
-            SandboxPorts.Channel ch = h.ports().published(port).orElseThrow();
-            assertThat(ch.url()).startsWith("http://");
             java.net.InetSocketAddress at = h.ports().address(port);
             assertThat(at.getPort()).isEqualTo(port);
+            String url;
+            if (publishesPorts()) {
+                SandboxPorts.Channel ch = h.ports().published(port).orElseThrow();
+                assertThat(ch.url()).startsWith("http://");
+                url = ch.url();
+            } else { // reached only through agentbox's proxy, which connects to the address
+                assertThat(h.ports().published(port)).isEmpty();
+                url = "http://" + at.getAddress().getHostAddress() + ":" + port;
+            }
             await().atMost(Duration.ofSeconds(20))
                     .ignoreExceptions()
                     .until(
@@ -817,8 +844,7 @@ public abstract class SandboxProviderContract {
                                 HttpResponse<String> resp =
                                         http.send(
                                                 HttpRequest.newBuilder(
-                                                                URI.create(
-                                                                        ch.url() + "/index.html"))
+                                                                URI.create(url + "/index.html"))
                                                         .timeout(Duration.ofSeconds(2))
                                                         .build(),
                                                 HttpResponse.BodyHandlers.ofString());
