@@ -1,0 +1,353 @@
+package dev.agentbox.it;
+
+import static dev.agentbox.it.GatedAgent.AFTER_THREE;
+import static dev.agentbox.it.GatedAgent.agent;
+import static dev.agentbox.it.GatedAgent.expected;
+import static dev.agentbox.it.GatedAgent.gate;
+import static dev.agentbox.it.GatedAgent.storedFingerprints;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.sandbox.kubernetes.PodContainers;
+import dev.agentbox.testing.PostgresPass;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import jakarta.json.JsonObject;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * PostgreSQL pass only: the service on the {@code kubernetes} provider, through its HTTP API, with
+ * two servers (runnable jars) on one database standing for two replicas. The API server is
+ * fabric8's mock (CRUD mode) in this JVM, reached by both servers through a kubeconfig; {@link
+ * PodContainers} plays the kubelet, so every pod is a Docker container running the real helper, and
+ * its IP the container's. What this shows, and what only a real cluster could: {@code
+ * docs/kubernetes.md}.
+ *
+ * <p>The tests share the two servers and run in order: the last one kills server A.
+ */
+@PostgresPass
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KubernetesServersPostgresIT {
+
+    private static final int PORT_A = 19910;
+    private static final int PORT_B = 19920;
+    private static final String NAMESPACE = "agentbox-sandboxes-it";
+    private static final byte[] DATA = {0, 1, 2, (byte) 0xff, '\n', 'x'};
+
+    private Path work;
+    private KubernetesMockServer apiServer;
+    private NamespacedKubernetesClient cluster;
+    private PodContainers pods;
+    private JarServer serverA;
+    private JarServer serverB;
+    private Sandboxes onA;
+    private Sandboxes onB;
+
+    /** Sandboxes made and not yet deleted: deleted through B, which outlives A. */
+    private final List<String> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    void startTheClusterAndTwoServers() throws Exception {
+        work = Files.createTempDirectory("agentbox-kubernetes-it");
+        apiServer =
+                new KubernetesMockServer(
+                        new Context(),
+                        new MockWebServer(),
+                        new HashMap<>(),
+                        new KubernetesCrudDispatcher(),
+                        false);
+        apiServer.init(InetAddress.getLoopbackAddress(), 0);
+        cluster = apiServer.createClient();
+        pods = PodContainers.start(cluster, NAMESPACE);
+        Path kubeconfig =
+                Files.writeString(
+                        work.resolve("kubeconfig"),
+                        """
+                        apiVersion: v1
+                        kind: Config
+                        clusters:
+                        - name: mock
+                          cluster:
+                            server: http://127.0.0.1:%d
+                        users:
+                        - name: agentbox
+                          user:
+                            token: mock-token
+                        contexts:
+                        - name: mock
+                          context:
+                            cluster: mock
+                            user: agentbox
+                            namespace: %s
+                        current-context: mock
+                        """
+                                .formatted(apiServer.getPort(), NAMESPACE));
+        Path sources = Files.createDirectories(work.resolve("sources/tree/src"));
+        Files.write(sources.resolve("data.bin"), DATA);
+        List<JarServer> servers =
+                JarServer.startTogether(
+                        () ->
+                                JarServer.start(
+                                        work, PORT_A, env("k8s-a", kubeconfig), "/health/ready"),
+                        () ->
+                                JarServer.start(
+                                        work, PORT_B, env("k8s-b", kubeconfig), "/health/ready"));
+        serverA = servers.get(0);
+        serverB = servers.get(1);
+        onA = new Sandboxes(serverA.api(), Api.TENANT_A);
+        onB = new Sandboxes(serverB.api(), Api.TENANT_A);
+    }
+
+    private Map<String, String> env(String node, Path kubeconfig) {
+        Map<String, String> env = new HashMap<>(TakeoverPostgresIT.ENV);
+        env.put("AGENTBOX_NODE_ID", node);
+        env.put("AGENTBOX_PROVIDERS_KUBERNETES_ENABLED", "true");
+        env.put("AGENTBOX_KUBERNETES_CREDENTIALS", "kubeconfig");
+        env.put("AGENTBOX_KUBERNETES_KUBECONFIG", kubeconfig.toString());
+        env.put("AGENTBOX_KUBERNETES_NAMESPACE", NAMESPACE);
+        env.put("AGENTBOX_KUBERNETES_READY_TIMEOUT_MS", "90000");
+        env.put("AGENTBOX_SOURCES_LOCAL_ENABLED", "true");
+        env.put("AGENTBOX_SOURCES_LOCAL_ROOT", work.resolve("sources").toString());
+        return env;
+    }
+
+    @AfterAll
+    void stopEverything() throws Exception {
+        try {
+            if (serverB != null) {
+                for (String key : made) {
+                    onB.delete(key);
+                }
+            }
+        } finally {
+            for (JarServer s : new JarServer[] {serverA, serverB}) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+            if (pods != null) {
+                pods.close();
+            }
+            if (apiServer != null) {
+                apiServer.destroy();
+            }
+            JarInstall.deleteTree(work);
+        }
+    }
+
+    private static String podSandbox(String definition, String network, String workspace) {
+        return "{\"provider\":\"kubernetes\",\"definitionId\":\""
+                + definition
+                + "-"
+                + UUID.randomUUID()
+                + "\",\"policy\":{\"network\":\""
+                + network
+                + "\"}"
+                + workspace
+                + "}";
+    }
+
+    /** Ensures through A; deleted at the end (through B) unless a test deletes it first. */
+    private JsonObject ensure(String body) {
+        JsonObject s = onA.ensure(body);
+        onA.forget(s.getString("key"));
+        made.add(s.getString("key"));
+        return s;
+    }
+
+    private void delete(String key) {
+        HttpResponse<String> r = onB.delete(key);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
+        made.remove(key);
+    }
+
+    /** Starts a background process through {@code api}. */
+    private static void start(Api api, String key, String command) {
+        HttpResponse<String> r =
+                api.send(
+                        api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                jakarta.json.Json.createObjectBuilder()
+                                                        .add("command", command)
+                                                        .build()
+                                                        .toString())));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    }
+
+    private Pod pod(String sandboxId) {
+        return cluster.pods().inNamespace(NAMESPACE).withName(sandboxId).get();
+    }
+
+    @Test
+    @Order(1)
+    void anEnsureWithASourceSetupStepsAndSecretsMakesAPodWhoseWorkspaceHasThemAll()
+            throws Exception {
+        String secret = "s3cret-" + UUID.randomUUID();
+        JsonObject s =
+                ensure(
+                        podSandbox(
+                                "k8s-source",
+                                "none",
+                                ",\"workspace\":{\"source\":{\"type\":\"local\",\"path\":\"tree\"},"
+                                        + "\"setup\":[\"cp src/data.bin copied.bin\","
+                                        + "\"[ \\\"$API_KEY\\\" = \\\""
+                                        + secret
+                                        + "\\\" ] && echo matched > secret.txt\"],"
+                                        + "\"secrets\":{\"API_KEY\":\""
+                                        + secret
+                                        + "\"}}"));
+        assertThat(s.getString("outcome")).isEqualTo("created");
+        assertThat(s.getString("provider")).isEqualTo("kubernetes");
+        String key = s.getString("key");
+        String id = s.getString("providerSandboxId");
+        Pod pod = pod(id);
+        assertThat(pod).as("the sandbox is pod " + id).isNotNull();
+        assertThat(pod.getStatus().getPodIP()).doesNotStartWith("127.");
+
+        // Every command below goes through the other server: any replica reaches any pod.
+        assertThat(onB.stdout(key, "cmp src/data.bin copied.bin && echo same; cat secret.txt"))
+                .isEqualTo("same\nmatched\n");
+        HttpResponse<byte[]> file =
+                java.net.http.HttpClient.newHttpClient()
+                        .send(
+                                serverB.api()
+                                        .request(
+                                                "/api/v1/sandboxes/"
+                                                        + key
+                                                        + "/files?path=copied.bin",
+                                                Api.TENANT_A)
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(file.statusCode()).isEqualTo(200);
+        assertThat(file.body()).containsExactly(DATA);
+        // The secret is the sandbox's, never in the pod's spec or its annotations.
+        assertThat(cluster.pods().inNamespace(NAMESPACE).withName(id).get().toString())
+                .doesNotContain(secret);
+
+        delete(key);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pod(id) == null);
+    }
+
+    @Test
+    @Order(2)
+    void aPortOfABridgePodIsServedThroughTheProxyOfEitherServer() {
+        String key = ensure(podSandbox("k8s-ports", "bridge", "")).getString("key");
+        onA.exec(key, "mkdir -p www && echo served from the pod > www/index.html");
+        start(
+                serverA.api(),
+                key,
+                "cd www && exec perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalPort=>8081,"
+                        + "Listen=>5,ReuseAddr=>1) or die $!; while($c=$s->accept){<$c>; open F,"
+                        + " \"index.html\"; $b=join(\"\",<F>); print $c \"HTTP/1.0 200"
+                        + " OK\\r\\nContent-Length: \".length($b).\"\\r\\n\\r\\n$b\"; close $c}'");
+        for (JarServer server : List.of(serverA, serverB)) {
+            JsonObject channel =
+                    Api.object(
+                            server.api()
+                                    .get("/api/v1/sandboxes/" + key + "/ports/8081", Api.TENANT_A));
+            assertThat(channel.getBoolean("proxied")).isTrue();
+            HttpResponse<String> page =
+                    awaitAnswer(
+                            server.api(),
+                            HttpRequest.newBuilder(
+                                            URI.create(channel.getString("url") + "index.html"))
+                                    .header("Authorization", "Bearer " + Api.TENANT_A));
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.body()).isEqualTo("served from the pod\n");
+        }
+        delete(key);
+    }
+
+    private static HttpResponse<String> awaitAnswer(Api api, HttpRequest.Builder request) {
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            last.set(api.send(request));
+                            return last.get().statusCode() != 502;
+                        });
+        return last.get();
+    }
+
+    @Test
+    @Order(3)
+    void aPodWithoutNetworkHasNoReachablePort() {
+        String key = ensure(podSandbox("k8s-isolated", "none", "")).getString("key");
+        ProblemAssert.assertProblem(
+                serverA.api()
+                        .send(
+                                serverA.api()
+                                        .request(
+                                                "/api/v1/sandboxes/" + key + "/ports/8081",
+                                                Api.TENANT_A)
+                                        .GET()),
+                422,
+                "unsupported-capability");
+        delete(key);
+    }
+
+    @Test
+    @Order(4)
+    void aRunWhoseServerIsKilledIsFinishedByTheOtherOverThePodsChannelWithEveryChunkOnce()
+            throws Exception {
+        String key = ensure(podSandbox("k8s-run", "none", "")).getString("key");
+        String runId = "k8s-run-" + UUID.randomUUID();
+        Runs runsOnA = new Runs(serverA.api(), Api.TENANT_A);
+        runsOnA.start(Runs.runBody(runId, "{\"key\":\"" + key + "\"}", agent(gate(runId)), ""));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> storedFingerprints(serverB.api(), runId).size() >= AFTER_THREE);
+
+        serverA.kill();
+        serverA = null;
+        onB.exec(key, "touch " + gate(runId));
+
+        Runs runsOnB = new Runs(serverB.api(), Api.TENANT_A);
+        List<SseClient.Event> transcript = runsOnB.transcript(runId, null);
+        assertThat(transcript.get(transcript.size() - 1).name()).isEqualTo("RUN_FINISHED");
+        assertThat(transcript.stream().map(e -> Chunks.fingerprint(Api.parse(e.data()))).toList())
+                .as("the successor replayed the pod's journal: every chunk once, in order")
+                .containsExactlyElementsOf(expected(runId));
+        assertThat(storedFingerprints(serverB.api(), runId))
+                .containsExactlyElementsOf(expected(runId));
+        JsonObject record = runsOnB.get(runId);
+        assertThat(record.getString("status")).isEqualTo("completed");
+        assertThat(record.getInt("driverEpoch")).isEqualTo(2);
+
+        String id =
+                Api.object(serverB.api().get("/api/v1/sandboxes/" + key, Api.TENANT_A))
+                        .getString("providerSandboxId");
+        delete(key);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pod(id) == null);
+        await("every pod's container went with its pod")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> pods.running() == 0);
+    }
+}
