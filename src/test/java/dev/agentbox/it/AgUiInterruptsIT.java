@@ -38,7 +38,9 @@ import org.junit.jupiter.api.Test;
 class AgUiInterruptsIT {
 
     private static final String KEY = "sk-e2e-" + UUID.randomUUID();
-    private static final JsonObject PICK_COLOR =
+
+    /** A client tool the person answers with a color. */
+    static final JsonObject PICK_COLOR =
             Json.createObjectBuilder()
                     .add("name", "pick_color")
                     .add("description", "Asks the person for a color")
@@ -338,12 +340,19 @@ class AgUiInterruptsIT {
         return agentId;
     }
 
-    /** Claude Code's egress sandbox reaching only the model host, trusting its test CA. */
-    private static String sandbox(String definitionId) {
+    /**
+     * Claude Code's egress sandbox reaching only the model host (key {@code key}), trusting its
+     * test CA; the key comes with each input, not with the definition.
+     */
+    static String sandbox(String definitionId) {
+        return sandbox(definitionId, KEY);
+    }
+
+    static String sandbox(String definitionId, String key) {
         try {
             String ca =
                     Files.readString(Path.of("src/test/resources/egress-test-tls/ca.pem")).strip();
-            JsonObject body = Api.parse(ModelHost.claudeSandbox(definitionId, KEY));
+            JsonObject body = Api.parse(ModelHost.claudeSandbox(definitionId, key));
             JsonObject workspace = body.getJsonObject("workspace");
             JsonObjectBuilder w = Json.createObjectBuilder(workspace).remove("secrets");
             w.add(

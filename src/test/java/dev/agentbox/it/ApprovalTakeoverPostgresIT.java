@@ -49,12 +49,20 @@ class ApprovalTakeoverPostgresIT {
     @TempDir Path work;
 
     private static Map<String, String> serverA() {
+        return serverA("approvals-a");
+    }
+
+    /**
+     * A runnable jar's environment on the IT server's database, with the IT server's tokens and
+     * egress settings (pinned names, upstream CA, gateway image), as node {@code node}.
+     */
+    static Map<String, String> serverA(String node) {
         Map<String, String> env = new HashMap<>();
         env.put("AGENTBOX_DB_URL", ItDatabase.url());
         env.put("AGENTBOX_DB_USER", ItDatabase.user());
         env.put("AGENTBOX_DB_PASSWORD", ItDatabase.password());
         env.put("AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops");
-        env.put("AGENTBOX_NODE_ID", "approvals-a");
+        env.put("AGENTBOX_NODE_ID", node);
         env.put("AGENTBOX_EGRESS_RESOLVE", System.getProperty("agentbox.it.egress.resolve"));
         env.put(
                 "AGENTBOX_EGRESS_UPSTREAM_CA",
