@@ -383,6 +383,21 @@ class AgUiInterruptsIT {
     }
 
     private static String input(String threadId, String runId, JsonValue resume) {
+        return input(threadId, runId, JsonValue.EMPTY_JSON_ARRAY, resume, KEY, "write the file");
+    }
+
+    /**
+     * An AG-UI input of thread {@code threadId} (one user message, {@code prompt}) offering {@code
+     * tools}, with the model key {@code key} brokered per input ({@code forwardedProps}), and
+     * {@code resume} when not null.
+     */
+    static String input(
+            String threadId,
+            String runId,
+            JsonValue tools,
+            JsonValue resume,
+            String key,
+            String prompt) {
         JsonObjectBuilder b =
                 Json.createObjectBuilder()
                         .add("threadId", threadId)
@@ -394,8 +409,8 @@ class AgUiInterruptsIT {
                                                 Json.createObjectBuilder()
                                                         .add("id", threadId + "-u1")
                                                         .add("role", "user")
-                                                        .add("content", "write the file")))
-                        .add("tools", Json.createArrayBuilder())
+                                                        .add("content", prompt)))
+                        .add("tools", tools)
                         .add(
                                 "forwardedProps",
                                 Json.createObjectBuilder()
@@ -407,7 +422,7 @@ class AgUiInterruptsIT {
                                                                 Json.createObjectBuilder()
                                                                         .add(
                                                                                 "ANTHROPIC_API_KEY",
-                                                                                KEY))));
+                                                                                key))));
         if (resume != null) {
             b.add("resume", resume);
         }

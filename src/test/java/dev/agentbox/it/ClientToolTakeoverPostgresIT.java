@@ -6,9 +6,9 @@ import dev.agentbox.testing.PostgresPass;
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
 import jakarta.json.Json;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -89,9 +89,8 @@ class ClientToolTakeoverPostgresIT {
                                                             .add(
                                                                     "payload",
                                                                     Json.createObjectBuilder()
-                                                                            .add(
-                                                                                    "result",
-                                                                                    "teal")))));
+                                                                            .add("result", "teal")))
+                                            .build()));
             AgentsIT.Event last = continued.get(continued.size() - 1);
             assertThat(last.name()).as("%s", continued).isEqualTo("RUN_FINISHED");
             assertThat(last.data())
@@ -146,36 +145,14 @@ class ClientToolTakeoverPostgresIT {
     }
 
     /** An AG-UI input of the thread offering the client tool, with the key brokered per input. */
-    private static String input(String threadId, String runId, JsonArrayBuilder resume) {
-        var b =
-                Json.createObjectBuilder()
-                        .add("threadId", threadId)
-                        .add("runId", runId)
-                        .add(
-                                "messages",
-                                Json.createArrayBuilder()
-                                        .add(
-                                                Json.createObjectBuilder()
-                                                        .add("id", threadId + "-u1")
-                                                        .add("role", "user")
-                                                        .add("content", "pick a color")))
-                        .add("tools", Json.createArrayBuilder().add(AgUiInterruptsIT.PICK_COLOR))
-                        .add(
-                                "forwardedProps",
-                                Json.createObjectBuilder()
-                                        .add(
-                                                "agentbox",
-                                                Json.createObjectBuilder()
-                                                        .add(
-                                                                "secrets",
-                                                                Json.createObjectBuilder()
-                                                                        .add(
-                                                                                "ANTHROPIC_API_KEY",
-                                                                                KEY))));
-        if (resume != null) {
-            b.add("resume", resume);
-        }
-        return b.build().toString();
+    private static String input(String threadId, String runId, JsonValue resume) {
+        return AgUiInterruptsIT.input(
+                threadId,
+                runId,
+                Json.createArrayBuilder().add(AgUiInterruptsIT.PICK_COLOR).build(),
+                resume,
+                KEY,
+                "pick a color");
     }
 
     private static List<AgentsIT.Event> post(Api api, String agentId, String body) {

@@ -29,7 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -274,7 +273,7 @@ class KubernetesServersPostgresIT {
                                     .get("/api/v1/sandboxes/" + key + "/ports/8081", Api.TENANT_A));
             assertThat(channel.getBoolean("proxied")).isTrue();
             HttpResponse<String> page =
-                    awaitAnswer(
+                    PortProxyIT.awaitAnswer(
                             server.api(),
                             HttpRequest.newBuilder(
                                             URI.create(channel.getString("url") + "index.html"))
@@ -283,18 +282,6 @@ class KubernetesServersPostgresIT {
             assertThat(page.body()).isEqualTo("served from the pod\n");
         }
         delete(key);
-    }
-
-    private static HttpResponse<String> awaitAnswer(Api api, HttpRequest.Builder request) {
-        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(300))
-                .until(
-                        () -> {
-                            last.set(api.send(request));
-                            return last.get().statusCode() != 502;
-                        });
-        return last.get();
     }
 
     @Test

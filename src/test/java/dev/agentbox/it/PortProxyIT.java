@@ -132,6 +132,11 @@ class PortProxyIT {
     }
 
     private HttpResponse<String> awaitAnswer(HttpRequest.Builder request) {
+        return awaitAnswer(api, request);
+    }
+
+    /** The proxy's first answer other than {@code 502} (nothing listens yet), within 20 s. */
+    static HttpResponse<String> awaitAnswer(Api api, HttpRequest.Builder request) {
         AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
         Awaitility.await()
                 .atMost(Duration.ofSeconds(20))
