@@ -325,6 +325,15 @@ class AgUiInterruptsIT {
     private String define(String approvals) {
         String agentId = "agui-int-" + UUID.randomUUID().toString().substring(0, 8);
         agents.add(agentId);
+        define(api, agentId, KEY, approvals);
+        return agentId;
+    }
+
+    /**
+     * Defines Claude Code agent {@code agentId} in the egress sandbox of {@link #sandbox(String,
+     * String)}, with {@code approvals} (a JSON member with its leading comma, or empty).
+     */
+    static void define(Api api, String agentId, String key, String approvals) {
         HttpResponse<String> put =
                 api.send(
                         api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
@@ -332,22 +341,17 @@ class AgUiInterruptsIT {
                                 .PUT(
                                         HttpRequest.BodyPublishers.ofString(
                                                 "{\"sandbox\":"
-                                                        + sandbox(agentId)
+                                                        + sandbox(agentId, key)
                                                         + ",\"harness\":\"claude-code\""
                                                         + approvals
                                                         + "}")));
         assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
-        return agentId;
     }
 
     /**
      * Claude Code's egress sandbox reaching only the model host (key {@code key}), trusting its
      * test CA; the key comes with each input, not with the definition.
      */
-    static String sandbox(String definitionId) {
-        return sandbox(definitionId, KEY);
-    }
-
     static String sandbox(String definitionId, String key) {
         try {
             String ca =

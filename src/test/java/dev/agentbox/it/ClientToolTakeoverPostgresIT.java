@@ -10,7 +10,6 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
@@ -51,7 +50,7 @@ class ClientToolTakeoverPostgresIT {
                             "mcp__agentbox__pick_color",
                             Json.createObjectBuilder().add("hint", "warm").build()),
                     Turn.text("you picked teal after the takeover"));
-            define(b, agentId);
+            AgUiInterruptsIT.define(b, agentId, KEY, "");
             JsonObject interrupt;
             JarServer a =
                     JarServer.start(
@@ -129,19 +128,6 @@ class ClientToolTakeoverPostgresIT {
                 EgressWorld.removeGateways(EgressWorld.TENANT_A);
             }
         }
-    }
-
-    private static void define(Api api, String agentId) {
-        HttpResponse<String> put =
-                api.send(
-                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .PUT(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                "{\"sandbox\":"
-                                                        + AgUiInterruptsIT.sandbox(agentId, KEY)
-                                                        + ",\"harness\":\"claude-code\"}")));
-        assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
     }
 
     /** An AG-UI input of the thread offering the client tool, with the key brokered per input. */
