@@ -518,7 +518,7 @@ public final class ReaperBench {
                         Clock.systemUTC(),
                         NODE,
                         scheduler);
-        docker = instrument(SandboxProvider.class, f.docker);
+        docker = instrument(SandboxProvider.class, f.provider);
         SandboxService sandboxes =
                 new SandboxService(
                         new SandboxProviders(List.of(docker)), instances, leases, f.clock);
@@ -613,7 +613,7 @@ public final class ReaperBench {
                     new SandboxInstance(
                             b.key(),
                             f.tenant,
-                            f.docker.name(),
+                            f.provider.name(),
                             b.handle().id(),
                             null,
                             now.minus(Duration.ofMinutes(20)),
@@ -1135,7 +1135,7 @@ public final class ReaperBench {
                 () -> {
                     if (closed.compareAndSet(false, true)) {
                         f.close();
-                        f.docker.close();
+                        ((dev.agentbox.sandbox.docker.DockerSandboxProvider) f.provider).close();
                     }
                 };
         Thread hook = new Thread(cleanUp, "bench-cleanup");
@@ -1228,7 +1228,7 @@ public final class ReaperBench {
             long t0 = System.nanoTime();
             h.process().exec("true");
             long t1 = System.nanoTime();
-            f.docker.resume(h.id()).orElseThrow();
+            f.provider.resume(h.id()).orElseThrow();
             long t2 = System.nanoTime();
             if (i >= 5) {
                 execs.add((t1 - t0) / 1e6);
