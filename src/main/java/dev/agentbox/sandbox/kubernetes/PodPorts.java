@@ -16,7 +16,9 @@ import java.util.Optional;
  *
  * <p>A pod ensured with {@code network: none} admits only the helper port, so its ports are {@code
  * 422 unsupported-capability} (as a Docker sandbox without a network), rather than an address every
- * connection to which would hang until the cluster drops it.
+ * connection to which would hang until the cluster drops it. The helper port itself is never
+ * proxied: it is agentbox's channel into the pod, not the sandbox's service, and the tenant holds
+ * no business with it (its key is readable inside the pod).
  */
 final class PodPorts implements SandboxPorts {
 
@@ -37,6 +39,13 @@ final class PodPorts implements SandboxPorts {
     public InetSocketAddress address(int port) {
         if (port < 1 || port > 65535) {
             throw ProblemException.invalidRequest("port out of range: " + port);
+        }
+        if (port == provider.settings().network().helperPort()) {
+            throw ProblemException.invalidRequest(
+                    "port "
+                            + port
+                            + " is reserved: agentbox's helper listens on it in every Kubernetes"
+                            + " sandbox (agentbox.kubernetes.helper-port)");
         }
         // A pod being deleted or ended is a lost sandbox, as for resume: its IP may already be
         // another pod's.

@@ -440,6 +440,14 @@ class KubernetesSandboxProviderTest {
         assertThat(bridged.ports().address(3000))
                 .isEqualTo(new java.net.InetSocketAddress("10.1.2.3", 3000));
         assertThat(bridged.ports().published(3000)).isEmpty();
+        assertThatThrownBy(() -> bridged.ports().address(7070))
+                .as("the helper's port is agentbox's channel, never proxied")
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(e.getMessage()).contains("reserved");
+                        });
 
         SandboxHandle isolated = provider.create(input("ports-none", "tenant-a"));
         assertThatThrownBy(() -> isolated.ports().address(3000))
