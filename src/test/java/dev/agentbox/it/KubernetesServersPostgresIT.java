@@ -46,6 +46,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * docs/kubernetes.md}.
  *
  * <p>The tests share the two servers and run in order: the last one kills server A.
+ *
+ * <p>A {@code command} agent's HTTP tool call also crosses the pod: the helper's tool client writes
+ * the call into the run's mailbox in the pod, the driving server's bridge reads it over the pod's
+ * channel, posts the tool and writes the answer back the same way.
  */
 @PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -131,6 +135,7 @@ class KubernetesServersPostgresIT {
         env.put("AGENTBOX_KUBERNETES_READY_TIMEOUT_MS", "90000");
         env.put("AGENTBOX_SOURCES_LOCAL_ENABLED", "true");
         env.put("AGENTBOX_SOURCES_LOCAL_ROOT", work.resolve("sources").toString());
+        env.put("AGENTBOX_TOOLS_HTTP_ALLOWED_HOSTS", "127.0.0.1");
         return env;
     }
 
@@ -303,6 +308,86 @@ class KubernetesServersPostgresIT {
 
     @Test
     @Order(4)
+    void aCommandAgentInAPodCallsItsHttpToolThroughTheBridgeOverThePodsChannel() throws Exception {
+        List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer tools =
+                com.sun.net.httpserver.HttpServer.create(
+                        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        tools.createContext(
+                "/weather",
+                ex -> {
+                    posted.add(new String(ex.getRequestBody().readAllBytes()));
+                    byte[] answer = "sunny in the pod".getBytes();
+                    ex.sendResponseHeaders(200, answer.length);
+                    try (var o = ex.getResponseBody()) {
+                        o.write(answer);
+                    }
+                });
+        tools.start();
+        String agentId = "k8s-tools-" + UUID.randomUUID().toString().substring(0, 8);
+        String threadId = "t-" + agentId;
+        try {
+            String command =
+                    "a=$(/opt/agentbox/bin/agentbox-sandboxd tool call weather"
+                            + " '{\"city\":\"Paris\"}'); printf '{\"delta\":\"%s (exit %s)\"}\\n'"
+                            + " \"$a\" \"$?\"";
+            String definition =
+                    "{\"sandbox\":"
+                            + podSandbox("k8s-tools", "none", "")
+                            + ",\"harness\":\"command\",\"command\":"
+                            + jakarta.json.Json.createValue(command)
+                            + ",\"destroyOnComplete\":true,\"tools\":[{\"name\":\"weather\","
+                            + "\"description\":\"the weather\",\"parameters\":{\"type\":\"object\","
+                            + "\"properties\":{\"city\":{\"type\":\"string\"}}},\"url\":"
+                            + "\"http://127.0.0.1:"
+                            + tools.getAddress().getPort()
+                            + "/weather\"}]}";
+            HttpResponse<String> put =
+                    serverA.api()
+                            .send(
+                                    serverA.api()
+                                            .request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                            .header("Content-Type", "application/json")
+                                            .PUT(HttpRequest.BodyPublishers.ofString(definition)));
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+
+            // Defined through A, run through B: the bridge is the driving server's.
+            List<AgentsIT.Event> events =
+                    AgentsIT.readSse(
+                            serverB.api()
+                                    .request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    AgentsIT.input(
+                                                            threadId,
+                                                            "r-" + agentId,
+                                                            new String[] {"user", "m-1", "go"}))));
+            assertThat(events.get(events.size() - 1).name())
+                    .as("%s", events)
+                    .isEqualTo("RUN_FINISHED");
+            assertThat(
+                            events.stream()
+                                    .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
+                                    .map(e -> e.data().getString("delta"))
+                                    .reduce("", String::concat))
+                    .isEqualTo("sunny in the pod (exit 0)");
+            assertThat(posted).containsExactly("{\"city\":\"Paris\"}");
+            assertThat(events.stream().map(AgentsIT.Event::name))
+                    .as("the bridged call is in the stream")
+                    .contains("TOOL_CALL_START", "TOOL_CALL_RESULT");
+        } finally {
+            tools.stop(0);
+            serverB.api()
+                    .send(
+                            serverB.api()
+                                    .request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                    .DELETE());
+        }
+    }
+
+    @Test
+    @Order(5)
     void aRunWhoseServerIsKilledIsFinishedByTheOtherOverThePodsChannelWithEveryChunkOnce()
             throws Exception {
         String key = ensure(podSandbox("k8s-run", "none", "")).getString("key");
