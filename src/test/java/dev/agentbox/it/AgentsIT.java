@@ -57,7 +57,15 @@ class AgentsIT {
     private final String prefix = "agents-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<String[]> madeAgents = new ArrayList<>();
 
-    record Event(String id, String name, JsonObject data) {}
+    record Event(String id, String name, JsonObject data) {
+        /** The text of {@code events}: their {@code TEXT_MESSAGE_CONTENT} deltas, joined. */
+        static String text(List<Event> events) {
+            return events.stream()
+                    .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
+                    .map(e -> e.data().getString("delta"))
+                    .reduce("", String::concat);
+        }
+    }
 
     @AfterAll
     void cleanUp() {

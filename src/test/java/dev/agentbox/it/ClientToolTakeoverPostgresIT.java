@@ -95,11 +95,7 @@ class ClientToolTakeoverPostgresIT {
             assertThat(last.data())
                     .as("the continuation completes: no interrupt outcome")
                     .doesNotContainKey("outcome");
-            assertThat(
-                            continued.stream()
-                                    .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
-                                    .map(e -> e.data().getString("delta"))
-                                    .reduce("", String::concat))
+            assertThat(AgentsIT.Event.text(continued))
                     .contains("you picked teal after the takeover");
             List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
             assertThat(asked).as("the same CLI went on: it was not started again").hasSize(2);

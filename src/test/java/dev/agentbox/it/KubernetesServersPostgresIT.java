@@ -366,12 +366,7 @@ class KubernetesServersPostgresIT {
             assertThat(events.get(events.size() - 1).name())
                     .as("%s", events)
                     .isEqualTo("RUN_FINISHED");
-            assertThat(
-                            events.stream()
-                                    .filter(e -> e.name().equals("TEXT_MESSAGE_CONTENT"))
-                                    .map(e -> e.data().getString("delta"))
-                                    .reduce("", String::concat))
-                    .isEqualTo("sunny in the pod (exit 0)");
+            assertThat(AgentsIT.Event.text(events)).isEqualTo("sunny in the pod (exit 0)");
             assertThat(posted).containsExactly("{\"city\":\"Paris\"}");
             assertThat(events.stream().map(AgentsIT.Event::name))
                     .as("the bridged call is in the stream")
