@@ -25,7 +25,8 @@ import java.util.logging.Logger;
  * <p>Invariants: at most one successor per run per server (the local drivers refuse a second); no
  * successor by lease for a run younger than one lease TTL, whose first driver may not have taken
  * its lease yet (a gone session's lease was taken, so that wait does not apply); none beyond {@code
- * agentbox.runs.max-driven} drivers on this server.
+ * agentbox.runs.max-driven} drivers on this server; none for a run whose sandbox's provider is not
+ * enabled on this server (it would only fail the run: a server that has the provider takes it).
  */
 final class Takeovers {
 
@@ -86,7 +87,7 @@ final class Takeovers {
                                         r.startedAt()
                                                 .plusMillis(leaseTtlMs)
                                                 .isBefore(clock.instant()));
-        if (fresh.isEmpty()) {
+        if (fresh.isEmpty() || !providerHere(fresh.get())) {
             return Adoption.NOT_ELIGIBLE;
         }
         if (drivers.count() >= maxDriven) {
@@ -112,6 +113,13 @@ final class Takeovers {
         return Adoption.STARTED;
     }
 
+    /** Whether this server can drive {@code run}: it has the provider of the run's sandbox. */
+    private boolean providerHere(RunRecordView run) {
+        return run.sandboxKey()
+                .map(key -> context.sandboxes().providerEnabledHere(run.tenant(), key))
+                .orElse(true);
+    }
+
     /**
      * Starts a successor on this server for each run whose driver lease is held by an ended server
      * session. Every server sees the same leases; the first successor to take the lease from the
@@ -134,6 +142,9 @@ final class Takeovers {
             if (run.isEmpty()) {
                 leases.forgetGoneSession(lease.name(), lease.goneSession());
                 continue;
+            }
+            if (!providerHere(run.get())) {
+                continue; // another server, which has the provider, takes it
             }
             if (drivers.count() >= maxDriven) {
                 if (System.nanoTime() - lastCapacityWarning > 60_000_000_000L) {

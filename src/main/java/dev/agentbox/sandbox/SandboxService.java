@@ -265,6 +265,18 @@ public class SandboxService {
         }
     }
 
+    /**
+     * Whether this server has the provider of sandbox {@code key} of {@code tenant} enabled. A
+     * server without it must leave the sandbox's runs to one that has it (servers of one database
+     * may enable different providers, e.g. during a rollout): taking such a run over could only
+     * fail it. A sandbox without a record passes: whoever opens it finds it gone.
+     */
+    public boolean providerEnabledHere(String tenant, String key) {
+        return store.find(tenant, key)
+                .map(i -> providers.find(i.provider()).isPresent())
+                .orElse(true);
+    }
+
     public SandboxInstance find(String tenant, String key) {
         return store.find(tenant, key)
                 .orElseThrow(() -> ProblemException.notFound("No sandbox " + key));
