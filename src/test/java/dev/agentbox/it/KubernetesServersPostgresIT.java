@@ -189,21 +189,6 @@ class KubernetesServersPostgresIT {
         made.remove(key);
     }
 
-    /** Starts a background process through {@code api}. */
-    private static void start(Api api, String key, String command) {
-        HttpResponse<String> r =
-                api.send(
-                        api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                jakarta.json.Json.createObjectBuilder()
-                                                        .add("command", command)
-                                                        .build()
-                                                        .toString())));
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-    }
-
     private Pod pod(String sandboxId) {
         return cluster.pods().inNamespace(NAMESPACE).withName(sandboxId).get();
     }
@@ -264,8 +249,7 @@ class KubernetesServersPostgresIT {
     void aPortOfABridgePodIsServedThroughTheProxyOfEitherServer() {
         String key = ensure(podSandbox("k8s-ports", "bridge", "")).getString("key");
         onA.exec(key, "mkdir -p www && echo served from the pod > www/index.html");
-        start(
-                serverA.api(),
+        onA.start(
                 key,
                 "cd www && exec perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(LocalPort=>8081,"
                         + "Listen=>5,ReuseAddr=>1) or die $!; while($c=$s->accept){<$c>; open F,"

@@ -3,7 +3,6 @@ package dev.agentbox.it;
 import static dev.agentbox.it.ProblemAssert.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -95,31 +94,13 @@ class PortProxyIT {
         assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
     }
 
-    private void start(String key, String command) {
-        start(key, command, Api.TENANT_A);
-    }
-
-    private void start(String key, String command, String token) {
-        HttpResponse<String> r =
-                api.send(
-                        api.request("/api/v1/sandboxes/" + key + "/processes", token)
-                                .header("Content-Type", "application/json")
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                Json.createObjectBuilder()
-                                                        .add("command", command)
-                                                        .build()
-                                                        .toString())));
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-    }
-
     /** A bridge sandbox whose busybox httpd serves www/ on 8081, started after creation. */
     private String serving() {
         String key = sandbox("bridge").getString("key");
         put(key, "www/index.html", "served through the proxy");
         put(key, "www/cgi-bin/echo", ECHO_CGI);
         sandboxes.exec(key, "chmod +x www/cgi-bin/echo");
-        start(key, "httpd -f -p 8081 -h /workspace/www");
+        sandboxes.start(key, "httpd -f -p 8081 -h /workspace/www");
         return key;
     }
 
@@ -284,7 +265,7 @@ class PortProxyIT {
         String key = sandbox("bridge").getString("key");
         put(key, "upgrade-echo", UPGRADE_ECHO);
         sandboxes.exec(key, "chmod +x upgrade-echo");
-        start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo");
+        sandboxes.start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo");
         try (Socket s = awaitUpgrade(key, Api.TENANT_A)) {
             InputStream in = s.getInputStream();
             OutputStream out = s.getOutputStream();
@@ -307,7 +288,7 @@ class PortProxyIT {
         String key = sandbox(quotaTenant, "bridge", "").getString("key");
         put(key, "upgrade-echo", UPGRADE_ECHO, TENANT_Q);
         quotaTenant.exec(key, "chmod +x upgrade-echo");
-        start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo", TENANT_Q);
+        quotaTenant.start(key, "nc -ll -p 8082 -e /workspace/upgrade-echo");
         Socket first = awaitUpgrade(key, TENANT_Q);
         try (Socket second = awaitUpgrade(key, TENANT_Q);
                 Socket third = sendUpgrade(key, TENANT_Q)) {
@@ -336,7 +317,7 @@ class PortProxyIT {
         String key = sandbox("bridge").getString("key");
         put(key, "silent", "#!/bin/sh\nexec sleep 600\n");
         sandboxes.exec(key, "chmod +x silent");
-        start(key, "nc -ll -p 8083 -e /workspace/silent");
+        sandboxes.start(key, "nc -ll -p 8083 -e /workspace/silent");
         String url = proxyUrl(key, 8083);
         // pom.xml sets agentbox.ports.proxy.read-timeout-ms=3000 for the IT server
         AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
@@ -375,7 +356,7 @@ class PortProxyIT {
         assertThat(listed.getString("image")).isEqualTo(BUSYBOX);
         assertThat(listed.getJsonArray("ports").toString()).isEqualTo("[8080]");
         put(key, "www/index.html", "declared and proxied");
-        start(key, "httpd -f -p 8080 -h /workspace/www");
+        sandboxes.start(key, "httpd -f -p 8080 -h /workspace/www");
         JsonObject channel =
                 Api.object(api.get("/api/v1/sandboxes/" + key + "/ports/8080", Api.TENANT_A));
         assertThat(channel.getBoolean("proxied")).isFalse();

@@ -55,15 +55,7 @@ class SandboxEnvIT {
                         + " && echo secret-ok";
         assertThat(sandboxes.stdout(key, probe)).isEqualTo("v 1|b|unset\nsecret-ok\n");
 
-        HttpResponse<String> spawned =
-                api.send(
-                        api.request("/api/v1/sandboxes/" + key + "/processes", Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                "{\"command\":" + Runs.jsonString(probe) + "}")));
-        assertThat(spawned.statusCode()).isEqualTo(201);
-        assertThat(processStdout(key, Api.object(spawned).getString("pid")))
+        assertThat(processStdout(key, sandboxes.start(key, probe).getString("pid")))
                 .contains("v 1|b|unset")
                 .contains("secret-ok");
 

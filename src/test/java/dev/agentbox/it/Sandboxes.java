@@ -43,8 +43,13 @@ public final class Sandboxes implements AutoCloseable {
     }
 
     public HttpResponse<String> execRaw(String key, String command) {
+        return postCommand(key, "/exec", command);
+    }
+
+    /** {@code {"command": command}} posted to the sandbox's {@code endpoint}. */
+    private HttpResponse<String> postCommand(String key, String endpoint, String command) {
         return api.send(
-                api.request("/api/v1/sandboxes/" + key + "/exec", token)
+                api.request("/api/v1/sandboxes/" + key + endpoint, token)
                         .header("Content-Type", "application/json")
                         .POST(
                                 HttpRequest.BodyPublishers.ofString(
@@ -58,6 +63,18 @@ public final class Sandboxes implements AutoCloseable {
         HttpResponse<String> r = execRaw(key, command);
         if (r.statusCode() != 200) {
             throw new AssertionError("exec failed: " + r.statusCode() + " " + r.body());
+        }
+        return Api.object(r);
+    }
+
+    /**
+     * Starts {@code command} as a background process of the sandbox ({@code POST …/processes}) and
+     * returns its answer ({@code pid}); anything but 201 fails the test.
+     */
+    public JsonObject start(String key, String command) {
+        HttpResponse<String> r = postCommand(key, "/processes", command);
+        if (r.statusCode() != 201) {
+            throw new AssertionError("process start failed: " + r.statusCode() + " " + r.body());
         }
         return Api.object(r);
     }

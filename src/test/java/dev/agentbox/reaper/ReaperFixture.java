@@ -301,21 +301,39 @@ final class ReaperFixture implements AutoCloseable {
         return run;
     }
 
-    /** The run's record, bound to {@code box}, detachable, of the command harness. */
+    /** The run's record, bound to {@code box}, detachable, of the command harness, started now. */
     private RunRecordView record(Box box, String runId, Optional<String> command) {
+        return record(box, runId, command, clock.instant(), Optional.empty());
+    }
+
+    /**
+     * The one place a run record is made: bound to {@code box}, detachable, of the command harness,
+     * started at {@code startedAt}, bounded by {@code maxDurationMs} when given.
+     */
+    private RunRecordView record(
+            Box box,
+            String runId,
+            Optional<String> command,
+            Instant startedAt,
+            Optional<Long> maxDurationMs) {
         return runs.create(
                         new NewRun(
                                 tenant,
                                 runId,
                                 "thread-" + runId,
                                 Harness.COMMAND,
-                                clock.instant(),
+                                startedAt,
                                 true,
                                 true,
                                 false,
                                 command,
                                 Optional.empty(),
-                                Optional.of(box.key())))
+                                Optional.of(box.key()),
+                                NewRun.randomNonce(),
+                                maxDurationMs,
+                                false,
+                                JsonValue.EMPTY_JSON_ARRAY,
+                                Optional.empty()))
                 .orElseThrow();
     }
 
@@ -348,26 +366,12 @@ final class ReaperFixture implements AutoCloseable {
 
     /** The record of such a run only: no agent started yet. */
     RunRecordView recordStartedAgo(Box box, String command, Duration age, Duration maxDuration) {
-        String runId = "reap-" + UUID.randomUUID();
-        return runs.create(
-                        new NewRun(
-                                tenant,
-                                runId,
-                                "thread-" + runId,
-                                Harness.COMMAND,
-                                clock.instant().minus(age),
-                                true,
-                                true,
-                                false,
-                                Optional.of(command),
-                                Optional.empty(),
-                                Optional.of(box.key()),
-                                NewRun.randomNonce(),
-                                Optional.of(maxDuration.toMillis()),
-                                false,
-                                JsonValue.EMPTY_JSON_ARRAY,
-                                Optional.empty()))
-                .orElseThrow();
+        return record(
+                box,
+                "reap-" + UUID.randomUUID(),
+                Optional.of(command),
+                clock.instant().minus(age),
+                Optional.of(maxDuration.toMillis()));
     }
 
     /** Marks the run detached at {@code since} and returns the fresh record. */

@@ -8,8 +8,6 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.Lazy;
-import dev.agentbox.problem.ProblemCode;
-import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
@@ -17,6 +15,7 @@ import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPorts;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import dev.agentbox.sandbox.spi.SnapshotRef;
 import jakarta.annotation.PreDestroy;
@@ -333,7 +332,7 @@ public class DockerSandboxProvider implements SandboxProvider {
      * empty for any other port.
      */
     Optional<String> portUrl(String containerName, int port) {
-        checkPort(port);
+        SandboxPorts.checkRange(port);
         InspectContainerResponse c = inspect(containerName);
         Ports ports = c.getNetworkSettings() == null ? null : c.getNetworkSettings().getPorts();
         Ports.Binding[] b = ports == null ? null : ports.getBindings().get(ExposedPort.tcp(port));
@@ -349,7 +348,7 @@ public class DockerSandboxProvider implements SandboxProvider {
      * only connections the sandbox opens, not replies to the host's own.
      */
     InetSocketAddress portAddress(String containerName, int port) {
-        checkPort(port);
+        SandboxPorts.checkRange(port);
         InspectContainerResponse c = inspect(containerName);
         Map<String, ContainerNetwork> networks =
                 c.getNetworkSettings() == null ? null : c.getNetworkSettings().getNetworks();
@@ -365,25 +364,15 @@ public class DockerSandboxProvider implements SandboxProvider {
             }
         }
         if (ip == null) {
-            throw new ProblemException(
-                    ProblemCode.UNSUPPORTED_CAPABILITY,
-                    "Sandbox "
-                            + containerName
-                            + " has no network address (policy.network none), so none of its ports"
-                            + " can be reached; ensure it with policy.network bridge.",
-                    Map.of("capability", "ports"),
-                    null);
+            throw SandboxPorts.unreachable(
+                    containerName,
+                    "has no network address (policy.network none), so none of its ports can be"
+                            + " reached; ensure it with policy.network bridge.");
         }
         try {
             return new InetSocketAddress(InetAddress.getByName(ip), port);
         } catch (UnknownHostException e) {
             throw new IllegalStateException("engine reported a malformed address " + ip, e);
-        }
-    }
-
-    private static void checkPort(int port) {
-        if (port < 1 || port > 65535) {
-            throw ProblemException.invalidRequest("port out of range: " + port);
         }
     }
 

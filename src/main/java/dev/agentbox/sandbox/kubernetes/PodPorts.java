@@ -5,7 +5,6 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.spi.SandboxPorts;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.net.InetSocketAddress;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -37,10 +36,7 @@ final class PodPorts implements SandboxPorts {
 
     @Override
     public InetSocketAddress address(int port) {
-        if (port < 1 || port > 65535) {
-            throw ProblemException.invalidRequest("port out of range: " + port);
-        }
-        if (port == provider.settings().network().helperPort()) {
+        if (SandboxPorts.checkRange(port) == provider.settings().network().helperPort()) {
             throw ProblemException.invalidRequest(
                     "port "
                             + port
@@ -60,15 +56,11 @@ final class PodPorts implements SandboxPorts {
                                                 "Sandbox " + podName + " is gone."));
         String network = pod.getMetadata().getLabels().get(SandboxObjects.NETWORK);
         if (network == null || "none".equals(network)) {
-            throw new ProblemException(
-                    ProblemCode.UNSUPPORTED_CAPABILITY,
-                    "Sandbox "
-                            + podName
-                            + " has policy.network none: its NetworkPolicy admits only agentbox's"
-                            + " helper port, so none of its ports can be reached; ensure it with"
-                            + " policy.network bridge or egress.",
-                    Map.of("capability", "ports"),
-                    null);
+            throw SandboxPorts.unreachable(
+                    podName,
+                    "has policy.network none: its NetworkPolicy admits only agentbox's helper port,"
+                            + " so none of its ports can be reached; ensure it with policy.network"
+                            + " bridge or egress.");
         }
         String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
         if (ip == null || ip.isBlank()) {

@@ -141,10 +141,8 @@ final class LocalSandbox implements SandboxHandle, SandboxEnv, SandboxPorts {
 
     @Override
     public InetSocketAddress address(int port) {
-        if (port < 1 || port > 65535) {
-            throw ProblemException.invalidRequest("port out of range: " + port);
-        }
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        return new InetSocketAddress(
+                InetAddress.getLoopbackAddress(), SandboxPorts.checkRange(port));
     }
 
     // ---- paths ----

@@ -2,10 +2,6 @@ package dev.agentbox.sandbox.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentbox.platform.TestDatabase;
-import dev.agentbox.platform.lease.JpaLeaseStore;
-import dev.agentbox.platform.lease.LeaseStore;
-import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.kubernetes.KubernetesSandboxProvider;
 import dev.agentbox.sandbox.kubernetes.KubernetesSettings;
 import dev.agentbox.sandbox.kubernetes.MockServerLogs;
@@ -13,26 +9,14 @@ import dev.agentbox.sandbox.kubernetes.PodContainers;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
-import dev.agentbox.sandbox.spi.SandboxProvider;
-import dev.agentbox.sandbox.store.JpaPoolStore;
-import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
-import dev.agentbox.sandbox.store.PoolStore;
-import dev.agentbox.sandbox.store.PooledSandbox;
-import dev.agentbox.sandbox.store.SandboxInstance;
-import dev.agentbox.sandbox.store.SandboxInstanceStore;
 import dev.agentbox.testing.NeedsDocker;
 import dev.agentbox.testing.SettableClock;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Function;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -57,31 +41,26 @@ class KubernetesWarmPoolTest {
 
     static final Logger QUIET = MockServerLogs.quiet();
 
-    private static TestDatabase db;
-    private static ScheduledExecutorService scheduler;
+    private static PoolFixture fixture;
 
     private final SettableClock clock = new SettableClock(Instant.now());
     private PodContainers pods;
     private KubernetesSandboxProvider kubernetes;
-    private PoolStore store;
-    private SandboxInstanceStore instances;
     private PoolEntry entry;
 
     @BeforeAll
     static void open() {
-        db = TestDatabase.open(TestDatabase.Kind.DERBY);
-        scheduler = Executors.newScheduledThreadPool(2);
+        fixture = PoolFixture.open();
     }
 
     @AfterAll
     static void close() {
-        scheduler.shutdownNow();
-        db.close();
+        fixture.close();
     }
 
     @BeforeEach
     void setUp() {
-        db.clear(PooledSandbox.class, SandboxInstance.class);
+        fixture.clear();
         pods = PodContainers.start(client, NS);
         kubernetes =
                 new KubernetesSandboxProvider(
@@ -90,11 +69,6 @@ class KubernetesWarmPoolTest {
                                 .withNamespace(NS)
                                 .withReadyTimeout(Duration.ofSeconds(60)),
                         client);
-        store = db.transactional(PoolStore.class, JpaPoolStore::new);
-        instances =
-                db.transactional(
-                        SandboxInstanceStore.class,
-                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
         entry =
                 new PoolEntry(
                         KubernetesSandboxProvider.NAME,
@@ -111,44 +85,13 @@ class KubernetesWarmPoolTest {
         pods.close();
     }
 
-    private record Pool(WarmPool handOut, PoolUpkeep upkeep) {}
-
-    private Pool pool(int size) {
-        PoolSettings settings =
-                new PoolSettings(
-                        size,
-                        List.of(entry),
-                        Duration.ofMinutes(30),
-                        Duration.ofSeconds(5),
-                        Duration.ZERO,
-                        Duration.ofMinutes(1),
-                        entry.image());
-        Function<String, Optional<SandboxProvider>> providers =
-                name -> name.equals(kubernetes.name()) ? Optional.of(kubernetes) : Optional.empty();
-        PoolMetrics metrics = new PoolMetrics(null);
-        Leases leases =
-                new Leases(
-                        db.transactional(LeaseStore.class, JpaLeaseStore::new),
-                        Clock.systemUTC(),
-                        "node-a",
-                        scheduler);
-        return new Pool(
-                new WarmPool(providers, store, clock, settings, metrics),
-                new PoolUpkeep(
-                        providers,
-                        store,
-                        instances,
-                        leases,
-                        clock,
-                        "node-a",
-                        () -> Optional.of("inst-k8s"),
-                        settings,
-                        metrics));
+    private PoolFixture.Pool pool(int size) {
+        return fixture.pool(kubernetes, entry, clock, "node-a", size, "inst-k8s");
     }
 
     @Test
     void aRefillMakesPodsLabelledWithTheirPoolAndNoOwner() {
-        Pool pool = pool(2);
+        PoolFixture.Pool pool = pool(2);
 
         assertThat(pool.upkeep().refill()).isEqualTo(2);
 
@@ -165,19 +108,19 @@ class KubernetesWarmPoolTest {
                     .containsEntry(SandboxLabels.INSTALLATION, "inst-k8s")
                     .doesNotContainKeys(SandboxLabels.KEY, SandboxLabels.TENANT);
         }
-        assertThat(store.countReady(entry.key(), Instant.EPOCH)).isEqualTo(2);
+        assertThat(fixture.store.countReady(entry.key(), Instant.EPOCH)).isEqualTo(2);
     }
 
     @Test
     void aClaimedPodAnswersOverItsChannelAndADrainDeletesTheRestFromTheApi() {
-        Pool pool = pool(2);
+        PoolFixture.Pool pool = pool(2);
         pool.upkeep().refill();
 
         WarmPool.Claim claim = pool.handOut().claim(entry, "key-1").orElseThrow();
         pool.handOut().claimed(claim);
 
         assertThat(claim.handle().process().exec("echo warm").stdout()).isEqualTo("warm\n");
-        assertThat(store.exists(kubernetes.name(), claim.handle().id())).isFalse();
+        assertThat(fixture.store.exists(kubernetes.name(), claim.handle().id())).isFalse();
 
         assertThat(pool.upkeep().drain()).isEqualTo(1);
         List<String> left =

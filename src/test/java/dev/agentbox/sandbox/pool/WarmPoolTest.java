@@ -4,19 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.platform.DaemonThreads;
-import dev.agentbox.platform.TestDatabase;
-import dev.agentbox.platform.lease.JpaLeaseStore;
 import dev.agentbox.platform.lease.LeaseNames;
-import dev.agentbox.platform.lease.LeaseStore;
 import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.sandbox.local.LocalSandboxProvider;
 import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.sandbox.pool.PoolFixture.Pool;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
-import dev.agentbox.sandbox.spi.SandboxProvider;
-import dev.agentbox.sandbox.store.JpaPoolStore;
-import dev.agentbox.sandbox.store.JpaSandboxInstanceStore;
 import dev.agentbox.sandbox.store.PoolStore;
 import dev.agentbox.sandbox.store.PooledSandbox;
 import dev.agentbox.sandbox.store.SandboxInstance;
@@ -25,7 +20,6 @@ import dev.agentbox.testing.SettableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,8 +32,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,8 +46,7 @@ import org.junit.jupiter.api.Test;
  */
 class WarmPoolTest {
 
-    private static TestDatabase db;
-    private static ScheduledExecutorService scheduler;
+    private static PoolFixture fixture;
 
     private Path root;
     private LocalSandboxProvider local;
@@ -70,34 +61,24 @@ class WarmPoolTest {
 
     @BeforeAll
     static void open() {
-        db = TestDatabase.open(TestDatabase.Kind.DERBY);
-        scheduler = Executors.newScheduledThreadPool(2);
+        fixture = PoolFixture.open();
     }
 
     @AfterAll
     static void close() {
-        scheduler.shutdownNow();
-        db.close();
+        fixture.close();
     }
 
     @BeforeEach
     void setUp() throws IOException {
-        db.clear(PooledSandbox.class, SandboxInstance.class);
+        fixture.clear();
         root = Files.createTempDirectory("agentbox-pool-test");
         local =
                 new LocalSandboxProvider(
                         new LocalSettings(true, root), new DaemonThreads("test-pool"), clock);
-        store = db.transactional(PoolStore.class, JpaPoolStore::new);
-        instances =
-                db.transactional(
-                        SandboxInstanceStore.class,
-                        em -> new JpaSandboxInstanceStore(em, db.dataSource()));
-        leases =
-                new Leases(
-                        db.transactional(LeaseStore.class, JpaLeaseStore::new),
-                        Clock.systemUTC(),
-                        "node-a",
-                        scheduler);
+        store = fixture.store;
+        instances = fixture.instances;
+        leases = fixture.leases;
         // A distinct image name per test: the pool key differs, so rows never mix.
         entry = new PoolEntry("local", "img-" + UUID.randomUUID(), SandboxPolicy.defaults());
     }
@@ -109,62 +90,8 @@ class WarmPoolTest {
         }
     }
 
-    /** One server's pool: its hand-out and its upkeep, over the shared store. */
-    private record Pool(WarmPool handOut, PoolUpkeep upkeep) {
-        Optional<PoolEntry> entryFor(String provider, Optional<String> image, SandboxPolicy p) {
-            return handOut.entryFor(provider, image, p);
-        }
-
-        Optional<WarmPool.Claim> claim(PoolEntry entry, String key) {
-            return handOut.claim(entry, key);
-        }
-
-        void claimed(WarmPool.Claim claim) {
-            handOut.claimed(claim);
-        }
-
-        void abandon(WarmPool.Claim claim) {
-            handOut.abandon(claim);
-        }
-
-        int refill() {
-            return upkeep.refill();
-        }
-
-        int tidy() {
-            return upkeep.tidy();
-        }
-
-        int drain() {
-            return upkeep.drain();
-        }
-    }
-
     private Pool pool(String node, int size) {
-        PoolSettings settings =
-                new PoolSettings(
-                        size,
-                        List.of(entry),
-                        Duration.ofMinutes(30),
-                        Duration.ofSeconds(5),
-                        Duration.ZERO,
-                        Duration.ofMinutes(1),
-                        entry.image());
-        Function<String, Optional<SandboxProvider>> providers =
-                name -> name.equals("local") ? Optional.of(local) : Optional.empty();
-        PoolMetrics metrics = new PoolMetrics(null);
-        return new Pool(
-                new WarmPool(providers, store, clock, settings, metrics),
-                new PoolUpkeep(
-                        providers,
-                        store,
-                        instances,
-                        leases,
-                        clock,
-                        node,
-                        () -> Optional.of("inst-1"),
-                        settings,
-                        metrics));
+        return fixture.pool(local, entry, clock, node, size, "inst-1");
     }
 
     private boolean alive(String id) {
