@@ -106,8 +106,13 @@ class ApprovalGateTest {
     }
 
     private ApprovalGate gate(InterruptWaits on) {
+        return gate(on, chunks);
+    }
+
+    /** A gate of another driver of the run, whose chunks go to {@code sink}. */
+    private ApprovalGate gate(InterruptWaits on, List<String[]> sink) {
         return new ApprovalGate(
-                run, store, on, (n, v) -> chunks.add(new String[] {n, v.toString()}), clock, TTL);
+                run, store, on, (n, v) -> sink.add(new String[] {n, v.toString()}), clock, TTL);
     }
 
     private ToolCall call(String key, String tool) {
@@ -210,13 +215,20 @@ class ApprovalGateTest {
         CompletableFuture<GateDecision> first =
                 gate(waits).admit(call("k1", "Bash")).toCompletableFuture();
         InterruptWaits successor = new InterruptWaits(store, runs, clock, BY_HAND, timer);
+        List<String[]> successorChunks = new CopyOnWriteArrayList<>();
         try {
             CompletableFuture<GateDecision> again =
-                    gate(successor).admit(call("k1", "Bash")).toCompletableFuture();
+                    gate(successor, successorChunks)
+                            .admit(call("k1", "Bash"))
+                            .toCompletableFuture();
             Interrupt i = onlyPending();
             assertThat(chunkNames())
                     .as("one interrupt, requested once")
                     .containsExactly("interrupt.requested");
+            // The successor announces it again, chunk for chunk the same: its writer drops it as
+            // a repeat of the stored one (BridgedRepeats), or writes it when the first never was.
+            assertThat(successorChunks).hasSize(1);
+            assertThat(successorChunks.get(0)).containsExactly(chunks.get(0));
 
             store.answer(
                     run.ref(),
@@ -233,6 +245,36 @@ class ApprovalGateTest {
                     .as("asked once more after the answer: decided at once, no new interrupt")
                     .isEqualTo(GateDecision.allow());
             assertThat(store.pending(run.ref())).isEmpty();
+        } finally {
+            successor.close();
+        }
+    }
+
+    @Test
+    void anInterruptWhoseOpenerDiedBeforeItsChunkIsAnnouncedByTheNextDriverOnceOnly() {
+        // The opener stores the interrupt, then fails to write its chunk (as a server killed
+        // between the two would).
+        gate(
+                        waits,
+                        new CopyOnWriteArrayList<>() {
+                            @Override
+                            public boolean add(String[] chunk) {
+                                throw new IllegalStateException("the server died");
+                            }
+                        })
+                .admit(call("k1", "Bash"));
+        Interrupt opened = onlyPending();
+        InterruptWaits successor = new InterruptWaits(store, runs, clock, BY_HAND, timer);
+        try {
+            ApprovalGate next = gate(successor);
+            next.admit(call("k1", "Bash"));
+            next.admit(call("k1", "Bash"));
+
+            assertThat(chunkNames())
+                    .as("announced by the next driver, once however often it is asked")
+                    .containsExactly("interrupt.requested");
+            assertThat(chunks.get(0)[1]).isEqualTo(opened.toJson().toString());
+            assertThat(store.pending(run.ref())).hasSize(1);
         } finally {
             successor.close();
         }
