@@ -205,7 +205,15 @@ public class RunService {
         }
         takeovers =
                 new Takeovers(
-                        context, runs, leases, clock, drivers, node.id(), leaseTtlMs, maxDriven);
+                        context,
+                        runs,
+                        leases,
+                        clock,
+                        drivers,
+                        node.id(),
+                        leaseTtlMs,
+                        maxDriven,
+                        sandboxes::providerEnabledHere);
         cancels = new CancelLanding(context, runs, leases, drivers, node.id(), leaseTtlMs);
         liveness = new DriverLiveness(leases, clock, Duration.ofMillis(leaseTtlMs));
     }

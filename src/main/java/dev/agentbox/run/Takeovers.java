@@ -42,6 +42,17 @@ final class Takeovers {
     private final long leaseTtlMs;
     private final int maxDriven;
 
+    private final ProviderCheck providers;
+
+    /**
+     * Whether this server has the provider of a tenant's sandbox enabled ({@code
+     * SandboxService.providerEnabledHere}); asked only on takeover paths, never per chunk.
+     */
+    @FunctionalInterface
+    interface ProviderCheck {
+        boolean enabledHere(String tenant, String sandboxKey);
+    }
+
     /** When "at capacity" was last logged for a gone session's run: once a minute, not per poll. */
     private volatile long lastCapacityWarning;
 
@@ -53,7 +64,8 @@ final class Takeovers {
             LocalDrivers drivers,
             String nodeId,
             long leaseTtlMs,
-            int maxDriven) {
+            int maxDriven,
+            ProviderCheck providers) {
         this.context = context;
         this.runs = runs;
         this.leases = leases;
@@ -62,6 +74,7 @@ final class Takeovers {
         this.nodeId = nodeId;
         this.leaseTtlMs = leaseTtlMs;
         this.maxDriven = maxDriven;
+        this.providers = providers;
     }
 
     /** See {@link RunService#adopt}. */
@@ -115,9 +128,7 @@ final class Takeovers {
 
     /** Whether this server can drive {@code run}: it has the provider of the run's sandbox. */
     private boolean providerHere(RunRecordView run) {
-        return run.sandboxKey()
-                .map(key -> context.sandboxes().providerEnabledHere(run.tenant(), key))
-                .orElse(true);
+        return run.sandboxKey().map(key -> providers.enabledHere(run.tenant(), key)).orElse(true);
     }
 
     /**

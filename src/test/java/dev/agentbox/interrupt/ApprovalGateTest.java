@@ -250,6 +250,7 @@ class ApprovalGateTest {
         }
     }
 
+    /** AP-12. */
     @Test
     void anInterruptWhoseOpenerDiedBeforeItsChunkIsAnnouncedByTheNextDriverOnceOnly() {
         // The opener stores the interrupt, then fails to write its chunk (as a server killed
