@@ -291,6 +291,22 @@ class KubernetesServersPostgresIT {
     }
 
     @Test
+    @Order(3)
+    void anEgressSandboxIsRefusedBeforeAnyPodIsMadeForNoGatewayServesPods() {
+        int podsBefore = cluster.pods().inNamespace(NAMESPACE).list().getItems().size();
+        HttpResponse<String> r =
+                onA.ensureRaw(
+                        "{\"provider\":\"kubernetes\",\"definitionId\":\"k8s-egress-"
+                                + UUID.randomUUID()
+                                + "\",\"policy\":{\"network\":\"egress\","
+                                + "\"egress\":{\"allow\":[\"example.test\"]}}}");
+        ProblemAssert.assertProblem(r, 422, "unsupported-capability");
+        assertThat(Api.object(r).getString("capability")).isEqualTo("networkPolicy");
+        assertThat(Api.object(r).getString("provider")).isEqualTo("kubernetes");
+        assertThat(cluster.pods().inNamespace(NAMESPACE).list().getItems()).hasSize(podsBefore);
+    }
+
+    @Test
     @Order(4)
     void aCommandAgentInAPodCallsItsHttpToolThroughTheBridgeOverThePodsChannel() throws Exception {
         List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -5,7 +5,6 @@ import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.ENV;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.EXEC;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.FS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.KILLABLE_PROCESSES;
-import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_POLICY;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.PORTS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.WRITABLE_STDIN;
 
@@ -84,16 +83,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     public static final String NAME = "kubernetes";
 
+    /**
+     * No {@code networkPolicy}: no egress gateway serves a pod yet, so an {@code egress} sandbox
+     * would reach none of the hosts its policy allows. The ensure refuses one ({@code 422
+     * unsupported-capability}) before any object is made, rather than make a sandbox that ignores
+     * its allow list. {@code none} and {@code bridge} are confined by NetworkPolicy objects all the
+     * same ({@link SandboxNetworkPolicy}).
+     */
     static final SandboxCapabilities CAPABILITIES =
             SandboxCapabilities.of(
-                    FS,
-                    EXEC,
-                    ENV,
-                    BACKGROUND_PROCESSES,
-                    KILLABLE_PROCESSES,
-                    WRITABLE_STDIN,
-                    PORTS,
-                    NETWORK_POLICY);
+                    FS, EXEC, ENV, BACKGROUND_PROCESSES, KILLABLE_PROCESSES, WRITABLE_STDIN, PORTS);
 
     private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());
 

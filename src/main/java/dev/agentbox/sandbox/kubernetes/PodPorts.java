@@ -11,7 +11,7 @@ import java.util.Optional;
  * A pod's ports, reached by agentbox's port proxy at the pod's IP ({@code status.podIP}). Nothing
  * is published: no Service, no node port, no host port; the proxy of any replica connects to the
  * pod directly, which the pod's NetworkPolicy admits from agentbox's replicas for {@code bridge}
- * and {@code egress} ({@link SandboxNetworkPolicy}).
+ * ({@link SandboxNetworkPolicy}; {@code egress} is refused on this provider).
  *
  * <p>A pod ensured with {@code network: none} admits only the helper port, so its ports are {@code
  * 422 unsupported-capability} (as a Docker sandbox without a network), rather than an address every
@@ -60,7 +60,7 @@ final class PodPorts implements SandboxPorts {
                     podName,
                     "has policy.network none: its NetworkPolicy admits only agentbox's helper port,"
                             + " so none of its ports can be reached; ensure it with policy.network"
-                            + " bridge or egress.");
+                            + " bridge.");
         }
         String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
         if (ip == null || ip.isBlank()) {

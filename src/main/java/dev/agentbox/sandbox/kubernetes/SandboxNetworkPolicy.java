@@ -31,6 +31,8 @@ import java.util.Map;
  *       never to another sandbox or the nodes.
  *   <li>{@code egress}: ingress as for {@code bridge}; egress only to the egress gateway's pods
  *       (selected by label) on its ports — the gateway resolves names and is the only way out.
+ *       Built for the gateway that will serve pods; until one does, the ensure refuses {@code
+ *       egress} on this provider (it does not report {@code networkPolicy}).
  * </ul>
  *
  * What is enforced is the cluster's network plugin's business: a plugin without NetworkPolicy

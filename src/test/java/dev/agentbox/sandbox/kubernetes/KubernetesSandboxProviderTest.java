@@ -95,10 +95,12 @@ class KubernetesSandboxProviderTest {
     }
 
     @Test
-    void isDisabledByDefaultAndClaimsTheDataPathAndPortsButNoSnapshotsOrFork() {
+    void isDisabledByDefaultAndClaimsTheDataPathAndPortsButNoEgressPolicySnapshotsOrFork() {
         assertThat(KubernetesSettings.defaults().enabled()).isFalse();
         assertThat(provider.enabled()).isFalse();
-        assertThat(provider.capabilities().networkPolicy()).isTrue();
+        assertThat(provider.capabilities().networkPolicy())
+                .as("no egress gateway serves pods: egress ensures are refused")
+                .isFalse();
         assertThat(provider.capabilities().fs()).isTrue();
         assertThat(provider.capabilities().exec()).isTrue();
         assertThat(provider.capabilities().env()).isTrue();
