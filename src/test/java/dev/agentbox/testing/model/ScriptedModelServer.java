@@ -343,6 +343,8 @@ public final class ScriptedModelServer implements AutoCloseable {
                                     .add("text", piece));
                 }
                 stopReason = "end_turn";
+            } else if (turn instanceof Turn.ToolSearch) {
+                throw new IllegalStateException("a tool search is an OpenAI Responses turn only");
             } else {
                 Turn.ToolCall call = (Turn.ToolCall) turn;
                 blockStart(
@@ -548,6 +550,23 @@ public final class ScriptedModelServer implements AutoCloseable {
                                 .add("role", "assistant")
                                 .add("content", Json.createArrayBuilder().add(part))
                                 .build();
+            } else if (turn instanceof Turn.ToolSearch search) {
+                JsonObjectBuilder searching =
+                        Json.createObjectBuilder()
+                                .add("type", "tool_search_call")
+                                .add("id", "tsc_scripted_" + ids.incrementAndGet())
+                                .add("call_id", "call_scripted_" + ids.incrementAndGet())
+                                .add("execution", "client")
+                                .add(
+                                        "arguments",
+                                        Json.createObjectBuilder().add("query", search.query()));
+                JsonObject started = searching.add("status", "in_progress").build();
+                openAiEvent(
+                        out,
+                        sequence,
+                        "response.output_item.added",
+                        Json.createObjectBuilder().add("output_index", 0).add("item", started));
+                item = Json.createObjectBuilder(started).add("status", "completed").build();
             } else {
                 Turn.ToolCall call = (Turn.ToolCall) turn;
                 String itemId = "fc_scripted_" + ids.incrementAndGet();
@@ -561,11 +580,9 @@ public final class ScriptedModelServer implements AutoCloseable {
                                 .add("output_index", 0)
                                 .add(
                                         "item",
-                                        Json.createObjectBuilder()
-                                                .add("type", "function_call")
+                                        named(call)
                                                 .add("id", itemId)
                                                 .add("call_id", callId)
-                                                .add("name", call.name())
                                                 .add("arguments", "")
                                                 .add("status", "in_progress")));
                 for (String piece : halves(arguments)) {
@@ -587,11 +604,9 @@ public final class ScriptedModelServer implements AutoCloseable {
                                 .add("output_index", 0)
                                 .add("arguments", arguments));
                 item =
-                        Json.createObjectBuilder()
-                                .add("type", "function_call")
+                        named(call)
                                 .add("id", itemId)
                                 .add("call_id", callId)
-                                .add("name", call.name())
                                 .add("arguments", arguments)
                                 .add("status", "completed")
                                 .build();
@@ -614,6 +629,14 @@ public final class ScriptedModelServer implements AutoCloseable {
                                             "completed",
                                             Json.createArrayBuilder().add(item))));
         }
+    }
+
+    /** A {@code function_call} item's type, name and namespace (when the call has one). */
+    private static JsonObjectBuilder named(Turn.ToolCall call) {
+        JsonObjectBuilder b =
+                Json.createObjectBuilder().add("type", "function_call").add("name", call.name());
+        call.namespace().ifPresent(n -> b.add("namespace", n));
+        return b;
     }
 
     private static JsonObjectBuilder response(

@@ -2,6 +2,7 @@ package dev.agentbox.testing.model;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.util.Optional;
 
 /**
  * One scripted answer of {@link ScriptedModelServer} to one streaming model request, in whichever
@@ -15,15 +16,31 @@ public sealed interface Turn {
     /**
      * The assistant calls tool {@code name} with {@code input} and stops for its result: a {@code
      * tool_use} block (Anthropic) or a {@code function_call} item whose {@code arguments} are
-     * {@code input} as a JSON string (OpenAI).
+     * {@code input} as a JSON string (OpenAI), in {@code namespace} when given (OpenAI: a tool a
+     * {@link ToolSearch} found, e.g. {@code mcp__agentbox}).
      */
-    record ToolCall(String name, JsonObject input) implements Turn {}
+    record ToolCall(String name, JsonObject input, Optional<String> namespace) implements Turn {
+        public ToolCall(String name, JsonObject input) {
+            this(name, input, Optional.empty());
+        }
+    }
+
+    /**
+     * The assistant searches the client's deferred tools for {@code query} (OpenAI Responses only:
+     * a {@code tool_search_call} item executed by the client, as Codex offers its MCP tools), and
+     * stops for the tools found.
+     */
+    record ToolSearch(String query) implements Turn {}
 
     /** The API fails: HTTP {@code status} with the API's error body of {@code type}. */
     record ApiError(int status, String type, String message) implements Turn {}
 
     /** The stream starts, then the connection ends before the response is complete. */
     record Disconnect() implements Turn {}
+
+    static Turn toolSearch(String query) {
+        return new ToolSearch(query);
+    }
 
     static Turn text(String text) {
         return new Text(text);

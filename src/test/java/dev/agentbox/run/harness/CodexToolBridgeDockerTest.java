@@ -1,0 +1,235 @@
+package dev.agentbox.run.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.agentbox.platform.DaemonThreads;
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.sandbox.local.LocalSandboxProvider;
+import dev.agentbox.sandbox.local.LocalSettings;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.testing.NeedsDocker;
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import dev.agentbox.tool.ToolCallEvents;
+import dev.agentbox.tool.ToolGate;
+import dev.agentbox.tool.bridge.BridgeLimits;
+import dev.agentbox.tool.bridge.Mailbox;
+import dev.agentbox.tool.bridge.ToolBridge;
+import dev.agentbox.tool.http.HttpTool;
+import dev.agentbox.tool.http.HttpToolClient;
+import dev.agentbox.tool.http.HttpToolSettings;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.OutputStream;
+import java.io.StringReader;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real Codex CLI of {@code agentbox/sandbox:agents} calls a run's HTTP tool through the tool
+ * bridge: its command line gets the run's MCP server ({@link BridgeFlags}, {@code -c
+ * mcp_servers.agentbox.*}); Codex 0.171.0 offers MCP tools to the model only behind its {@code
+ * tool_search} tool, so the scripted model searches for "weather", Codex answers with the tools its
+ * relay listed (namespace {@code mcp__agentbox}), the model calls {@code weather} in that
+ * namespace, Codex calls it through the relay, the bridge posts to an HTTP server on loopback, and
+ * the model's next request carries the answer (CH-10).
+ *
+ * <p>The CLI runs on the host's network (to reach the scripted model on loopback), so the mailbox
+ * is a host directory mounted at the same path in the container, served to the bridge by a local
+ * sandbox's file operations (which poll instead of follow).
+ */
+@NeedsDocker
+class CodexToolBridgeDockerTest {
+
+    private static final String KEY = "sk-test-" + Long.toHexString(System.nanoTime());
+
+    @TempDir Path dir;
+
+    private ScriptedModelServer model;
+    private HttpServer http;
+    private LocalSandboxProvider local;
+    private ToolBridge bridge;
+    private final List<String> posted = new CopyOnWriteArrayList<>();
+    private final List<String> events = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void image() {
+        AgentCliContainer.requireImage();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        model = ScriptedModelServer.start(KEY);
+        http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext(
+                "/weather",
+                ex -> {
+                    posted.add(
+                            new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                    byte[] b = "{\"forecast\":\"sunny-42\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.sendResponseHeaders(200, b.length);
+                    try (OutputStream o = ex.getResponseBody()) {
+                        o.write(b);
+                    }
+                });
+        http.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (bridge != null) {
+            bridge.close();
+        }
+        http.stop(0);
+        model.close();
+    }
+
+    /** The run's mailbox in a host folder, served by a bridge with the {@code weather} tool. */
+    private record Bridged(Path shared, Mailbox mailbox, String token) {}
+
+    private Bridged bridged() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("sandboxes"));
+        local =
+                new LocalSandboxProvider(
+                        new LocalSettings(true, root),
+                        new DaemonThreads("bridge-cli-test"),
+                        Clock.systemUTC());
+        String id = "cli-" + UUID.randomUUID().toString().substring(0, 8);
+        SandboxHandle sandbox =
+                local.create(SandboxCreateInput.defaults().withKey(id, "t").withRequestedId(id));
+        Path shared = Path.of(sandbox.workspaceRoot()).toRealPath();
+        Mailbox mailbox = new Mailbox(shared.resolve("run-1.mcp").toString());
+        ToolBridge.prepare(sandbox.fs(), mailbox);
+        String token = "token-" + UUID.randomUUID();
+        HttpTool weather =
+                new HttpTool(
+                        "weather",
+                        "The weather of a city",
+                        Json.createReader(
+                                        new StringReader(
+                                                "{\"type\":\"object\",\"properties\":{\"city\":"
+                                                        + "{\"type\":\"string\"}},"
+                                                        + "\"required\":[\"city\"]}"))
+                                .readObject(),
+                        URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/weather"));
+        bridge =
+                ToolBridge.start(
+                        sandbox.fs(),
+                        mailbox,
+                        new ToolBridge.RunTools("run-1", token, List.of(weather), new byte[0]),
+                        ToolGate.ALLOW_ALL,
+                        new HttpToolClient(
+                                HttpToolSettings.defaults().withAllowedHosts(Set.of("127.0.0.1")),
+                                Clock.systemUTC()),
+                        BridgeLimits.defaults(),
+                        new ToolCallEvents() {
+                            @Override
+                            public void started(String key, String tool, String args) {
+                                events.add("start " + tool + " " + args);
+                            }
+
+                            @Override
+                            public void finished(String key, String text, boolean error) {
+                                events.add("end " + error + " " + text);
+                            }
+                        });
+        return new Bridged(shared, mailbox, token);
+    }
+
+    @Test
+    void codexFindsTheRunsToolBySearchAndCallsItThroughTheBridge() throws Exception {
+        Bridged b = bridged();
+        model.enqueue(
+                Turn.toolSearch("weather"),
+                new Turn.ToolCall(
+                        "weather",
+                        Json.createObjectBuilder().add("city", "Paris").build(),
+                        Optional.of("mcp__agentbox")),
+                Turn.text("It is sunny in Paris."));
+        Path workspace = Files.createDirectories(dir.resolve("workspace"));
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Files.createDirectories(home.resolve(".codex"));
+        Files.writeString(
+                home.resolve(".codex/config.toml"),
+                String.join("\n", ScriptedModelServer.codexConfig(model.openAiBaseUrl(), 0))
+                        + "\n");
+        AgentCliContainer cli =
+                new AgentCliContainer(workspace, home)
+                        .mountSamePath(b.shared())
+                        .env("OPENAI_API_KEY", KEY);
+        AgentInvocation invocation =
+                BridgeFlags.withTools(
+                        Harness.CODEX,
+                        AgentCommands.codex("What is the weather in Paris?"),
+                        b.mailbox().dir(),
+                        b.token());
+
+        AgentCliContainer.Output out = cli.run(invocation);
+
+        assertThat(out.exitCode()).as(out.stderr() + String.join("\n", out.lines())).isZero();
+        // Codex offers the bridge's tools only behind its search: the search's answer names the
+        // run's MCP server as a namespace holding the tool, with the schema from tools/list.
+        JsonObject found = lastInput(1, "tool_search_output");
+        JsonObject namespace = found.getJsonArray("tools").getJsonObject(0);
+        assertThat(namespace.getString("name")).isEqualTo("mcp__agentbox");
+        JsonObject tool = namespace.getJsonArray("tools").getJsonObject(0);
+        assertThat(tool.getString("name")).isEqualTo("weather");
+        assertThat(tool.getJsonObject("parameters").getJsonArray("required").getString(0))
+                .isEqualTo("city");
+        assertThat(posted)
+                .as(String.join("\n", out.lines()))
+                .containsExactly("{\"city\":\"Paris\"}");
+        assertThat(lastInput(2, "function_call_output").toString()).contains("sunny-42");
+        assertThat(events)
+                .containsExactly(
+                        "start weather {\"city\":\"Paris\"}",
+                        "end false {\"forecast\":\"sunny-42\"}");
+        List<JsonObject> chunks = CliTranscripts.translate(Harness.CODEX, out);
+        CliTranscripts.assertEveryLineUnderstood(
+                out, CodexTranslator::eventKind, CodexTranslator.HANDLED, chunks);
+        assertThat(Transcripts.summaries(chunks))
+                .containsExactly(
+                        "RUN_STARTED",
+                        "CUSTOM name=codex.session-id value=" + chunks.get(1).getString("value"),
+                        "TOOL_CALL_START toolCallId=r-0 toolCallName=mcp_tool_call",
+                        "TOOL_CALL_ARGS toolCallId=r-0 delta={\"arguments\":{\"city\":\"Paris\"},"
+                                + "\"server\":\"agentbox\",\"tool\":\"weather\"}",
+                        "TOOL_CALL_END toolCallId=r-0",
+                        "TOOL_CALL_RESULT messageId=r-1 toolCallId=r-0 role=tool content={\"error\":"
+                                + "null,\"result\":{\"content\":[{\"text\":\"{\\\"forecast\\\":"
+                                + "\\\"sunny-42\\\"}\",\"type\":\"text\"}],\"structured_content\":null},"
+                                + "\"status\":\"completed\"}",
+                        "TEXT_MESSAGE_START messageId=r-2 role=assistant",
+                        "TEXT_MESSAGE_CONTENT messageId=r-2 delta=It is sunny in Paris.",
+                        "TEXT_MESSAGE_END messageId=r-2",
+                        "RUN_FINISHED result=It is sunny in Paris.");
+    }
+
+    /** The last input item of type {@code type} in the model's request number {@code n}. */
+    private JsonObject lastInput(int n, String type) {
+        List<JsonObject> items =
+                model.modelRequests().get(n).json().orElseThrow().getJsonArray("input").stream()
+                        .map(JsonValue::asJsonObject)
+                        .filter(i -> type.equals(i.getString("type", "")))
+                        .toList();
+        assertThat(items).as("request " + n + " has a " + type).isNotEmpty();
+        return items.get(items.size() - 1);
+    }
+}
