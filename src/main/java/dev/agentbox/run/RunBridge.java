@@ -65,8 +65,9 @@ public final class RunBridge {
         boolean wanted =
                 switch (harness) {
                     case CLAUDE_CODE -> hasTools || !allAllow(rules);
-                    case COMMAND -> hasTools;
-                    case CODEX -> false;
+                    // Codex has no permission prompt tool: its own commands are never gated, so
+                    // only tools of its own make a bridge worth starting.
+                    case COMMAND, CODEX -> hasTools;
                 };
         if (!wanted) {
             return Optional.empty();

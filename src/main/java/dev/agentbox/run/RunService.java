@@ -237,8 +237,10 @@ public class RunService {
                         RunBridge.tokenSha256(stored),
                         RunBridge.tools(stored),
                         toolSecrets.of(run.tenant(), run.runId()),
-                        !RunBridge.allAllow(
-                                dev.agentbox.tool.ApprovalRules.fromJson(run.approvals())),
+                        // The permission prompt tool: Codex has no use for it.
+                        run.harness() != dev.agentbox.run.harness.Harness.CODEX
+                                && !RunBridge.allAllow(
+                                        dev.agentbox.tool.ApprovalRules.fromJson(run.approvals())),
                         RunBridge.clientTools(stored)),
                 interrupts.gate(run, gateEvents),
                 toolClient,

@@ -39,8 +39,30 @@ class RunBridgeTest {
     }
 
     @Test
-    void codexRunsGetNoBridgeEvenWithTools() {
-        assertThat(RunBridge.plan(Harness.CODEX, List.of(WEATHER), ApprovalRules.NONE)).isEmpty();
+    void aCodexRunGetsABridgeOnlyWhenItHasToolsForItsOwnCommandsAreNeverGated() {
+        assertThat(RunBridge.plan(Harness.CODEX, List.of(WEATHER), ApprovalRules.NONE)).isPresent();
+        assertThat(
+                        RunBridge.plan(
+                                Harness.CODEX,
+                                List.of(),
+                                rules("[{\"tool\":\"*\",\"decision\":\"ask\"}]")))
+                .isEmpty();
+    }
+
+    @Test
+    void aCodexRunsLineGetsItsMcpServerAndNoPermissionPromptWhateverTheRules() {
+        String line =
+                RunBridge.invocation(
+                                Harness.CODEX,
+                                rules("[{\"tool\":\"*\",\"decision\":\"ask\"}]"),
+                                AgentCommands.codex("hi"),
+                                "/tmp/agentbox-runs/r.mcp",
+                                "tok")
+                        .command();
+        assertThat(line)
+                .startsWith("codex exec -c ")
+                .contains("mcp_servers.agentbox.command=")
+                .doesNotContain("permission-prompt");
     }
 
     @Test

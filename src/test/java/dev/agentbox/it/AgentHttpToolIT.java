@@ -9,6 +9,7 @@ import dev.agentbox.testing.model.Turn;
 import dev.agentbox.tool.http.RequestSigner;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
@@ -24,13 +25,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * An agent definition's HTTP tool, called by the real Claude Code through its run's tool bridge:
- * the model (scripted, behind a {@link ModelHost}) asks for {@code mcp__agentbox__weather}, the
- * server posts the arguments to a tool server on this machine's loopback (allowed for the IT server
- * in pom.xml, {@code agentbox.tools.http.allowed-hosts}) signed with the definition's secret, and
- * the answer reaches the model.
+ * An agent definition's HTTP tool, called by the real Claude Code and the real Codex through their
+ * run's tool bridge: the model (scripted, behind a {@link ModelHost}) asks for the tool ({@code
+ * mcp__agentbox__weather}; Codex first finds it with its {@code tool_search}, then calls {@code
+ * weather} in namespace {@code mcp__agentbox}), the server posts the arguments to a tool server on
+ * this machine's loopback (allowed for the IT server in pom.xml, {@code
+ * agentbox.tools.http.allowed-hosts}) signed with the definition's secret, and the answer reaches
+ * the model.
  */
-class ClaudeCodeHttpToolIT {
+class AgentHttpToolIT {
 
     private static final String KEY = "sk-e2e-" + UUID.randomUUID();
 
@@ -88,8 +91,39 @@ class ClaudeCodeHttpToolIT {
         }
     }
 
-    private JsonObject definition(String agentId) throws Exception {
+    /** Claude Code's endpoint and quiet flags. */
+    private static JsonObject claudeEnv() {
+        return Json.createObjectBuilder()
+                .add("ANTHROPIC_BASE_URL", "https://" + ModelHost.NAME)
+                .add("DISABLE_TELEMETRY", "1")
+                .add("DISABLE_AUTOUPDATER", "1")
+                .add("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                .add("CLAUDE_CODE_MAX_RETRIES", "0")
+                .build();
+    }
+
+    /** Codex's endpoint is in its configuration file: written by a setup step. */
+    private static String codexConfigStep() {
+        return "mkdir -p \"$HOME/.codex\" && printf '%s\\n' "
+                + ScriptedModelServer.codexConfig("https://" + ModelHost.NAME + "/v1", 0).stream()
+                        .map(ShellQuote::single)
+                        .collect(java.util.stream.Collectors.joining(" "))
+                + " > \"$HOME/.codex/config.toml\"";
+    }
+
+    private JsonObject definition(String agentId, String harness) throws Exception {
         String ca = Files.readString(Path.of("src/test/resources/egress-test-tls/ca.pem")).strip();
+        boolean claude = harness.equals("claude-code");
+        var setup =
+                Json.createArrayBuilder()
+                        .add(
+                                "for f in /etc/agentbox/egress-ca.pem /etc/agentbox/ca-bundle.pem;"
+                                        + " do printf '%s\\n' "
+                                        + ShellQuote.single(ca)
+                                        + " >> \"$f\"; done");
+        if (!claude) {
+            setup.add(codexConfigStep());
+        }
         return Json.createObjectBuilder()
                 .add(
                         "sandbox",
@@ -113,28 +147,11 @@ class ClaudeCodeHttpToolIT {
                                         Json.createObjectBuilder()
                                                 .add(
                                                         "env",
-                                                        Json.createObjectBuilder()
-                                                                .add(
-                                                                        "ANTHROPIC_BASE_URL",
-                                                                        "https://" + ModelHost.NAME)
-                                                                .add("DISABLE_TELEMETRY", "1")
-                                                                .add("DISABLE_AUTOUPDATER", "1")
-                                                                .add(
-                                                                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
-                                                                        "1")
-                                                                .add(
-                                                                        "CLAUDE_CODE_MAX_RETRIES",
-                                                                        "0"))
-                                                .add(
-                                                        "setup",
-                                                        Json.createArrayBuilder()
-                                                                .add(
-                                                                        "for f in /etc/agentbox/egress-ca.pem /etc/agentbox/ca-bundle.pem;"
-                                                                                + " do printf '%s\\n' "
-                                                                                + ShellQuote.single(
-                                                                                        ca)
-                                                                                + " >> \"$f\"; done"))))
-                .add("harness", "claude-code")
+                                                        claude
+                                                                ? claudeEnv()
+                                                                : JsonValue.EMPTY_JSON_OBJECT)
+                                                .add("setup", setup)))
+                .add("harness", harness)
                 .add(
                         "tools",
                         Json.createArrayBuilder()
@@ -164,7 +181,7 @@ class ClaudeCodeHttpToolIT {
                 .build();
     }
 
-    private static String input(String threadId, String runId) {
+    private static String input(String threadId, String runId, String keyVariable) {
         return Json.createObjectBuilder()
                 .add("threadId", threadId)
                 .add("runId", runId)
@@ -188,13 +205,42 @@ class ClaudeCodeHttpToolIT {
                                                 .add(
                                                         "secrets",
                                                         Json.createObjectBuilder()
-                                                                .add("ANTHROPIC_API_KEY", KEY))))
+                                                                .add(keyVariable, KEY))))
                 .build()
                 .toString();
     }
 
     @Test
     void claudeCodeCallsTheDefinitionsHttpToolThroughTheBridge() throws Exception {
+        callsTheHttpToolThroughTheBridge(
+                "claude-code",
+                "ANTHROPIC_API_KEY",
+                new Turn.ToolCall(
+                        "mcp__agentbox__weather",
+                        Json.createObjectBuilder().add("city", "Paris").build()),
+                Turn.text("it is sunny"));
+    }
+
+    /** CH-10 over HTTP: a codex agent's run gets the bridge when its definition has tools. */
+    @Test
+    void codexFindsTheDefinitionsHttpToolAndCallsItThroughTheBridge() throws Exception {
+        callsTheHttpToolThroughTheBridge(
+                "codex",
+                "OPENAI_API_KEY",
+                Turn.toolSearch("weather"),
+                new Turn.ToolCall(
+                        "weather",
+                        Json.createObjectBuilder().add("city", "Paris").build(),
+                        java.util.Optional.of("mcp__agentbox")),
+                Turn.text("it is sunny"));
+    }
+
+    private void callsTheHttpToolThroughTheBridge(String harness, String keyVariable, Turn... turns)
+            throws Exception {
+        posted.clear();
+        callKeys.clear();
+        signatures.clear();
+        model.clearRequests();
         String agentId = "e2e-tool-" + UUID.randomUUID().toString().substring(0, 8);
         HttpResponse<String> created =
                 api.send(
@@ -202,14 +248,10 @@ class ClaudeCodeHttpToolIT {
                                 .header("Content-Type", "application/json")
                                 .PUT(
                                         HttpRequest.BodyPublishers.ofString(
-                                                definition(agentId).toString())));
+                                                definition(agentId, harness).toString())));
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String secret = Api.object(created).getString("signingSecret");
-        model.enqueue(
-                new Turn.ToolCall(
-                        "mcp__agentbox__weather",
-                        Json.createObjectBuilder().add("city", "Paris").build()),
-                Turn.text("it is sunny"));
+        model.enqueue(turns);
         String runId = made.track("e2e-tool-run-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
@@ -219,7 +261,7 @@ class ClaudeCodeHttpToolIT {
                                     .header("Content-Type", "application/json")
                                     .POST(
                                             HttpRequest.BodyPublishers.ofString(
-                                                    input("t-" + agentId, runId))));
+                                                    input("t-" + agentId, runId, keyVariable))));
             sandboxKey = runs.get(runId).getString("sandboxKey");
             assertThat(events.get(events.size() - 1).name())
                     .as(events.toString())
