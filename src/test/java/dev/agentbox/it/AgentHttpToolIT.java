@@ -8,6 +8,7 @@ import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
 import dev.agentbox.tool.http.RequestSigner;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.InetAddress;
@@ -112,6 +113,12 @@ class AgentHttpToolIT {
     }
 
     private JsonObject definition(String agentId, String harness) throws Exception {
+        return definition(agentId, harness, JsonValue.EMPTY_JSON_ARRAY);
+    }
+
+    /** The agent's definition with the weather tool and {@code approvals}. */
+    private JsonObject definition(String agentId, String harness, JsonArray approvals)
+            throws Exception {
         String ca = Files.readString(Path.of("src/test/resources/egress-test-tls/ca.pem")).strip();
         boolean claude = harness.equals("claude-code");
         var setup =
@@ -152,6 +159,7 @@ class AgentHttpToolIT {
                                                                 : JsonValue.EMPTY_JSON_OBJECT)
                                                 .add("setup", setup)))
                 .add("harness", harness)
+                .add("approvals", approvals)
                 .add(
                         "tools",
                         Json.createArrayBuilder()
@@ -233,6 +241,93 @@ class AgentHttpToolIT {
                         Json.createObjectBuilder().add("city", "Paris").build(),
                         java.util.Optional.of("mcp__agentbox")),
                 Turn.text("it is sunny"));
+    }
+
+    /**
+     * AP-13: a codex run's bridged tool passes the definition's approval rules: {@code ask} holds
+     * the call (the AG-UI run ends with the interrupt) until a person approves it, then the tool is
+     * called once and the run completes.
+     */
+    @Test
+    void aCodexRunsBridgedToolWaitsForItsApproval() throws Exception {
+        posted.clear();
+        model.clearRequests();
+        String agentId = "e2e-tool-ask-" + UUID.randomUUID().toString().substring(0, 8);
+        JsonArray askWeather =
+                Json.createArrayBuilder()
+                        .add(
+                                Json.createObjectBuilder()
+                                        .add("tool", "weather")
+                                        .add("decision", "ask"))
+                        .build();
+        HttpResponse<String> created =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                definition(agentId, "codex", askWeather)
+                                                        .toString())));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        model.enqueue(
+                Turn.toolSearch("weather"),
+                new Turn.ToolCall(
+                        "weather",
+                        Json.createObjectBuilder().add("city", "Paris").build(),
+                        java.util.Optional.of("mcp__agentbox")),
+                Turn.text("it is sunny"));
+        String runId = made.track("e2e-tool-ask-run-" + UUID.randomUUID());
+        String sandboxKey = null;
+        try {
+            List<AgentsIT.Event> events =
+                    AgentsIT.readSse(
+                            api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    input(
+                                                            "t-" + agentId,
+                                                            runId,
+                                                            "OPENAI_API_KEY"))));
+            AgentsIT.Event end = events.get(events.size() - 1);
+            assertThat(end.name()).as(events.toString()).isEqualTo("RUN_FINISHED");
+            assertThat(end.data().getJsonObject("outcome").getString("type"))
+                    .isEqualTo("interrupt");
+            assertThat(posted).as("nothing called before the answer").isEmpty();
+            JsonObject record = runs.get(runId);
+            sandboxKey = record.getString("sandboxKey");
+            JsonObject interrupt = record.getJsonArray("interrupts").getJsonObject(0);
+            assertThat(interrupt.getString("tool")).isEqualTo("weather");
+            assertThat(interrupt.getJsonObject("arguments").getString("city")).isEqualTo("Paris");
+
+            HttpResponse<String> answered =
+                    api.send(
+                            api.request(
+                                            Runs.path(runId)
+                                                    + "/interrupts/"
+                                                    + interrupt.getString("id"),
+                                            Api.TENANT_A)
+                                    .header("Content-Type", "application/json")
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    "{\"status\":\"resolved\","
+                                                            + "\"payload\":{\"approved\":true}}")));
+            assertThat(answered.statusCode()).as(answered.body()).isBetween(200, 204);
+
+            List<SseClient.Event> whole = runs.transcript(runId, null);
+            assertThat(whole.get(whole.size() - 1).name())
+                    .as(whole.toString())
+                    .isEqualTo("RUN_FINISHED");
+            assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
+            assertThat(posted).containsExactly("{\"city\":\"Paris\"}");
+            List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
+            assertThat(asked.get(asked.size() - 1).body()).contains("sunny-21C");
+        } finally {
+            if (sandboxKey != null) {
+                sandboxes.delete(sandboxKey);
+            }
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        }
     }
 
     private void callsTheHttpToolThroughTheBridge(String harness, String keyVariable, Turn... turns)

@@ -38,6 +38,7 @@ class RunBridgeTest {
                 .isEmpty();
     }
 
+    /** AP-13. */
     @Test
     void aCodexRunGetsABridgeOnlyWhenItHasToolsForItsOwnCommandsAreNeverGated() {
         assertThat(RunBridge.plan(Harness.CODEX, List.of(WEATHER), ApprovalRules.NONE)).isPresent();

@@ -49,14 +49,8 @@ class TakeoverProvidersTest {
 
     private Takeovers takeovers(boolean providerHere) {
         RunContext context =
-                new RunContext(
+                InMemoryRunContext.of(
                         runs,
-                        runs,
-                        runs,
-                        new RunEventHub(),
-                        null,
-                        null,
-                        null,
                         clock,
                         "node-b",
                         leases,
@@ -64,11 +58,7 @@ class TakeoverProvidersTest {
                                 Duration.ofMillis(LEASE_TTL_MS),
                                 Duration.ofSeconds(2),
                                 Duration.ZERO,
-                                Duration.ZERO),
-                        cause -> {},
-                        (decision, n) -> {},
-                        ended -> {},
-                        BridgeStarter.NONE);
+                                Duration.ZERO));
         return new Takeovers(
                 context,
                 runs,

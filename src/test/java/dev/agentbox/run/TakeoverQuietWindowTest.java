@@ -40,23 +40,13 @@ class TakeoverQuietWindowTest {
     }
 
     private RunContext context() {
-        return new RunContext(
+        return InMemoryRunContext.of(
                 runs,
-                runs,
-                runs,
-                new RunEventHub(),
-                null,
-                null,
-                null,
                 clock,
                 "node-b",
                 new Leases(new InMemoryLeaseStore(), clock, "node-b", scheduler),
                 new RunContext.Takeover(
-                        Duration.ofSeconds(10), Duration.ofSeconds(2), QUIET, Duration.ZERO),
-                cause -> {},
-                (decision, n) -> {},
-                ended -> {},
-                BridgeStarter.NONE);
+                        Duration.ofSeconds(10), Duration.ofSeconds(2), QUIET, Duration.ZERO));
     }
 
     /**

@@ -81,8 +81,8 @@ final class PodFs implements SandboxFs {
     /**
      * Unpacks a tar into {@code dir}: directories, regular files with their mode, symbolic and hard
      * links. An entry that is absolute or climbs out with {@code ..} fails the write before it is
-     * written (entries before it stay). Other entry types (devices, FIFOs) are skipped. Files
-     * belong to the pod's user, as everything it writes.
+     * written (entries before it stay), as does any other entry type (a device, a FIFO), as the SPI
+     * says. Files belong to the pod's user, as everything it writes.
      */
     @Override
     public void writeArchive(String dir, InputStream tar) {
@@ -105,11 +105,14 @@ final class PodFs implements SandboxFs {
                             "ln -f -- \"$1\" \"$2\"",
                             root + "/" + inside(root, e.getLinkName()),
                             target);
-                } else if (e.isFile()) {
+                } else if (regularFile(e)) {
                     mkdir(parent(target));
                     if (!channel.write(target, in.readAllBytes(), mode)) {
                         throw unreachable();
                     }
+                } else {
+                    throw new SandboxOperationException(
+                            "write archive into " + root, "unsupported entry type: " + e.getName());
                 }
             }
         } catch (IOException ex) {
@@ -126,6 +129,14 @@ final class PodFs implements SandboxFs {
                 throw new SandboxOperationException("write archive into " + root, utf8(r.stderr()));
             }
         }
+    }
+
+    /**
+     * A regular file's entry. {@code isFile()} alone is true of any entry whose name does not end
+     * in {@code /}, a FIFO's or a device's too.
+     */
+    private static boolean regularFile(TarArchiveEntry e) {
+        return e.isFile() && !e.isFIFO() && !e.isCharacterDevice() && !e.isBlockDevice();
     }
 
     /** {@code name} relative to the archive's root, refused when it is absolute or climbs out. */

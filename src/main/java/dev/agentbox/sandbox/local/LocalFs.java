@@ -179,7 +179,8 @@ final class LocalFs implements SandboxFs {
             }
             LocalSandboxProvider.deleteTree(p);
             Files.createSymbolicLink(p, link);
-        } else if (e.isFile()) {
+        } else if (e.isFile() && !e.isFIFO() && !e.isCharacterDevice() && !e.isBlockDevice()) {
+            // isFile() alone is true of any entry whose name does not end in '/'.
             LocalSandboxProvider.deleteTree(p);
             try (OutputStream out =
                     Files.newOutputStream(

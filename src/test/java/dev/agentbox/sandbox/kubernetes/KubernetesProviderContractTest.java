@@ -138,6 +138,37 @@ class KubernetesProviderContractTest extends SandboxProviderContract {
 
     @Test
     @DisplayName(
+            "an archive entry of a type the SPI does not unpack (a FIFO) fails the write; the entries before it stay")
+    void anArchiveWithAFifoFailsTheWrite() throws Exception {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (org.apache.commons.compress.archivers.tar.TarArchiveOutputStream out =
+                new org.apache.commons.compress.archivers.tar.TarArchiveOutputStream(bytes)) {
+            var file = new org.apache.commons.compress.archivers.tar.TarArchiveEntry("first.txt");
+            file.setSize(2);
+            out.putArchiveEntry(file);
+            out.write(new byte[] {'o', 'k'});
+            out.closeArchiveEntry();
+            out.putArchiveEntry(
+                    new org.apache.commons.compress.archivers.tar.TarArchiveEntry(
+                            "pipe",
+                            org.apache.commons.compress.archivers.tar.TarConstants.LF_FIFO));
+            out.closeArchiveEntry();
+        }
+
+        assertThatThrownBy(
+                        () ->
+                                sb.fs()
+                                        .writeArchive(
+                                                "fifo-archive",
+                                                new java.io.ByteArrayInputStream(
+                                                        bytes.toByteArray())))
+                .hasMessageContaining("unsupported entry type: pipe");
+        assertThat(sb.fs().readBytes("fifo-archive/first.txt")).containsExactly('o', 'k');
+        assertThat(sb.fs().exists("fifo-archive/pipe")).isFalse();
+    }
+
+    @Test
+    @DisplayName(
             "a pod whose helper does not answer fails commands and files with provider-unavailable saying so, not unsupported-capability")
     void aPodWithoutAReachableHelperSaysSo() {
         SandboxHandle lost = provider.create(baseInput().withRequestedId(runKey + "-lost"));

@@ -43,22 +43,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real Codex CLI of {@code agentbox/sandbox:agents} calls a run's HTTP tool through the tool
- * bridge: its command line gets the run's MCP server ({@link BridgeFlags}, {@code -c
- * mcp_servers.agentbox.*}); Codex 0.171.0 offers MCP tools to the model only behind its {@code
- * tool_search} tool, so the scripted model searches for "weather", Codex answers with the tools its
- * relay listed (namespace {@code mcp__agentbox}), the model calls {@code weather} in that
- * namespace, Codex calls it through the relay, the bridge posts to an HTTP server on loopback, and
- * the model's next request carries the answer (CH-10).
+ * The real Claude Code and Codex CLIs of {@code agentbox/sandbox:agents} call a run's HTTP tool
+ * through the tool bridge: their command line gets the run's MCP server ({@link BridgeFlags}), the
+ * scripted model asks for the tool, the CLI starts the relay and calls the tool, the bridge posts
+ * to an HTTP server on loopback, and the model's next request carries the answer. Claude Code
+ * offers the tool as {@code mcp__agentbox__weather}; Codex 0.171.0 only behind its {@code
+ * tool_search}, so there the model searches for "weather" first, Codex answers with the tools its
+ * relay listed (namespace {@code mcp__agentbox}), and the model calls {@code weather} in that
+ * namespace (CH-10).
  *
  * <p>The CLI runs on the host's network (to reach the scripted model on loopback), so the mailbox
  * is a host directory mounted at the same path in the container, served to the bridge by a local
  * sandbox's file operations (which poll instead of follow).
  */
 @NeedsDocker
-class CodexToolBridgeDockerTest {
+class CliToolBridgeDockerTest {
 
-    private static final String KEY = "sk-test-" + Long.toHexString(System.nanoTime());
+    private static final String KEY = "sk-ant-test-" + Long.toHexString(System.nanoTime());
 
     @TempDir Path dir;
 
@@ -151,6 +152,51 @@ class CodexToolBridgeDockerTest {
                             }
                         });
         return new Bridged(shared, mailbox, token);
+    }
+
+    @Test
+    void claudeCodeCallsAnHttpToolThroughTheBridgeAndTheModelGetsItsResult() throws Exception {
+        Bridged b = bridged();
+        Path shared = b.shared();
+        Mailbox mailbox = b.mailbox();
+        String token = b.token();
+        model.enqueue(
+                new Turn.ToolCall(
+                        "mcp__agentbox__weather",
+                        Json.createObjectBuilder().add("city", "Paris").build()),
+                Turn.text("It is sunny in Paris."));
+
+        Path workspace = Files.createDirectories(dir.resolve("workspace"));
+        AgentCliContainer cli =
+                new AgentCliContainer(workspace, Files.createDirectories(dir.resolve("home")))
+                        .mountSamePath(shared)
+                        .env("ANTHROPIC_BASE_URL", model.anthropicBaseUrl())
+                        .env("ANTHROPIC_API_KEY", KEY)
+                        .env("DISABLE_TELEMETRY", "1")
+                        .env("DISABLE_AUTOUPDATER", "1")
+                        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+        AgentInvocation invocation =
+                BridgeFlags.withTools(
+                        Harness.CLAUDE_CODE,
+                        AgentCommands.claudeCode("What is the weather in Paris?"),
+                        mailbox.dir(),
+                        token);
+
+        AgentCliContainer.Output out = cli.run(invocation);
+
+        assertThat(out.exitCode()).as(out.stderr() + String.join("\n", out.lines())).isZero();
+        // Claude Code lists the tool it learned from the bridge's tools/list.
+        assertThat(model.modelRequests().get(0).body()).contains("mcp__agentbox__weather");
+        assertThat(posted)
+                .as(String.join("\n", out.lines()))
+                .containsExactly("{\"city\":\"Paris\"}");
+        String second = model.modelRequests().get(1).body();
+        assertThat(second).contains("\"tool_result\"", "sunny-42");
+        assertThat(events)
+                .containsExactly(
+                        "start weather {\"city\":\"Paris\"}",
+                        "end false {\"forecast\":\"sunny-42\"}");
     }
 
     @Test
