@@ -38,6 +38,16 @@ class AgentHttpToolIT {
 
     private static final String KEY = "sk-e2e-" + UUID.randomUUID();
 
+    /** Codex searches its deferred tools, then calls the one found in the bridge's namespace. */
+    private static final Turn[] CODEX_CALLS_WEATHER = {
+        Turn.toolSearch("weather"),
+        new Turn.ToolCall(
+                "weather",
+                Json.createObjectBuilder().add("city", "Paris").build(),
+                java.util.Optional.of("mcp__agentbox")),
+        Turn.text("it is sunny")
+    };
+
     private static ModelHost host;
     private static ScriptedModelServer model;
     private static HttpServer tool;
@@ -232,15 +242,43 @@ class AgentHttpToolIT {
     /** CH-10 over HTTP: a codex agent's run gets the bridge when its definition has tools. */
     @Test
     void codexFindsTheDefinitionsHttpToolAndCallsItThroughTheBridge() throws Exception {
-        callsTheHttpToolThroughTheBridge(
-                "codex",
-                "OPENAI_API_KEY",
-                Turn.toolSearch("weather"),
-                new Turn.ToolCall(
-                        "weather",
-                        Json.createObjectBuilder().add("city", "Paris").build(),
-                        java.util.Optional.of("mcp__agentbox")),
-                Turn.text("it is sunny"));
+        callsTheHttpToolThroughTheBridge("codex", "OPENAI_API_KEY", CODEX_CALLS_WEATHER);
+    }
+
+    private void assertTheModelGotTheAnswer() {
+        List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
+        assertThat(asked.get(asked.size() - 1).body()).contains("sunny-21C");
+    }
+
+    /** Deletes the run's sandbox (when it got one) and the agent. */
+    private void forget(String agentId, String sandboxKey) {
+        if (sandboxKey != null) {
+            sandboxes.delete(sandboxKey);
+        }
+        api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+    }
+
+    /** Defines agent {@code agentId} (PUT) and returns its answer, {@code signingSecret} in it. */
+    private JsonObject define(String agentId, JsonObject definition) {
+        HttpResponse<String> created =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(HttpRequest.BodyPublishers.ofString(definition.toString())));
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        return Api.object(created);
+    }
+
+    /**
+     * The AG-UI stream of one run of agent {@code agentId}, the key given as {@code keyVariable}.
+     */
+    private List<AgentsIT.Event> runAgent(String agentId, String runId, String keyVariable) {
+        return AgentsIT.readSse(
+                api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                        .header("Content-Type", "application/json")
+                        .POST(
+                                HttpRequest.BodyPublishers.ofString(
+                                        input("t-" + agentId, runId, keyVariable))));
     }
 
     /**
@@ -260,35 +298,12 @@ class AgentHttpToolIT {
                                         .add("tool", "weather")
                                         .add("decision", "ask"))
                         .build();
-        HttpResponse<String> created =
-                api.send(
-                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .PUT(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                definition(agentId, "codex", askWeather)
-                                                        .toString())));
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        model.enqueue(
-                Turn.toolSearch("weather"),
-                new Turn.ToolCall(
-                        "weather",
-                        Json.createObjectBuilder().add("city", "Paris").build(),
-                        java.util.Optional.of("mcp__agentbox")),
-                Turn.text("it is sunny"));
+        define(agentId, definition(agentId, "codex", askWeather));
+        model.enqueue(CODEX_CALLS_WEATHER);
         String runId = made.track("e2e-tool-ask-run-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
-            List<AgentsIT.Event> events =
-                    AgentsIT.readSse(
-                            api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                    .header("Content-Type", "application/json")
-                                    .POST(
-                                            HttpRequest.BodyPublishers.ofString(
-                                                    input(
-                                                            "t-" + agentId,
-                                                            runId,
-                                                            "OPENAI_API_KEY"))));
+            List<AgentsIT.Event> events = runAgent(agentId, runId, "OPENAI_API_KEY");
             AgentsIT.Event end = events.get(events.size() - 1);
             assertThat(end.name()).as(events.toString()).isEqualTo("RUN_FINISHED");
             assertThat(end.data().getJsonObject("outcome").getString("type"))
@@ -320,13 +335,9 @@ class AgentHttpToolIT {
                     .isEqualTo("RUN_FINISHED");
             assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
             assertThat(posted).containsExactly("{\"city\":\"Paris\"}");
-            List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
-            assertThat(asked.get(asked.size() - 1).body()).contains("sunny-21C");
+            assertTheModelGotTheAnswer();
         } finally {
-            if (sandboxKey != null) {
-                sandboxes.delete(sandboxKey);
-            }
-            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+            forget(agentId, sandboxKey);
         }
     }
 
@@ -337,26 +348,12 @@ class AgentHttpToolIT {
         signatures.clear();
         model.clearRequests();
         String agentId = "e2e-tool-" + UUID.randomUUID().toString().substring(0, 8);
-        HttpResponse<String> created =
-                api.send(
-                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .PUT(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                definition(agentId, harness).toString())));
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        String secret = Api.object(created).getString("signingSecret");
+        String secret = define(agentId, definition(agentId, harness)).getString("signingSecret");
         model.enqueue(turns);
         String runId = made.track("e2e-tool-run-" + UUID.randomUUID());
         String sandboxKey = null;
         try {
-            List<AgentsIT.Event> events =
-                    AgentsIT.readSse(
-                            api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                    .header("Content-Type", "application/json")
-                                    .POST(
-                                            HttpRequest.BodyPublishers.ofString(
-                                                    input("t-" + agentId, runId, keyVariable))));
+            List<AgentsIT.Event> events = runAgent(agentId, runId, keyVariable);
             sandboxKey = runs.get(runId).getString("sandboxKey");
             assertThat(events.get(events.size() - 1).name())
                     .as(events.toString())
@@ -389,13 +386,9 @@ class AgentHttpToolIT {
                             e ->
                                     e.name().equals("TOOL_CALL_RESULT")
                                             && e.data().getString("content").contains("sunny-21C"));
-            List<ScriptedModelServer.RecordedRequest> asked = model.modelRequests();
-            assertThat(asked.get(asked.size() - 1).body()).contains("sunny-21C");
+            assertTheModelGotTheAnswer();
         } finally {
-            if (sandboxKey != null) {
-                sandboxes.delete(sandboxKey);
-            }
-            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+            forget(agentId, sandboxKey);
         }
     }
 }
