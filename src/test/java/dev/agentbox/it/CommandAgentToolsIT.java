@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,6 +13,8 @@ import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
@@ -149,5 +152,113 @@ class CommandAgentToolsIT {
                                 .filter(e -> e.name().equals("CUSTOM"))
                                 .map(e -> e.data().getString("name")))
                 .contains("approval.decided");
+    }
+
+    /**
+     * AG-23: two client tool calls of one command, made at once, are two interrupts, and each AG-UI
+     * run ends with one of them: the first with whichever was announced first, the continuation
+     * that answers it with the other (already pending, or announced while it streams), the
+     * continuation that answers that one with the run's end. The command gets both answers.
+     */
+    @Test
+    void twoClientToolCallsAtOnceEndTwoAgUiRunsOneInterruptEach() {
+        String twoAgent = prefix + "-two";
+        String command =
+                "("
+                        + CLI
+                        + " call pick_color '{}' > /tmp/color.out) & ("
+                        + CLI
+                        + " call pick_size '{}' > /tmp/size.out) & wait; "
+                        + "printf '{\"delta\":\"color=%s size=%s\"}\\n' \"$(cat /tmp/color.out)\""
+                        + " \"$(cat /tmp/size.out)\"";
+        String definition =
+                "{\"sandbox\":{\"definitionId\":\""
+                        + prefix
+                        + "-two\"},\"harness\":\"command\",\"command\":"
+                        + Json.createValue(command)
+                        + ",\"destroyOnComplete\":true}";
+        assertThat(
+                        api.send(
+                                        api.request("/api/v1/agents/" + twoAgent, Api.TENANT_A)
+                                                .header("Content-Type", "application/json")
+                                                .PUT(
+                                                        HttpRequest.BodyPublishers.ofString(
+                                                                definition)))
+                                .statusCode())
+                .isEqualTo(201);
+        JsonArray tools =
+                Json.createArrayBuilder()
+                        .add(clientTool("pick_color"))
+                        .add(clientTool("pick_size"))
+                        .build();
+        Map<String, String> answers = Map.of("pick_color", "teal", "pick_size", "large");
+        String threadId = prefix + "-two-thread";
+        try {
+            String runId = "r-" + UUID.randomUUID();
+            JsonObject first = interruptEnding(post(twoAgent, threadId, runId, tools, null));
+            JsonObject second =
+                    interruptEnding(
+                            post(twoAgent, threadId, runId + "-2", tools, answer(first, answers)));
+            assertThat(Set.of(toolOf(first), toolOf(second)))
+                    .as("one interrupt per AG-UI run, each call once")
+                    .containsExactlyInAnyOrder("pick_color", "pick_size");
+
+            List<AgentsIT.Event> last =
+                    post(twoAgent, threadId, runId + "-3", tools, answer(second, answers));
+            AgentsIT.Event end = last.get(last.size() - 1);
+            assertThat(end.name()).as(last.toString()).isEqualTo("RUN_FINISHED");
+            assertThat(end.data().get("outcome")).as("the run's end, no interrupt").isNull();
+            assertThat(AgentsIT.Event.text(last)).isEqualTo("color=teal size=large");
+        } finally {
+            api.send(api.request("/api/v1/agents/" + twoAgent, Api.TENANT_A).DELETE());
+        }
+    }
+
+    private static JsonObject clientTool(String name) {
+        return Json.createObjectBuilder()
+                .add("name", name)
+                .add("description", "asks the user: " + name)
+                .add("parameters", Json.createObjectBuilder().add("type", "object"))
+                .build();
+    }
+
+    private List<AgentsIT.Event> post(
+            String agent, String threadId, String runId, JsonArray tools, JsonValue resume) {
+        return AgentsIT.readSse(
+                api.request("/api/v1/agents/" + agent, Api.TENANT_A)
+                        .header("Content-Type", "application/json")
+                        .POST(
+                                HttpRequest.BodyPublishers.ofString(
+                                        AgUiInterruptsIT.input(
+                                                threadId, runId, tools, resume, "unused", "go"))));
+    }
+
+    /** The one interrupt an AG-UI run ended with. */
+    private static JsonObject interruptEnding(List<AgentsIT.Event> events) {
+        AgentsIT.Event end = events.get(events.size() - 1);
+        assertThat(end.name()).as(events.toString()).isEqualTo("RUN_FINISHED");
+        JsonObject outcome = end.data().getJsonObject("outcome");
+        assertThat(outcome.getString("type")).as(events.toString()).isEqualTo("interrupt");
+        JsonArray interrupts = outcome.getJsonArray("interrupts");
+        assertThat(interrupts).as("one interrupt per AG-UI run").hasSize(1);
+        return interrupts.getJsonObject(0);
+    }
+
+    private static String toolOf(JsonObject interrupt) {
+        return interrupt.getJsonObject("metadata").getString("toolName");
+    }
+
+    /** The {@code resume} of the next input: {@code interrupt} answered with its tool's answer. */
+    private static JsonValue answer(JsonObject interrupt, Map<String, String> answers) {
+        return Json.createArrayBuilder()
+                .add(
+                        Json.createObjectBuilder()
+                                .add("interruptId", interrupt.getString("id"))
+                                .add("status", "resolved")
+                                .add(
+                                        "payload",
+                                        Json.createObjectBuilder()
+                                                .add("result", answers.get(toolOf(interrupt)))))
+                .build();
     }
 }
