@@ -209,17 +209,7 @@ class CliToolBridgeDockerTest {
                         Json.createObjectBuilder().add("city", "Paris").build(),
                         Optional.of("mcp__agentbox")),
                 Turn.text("It is sunny in Paris."));
-        Path workspace = Files.createDirectories(dir.resolve("workspace"));
-        Path home = Files.createDirectories(dir.resolve("home"));
-        Files.createDirectories(home.resolve(".codex"));
-        Files.writeString(
-                home.resolve(".codex/config.toml"),
-                String.join("\n", ScriptedModelServer.codexConfig(model.openAiBaseUrl(), 0))
-                        + "\n");
-        AgentCliContainer cli =
-                new AgentCliContainer(workspace, home)
-                        .mountSamePath(b.shared())
-                        .env("OPENAI_API_KEY", KEY);
+        AgentCliContainer cli = codexCli(b);
         AgentInvocation invocation =
                 BridgeFlags.withTools(
                         Harness.CODEX,
@@ -266,6 +256,66 @@ class CliToolBridgeDockerTest {
                         "TEXT_MESSAGE_CONTENT messageId=r-2 delta=It is sunny in Paris.",
                         "TEXT_MESSAGE_END messageId=r-2",
                         "RUN_FINISHED result=It is sunny in Paris.");
+    }
+
+    /** The Codex CLI with the scripted server as its only provider and the mailbox mounted. */
+    private AgentCliContainer codexCli(Bridged b) throws Exception {
+        Path workspace = Files.createDirectories(dir.resolve("workspace"));
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Files.createDirectories(home.resolve(".codex"));
+        Files.writeString(
+                home.resolve(".codex/config.toml"),
+                String.join("\n", ScriptedModelServer.codexConfig(model.openAiBaseUrl(), 0))
+                        + "\n");
+        return new AgentCliContainer(workspace, home)
+                .mountSamePath(b.shared())
+                .env("OPENAI_API_KEY", KEY);
+    }
+
+    /**
+     * A thread's next turn of a codex agent with tools: the bridge's flags go into {@code codex
+     * exec resume}'s line as into a first turn's, and the resumed session finds and calls the tool.
+     */
+    @Test
+    void codexsResumedTurnCallsTheToolThroughTheBridgeToo() throws Exception {
+        Bridged b = bridged();
+        AgentCliContainer cli = codexCli(b);
+        model.enqueue(Turn.text("Ask me about the weather."));
+        AgentCliContainer.Output first =
+                cli.run(
+                        BridgeFlags.withTools(
+                                Harness.CODEX,
+                                AgentCommands.codex("Hello."),
+                                b.mailbox().dir(),
+                                b.token()));
+        assertThat(first.exitCode()).as(first.stderr()).isZero();
+        String session = CliTranscripts.translate(Harness.CODEX, first).get(1).getString("value");
+        model.enqueue(
+                Turn.toolSearch("weather"),
+                new Turn.ToolCall(
+                        "weather",
+                        Json.createObjectBuilder().add("city", "Paris").build(),
+                        Optional.of("mcp__agentbox")),
+                Turn.text("It is sunny in Paris."));
+
+        AgentInvocation resumed =
+                BridgeFlags.withTools(
+                        Harness.CODEX,
+                        AgentCommands.codexResuming(
+                                session,
+                                "What is the weather in Paris?",
+                                PermissionMode.BYPASS_PERMISSIONS),
+                        b.mailbox().dir(),
+                        b.token());
+        AgentCliContainer.Output out = cli.run(resumed);
+
+        assertThat(resumed.command()).startsWith("codex exec -c ").contains(" resume ");
+        assertThat(out.exitCode()).as(out.stderr() + String.join("\n", out.lines())).isZero();
+        assertThat(posted).containsExactly("{\"city\":\"Paris\"}");
+        assertThat(model.modelRequests().get(1).body())
+                .as("the resumed session")
+                .contains("Hello.", "Ask me about the weather.");
+        assertThat(lastInput(3, "function_call_output").toString()).contains("sunny-42");
     }
 
     /** The last input item of type {@code type} in the model's request number {@code n}. */
