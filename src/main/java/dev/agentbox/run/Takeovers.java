@@ -12,6 +12,8 @@ import dev.agentbox.run.store.RunStore;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
@@ -43,6 +45,16 @@ final class Takeovers {
     private final int maxDriven;
 
     private final ProviderCheck providers;
+
+    /**
+     * Sandboxes ({@code tenant NUL key}) whose provider this server lacks. A key names its provider
+     * (it is part of the key), so the answer holds for the server's life: a run left to another
+     * server is not looked up again on every session poll (four a second) while it waits. Bounded:
+     * past {@link #ELSEWHERE_MAX} it starts over.
+     */
+    private final Set<String> elsewhere = ConcurrentHashMap.newKeySet();
+
+    static final int ELSEWHERE_MAX = 10_000;
 
     /**
      * Whether this server has the provider of a tenant's sandbox enabled ({@code
@@ -128,7 +140,21 @@ final class Takeovers {
 
     /** Whether this server can drive {@code run}: it has the provider of the run's sandbox. */
     private boolean providerHere(RunRecordView run) {
-        return run.sandboxKey().map(key -> providers.enabledHere(run.tenant(), key)).orElse(true);
+        if (run.sandboxKey().isEmpty()) {
+            return true;
+        }
+        String sandbox = run.tenant() + '\0' + run.sandboxKey().get();
+        if (elsewhere.contains(sandbox)) {
+            return false;
+        }
+        if (providers.enabledHere(run.tenant(), run.sandboxKey().get())) {
+            return true;
+        }
+        if (elsewhere.size() >= ELSEWHERE_MAX) {
+            elsewhere.clear();
+        }
+        elsewhere.add(sandbox);
+        return false;
     }
 
     /**

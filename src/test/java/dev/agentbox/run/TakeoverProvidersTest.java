@@ -126,6 +126,21 @@ class TakeoverProvidersTest {
     }
 
     @Test
+    void aServerWithoutTheProviderAsksOnceNotOnEverySessionPoll() {
+        RunRecordView run = orphan();
+        GoneLease gone = new GoneLease(LeaseNames.runDriver(run.ref().id()), 7);
+        Takeovers here = takeovers(false);
+
+        for (int poll = 0; poll < 5; poll++) {
+            here.adoptGone(List.of(gone));
+        }
+        assertThat(here.adopt(run, "test")).isEqualTo(Adoption.NOT_ELIGIBLE);
+
+        assertThat(drivers.drives(run.ref())).isFalse();
+        assertThat(asked).as("a key names its provider: one answer holds").hasSize(1);
+    }
+
+    @Test
     void aRunWithoutASandboxNeedsNoProvider() {
         String runId = "run-" + UUID.randomUUID();
         RunRecordView run =
