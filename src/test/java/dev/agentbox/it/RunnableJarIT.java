@@ -58,10 +58,19 @@ class RunnableJarIT {
         }
     }
 
+    /**
+     * Also, on the same server (no second start), AG-22: agent definitions past {@code
+     * agentbox.agents.max-per-tenant} (2 here) are {@code 429 quota-exceeded}, which needs no
+     * engine.
+     */
     @Test
     void anUnreachableDockerEngineIsProviderUnavailableAndReadinessDown() throws Exception {
         Map<String, String> env =
-                Map.of("AGENTBOX_DOCKER_HOST", "unix://" + work.resolve("no-engine.sock"));
+                Map.of(
+                        "AGENTBOX_DOCKER_HOST",
+                        "unix://" + work.resolve("no-engine.sock"),
+                        "AGENTBOX_AGENTS_MAX_PER_TENANT",
+                        "2");
         try (JarServer server = JarServer.start(work, PORT, env, "/health/live")) {
             Api api = server.api();
             HttpResponse<String> ensure =
@@ -81,6 +90,29 @@ class RunnableJarIT {
                             .getJsonObject(0);
             assertThat(docker.getString("name")).isEqualTo("docker");
             assertThat(docker.getBoolean("available")).isFalse();
+
+            assertThat(putAgent(api, "first").statusCode()).isEqualTo(201);
+            assertThat(putAgent(api, "second").statusCode()).isEqualTo(201);
+            JsonObject full =
+                    ProblemAssert.assertProblem(putAgent(api, "third"), 429, "quota-exceeded");
+            assertThat(full.getString("quota")).isEqualTo("agents");
+            assertThat(full.getInt("limit")).isEqualTo(2);
+            assertThat(putAgent(api, "second").statusCode())
+                    .as("replacing is not creating")
+                    .isEqualTo(200);
+            assertThat(api.send(api.request("/api/v1/agents/first").DELETE()).statusCode())
+                    .isEqualTo(204);
+            assertThat(putAgent(api, "third").statusCode()).as("a delete frees one").isEqualTo(201);
         }
+    }
+
+    private static HttpResponse<String> putAgent(Api api, String agentId) {
+        return api.send(
+                api.request("/api/v1/agents/" + agentId)
+                        .header("Content-Type", "application/json")
+                        .PUT(
+                                HttpRequest.BodyPublishers.ofString(
+                                        "{\"sandbox\":{},\"harness\":\"command\","
+                                                + "\"command\":\"echo hi\"}")));
     }
 }
