@@ -36,8 +36,8 @@ import java.util.logging.Logger;
  * pod's user, the channel key from the sandbox's Secret (as written by the provider) a read-only
  * file at the pod's key path — with this build's helper bind-mounted over the image's (the images
  * may carry an older one). Then the pod's {@code status.podIP} becomes the container's address on
- * Docker's default bridge, and the pod Ready, so the provider's channel reaches the real helper
- * over the network.
+ * Docker's default bridge, and the pod Ready once its readiness probe's port accepts a connection
+ * there, so the provider's channel reaches the real helper over the network.
  *
  * <p>A pod deleted from the mock takes its container with it; {@link #close} removes every
  * container this fixture started, whatever happened.
@@ -152,6 +152,7 @@ public final class PodContainers implements AutoCloseable {
             containers.put(podName, container);
             String ip =
                     docker("inspect", "-f", "{{.NetworkSettings.IPAddress}}", container).strip();
+            awaitProbe(c, ip);
             pod = client.pods().inNamespace(namespace).withName(podName).get();
             if (pod == null) {
                 remove(podName);
@@ -169,6 +170,36 @@ public final class PodContainers implements AutoCloseable {
             client.pods().inNamespace(namespace).resource(pod).updateStatus();
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "could not run pod " + podName, e);
+        }
+    }
+
+    /**
+     * As the kubelet does, Ready only once the container's readiness probe passes: its TCP port
+     * accepts a connection at the pod's address (a pod reported Ready when {@code docker run}
+     * returned had a first command meet "no route to host" or a refused connection now and then). A
+     * container whose helper never listens stays not Ready, and the provider's create times out.
+     */
+    private static void awaitProbe(Container c, String ip) throws IOException {
+        if (c.getReadinessProbe() == null || c.getReadinessProbe().getTcpSocket() == null) {
+            return;
+        }
+        int port = c.getReadinessProbe().getTcpSocket().getPort().getIntVal();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (java.net.Socket probe = new java.net.Socket()) {
+                probe.connect(new java.net.InetSocketAddress(ip, port), 500);
+                return;
+            } catch (IOException notYet) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw notYet;
+                }
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while probing " + ip + ":" + port, e);
+            }
         }
     }
 
