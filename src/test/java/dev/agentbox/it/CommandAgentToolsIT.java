@@ -115,15 +115,7 @@ class CommandAgentToolsIT {
                         + ","
                         + tool("forecast")
                         + "],\"approvals\":[{\"tool\":\"forecast\",\"decision\":\"deny\"}]}";
-        assertThat(
-                        api.send(
-                                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
-                                                .header("Content-Type", "application/json")
-                                                .PUT(
-                                                        HttpRequest.BodyPublishers.ofString(
-                                                                definition)))
-                                .statusCode())
-                .isEqualTo(201);
+        define(agentId, definition);
 
         String runId = "r-" + UUID.randomUUID();
         List<AgentsIT.Event> events =
@@ -177,15 +169,7 @@ class CommandAgentToolsIT {
                         + "-two\"},\"harness\":\"command\",\"command\":"
                         + Json.createValue(command)
                         + ",\"destroyOnComplete\":true}";
-        assertThat(
-                        api.send(
-                                        api.request("/api/v1/agents/" + twoAgent, Api.TENANT_A)
-                                                .header("Content-Type", "application/json")
-                                                .PUT(
-                                                        HttpRequest.BodyPublishers.ofString(
-                                                                definition)))
-                                .statusCode())
-                .isEqualTo(201);
+        define(twoAgent, definition);
         JsonArray tools =
                 Json.createArrayBuilder()
                         .add(clientTool("pick_color"))
@@ -212,6 +196,19 @@ class CommandAgentToolsIT {
         } finally {
             api.send(api.request("/api/v1/agents/" + twoAgent, Api.TENANT_A).DELETE());
         }
+    }
+
+    /** Creates agent {@code agent} with {@code definition} (a 201). */
+    private void define(String agent, String definition) {
+        assertThat(
+                        api.send(
+                                        api.request("/api/v1/agents/" + agent, Api.TENANT_A)
+                                                .header("Content-Type", "application/json")
+                                                .PUT(
+                                                        HttpRequest.BodyPublishers.ofString(
+                                                                definition)))
+                                .statusCode())
+                .isEqualTo(201);
     }
 
     private static JsonObject clientTool(String name) {

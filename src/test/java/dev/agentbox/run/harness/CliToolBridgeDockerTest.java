@@ -202,13 +202,7 @@ class CliToolBridgeDockerTest {
     @Test
     void codexFindsTheRunsToolBySearchAndCallsItThroughTheBridge() throws Exception {
         Bridged b = bridged();
-        model.enqueue(
-                Turn.toolSearch("weather"),
-                new Turn.ToolCall(
-                        "weather",
-                        Json.createObjectBuilder().add("city", "Paris").build(),
-                        Optional.of("mcp__agentbox")),
-                Turn.text("It is sunny in Paris."));
+        model.enqueue(codexCallsWeather());
         AgentCliContainer cli = codexCli(b);
         AgentInvocation invocation =
                 BridgeFlags.withTools(
@@ -258,6 +252,18 @@ class CliToolBridgeDockerTest {
                         "RUN_FINISHED result=It is sunny in Paris.");
     }
 
+    /** The model's turns of a Codex call of the weather tool: find it, call it, answer. */
+    private static Turn[] codexCallsWeather() {
+        return new Turn[] {
+            Turn.toolSearch("weather"),
+            new Turn.ToolCall(
+                    "weather",
+                    Json.createObjectBuilder().add("city", "Paris").build(),
+                    Optional.of("mcp__agentbox")),
+            Turn.text("It is sunny in Paris.")
+        };
+    }
+
     /** The Codex CLI with the scripted server as its only provider and the mailbox mounted. */
     private AgentCliContainer codexCli(Bridged b) throws Exception {
         Path workspace = Files.createDirectories(dir.resolve("workspace"));
@@ -290,13 +296,7 @@ class CliToolBridgeDockerTest {
                                 b.token()));
         assertThat(first.exitCode()).as(first.stderr()).isZero();
         String session = CliTranscripts.translate(Harness.CODEX, first).get(1).getString("value");
-        model.enqueue(
-                Turn.toolSearch("weather"),
-                new Turn.ToolCall(
-                        "weather",
-                        Json.createObjectBuilder().add("city", "Paris").build(),
-                        Optional.of("mcp__agentbox")),
-                Turn.text("It is sunny in Paris."));
+        model.enqueue(codexCallsWeather());
 
         AgentInvocation resumed =
                 BridgeFlags.withTools(
