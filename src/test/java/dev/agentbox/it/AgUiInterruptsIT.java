@@ -402,6 +402,18 @@ class AgUiInterruptsIT {
             JsonValue resume,
             String key,
             String prompt) {
+        return input(threadId, runId, tools, resume, "ANTHROPIC_API_KEY", key, prompt);
+    }
+
+    /** As above, the key given as {@code keyVariable} (e.g. Codex's {@code OPENAI_API_KEY}). */
+    static String input(
+            String threadId,
+            String runId,
+            JsonValue tools,
+            JsonValue resume,
+            String keyVariable,
+            String key,
+            String prompt) {
         JsonObjectBuilder b =
                 Json.createObjectBuilder()
                         .add("threadId", threadId)
@@ -424,9 +436,7 @@ class AgUiInterruptsIT {
                                                         .add(
                                                                 "secrets",
                                                                 Json.createObjectBuilder()
-                                                                        .add(
-                                                                                "ANTHROPIC_API_KEY",
-                                                                                key))));
+                                                                        .add(keyVariable, key))));
         if (resume != null) {
             b.add("resume", resume);
         }

@@ -200,32 +200,14 @@ class AgentHttpToolIT {
     }
 
     private static String input(String threadId, String runId, String keyVariable) {
-        return Json.createObjectBuilder()
-                .add("threadId", threadId)
-                .add("runId", runId)
-                .add(
-                        "messages",
-                        Json.createArrayBuilder()
-                                .add(
-                                        Json.createObjectBuilder()
-                                                .add("id", "u-1")
-                                                .add("role", "user")
-                                                .add("content", "weather in Paris?")))
-                .add("tools", Json.createArrayBuilder())
-                .add("context", Json.createArrayBuilder())
-                .add("state", Json.createObjectBuilder())
-                .add(
-                        "forwardedProps",
-                        Json.createObjectBuilder()
-                                .add(
-                                        "agentbox",
-                                        Json.createObjectBuilder()
-                                                .add(
-                                                        "secrets",
-                                                        Json.createObjectBuilder()
-                                                                .add(keyVariable, KEY))))
-                .build()
-                .toString();
+        return AgUiInterruptsIT.input(
+                threadId,
+                runId,
+                JsonValue.EMPTY_JSON_ARRAY,
+                null,
+                keyVariable,
+                KEY,
+                "weather in Paris?");
     }
 
     @Test

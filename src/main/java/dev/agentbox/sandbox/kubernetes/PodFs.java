@@ -105,7 +105,7 @@ final class PodFs implements SandboxFs {
                             "ln -f -- \"$1\" \"$2\"",
                             root + "/" + inside(root, e.getLinkName()),
                             target);
-                } else if (regularFile(e)) {
+                } else if (SandboxFs.regularFile(e)) {
                     mkdir(parent(target));
                     if (!channel.write(target, in.readAllBytes(), mode)) {
                         throw unreachable();
@@ -129,14 +129,6 @@ final class PodFs implements SandboxFs {
                 throw new SandboxOperationException("write archive into " + root, utf8(r.stderr()));
             }
         }
-    }
-
-    /**
-     * A regular file's entry. {@code isFile()} alone is true of any entry whose name does not end
-     * in {@code /}, a FIFO's or a device's too.
-     */
-    private static boolean regularFile(TarArchiveEntry e) {
-        return e.isFile() && !e.isFIFO() && !e.isCharacterDevice() && !e.isBlockDevice();
     }
 
     /** {@code name} relative to the archive's root, refused when it is absolute or climbs out. */

@@ -179,8 +179,7 @@ final class LocalFs implements SandboxFs {
             }
             LocalSandboxProvider.deleteTree(p);
             Files.createSymbolicLink(p, link);
-        } else if (e.isFile() && !e.isFIFO() && !e.isCharacterDevice() && !e.isBlockDevice()) {
-            // isFile() alone is true of any entry whose name does not end in '/'.
+        } else if (SandboxFs.regularFile(e)) {
             LocalSandboxProvider.deleteTree(p);
             try (OutputStream out =
                     Files.newOutputStream(

@@ -50,6 +50,18 @@ public interface SandboxFs {
     void writeArchive(String dir, InputStream tar);
 
     /**
+     * Whether {@link #writeArchive} unpacks {@code entry} as a regular file. Commons Compress's
+     * {@code isFile()} alone is true of any entry whose name does not end in {@code /}, a FIFO's or
+     * a device's too, which the write must refuse instead.
+     */
+    static boolean regularFile(org.apache.commons.compress.archivers.tar.TarArchiveEntry entry) {
+        return entry.isFile()
+                && !entry.isFIFO()
+                && !entry.isCharacterDevice()
+                && !entry.isBlockDevice();
+    }
+
+    /**
      * Entries of a directory (dotfiles included, no {@code .}/{@code ..}; symlinks not followed:
      * type file).
      */
