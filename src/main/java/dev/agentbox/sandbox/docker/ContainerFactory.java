@@ -11,6 +11,7 @@ import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxExistsException;
 import dev.agentbox.sandbox.spi.SandboxHandle;

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.platform.Lazy;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
+import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;

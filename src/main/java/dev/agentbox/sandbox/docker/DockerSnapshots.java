@@ -6,6 +6,7 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.docker.ContainerFactory.ImageRole;
+import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;

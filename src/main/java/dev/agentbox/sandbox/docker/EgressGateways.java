@@ -21,6 +21,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.datapath.CapturedExec;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
+import dev.agentbox.sandbox.egress.ProxyEnv;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
@@ -126,13 +127,7 @@ final class EgressGateways {
 
     /** The environment every command of an egress sandbox starts with. */
     static Map<String, String> proxyEnv(Gateway gw) {
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String v : List.of("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")) {
-            env.put(v, gw.proxyUrl());
-        }
-        env.put("NO_PROXY", "localhost,127.0.0.1,::1");
-        env.put("no_proxy", "localhost,127.0.0.1,::1");
-        return env;
+        return ProxyEnv.of(gw.proxyUrl());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.docker;
 
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ContainerNetwork;
+import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxLabels;

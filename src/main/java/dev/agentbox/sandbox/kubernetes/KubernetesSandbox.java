@@ -118,6 +118,21 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
         provider.destroy(podName);
     }
 
+    /**
+     * Brokered secrets are not served to pods yet (docs/kubernetes.md, "Egress"): refused as a bad
+     * request naming the field, not as the missing {@code networkPolicy} an egress pod does have.
+     */
+    @Override
+    public void brokerSecrets(Map<String, dev.agentbox.sandbox.spi.BrokeredSecret> byPlaceholder) {
+        if (!byPlaceholder.isEmpty()) {
+            throw new ProblemException(
+                    ProblemCode.INVALID_REQUEST,
+                    "Brokered secrets are not served on the kubernetes provider yet.",
+                    Map.of("field", "workspace.secrets"),
+                    null);
+        }
+    }
+
     SandboxLimits limits() {
         return provider.limits();
     }

@@ -5,6 +5,7 @@ import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.ENV;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.EXEC;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.FS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.KILLABLE_PROCESSES;
+import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.NETWORK_POLICY;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.PORTS;
 import static dev.agentbox.sandbox.spi.SandboxCapabilities.Capability.WRITABLE_STDIN;
 
@@ -12,6 +13,7 @@ import dev.agentbox.platform.Lazy;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.ChannelKey;
 import dev.agentbox.sandbox.channel.SandboxChannel;
+import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.ManagedSandbox;
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
@@ -19,6 +21,7 @@ import dev.agentbox.sandbox.spi.SandboxExistsException;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxLimits;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -34,6 +37,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
@@ -74,8 +79,10 @@ import org.eclipse.microprofile.config.Config;
  *       published, and a pod with {@code network: none} has no reachable port;
  *   <li>not {@code durableFilesystem}, {@code snapshots} or {@code fork}: the workspace is an
  *       emptyDir;
- *   <li>{@code networkPolicy}: the NetworkPolicy objects are made (SandboxNetworkPolicyTest);
- *       whether they are enforced depends on the cluster's network plugin.
+ *   <li>{@code networkPolicy} only with an egress gateway deployed ({@code
+ *       agentbox.kubernetes.egress.enabled}, {@link PodEgress}); the NetworkPolicy objects are made
+ *       for every network (SandboxNetworkPolicyTest), and whether they are enforced depends on the
+ *       cluster's network plugin.
  * </ul>
  */
 @ApplicationScoped
@@ -84,15 +91,29 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     public static final String NAME = "kubernetes";
 
     /**
-     * No {@code networkPolicy}: no egress gateway serves a pod yet, so an {@code egress} sandbox
-     * would reach none of the hosts its policy allows. The ensure refuses one ({@code 422
-     * unsupported-capability}) before any object is made, rather than make a sandbox that ignores
-     * its allow list. {@code none} and {@code bridge} are confined by NetworkPolicy objects all the
-     * same ({@link SandboxNetworkPolicy}).
+     * Without an egress gateway: no {@code networkPolicy}, so an {@code egress} ensure is refused
+     * ({@code 422 unsupported-capability}) before any object is made, rather than make a sandbox
+     * that reaches none of the hosts its policy allows. {@code none} and {@code bridge} are
+     * confined by NetworkPolicy objects all the same ({@link SandboxNetworkPolicy}).
      */
     static final SandboxCapabilities CAPABILITIES =
             SandboxCapabilities.of(
                     FS, EXEC, ENV, BACKGROUND_PROCESSES, KILLABLE_PROCESSES, WRITABLE_STDIN, PORTS);
+
+    /** With an egress gateway deployed ({@code agentbox.kubernetes.egress.enabled}). */
+    static final SandboxCapabilities WITH_EGRESS =
+            SandboxCapabilities.of(
+                    FS,
+                    EXEC,
+                    ENV,
+                    BACKGROUND_PROCESSES,
+                    KILLABLE_PROCESSES,
+                    WRITABLE_STDIN,
+                    PORTS,
+                    NETWORK_POLICY);
+
+    /** How often each replica seeds gateway pods that are new to it ({@link PodEgress#resync}). */
+    static final long RESYNC_SECONDS = 10;
 
     private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());
 
@@ -102,6 +123,8 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     private final Lazy<KubernetesClient> client;
     private final boolean ownsClient;
     private final PodChannels channels;
+    private final Lazy<PodEgress> egress;
+    private final AtomicBoolean resyncing = new AtomicBoolean();
     private final SecureRandom random;
 
     /** For CDI proxies only. */
@@ -111,12 +134,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.client = null;
         this.ownsClient = false;
         this.channels = null;
+        this.egress = null;
         this.random = null;
     }
 
     @Inject
     public KubernetesSandboxProvider(Config config) {
-        this(KubernetesSettings.fromConfig(config), SandboxLimits.fromConfig(config));
+        this(
+                KubernetesSettings.fromConfig(config),
+                SandboxLimits.fromConfig(config),
+                EgressSettings.fromConfig(config));
     }
 
     /** A provider that makes its own client from {@code settings.credentials()}. */
@@ -126,21 +153,35 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     /** A provider that makes its own client from {@code settings.credentials()}. */
     public KubernetesSandboxProvider(KubernetesSettings settings, SandboxLimits limits) {
+        this(settings, limits, EgressSettings.defaults());
+    }
+
+    /** A provider that makes its own client from {@code settings.credentials()}. */
+    public KubernetesSandboxProvider(
+            KubernetesSettings settings, SandboxLimits limits, EgressSettings egress) {
         this.settings = settings;
         this.limits = limits;
         this.client = Lazy.of(() -> KubernetesClients.connect(settings.credentials()));
         this.ownsClient = true;
         this.channels = new PodChannels(this);
+        this.egress = Lazy.of(() -> new PodEgress(this, egress));
         this.random = new SecureRandom();
     }
 
     /** A provider on a client the caller owns (and closes). */
     public KubernetesSandboxProvider(KubernetesSettings settings, KubernetesClient client) {
+        this(settings, EgressSettings.defaults(), client);
+    }
+
+    /** A provider on a client the caller owns (and closes), with these egress settings. */
+    public KubernetesSandboxProvider(
+            KubernetesSettings settings, EgressSettings egress, KubernetesClient client) {
         this.settings = settings;
         this.limits = SandboxLimits.defaults();
         this.client = Lazy.of(() -> client);
         this.ownsClient = false;
         this.channels = new PodChannels(this);
+        this.egress = Lazy.of(() -> new PodEgress(this, egress));
         this.random = new SecureRandom();
     }
 
@@ -164,7 +205,34 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     @Override
     public SandboxCapabilities capabilities() {
-        return CAPABILITIES;
+        return settings.network().egressEnabled() ? WITH_EGRESS : CAPABILITIES;
+    }
+
+    /** The egress gateway of this provider's egress pods. */
+    PodEgress egress() {
+        return egress.get();
+    }
+
+    /**
+     * Once per replica, with a gateway deployed: every {@link #RESYNC_SECONDS} the gateway pods new
+     * to this replica get the rules of the running egress pods ({@link PodEgress#resync}), so a
+     * gateway pod made again serves them before the next egress pod is made.
+     */
+    private void resyncGateways() {
+        if (settings.network().egressEnabled() && resyncing.compareAndSet(false, true)) {
+            channels.watchdog()
+                    .scheduleWithFixedDelay(
+                            () -> {
+                                try {
+                                    egress().resync();
+                                } catch (RuntimeException e) {
+                                    LOG.log(Level.WARNING, "egress gateway resync failed", e);
+                                }
+                            },
+                            RESYNC_SECONDS,
+                            RESYNC_SECONDS,
+                            TimeUnit.SECONDS);
+        }
     }
 
     @Override
@@ -182,6 +250,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             client().pods()
                     .inNamespace(settings.namespace())
                     .list(new ListOptionsBuilder().withLimit(1L).build());
+            resyncGateways();
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "kubernetes API server not available", e);
@@ -191,6 +260,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
 
     @PreDestroy
     public void close() {
+        egress.ifMade().ifPresent(PodEgress::close);
         channels.close();
         if (ownsClient) {
             client.ifMade().ifPresent(KubernetesClient::close);
@@ -227,8 +297,27 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         input.image().ifPresent(i -> settings.images().check(i));
         String image = input.image().orElse(settings.image());
         String name = SandboxObjects.podName(input);
-        // Built before anything is created: a policy above the ceilings leaves nothing behind.
-        Pod spec = SandboxPodSpec.build(name, image, input, settings, secrets.keySet());
+        boolean viaGateway = input.policy().network() == SandboxPolicy.Network.EGRESS;
+        if (viaGateway) {
+            // checked by the caller against capabilities(); a direct call is refused all the same
+            if (!settings.network().egressEnabled()) {
+                throw new dev.agentbox.sandbox.spi.UnsupportedCapabilityException(
+                        NAME, NETWORK_POLICY);
+            }
+            resyncGateways();
+        }
+        // Built before anything is created: a policy above the ceilings, or a gateway that is
+        // not there, leaves nothing behind.
+        Pod spec =
+                SandboxPodSpec.build(
+                        name,
+                        image,
+                        input,
+                        settings,
+                        secrets.keySet(),
+                        viaGateway
+                                ? Optional.of(call(() -> egress().address()))
+                                : Optional.empty());
         Map<String, String> labels = SandboxObjects.labels(name, input);
         SandboxSecretWriter writer = secrets();
         // This sandbox's own: stored in its Secret only, so no other sandbox's key opens it.
@@ -255,6 +344,23 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             if (notReady.isPresent()) {
                 throw ProblemException.providerUnavailable(
                         "Sandbox pod " + name + " was deleted: " + notReady.get() + ".", null);
+            }
+            if (viaGateway) {
+                // before the sandbox runs any command: an IP may have been a destroyed pod's,
+                // whose rules are replaced here
+                String ip =
+                        managedPod(name)
+                                .map(p -> p.getStatus().getPodIP())
+                                .orElseThrow(
+                                        () ->
+                                                ProblemException.providerUnavailable(
+                                                        "Sandbox pod " + name + " vanished.",
+                                                        null));
+                call(
+                        () -> {
+                            egress().apply(name, ip, input.policy().egress());
+                            return null;
+                        });
             }
             done = true;
             return new KubernetesSandbox(this, name);
@@ -317,6 +423,16 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             return;
         }
         deleteObjects(id);
+        pod.filter(p -> "egress".equals(p.getMetadata().getLabels().get(SandboxObjects.NETWORK)))
+                .map(p -> p.getStatus() == null ? null : p.getStatus().getPodIP())
+                .filter(ip -> !ip.isBlank())
+                .ifPresent(
+                        ip ->
+                                call(
+                                        () -> {
+                                            egress().release(id, ip);
+                                            return null;
+                                        }));
     }
 
     @Override

@@ -161,6 +161,15 @@ public record KubernetesSettings(
      * @param bridgeBlockedCidrs [agentbox.kubernetes.bridge-blocked-cidrs] destinations a {@code
      *     bridge} sandbox may not reach: cluster, private and link-local (cloud metadata) ranges by
      *     default
+     * @param egressEnabled [agentbox.kubernetes.egress.enabled] whether an egress gateway is
+     *     deployed (deploy/kubernetes/egress-gateway.yaml), so that {@code network: egress} is
+     *     served; default false: such an ensure is {@code 422 unsupported-capability}
+     * @param gatewayService [agentbox.kubernetes.egress.gateway-service] the gateway's Service, in
+     *     the gateway namespace: its cluster IP is the proxy and the DNS server of egress
+     *     sandboxes; default agentbox-egress
+     * @param gatewayKeySecret [agentbox.kubernetes.egress.gateway-key-secret] the Secret, in the
+     *     gateway namespace, whose item {@code agentbox-channel-key} (32 random bytes) is the key
+     *     of the gateway pods' helper; default agentbox-egress-channel
      */
     public record Network(
             String replicaNamespace,
@@ -169,7 +178,10 @@ public record KubernetesSettings(
             Optional<String> gatewayNamespace,
             Map<String, String> gatewaySelector,
             List<Integer> gatewayPorts,
-            List<String> bridgeBlockedCidrs) {
+            List<String> bridgeBlockedCidrs,
+            boolean egressEnabled,
+            String gatewayService,
+            String gatewayKeySecret) {
 
         public Network {
             replicaSelector = Map.copyOf(replicaSelector);
@@ -197,7 +209,40 @@ public record KubernetesSettings(
                             "172.16.0.0/12",
                             "192.168.0.0/16",
                             "100.64.0.0/10",
-                            "169.254.0.0/16"));
+                            "169.254.0.0/16"),
+                    false,
+                    "agentbox-egress",
+                    "agentbox-egress-channel");
+        }
+
+        /** As this, with the helper on {@code port}. */
+        public Network withHelperPort(int port) {
+            return new Network(
+                    replicaNamespace,
+                    replicaSelector,
+                    port,
+                    gatewayNamespace,
+                    gatewaySelector,
+                    gatewayPorts,
+                    bridgeBlockedCidrs,
+                    egressEnabled,
+                    gatewayService,
+                    gatewayKeySecret);
+        }
+
+        /** As this, with an egress gateway deployed ({@code true}) or not. */
+        public Network withEgress(boolean enabled) {
+            return new Network(
+                    replicaNamespace,
+                    replicaSelector,
+                    helperPort,
+                    gatewayNamespace,
+                    gatewaySelector,
+                    gatewayPorts,
+                    bridgeBlockedCidrs,
+                    enabled,
+                    gatewayService,
+                    gatewayKeySecret);
         }
     }
 
@@ -285,7 +330,13 @@ public record KubernetesSettings(
                                 .orElse(n.gatewayPorts()),
                         string(c, "agentbox.kubernetes.bridge-blocked-cidrs")
                                 .map(KubernetesSettings::list)
-                                .orElse(n.bridgeBlockedCidrs())));
+                                .orElse(n.bridgeBlockedCidrs()),
+                        c.getOptionalValue("agentbox.kubernetes.egress.enabled", Boolean.class)
+                                .orElse(n.egressEnabled()),
+                        string(c, "agentbox.kubernetes.egress.gateway-service")
+                                .orElse(n.gatewayService()),
+                        string(c, "agentbox.kubernetes.egress.gateway-key-secret")
+                                .orElse(n.gatewayKeySecret())));
     }
 
     public KubernetesSettings withEnabled(boolean on) {

@@ -36,6 +36,11 @@ final class SandboxObjects {
      */
     static final String NETWORK = "dev.agentbox.network";
 
+    /**
+     * On an egress pod: its allow and deny rules ({@link dev.agentbox.sandbox.egress.EgressLabel}).
+     */
+    static final String EGRESS = "dev.agentbox.egress";
+
     private static final Pattern LABEL_VALUE =
             Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
     private static final Pattern NAME_OK = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");

@@ -1,6 +1,8 @@
 package dev.agentbox.sandbox.kubernetes;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.EgressLabel;
+import dev.agentbox.sandbox.egress.ProxyEnv;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import io.fabric8.kubernetes.api.model.Container;
@@ -9,6 +11,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodDNSConfigBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -17,9 +20,11 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -43,6 +48,10 @@ import java.util.TreeMap;
  *   <li>The container runs the helper, {@code agentbox-sandboxd serve-tcp} on the helper port, with
  *       the channel key item of the same Secret, alone, at {@link SandboxObjects#CHANNEL_KEY_FILE};
  *       it is ready only once the helper accepts connections.
+ *   <li>An {@code egress} pod ({@code gateway} given) has the gateway's Service address as its
+ *       proxy (the proxy variables of {@link ProxyEnv}) and as its only DNS server ({@code
+ *       dnsPolicy: None}), and its rules in the annotation {@link SandboxObjects#EGRESS}, from
+ *       which a replica writes them again into a gateway pod that lost them ({@link PodEgress}).
  * </ul>
  */
 final class SandboxPodSpec {
@@ -62,6 +71,20 @@ final class SandboxPodSpec {
             SandboxCreateInput input,
             KubernetesSettings settings,
             Set<String> secretNames) {
+        return build(name, image, input, settings, secretNames, Optional.empty());
+    }
+
+    /**
+     * As {@link #build(String, String, SandboxCreateInput, KubernetesSettings, Set)}, for a pod
+     * whose way out is the egress gateway at {@code gateway} (its Service's cluster IP) when given.
+     */
+    static Pod build(
+            String name,
+            String image,
+            SandboxCreateInput input,
+            KubernetesSettings settings,
+            Set<String> secretNames,
+            Optional<String> gateway) {
         KubernetesSettings.Pods pods = settings.pods();
         SandboxPolicy policy = input.policy();
         int memoryMb = policy.memoryMb().orElse(pods.defaultMemoryMb());
@@ -118,10 +141,7 @@ final class SandboxPodSpec {
                         .withPeriodSeconds(2)
                         .endReadinessProbe()
                         .withWorkingDir(WORKSPACE)
-                        .withEnv(
-                                input.env().entrySet().stream()
-                                        .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
-                                        .toList())
+                        .withEnv(env(input, gateway))
                         .withNewResources()
                         .withRequests(resources)
                         .withLimits(resources)
@@ -144,14 +164,31 @@ final class SandboxPodSpec {
         Map<String, String> labels =
                 new java.util.LinkedHashMap<>(SandboxObjects.labels(name, input));
         labels.put(SandboxObjects.NETWORK, policy.network().name().toLowerCase(Locale.ROOT));
+        Map<String, String> annotations = new LinkedHashMap<>(SandboxObjects.annotations(input));
+        if (gateway.isPresent()) {
+            annotations.put(SandboxObjects.EGRESS, EgressLabel.of(policy.egress()));
+        }
         return new PodBuilder()
                 .withNewMetadata()
                 .withName(name)
                 .withNamespace(settings.namespace())
                 .withLabels(labels)
-                .withAnnotations(SandboxObjects.annotations(input))
+                .withAnnotations(annotations)
                 .endMetadata()
                 .withNewSpec()
+                // an egress pod asks only its gateway, which answers only the names it may reach
+                .withDnsPolicy(gateway.isPresent() ? "None" : null)
+                .withDnsConfig(
+                        gateway.map(
+                                        g ->
+                                                new PodDNSConfigBuilder()
+                                                        .withNameservers(g)
+                                                        .addNewOption()
+                                                        .withName("ndots")
+                                                        .withValue("1")
+                                                        .endOption()
+                                                        .build())
+                                .orElse(null))
                 .withAutomountServiceAccountToken(false)
                 .withEnableServiceLinks(false)
                 .withHostNetwork(false)
@@ -175,6 +212,15 @@ final class SandboxPodSpec {
                 .withVolumes(volumes)
                 .endSpec()
                 .build();
+    }
+
+    /** The pod's variables: the input's, and an egress pod's proxy variables after them. */
+    private static List<EnvVar> env(SandboxCreateInput input, Optional<String> gateway) {
+        Map<String, String> env = new LinkedHashMap<>(input.env());
+        gateway.ifPresent(g -> env.putAll(ProxyEnv.of(PodEgress.proxyUrl(g))));
+        return env.entrySet().stream()
+                .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
+                .toList();
     }
 
     private static void checkCeilings(int memoryMb, double cpus, KubernetesSettings.Pods pods) {

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -100,7 +101,11 @@ class KubernetesManifestsTest {
                         "RoleBinding/agentbox-sandboxes",
                         "Deployment/agentbox",
                         "Service/agentbox",
-                        "Secret/agentbox-postgres");
+                        "Secret/agentbox-postgres",
+                        "Deployment/agentbox-egress",
+                        "Service/agentbox-egress",
+                        "NetworkPolicy/agentbox-egress",
+                        "Secret/agentbox-egress-channel");
         assertThat(one(Namespace.class, "agentbox")).isNotNull();
         assertThat(one(ServiceAccount.class, "agentbox")).isNotNull();
     }
@@ -143,6 +148,44 @@ class KubernetesManifestsTest {
                 .isEqualTo(d.getSpec().getSelector().getMatchLabels());
         assertThat(one(Secret.class, "agentbox-postgres").getStringData())
                 .containsKeys("url", "user", "password");
+    }
+
+    /** EG-11: what the provider looks for is what the gateway's manifest makes. */
+    @Test
+    void theEgressGatewayIsWhereAndWhatTheProviderLooksFor() {
+        KubernetesSettings settings = KubernetesSettings.defaults();
+        KubernetesSettings.Network n = settings.network();
+        Deployment d = one(Deployment.class, "agentbox-egress");
+        assertThat(d.getMetadata().getNamespace()).isEqualTo(settings.gatewayNamespace());
+        assertThat(d.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(n.gatewaySelector());
+        assertThat(d.getSpec().getTemplate().getSpec().getShareProcessNamespace()).isTrue();
+        assertThat(d.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken()).isFalse();
+        Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(String.join(" ", c.getCommand()))
+                .contains(
+                        "agentbox-sandboxd serve-tcp "
+                                + n.helperPort()
+                                + " "
+                                + SandboxObjects.CHANNEL_KEY_FILE)
+                .endsWith("exec /usr/local/bin/agentbox-egress");
+        assertThat(c.getReadinessProbe().getTcpSocket().getPort().getIntVal())
+                .isEqualTo(PodEgress.PROXY_PORT);
+        var keyVolume =
+                d.getSpec().getTemplate().getSpec().getVolumes().stream()
+                        .filter(v -> v.getSecret() != null)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(keyVolume.getSecret().getSecretName()).isEqualTo(n.gatewayKeySecret());
+        assertThat(keyVolume.getSecret().getItems().get(0).getKey()).isEqualTo(PodEgress.KEY_ITEM);
+        assertThat(one(Secret.class, n.gatewayKeySecret()).getMetadata().getNamespace())
+                .isEqualTo(settings.gatewayNamespace());
+        Service svc = one(Service.class, n.gatewayService());
+        assertThat(svc.getSpec().getSelector()).isEqualTo(n.gatewaySelector());
+        assertThat(svc.getSpec().getPorts())
+                .extracting(p -> p.getPort() + "/" + p.getProtocol())
+                .containsExactlyInAnyOrder("3128/TCP", "53/UDP", "53/TCP");
+        assertThat(n.gatewayPorts()).containsExactlyInAnyOrder(3128, 53);
     }
 
     @Test
@@ -191,6 +234,29 @@ class KubernetesManifestsTest {
             kubelet.behaviour = p -> FakeKubelet.imagePullBackOff();
             assertThatThrownBy(
                     () -> provider.create(SandboxCreateInput.defaults().withRequestedId("rbac-2")));
+            // the egress gateway's Service, pods and key Secret, as the gateway's manifest makes
+            // them (by the fake kubelet's client: not the provider's calls)
+            kubeletClient
+                    .services()
+                    .inNamespace(ns)
+                    .resource(
+                            new ServiceBuilder()
+                                    .withNewMetadata()
+                                    .withName("agentbox-egress")
+                                    .endMetadata()
+                                    .withNewSpec()
+                                    .withClusterIP("127.0.0.1")
+                                    .endSpec()
+                                    .build())
+                    .create();
+            KubernetesSandboxProvider gateway =
+                    new KubernetesSandboxProvider(
+                            KubernetesSettings.defaults()
+                                    .withNetwork(
+                                            KubernetesSettings.Network.defaults().withEgress(true)),
+                            client);
+            assertThat(gateway.egress().address()).isEqualTo("127.0.0.1");
+            gateway.egress().resync();
         }
 
         Set<String> made = new TreeSet<>();

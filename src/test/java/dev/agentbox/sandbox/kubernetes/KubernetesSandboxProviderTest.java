@@ -99,7 +99,7 @@ class KubernetesSandboxProviderTest {
         assertThat(KubernetesSettings.defaults().enabled()).isFalse();
         assertThat(provider.enabled()).isFalse();
         assertThat(provider.capabilities().networkPolicy())
-                .as("no egress gateway serves pods: egress ensures are refused")
+                .as("no egress gateway deployed by default: egress ensures are refused")
                 .isFalse();
         assertThat(provider.capabilities().fs()).isTrue();
         assertThat(provider.capabilities().exec()).isTrue();
@@ -283,18 +283,9 @@ class KubernetesSandboxProviderTest {
     void anyReplicaReachesTheHelperAtThePodsIpWithTheKeyOfItsSecretAndOnlyThatSandboxsKeyOpensIt(
             @TempDir Path dir) throws Exception {
         int port = HostSandboxd.freeLoopbackPort();
-        KubernetesSettings.Network n = KubernetesSettings.Network.defaults();
         KubernetesSettings s =
                 settings(Duration.ofSeconds(10))
-                        .withNetwork(
-                                new KubernetesSettings.Network(
-                                        n.replicaNamespace(),
-                                        n.replicaSelector(),
-                                        port,
-                                        n.gatewayNamespace(),
-                                        n.gatewaySelector(),
-                                        n.gatewayPorts(),
-                                        n.bridgeBlockedCidrs()));
+                        .withNetwork(KubernetesSettings.Network.defaults().withHelperPort(port));
         kubelet.behaviour = p -> FakeKubelet.readyAt("127.0.0.1");
         KubernetesSandboxProvider maker = new KubernetesSandboxProvider(s, client);
         maker.create(input("ch1", "tenant-a"));

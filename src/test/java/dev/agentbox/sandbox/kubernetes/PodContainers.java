@@ -31,13 +31,14 @@ import java.util.logging.Logger;
 
 /**
  * Plays the kubelet for the mock API server with real containers: every pod added to the namespace
- * becomes a Docker container run as the pod would run — its image, command, working directory and
- * environment, user 1000, every capability dropped, no new privileges, the workspace a tmpfs of the
- * pod's user, the channel key from the sandbox's Secret (as written by the provider) a read-only
- * file at the pod's key path — with this build's helper bind-mounted over the image's (the images
- * may carry an older one). Then the pod's {@code status.podIP} becomes the container's address on
- * Docker's default bridge, and the pod Ready once its readiness probe's port accepts a connection
- * there, so the provider's channel reaches the real helper over the network.
+ * becomes a Docker container run as the pod would run — its image, command, working directory,
+ * environment and DNS servers (an egress pod's {@code dnsConfig}), user 1000, every capability
+ * dropped, no new privileges, the workspace a tmpfs of the pod's user, the channel key from the
+ * sandbox's Secret (as written by the provider) a read-only file at the pod's key path — with this
+ * build's helper bind-mounted over the image's (the images may carry an older one). Then the pod's
+ * {@code status.podIP} becomes the container's address on Docker's default bridge, and the pod
+ * Ready once its readiness probe's port accepts a connection there, so the provider's channel
+ * reaches the real helper over the network.
  *
  * <p>A pod deleted from the mock takes its container with it; {@link #close} removes every
  * container this fixture started, whatever happened.
@@ -142,6 +143,13 @@ public final class PodContainers implements AutoCloseable {
             if (c.getSecurityContext() != null
                     && Boolean.TRUE.equals(c.getSecurityContext().getReadOnlyRootFilesystem())) {
                 cmd.addAll(List.of("--read-only", "--tmpfs", "/tmp:rw,exec,mode=1777"));
+            }
+            // dnsPolicy None: the pod's resolver is only what its dnsConfig names
+            if (pod.getSpec().getDnsConfig() != null
+                    && pod.getSpec().getDnsConfig().getNameservers() != null) {
+                for (String ns : pod.getSpec().getDnsConfig().getNameservers()) {
+                    cmd.addAll(List.of("--dns", ns));
+                }
             }
             for (EnvVar e : c.getEnv()) {
                 cmd.addAll(List.of("-e", e.getName() + "=" + e.getValue()));

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.EgressLabel;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
@@ -12,9 +15,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.Volume;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The pod of a sandbox as built, before any API server sees it. */
@@ -224,5 +229,44 @@ class SandboxPodSpecTest {
 
         assertThat(a).matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?").isNotEqualTo(b);
         assertThat(SandboxObjects.podName("s1")).isEqualTo("agentbox-s1");
+    }
+
+    /** EG-11: an egress pod's way out and its only resolver are the gateway's Service address. */
+    @Test
+    void anEgressPodsProxyAndOnlyDnsServerAreTheGatewayAndItKeepsItsRules() {
+        SandboxCreateInput egress =
+                input().withPolicy(
+                                SandboxPolicy.defaults()
+                                        .withNetwork(SandboxPolicy.Network.EGRESS)
+                                        .withEgress(
+                                                new EgressPolicy(
+                                                        List.of(EgressRule.host("api.example.com")),
+                                                        List.of())));
+        Pod pod =
+                SandboxPodSpec.build(
+                        "agentbox-s1",
+                        "agentbox/sandbox:bookworm",
+                        egress,
+                        SETTINGS,
+                        Set.of(),
+                        Optional.of("10.96.7.7"));
+
+        Map<String, String> env = new HashMap<>();
+        container(pod).getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        assertThat(env)
+                .containsEntry("GREETING", "hello")
+                .containsEntry("HTTPS_PROXY", "http://10.96.7.7:3128")
+                .containsEntry("http_proxy", "http://10.96.7.7:3128")
+                .containsEntry("NO_PROXY", "localhost,127.0.0.1,::1");
+        assertThat(pod.getSpec().getDnsPolicy()).isEqualTo("None");
+        assertThat(pod.getSpec().getDnsConfig().getNameservers()).containsExactly("10.96.7.7");
+        assertThat(EgressLabel.parse(pod.getMetadata().getAnnotations().get(SandboxObjects.EGRESS)))
+                .isEqualTo(egress.policy().egress());
+        assertThat(pod.getMetadata().getLabels()).containsEntry(SandboxObjects.NETWORK, "egress");
+
+        Pod plain = build(input(), SETTINGS, false);
+        assertThat(plain.getSpec().getDnsPolicy()).isNull();
+        assertThat(plain.getMetadata().getAnnotations()).doesNotContainKey(SandboxObjects.EGRESS);
+        assertThat(container(plain).getEnv()).noneMatch(e -> e.getName().contains("PROXY"));
     }
 }

@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.egress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.agentbox.sandbox.docker;
+package dev.agentbox.sandbox.egress;
 
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
@@ -15,18 +15,19 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * An egress sandbox's rules as the value of its {@link DockerSandboxProvider#EGRESS} label, so that
- * what is made from the container alone (a fork) gets the same policy as its source.
+ * An egress sandbox's rules as the value of its {@code dev.agentbox.egress} label (a Docker
+ * container's) or annotation (a pod's), so that what is made from the sandbox alone gets the same
+ * policy as its source: a fork, or its rules written again into a gateway that lost them.
  *
  * <p>The rules are written as their parts ({@code {"kind":"HOST","value":"api.anthropic.com",
  * "port":8443}}), not as entries to parse again: they were checked when the source was ensured, and
  * the provider must reproduce them, not judge them by today's settings.
  */
-final class EgressLabel {
+public final class EgressLabel {
 
     private EgressLabel() {}
 
-    static String of(EgressPolicy policy) {
+    public static String of(EgressPolicy policy) {
         return Json.createObjectBuilder()
                 .add("allow", rules(policy.allow()))
                 .add("deny", rules(policy.deny()))
@@ -39,7 +40,7 @@ final class EgressLabel {
      *
      * @throws IllegalArgumentException when it is not a label {@link #of} wrote
      */
-    static EgressPolicy parse(String label) {
+    public static EgressPolicy parse(String label) {
         try {
             JsonObject o = Json.createReader(new StringReader(label)).readObject();
             return new EgressPolicy(rules(o, "allow"), rules(o, "deny"));

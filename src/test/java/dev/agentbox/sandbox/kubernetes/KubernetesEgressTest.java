@@ -1,0 +1,399 @@
+package dev.agentbox.sandbox.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.agentbox.it.DockerCli;
+import dev.agentbox.it.OutsideHost;
+import dev.agentbox.problem.ProblemCode;
+import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.channel.HostSandboxd;
+import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.spi.BrokeredSecret;
+import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.EgressRule;
+import dev.agentbox.sandbox.spi.SandboxCreateInput;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxPolicy;
+import dev.agentbox.testing.NeedsDocker;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-13): the mock API
+ * server holds the objects; the gateway pod is a container of the real gateway image running this
+ * build's helper beside Squid and dnsmasq, as deploy/kubernetes/egress-gateway.yaml runs it, at an
+ * address that is both its pod IP and its Service's cluster IP; sandbox pods are containers of
+ * their own ({@link PodContainers}) whose only DNS server is the gateway. The "internet" is an
+ * {@link OutsideHost} this test starts, reached by names the operator pins ({@code
+ * agentbox.egress.resolve}); nothing leaves the machine.
+ *
+ * <p>What this cannot show: that an egress pod has no other way out. Here its container is on
+ * Docker's bridge and could go around the gateway; on a cluster the pod's NetworkPolicy (made and
+ * checked in SandboxNetworkPolicyTest) is what closes that, if the network plugin enforces it.
+ */
+@NeedsDocker
+@EnableKubernetesMockClient(crud = true)
+class KubernetesEgressTest {
+
+    private static final String NS = "sandboxes-egress";
+    private static final String LABEL = "dev.agentbox.test=kubernetes-egress-gateway";
+
+    static KubernetesClient client;
+
+    static final Logger QUIET = MockServerLogs.quiet();
+
+    private static OutsideHost web;
+    private static Path keyFile;
+    private static String gateway;
+    private static String gatewayIp;
+    private static PodContainers pods;
+    private static KubernetesSandboxProvider provider;
+
+    private final List<SandboxHandle> made = new ArrayList<>();
+    private String run;
+
+    @BeforeAll
+    static void gatewayAndInternet() throws Exception {
+        web =
+                OutsideHost.start(
+                        "agentbox/sandbox:busybox",
+                        "mkdir -p /www && echo hello-from-web > /www/index.html"
+                                + " && httpd -f -p 80 -h /www");
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        keyFile = Files.createTempFile("egress-gateway-key", "");
+        Files.write(keyFile, key);
+        gateway = "agentbox-egress-k8s-" + UUID.randomUUID().toString().substring(0, 8);
+        // As the Deployment's container runs: the helper beside the gateway's own entry point
+        DockerCli.ok(
+                "run",
+                "-d",
+                "--name",
+                gateway,
+                "--label",
+                LABEL,
+                "--init",
+                "--tmpfs",
+                "/run/agentbox-egress/secrets:rw,noexec,nosuid,nodev,size=1m,mode=0700",
+                "-v",
+                HostSandboxd.binary(false) + ":/opt/agentbox/bin/agentbox-sandboxd:ro",
+                "-v",
+                keyFile + ":/run/agentbox/channel/key:ro",
+                "--entrypoint",
+                "/bin/sh",
+                EgressSettings.DEFAULT_IMAGE,
+                "-c",
+                "/opt/agentbox/bin/agentbox-sandboxd serve-tcp 7070 /run/agentbox/channel/key &"
+                        + " exec /usr/local/bin/agentbox-egress");
+        gatewayIp =
+                DockerCli.ok("inspect", "-f", "{{.NetworkSettings.IPAddress}}", gateway).strip();
+        awaitGateway();
+        client.secrets()
+                .inNamespace(NS)
+                .resource(
+                        new SecretBuilder()
+                                .withNewMetadata()
+                                .withName("agentbox-egress-channel")
+                                .endMetadata()
+                                .withData(
+                                        Map.of(
+                                                PodEgress.KEY_ITEM,
+                                                Base64.getEncoder().encodeToString(key)))
+                                .build())
+                .create();
+        client.services()
+                .inNamespace(NS)
+                .resource(
+                        new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName("agentbox-egress")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withClusterIP(gatewayIp)
+                                .endSpec()
+                                .build())
+                .create();
+        gatewayPod("agentbox-egress-0", 0);
+        pods = PodContainers.start(client, NS);
+        provider = provider(KubernetesSettings.Network.defaults().withEgress(true));
+    }
+
+    static KubernetesSandboxProvider provider(KubernetesSettings.Network network) {
+        return new KubernetesSandboxProvider(
+                KubernetesSettings.defaults()
+                        .withNamespace(NS)
+                        .withReadyTimeout(Duration.ofSeconds(60))
+                        .withNetwork(network),
+                EgressSettings.defaults()
+                        .withResolve(
+                                Map.of(
+                                        "a.allowed.test", web.address(),
+                                        "b.allowed.test", web.address(),
+                                        "denied.test", web.address())),
+                client);
+    }
+
+    /**
+     * The gateway's pod object: Ready at the container's address, restarted {@code restarts} times.
+     */
+    private static void gatewayPod(String name, int restarts) {
+        Pod pod =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withUid(UUID.randomUUID().toString())
+                        .withLabels(Map.of("app.kubernetes.io/name", "agentbox-egress"))
+                        .endMetadata()
+                        .withNewStatus()
+                        .withPhase("Running")
+                        .withPodIP(gatewayIp)
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .addNewContainerStatus()
+                        .withName("gateway")
+                        .withRestartCount(restarts)
+                        .endContainerStatus()
+                        .endStatus()
+                        .build();
+        client.pods().inNamespace(NS).resource(pod).createOr(p -> p.update());
+    }
+
+    private static void awaitGateway() throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (DockerCli.run(
+                                    "exec",
+                                    gateway,
+                                    "bash",
+                                    "-c",
+                                    "test -s /run/squid.pid && test -s /run/dnsmasq.pid"
+                                            + " && (exec 3<>/dev/tcp/127.0.0.1/3128)")
+                            .exitCode()
+                    == 0) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the gateway container did not start");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (provider != null) {
+            provider.close();
+        }
+        if (pods != null) {
+            pods.close();
+        }
+        DockerCli.run("rm", "-f", gateway);
+        if (web != null) {
+            web.close();
+        }
+        Files.deleteIfExists(keyFile);
+    }
+
+    @BeforeEach
+    void name() {
+        run = "eg" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void destroy() {
+        made.forEach(h -> provider.destroy(h.id()));
+    }
+
+    private SandboxHandle egressPod(String tenant, String allowed) {
+        SandboxHandle h =
+                provider.create(
+                        SandboxCreateInput.defaults()
+                                .withRequestedId(run + "-" + tenant)
+                                .withKey(run, tenant)
+                                .withPolicy(
+                                        SandboxPolicy.defaults()
+                                                .withNetwork(SandboxPolicy.Network.EGRESS)
+                                                .withEgress(
+                                                        new EgressPolicy(
+                                                                List.of(EgressRule.host(allowed)),
+                                                                List.of()))));
+        made.add(h);
+        return h;
+    }
+
+    private static String status(SandboxHandle h, String host) {
+        return h.process()
+                .exec("curl -s -o /dev/null -w '%{http_code}' --max-time 10 http://" + host + "/")
+                .stdout();
+    }
+
+    private static String rulesIn(String stem) {
+        return DockerCli.run(
+                        "exec", gateway, "cat", "/etc/agentbox-egress/sandboxes/" + stem + ".rules")
+                .out();
+    }
+
+    private static String ip(SandboxHandle h) {
+        return client.pods().inNamespace(NS).withName(h.id()).get().getStatus().getPodIP();
+    }
+
+    @Test
+    void anEgressPodReachesWhatItsPolicyAllowsThroughTheGatewayAndItsDnsAnswersOnlyThat() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+
+        assertThat(a.process().exec("curl -s --max-time 10 http://a.allowed.test/").stdout())
+                .isEqualTo("hello-from-web\n");
+        assertThat(status(a, "denied.test")).isEqualTo("403");
+        assertThat(a.process().exec("printenv HTTP_PROXY").stdout().strip())
+                .isEqualTo("http://" + gatewayIp + ":3128");
+        // DNS: the gateway answers the allowed name (pinned) and refuses every other
+        assertThat(a.process().exec("getent hosts a.allowed.test").stdout())
+                .startsWith(web.address() + " ");
+        assertThat(a.process().exec("getent hosts denied.test").exitCode()).isNotZero();
+        // the rules are keyed by the pod's IP and name the pod; the pod keeps them for a restore
+        assertThat(rulesIn(ip(a))).startsWith("# agentbox sandbox " + a.id() + "\n");
+        assertThat(
+                        client.pods()
+                                .inNamespace(NS)
+                                .withName(a.id())
+                                .get()
+                                .getMetadata()
+                                .getAnnotations())
+                .containsKey(SandboxObjects.EGRESS);
+    }
+
+    @Test
+    void brokeredSecretsAreRefusedOnPodsNamingTheField() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+
+        assertThatThrownBy(
+                        () ->
+                                a.brokerSecrets(
+                                        Map.of(
+                                                "agentbox-brokered-x",
+                                                new BrokeredSecret(
+                                                        "value", List.of("a.allowed.test")))))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> {
+                            assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+                            assertThat(e.extensions()).containsEntry("field", "workspace.secrets");
+                        });
+        a.brokerSecrets(Map.of()); // none to give: nothing to refuse
+    }
+
+    @Test
+    void twoTenantsPodsOnOneGatewayEachReachOnlyTheirOwnAllowList() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        SandboxHandle b = egressPod("tenant-b", "b.allowed.test");
+
+        assertThat(status(a, "a.allowed.test")).isEqualTo("200");
+        assertThat(status(a, "b.allowed.test")).isEqualTo("403");
+        assertThat(status(b, "b.allowed.test")).isEqualTo("200");
+        assertThat(status(b, "a.allowed.test")).isEqualTo("403");
+    }
+
+    @Test
+    void aDestroyedPodsRulesLeaveTheGateway() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        String stem = ip(a);
+        assertThat(rulesIn(stem)).contains(a.id());
+
+        provider.destroy(a.id());
+        made.clear();
+
+        assertThat(
+                        DockerCli.run(
+                                        "exec",
+                                        gateway,
+                                        "test",
+                                        "-e",
+                                        "/etc/agentbox-egress/sandboxes/" + stem + ".rules")
+                                .exitCode())
+                .isNotZero();
+    }
+
+    @Test
+    void aGatewayContainerThatLostItsFilesGetsTheRunningPodsRulesBack() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        assertThat(status(a, "a.allowed.test")).isEqualTo("200");
+        // a container restart: a fresh filesystem, the same pod, one more restart counted
+        DockerCli.ok(
+                "exec",
+                gateway,
+                "sh",
+                "-c",
+                "rm -f /etc/agentbox-egress/sandboxes/* /etc/agentbox-egress/sandboxes/.restored"
+                        + " && agentbox-egress reload");
+        assertThat(status(a, "a.allowed.test")).isEqualTo("403");
+        gatewayPod("agentbox-egress-0", 1);
+
+        provider.egress().resync();
+
+        assertThat(status(a, "a.allowed.test")).isEqualTo("200");
+        assertThat(status(a, "denied.test")).isEqualTo("403");
+    }
+
+    @Test
+    void withoutAReadyGatewayPodAnEgressCreateFailsAndLeavesNoPod() {
+        KubernetesSandboxProvider none =
+                provider(
+                        new KubernetesSettings.Network(
+                                "agentbox",
+                                Map.of("app.kubernetes.io/name", "agentbox"),
+                                7070,
+                                java.util.Optional.empty(),
+                                Map.of("app.kubernetes.io/name", "no-such-gateway"),
+                                List.of(3128, 53),
+                                List.of(),
+                                true,
+                                "agentbox-egress",
+                                "agentbox-egress-channel"));
+        try {
+            assertThatThrownBy(
+                            () ->
+                                    none.create(
+                                            SandboxCreateInput.defaults()
+                                                    .withRequestedId(run + "-nogw")
+                                                    .withKey(run, "tenant-a")
+                                                    .withPolicy(
+                                                            SandboxPolicy.defaults()
+                                                                    .withNetwork(
+                                                                            SandboxPolicy.Network
+                                                                                    .EGRESS))))
+                    .isInstanceOf(ProblemException.class)
+                    .hasMessageContaining("No egress gateway pod is ready");
+            assertThat(client.pods().inNamespace(NS).withName("agentbox-" + run + "-nogw").get())
+                    .isNull();
+        } finally {
+            none.close();
+        }
+    }
+
+    @Test
+    void theProviderOffersNetworkPolicyOnlyWithAGatewayDeployed() {
+        assertThat(provider.capabilities().networkPolicy()).isTrue();
+        KubernetesSandboxProvider without = provider(KubernetesSettings.Network.defaults());
+        assertThat(without.capabilities().networkPolicy()).isFalse();
+        without.close();
+    }
+}
