@@ -37,8 +37,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
@@ -112,9 +110,6 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                     PORTS,
                     NETWORK_POLICY);
 
-    /** How often each replica seeds gateway pods that are new to it ({@link PodEgress#resync}). */
-    static final long RESYNC_SECONDS = 10;
-
     private static final Logger LOG = Logger.getLogger(KubernetesSandboxProvider.class.getName());
 
     private final KubernetesSettings settings;
@@ -124,7 +119,6 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     private final boolean ownsClient;
     private final PodChannels channels;
     private final Lazy<PodEgress> egress;
-    private final AtomicBoolean resyncing = new AtomicBoolean();
     private final SecureRandom random;
 
     /** For CDI proxies only. */
@@ -213,25 +207,10 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         return egress.get();
     }
 
-    /**
-     * Once per replica, with a gateway deployed: every {@link #RESYNC_SECONDS} the gateway pods new
-     * to this replica get the rules of the running egress pods ({@link PodEgress#resync}), so a
-     * gateway pod made again serves them before the next egress pod is made.
-     */
+    /** With a gateway deployed, starts this replica's gateway resync ({@link PodEgress#start}). */
     private void resyncGateways() {
-        if (settings.network().egressEnabled() && resyncing.compareAndSet(false, true)) {
-            channels.watchdog()
-                    .scheduleWithFixedDelay(
-                            () -> {
-                                try {
-                                    egress().resync();
-                                } catch (RuntimeException e) {
-                                    LOG.log(Level.WARNING, "egress gateway resync failed", e);
-                                }
-                            },
-                            RESYNC_SECONDS,
-                            RESYNC_SECONDS,
-                            TimeUnit.SECONDS);
+        if (settings.network().egressEnabled()) {
+            egress().start();
         }
     }
 
@@ -348,17 +327,9 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             if (viaGateway) {
                 // before the sandbox runs any command: an IP may have been a destroyed pod's,
                 // whose rules are replaced here
-                String ip =
-                        managedPod(name)
-                                .map(p -> p.getStatus().getPodIP())
-                                .orElseThrow(
-                                        () ->
-                                                ProblemException.providerUnavailable(
-                                                        "Sandbox pod " + name + " vanished.",
-                                                        null));
                 call(
                         () -> {
-                            egress().apply(name, ip, input.policy().egress());
+                            egress().apply(name, input.policy().egress());
                             return null;
                         });
             }

@@ -1,35 +1,22 @@
 package dev.agentbox.sandbox.kubernetes;
 
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.channel.ChannelException;
-import dev.agentbox.sandbox.channel.ChannelKey;
-import dev.agentbox.sandbox.channel.SandboxChannel;
-import dev.agentbox.sandbox.channel.TcpEndpoint;
-import dev.agentbox.sandbox.datapath.CapturedExec;
-import dev.agentbox.sandbox.datapath.ChannelCall;
 import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.SandboxLabels;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -62,14 +49,16 @@ import java.util.logging.Logger;
 final class PodEgress {
 
     static final int PROXY_PORT = 3128;
-    static final String KEY_ITEM = SandboxObjects.CHANNEL_KEY_ITEM;
+
+    /** How often each replica seeds gateway pods that are new to it ({@link #resync}). */
+    static final long RESYNC_SECONDS = 10;
+
     private static final String CONF = "/etc/agentbox-egress";
     private static final String SANDBOXES = CONF + "/sandboxes";
 
     /** In a gateway container once a replica restored the running pods' rules into it. */
     private static final String RESTORED = SANDBOXES + "/.restored";
 
-    private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Logger LOG = Logger.getLogger(PodEgress.class.getName());
 
     /** A sandbox's files, in its stem's place: new rules, then the gateway takes them. */
@@ -113,14 +102,10 @@ final class PodEgress {
                     + "/upstream-ca.pem.next; fi"
                     + " && exec agentbox-egress configure";
 
-    /** A gateway pod as a replica reaches it. */
-    record GatewayPod(String name, String ip, String generation) {}
-
-    private record Known(String generation, SandboxChannel channel) {}
-
     private final KubernetesSandboxProvider provider;
     private final EgressSettings settings;
-    private final Map<String, Known> channels = new ConcurrentHashMap<>();
+    private final GatewayPods pods;
+    private final AtomicBoolean resyncing = new AtomicBoolean();
 
     /** Gateway containers ({@link GatewayPod#generation}) this replica has seeded. */
     private final Set<String> seeded = ConcurrentHashMap.newKeySet();
@@ -128,36 +113,52 @@ final class PodEgress {
     PodEgress(KubernetesSandboxProvider provider, EgressSettings settings) {
         this.provider = provider;
         this.settings = settings;
+        this.pods = new GatewayPods(provider);
     }
 
     static String proxyUrl(String gateway) {
         return "http://" + gateway + ":" + PROXY_PORT;
     }
 
-    /**
-     * The gateway's address: its Service's cluster IP, the proxy and the DNS server of every egress
-     * pod (a pod's IP changes when it is made again; the Service's does not).
-     */
+    /** The gateway's address: its Service's cluster IP ({@link GatewayPods#serviceAddress}). */
     String address() {
-        KubernetesSettings.Network n = provider.settings().network();
-        Service svc =
-                provider.client()
-                        .services()
-                        .inNamespace(provider.settings().gatewayNamespace())
-                        .withName(n.gatewayService())
-                        .get();
-        String ip = svc == null || svc.getSpec() == null ? null : svc.getSpec().getClusterIP();
-        if (ip == null || ip.isBlank() || ip.equals("None")) {
-            throw ProblemException.providerUnavailable(
-                    "The egress gateway's Service "
-                            + provider.settings().gatewayNamespace()
-                            + "/"
-                            + n.gatewayService()
-                            + " does not exist or has no cluster IP"
-                            + " (deploy/kubernetes/egress-gateway.yaml).",
-                    null);
+        return pods.serviceAddress();
+    }
+
+    /**
+     * Once per replica: every {@link #RESYNC_SECONDS} the gateway pods new to this replica are
+     * seeded ({@link #resync}), so a gateway pod made again serves the running egress pods before
+     * the next one is made.
+     */
+    void start() {
+        if (resyncing.compareAndSet(false, true)) {
+            provider.channels()
+                    .watchdog()
+                    .scheduleWithFixedDelay(
+                            () -> {
+                                try {
+                                    resync();
+                                } catch (RuntimeException e) {
+                                    LOG.log(Level.WARNING, "egress gateway resync failed", e);
+                                }
+                            },
+                            RESYNC_SECONDS,
+                            RESYNC_SECONDS,
+                            TimeUnit.SECONDS);
         }
-        return PodChannels.literal(ip).getHostAddress();
+    }
+
+    /** The rules of ready pod {@code podName} into every ready gateway pod ({@link #apply}). */
+    void apply(String podName, EgressPolicy policy) {
+        String ip =
+                provider.managedPod(podName)
+                        .map(p -> p.getStatus() == null ? null : p.getStatus().getPodIP())
+                        .filter(a -> !a.isBlank())
+                        .orElseThrow(
+                                () ->
+                                        ProblemException.providerUnavailable(
+                                                "Sandbox pod " + podName + " has no IP.", null));
+        apply(podName, ip, policy);
     }
 
     /**
@@ -165,7 +166,7 @@ final class PodEgress {
      * makes them live, before returning.
      */
     void apply(String podName, String podIp, EgressPolicy policy) {
-        List<GatewayPod> gateways = readyGateways();
+        List<GatewayPods.GatewayPod> gateways = pods.ready();
         if (gateways.isEmpty()) {
             throw ProblemException.providerUnavailable(
                     "No egress gateway pod is ready (pods "
@@ -176,9 +177,9 @@ final class PodEgress {
                     null);
         }
         GatewayRules.Files files = GatewayRules.render(podName, policy, settings.alwaysAllow());
-        for (GatewayPod g : gateways) {
+        for (GatewayPods.GatewayPod g : gateways) {
             seed(g);
-            run(g, WRITE, List.of(GatewayRules.stem(podIp)), filesEnv(files));
+            pods.run(g, WRITE, List.of(GatewayRules.stem(podIp)), filesEnv(files));
         }
     }
 
@@ -188,9 +189,9 @@ final class PodEgress {
      * that the next pod there overwrites before it runs anything.
      */
     void release(String podName, String podIp) {
-        for (GatewayPod g : readyGateways()) {
+        for (GatewayPods.GatewayPod g : pods.ready()) {
             try {
-                run(
+                pods.run(
                         g,
                         RELEASE,
                         List.of(GatewayRules.stem(podIp), GatewayRules.HEADER + podName),
@@ -210,7 +211,7 @@ final class PodEgress {
 
     /** Seeds every ready gateway pod this replica has not seeded yet. */
     void resync() {
-        for (GatewayPod g : readyGateways()) {
+        for (GatewayPods.GatewayPod g : pods.ready()) {
             try {
                 seed(g);
             } catch (RuntimeException e) {
@@ -226,12 +227,12 @@ final class PodEgress {
      * Gives a gateway container new to this replica the operator's files and, unless a replica did
      * already, the rules of the running egress pods where it has none.
      */
-    private void seed(GatewayPod g) {
+    private void seed(GatewayPods.GatewayPod g) {
         if (seeded.contains(g.generation())) {
             return;
         }
-        run(g, CONFIGURE, List.of(), operatorEnv());
-        if (run(g, "[ -e " + RESTORED + " ]", List.of(), Map.of(), false) != 0) {
+        pods.run(g, CONFIGURE, List.of(), operatorEnv());
+        if (pods.run(g, "[ -e " + RESTORED + " ]", List.of(), Map.of(), false) != 0) {
             int restored = 0;
             for (Pod pod : runningEgressPods()) {
                 String ip = pod.getStatus().getPodIP();
@@ -247,10 +248,10 @@ final class PodEgress {
                 GatewayRules.Files files =
                         GatewayRules.render(
                                 pod.getMetadata().getName(), policy, settings.alwaysAllow());
-                run(g, RESTORE, List.of(GatewayRules.stem(ip)), filesEnv(files));
+                pods.run(g, RESTORE, List.of(GatewayRules.stem(ip)), filesEnv(files));
                 restored++;
             }
-            run(g, "agentbox-egress reload && touch " + RESTORED, List.of(), Map.of());
+            pods.run(g, "agentbox-egress reload && touch " + RESTORED, List.of(), Map.of());
             LOG.info(
                     "egress gateway pod "
                             + g.name()
@@ -272,155 +273,10 @@ final class PodEgress {
                 .getItems()
                 .stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-                .filter(p -> p.getStatus() != null && present(p.getStatus().getPodIP()))
+                .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
+                .filter(p -> !p.getStatus().getPodIP().isBlank())
                 .filter(p -> p.getMetadata().getAnnotations() != null)
                 .toList();
-    }
-
-    /** The gateway's pods that are ready and have an IP, by name. */
-    List<GatewayPod> readyGateways() {
-        KubernetesSettings.Network n = provider.settings().network();
-        List<GatewayPod> out = new ArrayList<>();
-        for (Pod p :
-                provider.client()
-                        .pods()
-                        .inNamespace(provider.settings().gatewayNamespace())
-                        .withLabels(n.gatewaySelector())
-                        .list()
-                        .getItems()) {
-            if (p.getStatus() == null
-                    || !present(p.getStatus().getPodIP())
-                    || p.getMetadata().getDeletionTimestamp() != null
-                    || PodReadiness.hopeless(p).isPresent()
-                    || !ready(p)) {
-                continue;
-            }
-            int restarts =
-                    p.getStatus().getContainerStatuses() == null
-                            ? 0
-                            : p.getStatus().getContainerStatuses().stream()
-                                    .mapToInt(ContainerStatus::getRestartCount)
-                                    .sum();
-            out.add(
-                    new GatewayPod(
-                            p.getMetadata().getName(),
-                            p.getStatus().getPodIP(),
-                            p.getMetadata().getUid() + "/" + restarts));
-        }
-        out.sort((a, b) -> a.name().compareTo(b.name()));
-        return out;
-    }
-
-    private static boolean ready(Pod p) {
-        return p.getStatus().getConditions() != null
-                && p.getStatus().getConditions().stream()
-                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    }
-
-    private static boolean present(String s) {
-        return s != null && !s.isBlank();
-    }
-
-    private void run(GatewayPod g, String script, List<String> args, Map<String, String> env) {
-        run(g, script, args, env, true);
-    }
-
-    /**
-     * Runs {@code script} in gateway pod {@code g}; its exit code, or a {@code 503} when it must be
-     * 0.
-     */
-    private int run(
-            GatewayPod g,
-            String script,
-            List<String> args,
-            Map<String, String> env,
-            boolean mustPass) {
-        List<String> scriptAndArgs = new ArrayList<>(List.of(script));
-        scriptAndArgs.addAll(args);
-        List<String> environment = new ArrayList<>();
-        env.forEach((k, v) -> environment.add(k + "=" + v));
-        SandboxChannel ch = channel(g);
-        try (ChannelCall call =
-                ChannelCall.start(
-                        ch,
-                        provider.channels().watchdog(),
-                        Optional.empty(),
-                        scriptAndArgs,
-                        environment,
-                        "/",
-                        64 * 1024)) {
-            if (call.await(DEADLINE) != CapturedExec.End.COMPLETED) {
-                throw unavailable(g, "did not answer within " + DEADLINE.toSeconds() + " s");
-            }
-            if (mustPass && call.exitCode() != 0) {
-                // the scripts echo names and paths only, never a rule's or secret's value
-                throw unavailable(
-                        g,
-                        "failed (exit "
-                                + call.exitCode()
-                                + "): "
-                                + new String(call.capture().stderr(), StandardCharsets.UTF_8)
-                                        .strip());
-            }
-            return call.exitCode();
-        } catch (ChannelException e) {
-            channels.remove(g.name());
-            throw unavailable(g, e.getMessage());
-        }
-    }
-
-    private ProblemException unavailable(GatewayPod g, String why) {
-        return ProblemException.providerUnavailable(
-                "The egress gateway pod " + g.name() + " (" + g.ip() + ") " + why + ".", null);
-    }
-
-    /** The channel to gateway pod {@code g}'s helper, made again for a new container. */
-    private SandboxChannel channel(GatewayPod g) {
-        Known k = channels.get(g.name());
-        if (k != null && k.generation().equals(g.generation()) && k.channel().usable()) {
-            return k.channel();
-        }
-        SandboxChannel ch =
-                new SandboxChannel(
-                        "egress gateway " + g.name(),
-                        new TcpEndpoint(
-                                new InetSocketAddress(
-                                        PodChannels.literal(g.ip()),
-                                        provider.settings().network().helperPort()),
-                                gatewayKey()),
-                        provider.channels().watchdog(),
-                        provider.channels().workers());
-        Known old = channels.put(g.name(), new Known(g.generation(), ch));
-        if (old != null) {
-            old.channel().dropSpare();
-        }
-        return ch;
-    }
-
-    private ChannelKey gatewayKey() {
-        KubernetesSettings.Network n = provider.settings().network();
-        Secret s =
-                provider.client()
-                        .secrets()
-                        .inNamespace(provider.settings().gatewayNamespace())
-                        .withName(n.gatewayKeySecret())
-                        .get();
-        String item = s == null || s.getData() == null ? null : s.getData().get(KEY_ITEM);
-        byte[] key = item == null ? new byte[0] : Base64.getDecoder().decode(item);
-        if (key.length != ChannelKey.LENGTH) {
-            throw ProblemException.providerUnavailable(
-                    "The egress gateway's Secret "
-                            + provider.settings().gatewayNamespace()
-                            + "/"
-                            + n.gatewayKeySecret()
-                            + " has no item "
-                            + KEY_ITEM
-                            + " of "
-                            + ChannelKey.LENGTH
-                            + " bytes.",
-                    null);
-        }
-        return ChannelKey.of(key);
     }
 
     private static Map<String, String> filesEnv(GatewayRules.Files files) {
@@ -448,7 +304,6 @@ final class PodEgress {
     }
 
     void close() {
-        channels.values().forEach(k -> k.channel().dropSpare());
-        channels.clear();
+        pods.close();
     }
 }

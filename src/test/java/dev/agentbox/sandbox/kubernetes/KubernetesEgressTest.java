@@ -117,7 +117,7 @@ class KubernetesEgressTest {
                                 .endMetadata()
                                 .withData(
                                         Map.of(
-                                                PodEgress.KEY_ITEM,
+                                                GatewayPods.KEY_ITEM,
                                                 Base64.getEncoder().encodeToString(key)))
                                 .build())
                 .create();

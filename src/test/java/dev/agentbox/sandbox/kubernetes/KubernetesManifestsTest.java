@@ -177,7 +177,8 @@ class KubernetesManifestsTest {
                         .findFirst()
                         .orElseThrow();
         assertThat(keyVolume.getSecret().getSecretName()).isEqualTo(n.gatewayKeySecret());
-        assertThat(keyVolume.getSecret().getItems().get(0).getKey()).isEqualTo(PodEgress.KEY_ITEM);
+        assertThat(keyVolume.getSecret().getItems().get(0).getKey())
+                .isEqualTo(GatewayPods.KEY_ITEM);
         assertThat(one(Secret.class, n.gatewayKeySecret()).getMetadata().getNamespace())
                 .isEqualTo(settings.gatewayNamespace());
         Service svc = one(Service.class, n.gatewayService());
