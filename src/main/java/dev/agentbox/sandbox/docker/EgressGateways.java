@@ -285,22 +285,13 @@ final class EgressGateways {
                     Map.of("field", "workspace.secrets"),
                     null);
         }
-        StringBuilder lines = new StringBuilder();
-        byPlaceholder.forEach(
-                (placeholder, secret) ->
-                        lines.append(placeholder)
-                                .append(' ')
-                                .append(String.join(",", secret.hosts()))
-                                .append(' ')
-                                .append(
-                                        java.util.Base64.getEncoder()
-                                                .encodeToString(utf8(secret.value())))
-                                .append('\n'));
         Exec r =
                 exec(
                         t.get().gateway(),
                         List.of("agentbox-egress", "secrets", t.get().stem()),
-                        List.of("AGENTBOX_SECRETS_TRANSFER=" + lines.toString().strip()));
+                        List.of(
+                                "AGENTBOX_SECRETS_TRANSFER="
+                                        + GatewayRules.secretsTransfer(byPlaceholder)));
         if (r.code() != 0) {
             // the script's words cannot hold a value: it echoes only names and paths
             throw unavailable(

@@ -1,10 +1,14 @@
 package dev.agentbox.sandbox.egress;
 
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -62,6 +66,28 @@ public final class GatewayRules {
         StringBuilder names = new StringBuilder();
         dns.forEach(d -> names.append(d).append('\n'));
         return new Files(out.toString(), names.toString());
+    }
+
+    /**
+     * The brokered secrets of one sandbox as its gateway's {@code agentbox-egress secrets} takes
+     * them (in {@code AGENTBOX_SECRETS_TRANSFER}, never on a command line): one {@code
+     * <placeholder> <host>,<host> <base64 value>} line each.
+     */
+    public static String secretsTransfer(Map<String, BrokeredSecret> byPlaceholder) {
+        StringBuilder lines = new StringBuilder();
+        byPlaceholder.forEach(
+                (placeholder, secret) ->
+                        lines.append(placeholder)
+                                .append(' ')
+                                .append(String.join(",", secret.hosts()))
+                                .append(' ')
+                                .append(
+                                        Base64.getEncoder()
+                                                .encodeToString(
+                                                        secret.value()
+                                                                .getBytes(StandardCharsets.UTF_8)))
+                                .append('\n'));
+        return lines.toString().strip();
     }
 
     /** The file name stem of a sandbox's files: its address, safe as a file name. */

@@ -120,6 +120,12 @@ final class GatewayPods {
         return s != null && !s.isBlank();
     }
 
+    /** The stdout of {@code script} in gateway pod {@code g}, which must exit 0. */
+    String output(GatewayPod g, String script) {
+        return new String(
+                call(g, script, List.of(), Map.of(), true).stdout(), StandardCharsets.UTF_8);
+    }
+
     void run(GatewayPod g, String script, List<String> args, Map<String, String> env) {
         run(g, script, args, env, true);
     }
@@ -129,6 +135,17 @@ final class GatewayPods {
      * 0.
      */
     int run(
+            GatewayPod g,
+            String script,
+            List<String> args,
+            Map<String, String> env,
+            boolean mustPass) {
+        return call(g, script, args, env, mustPass).code();
+    }
+
+    private record Ran(int code, byte[] stdout) {}
+
+    private Ran call(
             GatewayPod g,
             String script,
             List<String> args,
@@ -161,7 +178,7 @@ final class GatewayPods {
                                 + new String(call.capture().stderr(), StandardCharsets.UTF_8)
                                         .strip());
             }
-            return call.exitCode();
+            return new Ran(call.exitCode(), call.capture().stdout());
         } catch (ChannelException e) {
             channels.remove(g.name());
             throw unavailable(g, e.getMessage());

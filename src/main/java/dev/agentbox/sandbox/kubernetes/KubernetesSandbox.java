@@ -119,15 +119,18 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
     }
 
     /**
-     * Brokered secrets are not served to pods yet (docs/kubernetes.md, "Egress"): refused as a bad
-     * request naming the field, not as the missing {@code networkPolicy} an egress pod does have.
+     * An egress pod's brokered secrets go to the gateway's pods ({@link PodEgress#broker}); any
+     * other pod has no gateway to hold them.
      */
     @Override
     public void brokerSecrets(Map<String, dev.agentbox.sandbox.spi.BrokeredSecret> byPlaceholder) {
-        if (!byPlaceholder.isEmpty()) {
+        Optional<String> ip = provider.egressIp(podName);
+        if (ip.isPresent()) {
+            provider.egress().broker(podName, ip.get(), byPlaceholder);
+        } else if (!byPlaceholder.isEmpty()) {
             throw new ProblemException(
                     ProblemCode.INVALID_REQUEST,
-                    "Brokered secrets are not served on the kubernetes provider yet.",
+                    "Brokered secrets need policy.network egress.",
                     Map.of("field", "workspace.secrets"),
                     null);
         }

@@ -330,6 +330,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                 call(
                         () -> {
                             egress().apply(name, input.policy().egress());
+                            egress().trustCa(new KubernetesSandbox(this, name));
                             return null;
                         });
             }
@@ -394,9 +395,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             return;
         }
         deleteObjects(id);
-        pod.filter(p -> "egress".equals(p.getMetadata().getLabels().get(SandboxObjects.NETWORK)))
-                .map(p -> p.getStatus() == null ? null : p.getStatus().getPodIP())
-                .filter(ip -> !ip.isBlank())
+        pod.flatMap(KubernetesSandboxProvider::egressIp)
                 .ifPresent(
                         ip ->
                                 call(
@@ -404,6 +403,21 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                                             egress().release(id, ip);
                                             return null;
                                         }));
+    }
+
+    /** The IP of egress pod {@code id}; empty for a pod of another network, or none. */
+    Optional<String> egressIp(String id) {
+        return managedPod(id).flatMap(KubernetesSandboxProvider::egressIp);
+    }
+
+    private static Optional<String> egressIp(Pod p) {
+        if (!"egress".equals(p.getMetadata().getLabels().get(SandboxObjects.NETWORK))
+                || p.getStatus() == null
+                || p.getStatus().getPodIP() == null
+                || p.getStatus().getPodIP().isBlank()) {
+            return Optional.empty();
+        }
+        return Optional.of(p.getStatus().getPodIP());
     }
 
     @Override

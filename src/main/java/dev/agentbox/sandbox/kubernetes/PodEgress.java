@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -43,12 +44,35 @@ import java.util.logging.Logger;
  *       agentbox.kubernetes.egress.gateway-key-secret}), which no sandbox pod mounts.
  * </ul>
  *
- * Brokered secrets and the refusal audit are not served for pods yet: the defaults of {@link
- * dev.agentbox.sandbox.spi.SandboxHandle} refuse the one and report none of the other.
+ * Brokered secrets go to every ready gateway pod ({@link #broker}); the refusal audit is not served
+ * for pods yet (the default of {@link dev.agentbox.sandbox.spi.SandboxHandle#egressAudit}: none).
  */
 final class PodEgress {
 
     static final int PROXY_PORT = 3128;
+
+    /**
+     * Where an egress pod finds the installation's CA and a bundle of it with the image's roots:
+     * written as the pod's user after it is ready (its root filesystem is not its own to write).
+     */
+    static final String POD_CA = "/tmp/agentbox/egress-ca.pem";
+
+    static final String POD_BUNDLE = "/tmp/agentbox/ca-bundle.pem";
+
+    /** The variables that make an egress pod's clients trust {@link #POD_CA}. */
+    static final Map<String, String> TRUST_ENV =
+            Map.of(
+                    "NODE_EXTRA_CA_CERTS", POD_CA,
+                    "SSL_CERT_FILE", POD_BUNDLE,
+                    "REQUESTS_CA_BUNDLE", POD_BUNDLE);
+
+    private static final String TRUST =
+            "mkdir -p /tmp/agentbox && printf '%s' \"$AGENTBOX_EGRESS_CA\" > "
+                    + POD_CA
+                    + " && { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "
+                    + POD_CA
+                    + "; } > "
+                    + POD_BUNDLE;
 
     /** How often each replica seeds gateway pods that are new to it ({@link #resync}). */
     static final long RESYNC_SECONDS = 10;
@@ -168,18 +192,61 @@ final class PodEgress {
     void apply(String podName, String podIp, EgressPolicy policy) {
         List<GatewayPods.GatewayPod> gateways = pods.ready();
         if (gateways.isEmpty()) {
-            throw ProblemException.providerUnavailable(
-                    "No egress gateway pod is ready (pods "
-                            + provider.settings().network().gatewaySelector()
-                            + " in "
-                            + provider.settings().gatewayNamespace()
-                            + ").",
-                    null);
+            throw noGateway();
         }
         GatewayRules.Files files = GatewayRules.render(podName, policy, settings.alwaysAllow());
         for (GatewayPods.GatewayPod g : gateways) {
             seed(g);
             pods.run(g, WRITE, List.of(GatewayRules.stem(podIp)), filesEnv(files));
+        }
+    }
+
+    /**
+     * Makes egress pod {@code sandbox} trust the installation's CA, which signs what the gateway
+     * serves for brokered hosts, as read from the first ready gateway pod (every gateway pod has
+     * the same one when the operator gives them one: {@code agentbox-egress-ca}).
+     */
+    void trustCa(KubernetesSandbox sandbox) {
+        GatewayPods.GatewayPod g = pods.ready().stream().findFirst().orElseThrow(() -> noGateway());
+        String pem = pods.output(g, "exec agentbox-egress ca");
+        if (!pem.contains("BEGIN CERTIFICATE")) {
+            throw ProblemException.providerUnavailable(
+                    "The egress gateway pod " + g.name() + " has no CA.", null);
+        }
+        var r =
+                sandbox.exec(
+                        TRUST,
+                        dev.agentbox.sandbox.spi.ProcessOptions.defaults()
+                                .withEnv(Map.of("AGENTBOX_EGRESS_CA", pem.strip() + "\n")));
+        if (r.exitCode() != 0) {
+            throw ProblemException.providerUnavailable(
+                    "The egress pod could not be given the gateway's CA (exit "
+                            + r.exitCode()
+                            + ").",
+                    null);
+        }
+    }
+
+    /**
+     * Replaces the brokered secrets of egress pod {@code podName} at {@code podIp} in every ready
+     * gateway pod's memory-backed volume. The values travel in the environment of one script per
+     * gateway pod (never on a command line) and are written only there; a gateway pod made again
+     * has lost them until the next ensure supplies them again, as on Docker.
+     */
+    void broker(String podName, String podIp, Map<String, BrokeredSecret> byPlaceholder) {
+        List<GatewayPods.GatewayPod> gateways = pods.ready();
+        if (gateways.isEmpty()) {
+            throw noGateway();
+        }
+        for (GatewayPods.GatewayPod g : gateways) {
+            seed(g);
+            pods.run(
+                    g,
+                    "exec agentbox-egress secrets \"$1\"",
+                    List.of(GatewayRules.stem(podIp)),
+                    Map.of(
+                            "AGENTBOX_SECRETS_TRANSFER",
+                            GatewayRules.secretsTransfer(byPlaceholder)));
         }
     }
 
@@ -277,6 +344,16 @@ final class PodEgress {
                 .filter(p -> !p.getStatus().getPodIP().isBlank())
                 .filter(p -> p.getMetadata().getAnnotations() != null)
                 .toList();
+    }
+
+    private ProblemException noGateway() {
+        return ProblemException.providerUnavailable(
+                "No egress gateway pod is ready (pods "
+                        + provider.settings().network().gatewaySelector()
+                        + " in "
+                        + provider.settings().gatewayNamespace()
+                        + ").",
+                null);
     }
 
     private static Map<String, String> filesEnv(GatewayRules.Files files) {

@@ -217,7 +217,11 @@ final class SandboxPodSpec {
     /** The pod's variables: the input's, and an egress pod's proxy variables after them. */
     private static List<EnvVar> env(SandboxCreateInput input, Optional<String> gateway) {
         Map<String, String> env = new LinkedHashMap<>(input.env());
-        gateway.ifPresent(g -> env.putAll(ProxyEnv.of(PodEgress.proxyUrl(g))));
+        gateway.ifPresent(
+                g -> {
+                    env.putAll(ProxyEnv.of(PodEgress.proxyUrl(g)));
+                    env.putAll(PodEgress.TRUST_ENV);
+                });
         return env.entrySet().stream()
                 .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
                 .toList();

@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.it.DockerCli;
+import dev.agentbox.it.EchoHost;
 import dev.agentbox.it.OutsideHost;
 import dev.agentbox.platform.DaemonThreads;
 import dev.agentbox.sandbox.egress.EgressSettings;
@@ -53,60 +54,20 @@ class EgressGatewayTest {
     private static Path tlsDir;
     private static OutsideHost web;
     private static OutsideHost tls;
-    private static OutsideHost echo;
-    private static Process echoServer;
-    private static Path echoLog;
+    private static EchoHost echo;
     private static DockerSandboxProvider provider;
     private final List<SandboxHandle> sandboxes = new ArrayList<>();
 
     @BeforeAll
     static void internet() throws Exception {
         tlsDir = Files.createTempDirectory("egress-tls");
-        openssl(
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=egress test CA",
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.pem");
-        openssl(
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-subj",
-                "/CN=tls.allowed.test",
-                "-keyout",
-                "srv.key",
-                "-out",
-                "srv.csr");
-        Files.writeString(
-                tlsDir.resolve("ext"),
-                "subjectAltName=DNS:tls.allowed.test,DNS:tls.denied.test,DNS:tls.other.test,"
-                        + "DNS:echo.allowed.test,DNS:echo2.allowed.test\n");
-        openssl(
-                "x509",
-                "-req",
-                "-in",
-                "srv.csr",
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-days",
-                "2",
-                "-extfile",
-                "ext",
-                "-out",
-                "srv.pem");
+        EchoHost.tls(
+                tlsDir,
+                "tls.allowed.test",
+                "tls.denied.test",
+                "tls.other.test",
+                "echo.allowed.test",
+                "echo2.allowed.test");
         web =
                 OutsideHost.start(
                         "agentbox/sandbox:busybox",
@@ -121,27 +82,7 @@ class EgressGatewayTest {
         DockerCli.ok("cp", tlsDir.resolve("srv.key").toString(), tls.container() + ":/tmp/srv.key");
         DockerCli.ok("cp", tlsDir.resolve("srv.pem").toString(), tls.container() + ":/tmp/srv.pem");
         // A host that records the credential headers it receives (Node.js in its network only)
-        echo = OutsideHost.start("agentbox/sandbox:busybox", "sleep 100000");
-        echoLog = tlsDir.resolve("echo.log");
-        Path script = tlsDir.resolve("echo.js");
-        Files.writeString(
-                script,
-                """
-                const fs = require('fs'), https = require('https'), http = require('http');
-                const [dir, log] = process.argv.slice(2);
-                const handle = (req, res) => {
-                  fs.appendFileSync(log, JSON.stringify({host: req.headers.host,
-                    authorization: req.headers.authorization || null,
-                    apiKey: req.headers['x-api-key'] || null}) + '\\n');
-                  res.end('recorded\\n');
-                };
-                https.createServer({key: fs.readFileSync(dir + '/srv.key'),
-                                    cert: fs.readFileSync(dir + '/srv.pem')}, handle).listen(443);
-                http.createServer(handle).listen(80);
-                """);
-        echoServer =
-                echo.startInNetwork(
-                        List.of("node", script.toString(), tlsDir.toString(), echoLog.toString()));
+        echo = EchoHost.start(tlsDir);
         EgressSettings egress =
                 EgressSettings.defaults()
                         .withAlwaysAllow(List.of(EgressRule.host("always.allowed.test")))
@@ -189,24 +130,9 @@ class EgressGatewayTest {
         if (tls != null) {
             tls.close();
         }
-        if (echoServer != null) {
-            echoServer.destroyForcibly();
-        }
         if (echo != null) {
             echo.close();
         }
-    }
-
-    private static void openssl(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("openssl"));
-        cmd.addAll(List.of(args));
-        Process p =
-                new ProcessBuilder(cmd)
-                        .directory(tlsDir.toFile())
-                        .redirectErrorStream(true)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0).as(out).isTrue();
     }
 
     private static EgressRule host(String name) {
@@ -509,7 +435,7 @@ class EgressGatewayTest {
     }
 
     private static List<String> echoed() throws IOException {
-        return Files.exists(echoLog) ? Files.readAllLines(echoLog) : List.of();
+        return echo.seen();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.it.DockerCli;
+import dev.agentbox.it.EchoHost;
 import dev.agentbox.it.OutsideHost;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-13): the mock API
+ * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-14): the mock API
  * server holds the objects; the gateway pod is a container of the real gateway image running this
  * build's helper beside Squid and dnsmasq, as deploy/kubernetes/egress-gateway.yaml runs it, at an
  * address that is both its pod IP and its Service's cluster IP; sandbox pods are containers of
@@ -63,6 +64,9 @@ class KubernetesEgressTest {
     static final Logger QUIET = MockServerLogs.quiet();
 
     private static OutsideHost web;
+    private static Path tlsDir;
+    private static EchoHost echo;
+    private static Path operatorCa;
     private static Path keyFile;
     private static String gateway;
     private static String gatewayIp;
@@ -74,6 +78,12 @@ class KubernetesEgressTest {
 
     @BeforeAll
     static void gatewayAndInternet() throws Exception {
+        tlsDir = Files.createTempDirectory("k8s-egress-tls");
+        EchoHost.tls(tlsDir, "echo.allowed.test", "echo2.allowed.test");
+        echo = EchoHost.start(tlsDir);
+        // the installation's CA as an operator gives it (the Secret agentbox-egress-ca)
+        operatorCa = Files.createTempDirectory("k8s-egress-ca");
+        EchoHost.tls(operatorCa, "unused.test");
         web =
                 OutsideHost.start(
                         "agentbox/sandbox:busybox",
@@ -99,6 +109,10 @@ class KubernetesEgressTest {
                 HostSandboxd.binary(false) + ":/opt/agentbox/bin/agentbox-sandboxd:ro",
                 "-v",
                 keyFile + ":/run/agentbox/channel/key:ro",
+                "-v",
+                operatorCa + ":/run/agentbox-egress-ca:ro",
+                "-e",
+                "AGENTBOX_EGRESS_CA_DIR=/run/agentbox-egress-ca",
                 "--entrypoint",
                 "/bin/sh",
                 EgressSettings.DEFAULT_IMAGE,
@@ -149,7 +163,10 @@ class KubernetesEgressTest {
                                 Map.of(
                                         "a.allowed.test", web.address(),
                                         "b.allowed.test", web.address(),
-                                        "denied.test", web.address())),
+                                        "denied.test", web.address(),
+                                        "echo.allowed.test", echo.address(),
+                                        "echo2.allowed.test", echo.address()))
+                        .withUpstreamCa(tlsDir.resolve("ca.pem")),
                 client);
     }
 
@@ -210,6 +227,9 @@ class KubernetesEgressTest {
         if (web != null) {
             web.close();
         }
+        if (echo != null) {
+            echo.close();
+        }
         Files.deleteIfExists(keyFile);
     }
 
@@ -223,7 +243,7 @@ class KubernetesEgressTest {
         made.forEach(h -> provider.destroy(h.id()));
     }
 
-    private SandboxHandle egressPod(String tenant, String allowed) {
+    private SandboxHandle egressPod(String tenant, String... allowed) {
         SandboxHandle h =
                 provider.create(
                         SandboxCreateInput.defaults()
@@ -234,7 +254,9 @@ class KubernetesEgressTest {
                                                 .withNetwork(SandboxPolicy.Network.EGRESS)
                                                 .withEgress(
                                                         new EgressPolicy(
-                                                                List.of(EgressRule.host(allowed)),
+                                                                java.util.Arrays.stream(allowed)
+                                                                        .map(EgressRule::host)
+                                                                        .toList(),
                                                                 List.of()))));
         made.add(h);
         return h;
@@ -282,23 +304,75 @@ class KubernetesEgressTest {
     }
 
     @Test
-    void brokeredSecretsAreRefusedOnPodsNamingTheField() {
-        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+    void aBrokeredSecretIsSwappedInByTheGatewayForItsHostOnlyAndThePodHoldsOnlyThePlaceholder()
+            throws Exception {
+        SandboxHandle a = egressPod("tenant-a", "echo.allowed.test", "echo2.allowed.test");
+        String placeholder = "agentbox-brokered-" + "ab".repeat(20);
+        String value = "sk-real-" + UUID.randomUUID();
 
+        a.brokerSecrets(
+                Map.of(placeholder, new BrokeredSecret(value, List.of("echo.allowed.test"))));
+        // TLS to the brokered host is the gateway's, signed by the installation's CA, which the
+        // pod trusts through its bundle; the other host's is the real one (the test CA's), spliced
+        a.fs().write("/tmp/test-ca.pem", Files.readAllBytes(tlsDir.resolve("ca.pem")));
+        for (String target :
+                List.of(
+                        "https://echo.allowed.test/",
+                        "--cacert /tmp/test-ca.pem https://echo2.allowed.test/")) {
+            assertThat(
+                            a.process()
+                                    .exec(
+                                            "curl -s --max-time 10 -H 'Authorization: Bearer "
+                                                    + placeholder
+                                                    + "' "
+                                                    + target)
+                                    .stdout())
+                    .as(target)
+                    .isEqualTo("recorded\n");
+        }
+
+        // the CA the pod trusts is the operator's, which the gateway took
+        assertThat(a.process().exec("cat " + PodEgress.POD_CA).stdout())
+                .isEqualTo(Files.readString(operatorCa.resolve("ca.pem")));
+        assertThat(echo.seen())
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"host\":\"echo.allowed.test\"")
+                                        .contains("Bearer " + value))
+                .anySatisfy(
+                        l ->
+                                assertThat(l)
+                                        .contains("\"host\":\"echo2.allowed.test\"")
+                                        .contains("Bearer " + placeholder)
+                                        .doesNotContain(value));
+        assertThat(
+                        a.process()
+                                .exec(
+                                        "env; cat /proc/*/environ 2>/dev/null; grep -rs . /tmp"
+                                                + " /workspace 2>/dev/null")
+                                .stdout())
+                .doesNotContain(value);
+
+        SandboxHandle none =
+                provider.create(
+                        SandboxCreateInput.defaults()
+                                .withRequestedId(run + "-none")
+                                .withKey(run, "tenant-a"));
+        made.add(none);
         assertThatThrownBy(
                         () ->
-                                a.brokerSecrets(
+                                none.brokerSecrets(
                                         Map.of(
-                                                "agentbox-brokered-x",
+                                                placeholder,
                                                 new BrokeredSecret(
-                                                        "value", List.of("a.allowed.test")))))
+                                                        value, List.of("echo.allowed.test")))))
                 .isInstanceOfSatisfying(
                         ProblemException.class,
                         e -> {
                             assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                             assertThat(e.extensions()).containsEntry("field", "workspace.secrets");
                         });
-        a.brokerSecrets(Map.of()); // none to give: nothing to refuse
     }
 
     @Test

@@ -173,7 +173,7 @@ class KubernetesManifestsTest {
                 .isEqualTo(PodEgress.PROXY_PORT);
         var keyVolume =
                 d.getSpec().getTemplate().getSpec().getVolumes().stream()
-                        .filter(v -> v.getSecret() != null)
+                        .filter(v -> v.getName().equals("channel-key"))
                         .findFirst()
                         .orElseThrow();
         assertThat(keyVolume.getSecret().getSecretName()).isEqualTo(n.gatewayKeySecret());

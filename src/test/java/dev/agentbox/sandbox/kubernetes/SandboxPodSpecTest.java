@@ -257,7 +257,9 @@ class SandboxPodSpecTest {
                 .containsEntry("GREETING", "hello")
                 .containsEntry("HTTPS_PROXY", "http://10.96.7.7:3128")
                 .containsEntry("http_proxy", "http://10.96.7.7:3128")
-                .containsEntry("NO_PROXY", "localhost,127.0.0.1,::1");
+                .containsEntry("NO_PROXY", "localhost,127.0.0.1,::1")
+                .containsEntry("SSL_CERT_FILE", PodEgress.POD_BUNDLE)
+                .containsEntry("NODE_EXTRA_CA_CERTS", PodEgress.POD_CA);
         assertThat(pod.getSpec().getDnsPolicy()).isEqualTo("None");
         assertThat(pod.getSpec().getDnsConfig().getNameservers()).containsExactly("10.96.7.7");
         assertThat(EgressLabel.parse(pod.getMetadata().getAnnotations().get(SandboxObjects.EGRESS)))
