@@ -19,6 +19,7 @@ import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.datapath.CapturedExec;
+import dev.agentbox.sandbox.egress.DeniedFile;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.egress.ProxyEnv;
@@ -374,16 +375,7 @@ final class EgressGateways {
             if (r.code() != 0) {
                 throw unavailable("the egress gateway " + gateway + " did not answer");
             }
-            List<String> lines = r.output().lines().toList();
-            long next = lines.isEmpty() ? position : Long.parseLong(lines.get(0).strip());
-            List<Refusal> refusals = new ArrayList<>();
-            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                String[] f = line.strip().split(" ");
-                if (f.length == 2 && f[1].matches("\\d{1,5}")) {
-                    refusals.add(new Refusal(f[0], Integer.parseInt(f[1])));
-                }
-            }
-            return new Refusals(refusals, next);
+            return DeniedFile.parse(r.output(), position);
         }
     }
 

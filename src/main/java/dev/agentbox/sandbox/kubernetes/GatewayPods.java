@@ -120,10 +120,10 @@ final class GatewayPods {
         return s != null && !s.isBlank();
     }
 
-    /** The stdout of {@code script} in gateway pod {@code g}, which must exit 0. */
-    String output(GatewayPod g, String script) {
+    /** The stdout of {@code script} with {@code args} in gateway pod {@code g}; it must exit 0. */
+    String output(GatewayPod g, String script, String... args) {
         return new String(
-                call(g, script, List.of(), Map.of(), true).stdout(), StandardCharsets.UTF_8);
+                call(g, script, List.of(args), Map.of(), true).stdout(), StandardCharsets.UTF_8);
     }
 
     void run(GatewayPod g, String script, List<String> args, Map<String, String> env) {

@@ -118,6 +118,12 @@ final class KubernetesSandbox implements SandboxHandle, SandboxProcesses, Sandbo
         provider.destroy(podName);
     }
 
+    /** An egress pod's refusals, from the gateway's pods ({@link PodAudit}); none for others. */
+    @Override
+    public Optional<dev.agentbox.sandbox.spi.EgressAudit> egressAudit() {
+        return provider.egressIp(podName).map(ip -> provider.egress().audit(ip));
+    }
+
     /**
      * An egress pod's brokered secrets go to the gateway's pods ({@link PodEgress#broker}); any
      * other pod has no gateway to hold them.

@@ -5,6 +5,7 @@ import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
+import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.SandboxLabels;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -44,8 +45,8 @@ import java.util.logging.Logger;
  *       agentbox.kubernetes.egress.gateway-key-secret}), which no sandbox pod mounts.
  * </ul>
  *
- * Brokered secrets go to every ready gateway pod ({@link #broker}); the refusal audit is not served
- * for pods yet (the default of {@link dev.agentbox.sandbox.spi.SandboxHandle#egressAudit}: none).
+ * Brokered secrets go to every ready gateway pod ({@link #broker}); the refusals are read from all
+ * of them ({@link #audit}).
  */
 final class PodEgress {
 
@@ -248,6 +249,11 @@ final class PodEgress {
                             "AGENTBOX_SECRETS_TRANSFER",
                             GatewayRules.secretsTransfer(byPlaceholder)));
         }
+    }
+
+    /** The refusals of the egress pod at {@code podIp} ({@link PodAudit}). */
+    EgressAudit audit(String podIp) {
+        return new PodAudit(pods, podIp);
     }
 
     /**

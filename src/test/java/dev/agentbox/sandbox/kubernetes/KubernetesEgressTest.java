@@ -11,6 +11,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.channel.HostSandboxd;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
+import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-14): the mock API
+ * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-15): the mock API
  * server holds the objects; the gateway pod is a container of the real gateway image running this
  * build's helper beside Squid and dnsmasq, as deploy/kubernetes/egress-gateway.yaml runs it, at an
  * address that is both its pod IP and its Service's cluster IP; sandbox pods are containers of
@@ -373,6 +374,21 @@ class KubernetesEgressTest {
                             assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
                             assertThat(e.extensions()).containsEntry("field", "workspace.secrets");
                         });
+    }
+
+    @Test
+    void anEgressPodsRefusalsAreReadFromTheGatewayFromWhereTheReaderStarted() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        assertThat(status(a, "b.allowed.test")).isEqualTo("403"); // before the reader: not its own
+        EgressAudit audit = a.egressAudit().orElseThrow();
+        long from = audit.end();
+
+        assertThat(status(a, "denied.test")).isEqualTo("403");
+        assertThat(status(a, "a.allowed.test")).isEqualTo("200");
+        EgressAudit.Refusals read = audit.since(from);
+
+        assertThat(read.refusals()).containsExactly(new EgressAudit.Refusal("denied.test", 80));
+        assertThat(audit.since(read.next()).refusals()).isEmpty();
     }
 
     @Test
