@@ -11,6 +11,7 @@ import com.github.dockerjava.api.model.Ports;
 import dev.agentbox.platform.Incident;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.CaTrust;
 import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxExistsException;
@@ -224,7 +225,12 @@ final class ContainerFactory {
                                                         .exec()),
                                 gateway.network());
                 provider.gateways().apply(gateway, name, address, policy.egress());
-                trustGatewayCa(name, provider.gateways().caCertificate(gateway));
+                CaTrust.install(
+                        new DockerSandbox(provider, name),
+                        provider.gateways().caCertificate(gateway),
+                        EGRESS_CA,
+                        EGRESS_BUNDLE,
+                        true);
             }
             return new DockerSandbox(provider, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
@@ -248,37 +254,6 @@ final class ContainerFactory {
     static final String EGRESS_CA = "/etc/agentbox/egress-ca.pem";
 
     static final String EGRESS_BUNDLE = "/etc/agentbox/ca-bundle.pem";
-
-    /**
-     * Makes an egress sandbox trust the installation's CA, which signs what the gateway serves for
-     * brokered hosts: its own file, a bundle with the image's roots, and the image's bundle itself
-     * (for clients that read only that). Best effort where the image has no roots at all.
-     */
-    private void trustGatewayCa(String name, String pem) {
-        String script =
-                "mkdir -p /etc/agentbox && printf '%s' \"$AGENTBOX_EGRESS_CA\" > "
-                        + EGRESS_CA
-                        + " && { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "
-                        + EGRESS_CA
-                        + "; } > "
-                        + EGRESS_BUNDLE
-                        + " && if [ -f /etc/ssl/certs/ca-certificates.crt ]; then cat "
-                        + EGRESS_CA
-                        + " >> /etc/ssl/certs/ca-certificates.crt; fi";
-        var r =
-                new DockerSandbox(provider, name)
-                        .exec(
-                                script,
-                                dev.agentbox.sandbox.spi.ProcessOptions.defaults()
-                                        .withEnv(Map.of("AGENTBOX_EGRESS_CA", pem)));
-        if (r.exitCode() != 0) {
-            throw ProblemException.providerUnavailable(
-                    "The egress sandbox could not be given the gateway's CA (exit "
-                            + r.exitCode()
-                            + ").",
-                    null);
-        }
-    }
 
     /** Whose networks and gateway the sandbox joins: its tenant's, within its installation. */
     private static String scope(SandboxCreateInput input) {

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox.kubernetes;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.egress.CaTrust;
 import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.egress.GatewayRules;
@@ -66,14 +67,6 @@ final class PodEgress {
                     "NODE_EXTRA_CA_CERTS", POD_CA,
                     "SSL_CERT_FILE", POD_BUNDLE,
                     "REQUESTS_CA_BUNDLE", POD_BUNDLE);
-
-    private static final String TRUST =
-            "mkdir -p /tmp/agentbox && printf '%s' \"$AGENTBOX_EGRESS_CA\" > "
-                    + POD_CA
-                    + " && { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "
-                    + POD_CA
-                    + "; } > "
-                    + POD_BUNDLE;
 
     /** How often each replica seeds gateway pods that are new to it ({@link #resync}). */
     static final long RESYNC_SECONDS = 10;
@@ -214,18 +207,7 @@ final class PodEgress {
             throw ProblemException.providerUnavailable(
                     "The egress gateway pod " + g.name() + " has no CA.", null);
         }
-        var r =
-                sandbox.exec(
-                        TRUST,
-                        dev.agentbox.sandbox.spi.ProcessOptions.defaults()
-                                .withEnv(Map.of("AGENTBOX_EGRESS_CA", pem.strip() + "\n")));
-        if (r.exitCode() != 0) {
-            throw ProblemException.providerUnavailable(
-                    "The egress pod could not be given the gateway's CA (exit "
-                            + r.exitCode()
-                            + ").",
-                    null);
-        }
+        CaTrust.install(sandbox, pem, POD_CA, POD_BUNDLE, false);
     }
 
     /**

@@ -21,6 +21,7 @@ import dev.agentbox.testing.NeedsDocker;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -136,21 +137,22 @@ class KubernetesEgressTest {
                                                 Base64.getEncoder().encodeToString(key)))
                                 .build())
                 .create();
-        client.services()
-                .inNamespace(NS)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("agentbox-egress")
-                                .endMetadata()
-                                .withNewSpec()
-                                .withClusterIP(gatewayIp)
-                                .endSpec()
-                                .build())
-                .create();
+        client.services().inNamespace(NS).resource(gatewayService(gatewayIp)).create();
         gatewayPod("agentbox-egress-0", 0);
         pods = PodContainers.start(client, NS);
         provider = provider(KubernetesSettings.Network.defaults().withEgress(true));
+    }
+
+    /** The gateway's Service as its manifest makes it, at {@code clusterIp}. */
+    static Service gatewayService(String clusterIp) {
+        return new ServiceBuilder()
+                .withNewMetadata()
+                .withName(KubernetesSettings.Network.defaults().gatewayService())
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP(clusterIp)
+                .endSpec()
+                .build();
     }
 
     static KubernetesSandboxProvider provider(KubernetesSettings.Network network) {

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -240,15 +239,7 @@ class KubernetesManifestsTest {
             kubeletClient
                     .services()
                     .inNamespace(ns)
-                    .resource(
-                            new ServiceBuilder()
-                                    .withNewMetadata()
-                                    .withName("agentbox-egress")
-                                    .endMetadata()
-                                    .withNewSpec()
-                                    .withClusterIP("127.0.0.1")
-                                    .endSpec()
-                                    .build())
+                    .resource(KubernetesEgressTest.gatewayService("127.0.0.1"))
                     .create();
             KubernetesSandboxProvider gateway =
                     new KubernetesSandboxProvider(
