@@ -8,7 +8,6 @@ import dev.agentbox.it.EchoHost;
 import dev.agentbox.it.OutsideHost;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
-import dev.agentbox.sandbox.channel.HostSandboxd;
 import dev.agentbox.sandbox.egress.EgressSettings;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
@@ -18,21 +17,15 @@ import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.testing.NeedsDocker;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
@@ -59,7 +52,6 @@ import org.junit.jupiter.api.Test;
 class KubernetesEgressTest {
 
     private static final String NS = "sandboxes-egress";
-    private static final String LABEL = "dev.agentbox.test=kubernetes-egress-gateway";
 
     static KubernetesClient client;
 
@@ -69,9 +61,7 @@ class KubernetesEgressTest {
     private static Path tlsDir;
     private static EchoHost echo;
     private static Path operatorCa;
-    private static Path keyFile;
-    private static String gateway;
-    private static String gatewayIp;
+    private static GatewayPodFixture gateway;
     private static PodContainers pods;
     private static KubernetesSandboxProvider provider;
 
@@ -91,68 +81,9 @@ class KubernetesEgressTest {
                         "agentbox/sandbox:busybox",
                         "mkdir -p /www && echo hello-from-web > /www/index.html"
                                 + " && httpd -f -p 80 -h /www");
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        keyFile = Files.createTempFile("egress-gateway-key", "");
-        Files.write(keyFile, key);
-        gateway = "agentbox-egress-k8s-" + UUID.randomUUID().toString().substring(0, 8);
-        // As the Deployment's container runs: the helper beside the gateway's own entry point
-        DockerCli.ok(
-                "run",
-                "-d",
-                "--name",
-                gateway,
-                "--label",
-                LABEL,
-                "--init",
-                "--tmpfs",
-                "/run/agentbox-egress/secrets:rw,noexec,nosuid,nodev,size=1m,mode=0700",
-                "-v",
-                HostSandboxd.binary(false) + ":/opt/agentbox/bin/agentbox-sandboxd:ro",
-                "-v",
-                keyFile + ":/run/agentbox/channel/key:ro",
-                "-v",
-                operatorCa + ":/run/agentbox-egress-ca:ro",
-                "-e",
-                "AGENTBOX_EGRESS_CA_DIR=/run/agentbox-egress-ca",
-                "--entrypoint",
-                "/bin/sh",
-                EgressSettings.DEFAULT_IMAGE,
-                "-c",
-                "/opt/agentbox/bin/agentbox-sandboxd serve-tcp 7070 /run/agentbox/channel/key &"
-                        + " exec /usr/local/bin/agentbox-egress");
-        gatewayIp =
-                DockerCli.ok("inspect", "-f", "{{.NetworkSettings.IPAddress}}", gateway).strip();
-        awaitGateway();
-        client.secrets()
-                .inNamespace(NS)
-                .resource(
-                        new SecretBuilder()
-                                .withNewMetadata()
-                                .withName("agentbox-egress-channel")
-                                .endMetadata()
-                                .withData(
-                                        Map.of(
-                                                GatewayPods.KEY_ITEM,
-                                                Base64.getEncoder().encodeToString(key)))
-                                .build())
-                .create();
-        client.services().inNamespace(NS).resource(gatewayService(gatewayIp)).create();
-        gatewayPod("agentbox-egress-0", 0);
+        gateway = GatewayPodFixture.start(client, NS, Optional.of(operatorCa));
         pods = PodContainers.start(client, NS);
         provider = provider(KubernetesSettings.Network.defaults().withEgress(true));
-    }
-
-    /** The gateway's Service as its manifest makes it, at {@code clusterIp}. */
-    static Service gatewayService(String clusterIp) {
-        return new ServiceBuilder()
-                .withNewMetadata()
-                .withName(KubernetesSettings.Network.defaults().gatewayService())
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP(clusterIp)
-                .endSpec()
-                .build();
     }
 
     static KubernetesSandboxProvider provider(KubernetesSettings.Network network) {
@@ -173,51 +104,6 @@ class KubernetesEgressTest {
                 client);
     }
 
-    /**
-     * The gateway's pod object: Ready at the container's address, restarted {@code restarts} times.
-     */
-    private static void gatewayPod(String name, int restarts) {
-        Pod pod =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withUid(UUID.randomUUID().toString())
-                        .withLabels(Map.of("app.kubernetes.io/name", "agentbox-egress"))
-                        .endMetadata()
-                        .withNewStatus()
-                        .withPhase("Running")
-                        .withPodIP(gatewayIp)
-                        .addNewCondition()
-                        .withType("Ready")
-                        .withStatus("True")
-                        .endCondition()
-                        .addNewContainerStatus()
-                        .withName("gateway")
-                        .withRestartCount(restarts)
-                        .endContainerStatus()
-                        .endStatus()
-                        .build();
-        client.pods().inNamespace(NS).resource(pod).createOr(p -> p.update());
-    }
-
-    private static void awaitGateway() throws InterruptedException {
-        for (int i = 0; i < 200; i++) {
-            if (DockerCli.run(
-                                    "exec",
-                                    gateway,
-                                    "bash",
-                                    "-c",
-                                    "test -s /run/squid.pid && test -s /run/dnsmasq.pid"
-                                            + " && (exec 3<>/dev/tcp/127.0.0.1/3128)")
-                            .exitCode()
-                    == 0) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("the gateway container did not start");
-    }
-
     @AfterAll
     static void stop() throws Exception {
         if (provider != null) {
@@ -226,14 +112,15 @@ class KubernetesEgressTest {
         if (pods != null) {
             pods.close();
         }
-        DockerCli.run("rm", "-f", gateway);
+        if (gateway != null) {
+            gateway.close();
+        }
         if (web != null) {
             web.close();
         }
         if (echo != null) {
             echo.close();
         }
-        Files.deleteIfExists(keyFile);
     }
 
     @BeforeEach
@@ -273,7 +160,10 @@ class KubernetesEgressTest {
 
     private static String rulesIn(String stem) {
         return DockerCli.run(
-                        "exec", gateway, "cat", "/etc/agentbox-egress/sandboxes/" + stem + ".rules")
+                        "exec",
+                        gateway.container(),
+                        "cat",
+                        "/etc/agentbox-egress/sandboxes/" + stem + ".rules")
                 .out();
     }
 
@@ -289,7 +179,7 @@ class KubernetesEgressTest {
                 .isEqualTo("hello-from-web\n");
         assertThat(status(a, "denied.test")).isEqualTo("403");
         assertThat(a.process().exec("printenv HTTP_PROXY").stdout().strip())
-                .isEqualTo("http://" + gatewayIp + ":3128");
+                .isEqualTo("http://" + gateway.ip() + ":3128");
         // DNS: the gateway answers the allowed name (pinned) and refuses every other
         assertThat(a.process().exec("getent hosts a.allowed.test").stdout())
                 .startsWith(web.address() + " ");
@@ -416,7 +306,7 @@ class KubernetesEgressTest {
         assertThat(
                         DockerCli.run(
                                         "exec",
-                                        gateway,
+                                        gateway.container(),
                                         "test",
                                         "-e",
                                         "/etc/agentbox-egress/sandboxes/" + stem + ".rules")
@@ -431,13 +321,13 @@ class KubernetesEgressTest {
         // a container restart: a fresh filesystem, the same pod, one more restart counted
         DockerCli.ok(
                 "exec",
-                gateway,
+                gateway.container(),
                 "sh",
                 "-c",
                 "rm -f /etc/agentbox-egress/sandboxes/* /etc/agentbox-egress/sandboxes/.restored"
                         + " && agentbox-egress reload");
         assertThat(status(a, "a.allowed.test")).isEqualTo("403");
-        gatewayPod("agentbox-egress-0", 1);
+        gateway.pod(1);
 
         provider.egress().resync();
 
@@ -453,7 +343,7 @@ class KubernetesEgressTest {
                                 "agentbox",
                                 Map.of("app.kubernetes.io/name", "agentbox"),
                                 7070,
-                                java.util.Optional.empty(),
+                                Optional.empty(),
                                 Map.of("app.kubernetes.io/name", "no-such-gateway"),
                                 List.of(3128, 53),
                                 List.of(),

@@ -239,7 +239,7 @@ class KubernetesManifestsTest {
             kubeletClient
                     .services()
                     .inNamespace(ns)
-                    .resource(KubernetesEgressTest.gatewayService("127.0.0.1"))
+                    .resource(GatewayPodFixture.service("127.0.0.1"))
                     .create();
             KubernetesSandboxProvider gateway =
                     new KubernetesSandboxProvider(
