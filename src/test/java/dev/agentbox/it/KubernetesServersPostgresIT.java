@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.run.harness.Chunks;
+import dev.agentbox.sandbox.kubernetes.GatewayPodFixture;
 import dev.agentbox.sandbox.kubernetes.PodContainers;
 import dev.agentbox.testing.PostgresPass;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -50,6 +51,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>A {@code command} agent's HTTP tool call also crosses the pod: the helper's tool client writes
  * the call into the run's mailbox in the pod, the driving server's bridge reads it over the pod's
  * channel, posts the tool and writes the answer back the same way.
+ *
+ * <p>The egress gateway is deployed ({@link GatewayPodFixture}) and known to server A only (EG-11,
+ * EG-12): an egress ensure through B is refused before any pod is made, one through A makes a pod
+ * whose one way out is the gateway, and its destroy through B takes its rules out of the gateway.
  */
 @PostgresPass
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -65,6 +70,8 @@ class KubernetesServersPostgresIT {
     private KubernetesMockServer apiServer;
     private NamespacedKubernetesClient cluster;
     private PodContainers pods;
+    private GatewayPodFixture gateway;
+    private OutsideHost web;
     private JarServer serverA;
     private JarServer serverB;
     private Sandboxes onA;
@@ -86,6 +93,13 @@ class KubernetesServersPostgresIT {
         apiServer.init(InetAddress.getLoopbackAddress(), 0);
         cluster = apiServer.createClient();
         pods = PodContainers.start(cluster, NAMESPACE);
+        // the egress gateway of deploy/kubernetes/egress-gateway.yaml, and a host behind it
+        gateway = GatewayPodFixture.start(cluster, NAMESPACE, java.util.Optional.empty());
+        web =
+                OutsideHost.start(
+                        "agentbox/sandbox:busybox",
+                        "mkdir -p /www && echo hello-through-the-gateway > /www/index.html"
+                                + " && httpd -f -p 80 -h /www");
         Path kubeconfig =
                 Files.writeString(
                         work.resolve("kubeconfig"),
@@ -115,17 +129,24 @@ class KubernetesServersPostgresIT {
                 JarServer.startTogether(
                         () ->
                                 JarServer.start(
-                                        work, PORT_A, env("k8s-a", kubeconfig), "/health/ready"),
+                                        work,
+                                        PORT_A,
+                                        env("k8s-a", kubeconfig, true),
+                                        "/health/ready"),
                         () ->
                                 JarServer.start(
-                                        work, PORT_B, env("k8s-b", kubeconfig), "/health/ready"));
+                                        work,
+                                        PORT_B,
+                                        env("k8s-b", kubeconfig, false),
+                                        "/health/ready"));
         serverA = servers.get(0);
         serverB = servers.get(1);
         onA = new Sandboxes(serverA.api(), Api.TENANT_A);
         onB = new Sandboxes(serverB.api(), Api.TENANT_A);
     }
 
-    private Map<String, String> env(String node, Path kubeconfig) {
+    /** With {@code egress}, the server knows the gateway is deployed (B does not: a rollout). */
+    private Map<String, String> env(String node, Path kubeconfig, boolean egress) {
         Map<String, String> env = new HashMap<>(TakeoverPostgresIT.ENV);
         env.put("AGENTBOX_NODE_ID", node);
         env.put("AGENTBOX_PROVIDERS_KUBERNETES_ENABLED", "true");
@@ -136,6 +157,10 @@ class KubernetesServersPostgresIT {
         env.put("AGENTBOX_SOURCES_LOCAL_ENABLED", "true");
         env.put("AGENTBOX_SOURCES_LOCAL_ROOT", work.resolve("sources").toString());
         env.put("AGENTBOX_TOOLS_HTTP_ALLOWED_HOSTS", "127.0.0.1");
+        env.put("AGENTBOX_KUBERNETES_EGRESS_ENABLED", Boolean.toString(egress));
+        env.put(
+                "AGENTBOX_EGRESS_RESOLVE",
+                "web.allowed.test=" + web.address() + ",web.denied.test=" + web.address());
         return env;
     }
 
@@ -155,6 +180,12 @@ class KubernetesServersPostgresIT {
             }
             if (pods != null) {
                 pods.close();
+            }
+            if (gateway != null) {
+                gateway.close();
+            }
+            if (web != null) {
+                web.close();
             }
             if (apiServer != null) {
                 apiServer.destroy();
@@ -292,10 +323,12 @@ class KubernetesServersPostgresIT {
 
     @Test
     @Order(3)
-    void anEgressSandboxIsRefusedBeforeAnyPodIsMadeForNoGatewayServesPods() {
+    void
+            anEgressPodThroughAServerThatKnowsTheGatewayReachesOnlyItsAllowListWhileAServerWithoutRefusesIt() {
+        // B has no gateway configured: refused before any pod is made
         int podsBefore = cluster.pods().inNamespace(NAMESPACE).list().getItems().size();
         HttpResponse<String> r =
-                onA.ensureRaw(
+                onB.ensureRaw(
                         "{\"provider\":\"kubernetes\",\"definitionId\":\"k8s-egress-"
                                 + UUID.randomUUID()
                                 + "\",\"policy\":{\"network\":\"egress\","
@@ -304,6 +337,37 @@ class KubernetesServersPostgresIT {
         assertThat(Api.object(r).getString("capability")).isEqualTo("networkPolicy");
         assertThat(Api.object(r).getString("provider")).isEqualTo("kubernetes");
         assertThat(cluster.pods().inNamespace(NAMESPACE).list().getItems()).hasSize(podsBefore);
+
+        // A has: the pod's one way out is the gateway, which lets through only what it allows
+        JsonObject s =
+                ensure(
+                        "{\"provider\":\"kubernetes\",\"definitionId\":\"k8s-egress-"
+                                + UUID.randomUUID()
+                                + "\",\"policy\":{\"network\":\"egress\","
+                                + "\"egress\":{\"allow\":[\"web.allowed.test\"]}}}");
+        String key = s.getString("key");
+        assertThat(onA.stdout(key, "curl -s --max-time 10 http://web.allowed.test/"))
+                .isEqualTo("hello-through-the-gateway\n");
+        assertThat(
+                        onB.stdout(
+                                key,
+                                "curl -s -o /dev/null -w '%{http_code}' --max-time 10"
+                                        + " http://web.denied.test/"))
+                .isEqualTo("403");
+        assertThat(onB.stdout(key, "printenv HTTPS_PROXY").strip())
+                .isEqualTo("http://" + gateway.ip() + ":3128");
+        String ip = pod(s.getString("providerSandboxId")).getStatus().getPodIP();
+        delete(key);
+        // the destroy through B took the pod's rules out of the gateway
+        assertThat(
+                        DockerCli.run(
+                                        "exec",
+                                        gateway.container(),
+                                        "test",
+                                        "-e",
+                                        "/etc/agentbox-egress/sandboxes/" + ip + ".rules")
+                                .exitCode())
+                .isNotZero();
     }
 
     @Test
