@@ -23,6 +23,7 @@ import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxProvider;
+import dev.agentbox.sandbox.spi.UnsupportedCapabilityException;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -280,8 +281,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         if (viaGateway) {
             // checked by the caller against capabilities(); a direct call is refused all the same
             if (!settings.network().egressEnabled()) {
-                throw new dev.agentbox.sandbox.spi.UnsupportedCapabilityException(
-                        NAME, NETWORK_POLICY);
+                throw new UnsupportedCapabilityException(NAME, NETWORK_POLICY);
             }
             resyncGateways();
         }
@@ -395,14 +395,20 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             return;
         }
         deleteObjects(id);
+        // after the pod is gone, and best effort: the pod is deleted either way, and rules left
+        // behind name an IP that the next egress pod there overwrites before it runs anything
         pod.flatMap(KubernetesSandboxProvider::egressIp)
                 .ifPresent(
-                        ip ->
-                                call(
-                                        () -> {
-                                            egress().release(id, ip);
-                                            return null;
-                                        }));
+                        ip -> {
+                            try {
+                                egress().release(id, ip);
+                            } catch (RuntimeException e) {
+                                LOG.log(
+                                        Level.WARNING,
+                                        "egress rules of " + id + " not released from the gateway",
+                                        e);
+                            }
+                        });
     }
 
     /** The IP of egress pod {@code id}; empty for a pod of another network, or none. */

@@ -125,7 +125,7 @@ final class PodEgress {
     private final GatewayPods pods;
     private final AtomicBoolean resyncing = new AtomicBoolean();
 
-    /** Gateway containers ({@link GatewayPod#generation}) this replica has seeded. */
+    /** Gateway containers ({@link GatewayPods.GatewayPod#generation}) this replica has seeded. */
     private final Set<String> seeded = ConcurrentHashMap.newKeySet();
 
     PodEgress(KubernetesSandboxProvider provider, EgressSettings settings) {
@@ -294,7 +294,7 @@ final class PodEgress {
                 String label = pod.getMetadata().getAnnotations().get(SandboxObjects.EGRESS);
                 EgressPolicy policy;
                 try {
-                    policy = EgressLabel.parse(label);
+                    policy = EgressLabel.parse(label == null ? "" : label);
                 } catch (IllegalArgumentException e) {
                     LOG.warning(
                             "egress pod " + pod.getMetadata().getName() + " has no readable rules");
