@@ -71,6 +71,9 @@ public record KubernetesSettings(
      * @param maxMemoryMb [agentbox.kubernetes.max-memory-mb] the most a policy may ask of this
      *     provider; default 8192
      * @param maxCpus [agentbox.kubernetes.max-cpus] default 4.0
+     * @param helperImage [agentbox.kubernetes.helper-image] the image an init container copies the
+     *     in-sandbox helper (a static binary) from into every pod, so a sandbox image need not
+     *     carry it; default agentbox/sandbox:busybox
      */
     public record Pods(
             Optional<String> runtimeClassName,
@@ -82,7 +85,8 @@ public record KubernetesSettings(
             int defaultMemoryMb,
             double defaultCpus,
             int maxMemoryMb,
-            double maxCpus) {
+            double maxCpus,
+            String helperImage) {
 
         public Pods {
             nodeSelector = Map.copyOf(nodeSelector);
@@ -110,7 +114,8 @@ public record KubernetesSettings(
                     2048,
                     1.0,
                     8192,
-                    4.0);
+                    4.0,
+                    "agentbox/sandbox:busybox");
         }
 
         public Pods withReadOnlyRoot(boolean r) {
@@ -124,7 +129,8 @@ public record KubernetesSettings(
                     defaultMemoryMb,
                     defaultCpus,
                     maxMemoryMb,
-                    maxCpus);
+                    maxCpus,
+                    helperImage);
         }
 
         public Pods withScheduling(
@@ -139,7 +145,8 @@ public record KubernetesSettings(
                     defaultMemoryMb,
                     defaultCpus,
                     maxMemoryMb,
-                    maxCpus);
+                    maxCpus,
+                    helperImage);
         }
     }
 
@@ -312,7 +319,8 @@ public record KubernetesSettings(
                         c.getOptionalValue("agentbox.kubernetes.max-memory-mb", Integer.class)
                                 .orElse(p.maxMemoryMb()),
                         c.getOptionalValue("agentbox.kubernetes.max-cpus", Double.class)
-                                .orElse(p.maxCpus())),
+                                .orElse(p.maxCpus()),
+                        string(c, "agentbox.kubernetes.helper-image").orElse(p.helperImage())),
                 new Network(
                         string(c, "agentbox.kubernetes.replica-namespace")
                                 .orElse(n.replicaNamespace()),
@@ -357,6 +365,19 @@ public record KubernetesSettings(
     public KubernetesSettings withReadyTimeout(Duration t) {
         return new KubernetesSettings(
                 enabled, namespace, credentials, image, images, t, pods, network);
+    }
+
+    /** As this, with {@code i} as the default image (and the only one a caller may name). */
+    public KubernetesSettings withImage(String i) {
+        return new KubernetesSettings(
+                enabled,
+                namespace,
+                credentials,
+                i,
+                ImageAllowlist.of(i, Optional.of(List.of(i))),
+                readyTimeout,
+                pods,
+                network);
     }
 
     public KubernetesSettings withNamespace(String ns) {

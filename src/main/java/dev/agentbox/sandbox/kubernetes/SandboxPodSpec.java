@@ -48,6 +48,10 @@ import java.util.TreeMap;
  *   <li>The container runs the helper, {@code agentbox-sandboxd serve-tcp} on the helper port, with
  *       the channel key item of the same Secret, alone, at {@link SandboxObjects#CHANNEL_KEY_FILE};
  *       it is ready only once the helper accepts connections.
+ *   <li>The helper is never missing: an init container copies it (a static binary) from the
+ *       provider's helper image into a volume mounted read-only over {@code /opt/agentbox/bin}
+ *       (where the tool bridge's relay is found too), so any image runs, whether it carries the
+ *       helper, an older one, or none.
  *   <li>An {@code egress} pod ({@code gateway} given) has the gateway's Service address as its
  *       proxy (the proxy variables of {@link ProxyEnv}) and as its only DNS server ({@code
  *       dnsPolicy: None}), and its rules in the annotation {@link SandboxObjects#EGRESS}, from
@@ -58,6 +62,16 @@ final class SandboxPodSpec {
 
     static final String WORKSPACE = "/workspace";
     static final String CONTAINER = "sandbox";
+
+    /** The volume, and init container, that bring the helper into the pod. */
+    static final String HELPER_VOLUME = "agentbox-helper";
+
+    /** Where the sandbox container finds the helper ({@link SandboxObjects#HELPER}'s folder). */
+    static final String HELPER_DIR =
+            SandboxObjects.HELPER.substring(0, SandboxObjects.HELPER.lastIndexOf('/'));
+
+    private static final Map<String, Quantity> HELPER_RESOURCES =
+            Map.of("memory", new Quantity("32Mi"), "cpu", new Quantity("100m"));
 
     private SandboxPodSpec() {}
 
@@ -115,6 +129,8 @@ final class SandboxPodSpec {
             mounts.add(mount("secrets", SandboxObjects.SECRETS_MOUNT, true));
         }
         int helperPort = settings.network().helperPort();
+        volumes.add(emptyDir(HELPER_VOLUME, null));
+        mounts.add(mount(HELPER_VOLUME, HELPER_DIR, true));
 
         Container container =
                 new ContainerBuilder()
@@ -168,6 +184,19 @@ final class SandboxPodSpec {
         if (gateway.isPresent()) {
             annotations.put(SandboxObjects.EGRESS, EgressLabel.of(policy.egress()));
         }
+        Container helper =
+                new ContainerBuilder()
+                        .withName(HELPER_VOLUME)
+                        .withImage(pods.helperImage())
+                        .withImagePullPolicy("IfNotPresent")
+                        .withCommand("cp", SandboxObjects.HELPER, "/helper-out/agentbox-sandboxd")
+                        .withNewResources()
+                        .withRequests(HELPER_RESOURCES)
+                        .withLimits(HELPER_RESOURCES)
+                        .endResources()
+                        .withSecurityContext(container.getSecurityContext())
+                        .withVolumeMounts(mount(HELPER_VOLUME, "/helper-out", false))
+                        .build();
         return new PodBuilder()
                 .withNewMetadata()
                 .withName(name)
@@ -208,6 +237,7 @@ final class SandboxPodSpec {
                 .withType("RuntimeDefault")
                 .endSeccompProfile()
                 .endSecurityContext()
+                .withInitContainers(helper)
                 .withContainers(container)
                 .withVolumes(volumes)
                 .endSpec()

@@ -112,6 +112,48 @@ class KubernetesProviderContractTest extends SandboxProviderContract {
 
     @Test
     @DisplayName(
+            "a pod of an image without the helper runs the one its init container brought (SC-15)")
+    void aPodOfAnImageWithoutTheHelperRunsTheOneItsInitContainerBrought() {
+        String image = "agentbox/debian-base:bookworm-2"; // the sandbox images' base: no helper
+        KubernetesSandboxProvider plain =
+                new KubernetesSandboxProvider(
+                        KubernetesSettings.defaults()
+                                .withNamespace(NS)
+                                .withReadyTimeout(Duration.ofSeconds(60))
+                                .withImage(image),
+                        client);
+        SandboxHandle h = plain.create(baseInput().withRequestedId(runKey + "-nohelper"));
+        try {
+            assertThat(
+                            h.process()
+                                    .exec(
+                                            "echo hi; ls /opt/agentbox/bin; test -w /opt/agentbox/bin"
+                                                    + " || echo read-only")
+                                    .stdout())
+                    .isEqualTo("hi\nagentbox-sandboxd\nread-only\n");
+            var spec = client.pods().inNamespace(NS).withName(h.id()).get().getSpec();
+            assertThat(spec.getContainers().get(0).getImage()).isEqualTo(image);
+            assertThat(spec.getInitContainers())
+                    .singleElement()
+                    .satisfies(
+                            i -> {
+                                assertThat(i.getImage())
+                                        .isEqualTo(
+                                                KubernetesSettings.defaults().pods().helperImage());
+                                assertThat(i.getCommand())
+                                        .containsExactly(
+                                                "cp",
+                                                SandboxObjects.HELPER,
+                                                "/helper-out/agentbox-sandboxd");
+                            });
+        } finally {
+            plain.destroy(h.id());
+            plain.close();
+        }
+    }
+
+    @Test
+    @DisplayName(
             "the shared sandbox's pod IP is its container's bridge address, and its commands run as the pod's user")
     void commandsReachTheContainerAtThePodIp() {
         String ip = client.pods().inNamespace(NS).withName(sb.id()).get().getStatus().getPodIP();

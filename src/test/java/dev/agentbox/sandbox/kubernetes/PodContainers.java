@@ -34,11 +34,12 @@ import java.util.logging.Logger;
  * becomes a Docker container run as the pod would run — its image, command, working directory,
  * environment and DNS servers (an egress pod's {@code dnsConfig}), user 1000, every capability
  * dropped, no new privileges, the workspace a tmpfs of the pod's user, the channel key from the
- * sandbox's Secret (as written by the provider) a read-only file at the pod's key path — with this
- * build's helper bind-mounted over the image's (the images may carry an older one). Then the pod's
- * {@code status.podIP} becomes the container's address on Docker's default bridge, and the pod
- * Ready once its readiness probe's port accepts a connection there, so the provider's channel
- * reaches the real helper over the network.
+ * sandbox's Secret (as written by the provider) a read-only file at the pod's key path — and, as
+ * the pod's helper init container would copy it there, this build's helper at the helper's path,
+ * read-only (a pod without that init container runs its image's own). Then the pod's {@code
+ * status.podIP} becomes the container's address on Docker's default bridge, and the pod Ready once
+ * its readiness probe's port accepts a connection there, so the provider's channel reaches the real
+ * helper over the network.
  *
  * <p>A pod deleted from the mock takes its container with it; {@link #close} removes every
  * container this fixture started, whatever happened.
@@ -135,11 +136,15 @@ public final class PodContainers implements AutoCloseable {
                                     "--tmpfs",
                                     c.getWorkingDir() + ":rw,exec,uid=1000,gid=1000,mode=0755",
                                     "-v",
-                                    helper + ":" + c.getCommand().get(0) + ":ro",
-                                    "-v",
                                     key + ":" + SandboxObjects.CHANNEL_KEY_FILE + ":ro",
                                     "--workdir",
                                     c.getWorkingDir()));
+            // the helper init container's work: its volume holds the helper, this build's
+            if (pod.getSpec().getInitContainers() != null
+                    && pod.getSpec().getInitContainers().stream()
+                            .anyMatch(i -> i.getName().equals(SandboxPodSpec.HELPER_VOLUME))) {
+                cmd.addAll(List.of("-v", helper + ":" + SandboxObjects.HELPER + ":ro"));
+            }
             if (c.getSecurityContext() != null
                     && Boolean.TRUE.equals(c.getSecurityContext().getReadOnlyRootFilesystem())) {
                 cmd.addAll(List.of("--read-only", "--tmpfs", "/tmp:rw,exec,mode=1777"));

@@ -127,7 +127,34 @@ class SandboxPodSpecTest {
         assertThat(container(pod).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container(pod).getVolumeMounts())
                 .extracting(m -> m.getMountPath() + (m.getReadOnly() ? ":ro" : ":rw"))
-                .containsExactly("/workspace:rw", "/tmp:rw", "/run/agentbox/channel:ro");
+                .containsExactly(
+                        "/workspace:rw",
+                        "/tmp:rw",
+                        "/run/agentbox/channel:ro",
+                        "/opt/agentbox/bin:ro");
+    }
+
+    /** SC-15: the helper comes from the helper image, whatever the sandbox's image holds. */
+    @Test
+    void anInitContainerBringsTheHelperFromTheHelperImageLockedDownAsTheSandbox() {
+        Pod pod = build(input(), SETTINGS, false);
+
+        Container init = pod.getSpec().getInitContainers().get(0);
+        assertThat(init.getImage()).isEqualTo("agentbox/sandbox:busybox");
+        assertThat(init.getCommand())
+                .containsExactly("cp", SandboxObjects.HELPER, "/helper-out/agentbox-sandboxd");
+        assertThat(init.getSecurityContext()).isEqualTo(container(pod).getSecurityContext());
+        assertThat(init.getVolumeMounts())
+                .singleElement()
+                .satisfies(m -> assertThat(m.getName()).isEqualTo(SandboxPodSpec.HELPER_VOLUME));
+        assertThat(container(pod).getCommand().get(0)).isEqualTo(SandboxObjects.HELPER);
+        assertThat(container(pod).getVolumeMounts())
+                .anySatisfy(
+                        m -> {
+                            assertThat(m.getName()).isEqualTo(SandboxPodSpec.HELPER_VOLUME);
+                            assertThat(m.getMountPath()).isEqualTo("/opt/agentbox/bin");
+                            assertThat(m.getReadOnly()).isTrue();
+                        });
     }
 
     @Test
