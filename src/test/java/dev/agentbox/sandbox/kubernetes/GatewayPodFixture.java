@@ -139,6 +139,17 @@ public final class GatewayPodFixture implements AutoCloseable {
         return ip;
     }
 
+    /** The rules file the gateway holds for the pod at {@code podIp}, empty when it has none. */
+    public Optional<String> rulesFor(String podIp) {
+        DockerCli.Result r =
+                DockerCli.run(
+                        "exec",
+                        container,
+                        "cat",
+                        "/etc/agentbox-egress/sandboxes/" + podIp + ".rules");
+        return r.exitCode() == 0 ? Optional.of(r.out()) : Optional.empty();
+    }
+
     /** The gateway's container, for {@code docker exec}. */
     public String container() {
         return container;
