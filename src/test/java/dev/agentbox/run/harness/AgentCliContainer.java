@@ -55,6 +55,19 @@ final class AgentCliContainer {
         return this;
     }
 
+    /**
+     * The variables Claude Code is run with here: the model at {@code baseUrl} with {@code key},
+     * and nothing else reached (no telemetry, updates, other traffic or retries).
+     */
+    AgentCliContainer claudeCode(String baseUrl, String key) {
+        return env("ANTHROPIC_BASE_URL", baseUrl)
+                .env("ANTHROPIC_API_KEY", key)
+                .env("DISABLE_TELEMETRY", "1")
+                .env("DISABLE_AUTOUPDATER", "1")
+                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                .env("CLAUDE_CODE_MAX_RETRIES", "0");
+    }
+
     /** Fails (never skips) when the engine does not answer or the image was not built. */
     static void requireImage() {
         Output inspect = docker(List.of("image", "inspect", "--format", "{{.Id}}", IMAGE), "");

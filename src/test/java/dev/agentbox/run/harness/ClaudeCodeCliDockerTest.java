@@ -49,12 +49,7 @@ class ClaudeCodeCliDockerTest {
         workspace = Files.createDirectories(dir.resolve("workspace"));
         cli =
                 new AgentCliContainer(workspace, Files.createDirectories(dir.resolve("home")))
-                        .env("ANTHROPIC_BASE_URL", model.anthropicBaseUrl())
-                        .env("ANTHROPIC_API_KEY", KEY)
-                        .env("DISABLE_TELEMETRY", "1")
-                        .env("DISABLE_AUTOUPDATER", "1")
-                        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-                        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+                        .claudeCode(model.anthropicBaseUrl(), KEY);
     }
 
     @AfterEach

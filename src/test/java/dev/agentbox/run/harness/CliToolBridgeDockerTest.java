@@ -12,10 +12,10 @@ import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.testing.NeedsDocker;
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
-import dev.agentbox.tool.ToolCallEvents;
 import dev.agentbox.tool.ToolGate;
 import dev.agentbox.tool.bridge.BridgeLimits;
 import dev.agentbox.tool.bridge.Mailbox;
+import dev.agentbox.tool.bridge.RecordedToolEvents;
 import dev.agentbox.tool.bridge.ToolBridge;
 import dev.agentbox.tool.http.HttpTool;
 import dev.agentbox.tool.http.HttpToolClient;
@@ -140,17 +140,7 @@ class CliToolBridgeDockerTest {
                                 HttpToolSettings.defaults().withAllowedHosts(Set.of("127.0.0.1")),
                                 Clock.systemUTC()),
                         BridgeLimits.defaults(),
-                        new ToolCallEvents() {
-                            @Override
-                            public void started(String key, String tool, String args) {
-                                events.add("start " + tool + " " + args);
-                            }
-
-                            @Override
-                            public void finished(String key, String text, boolean error) {
-                                events.add("end " + error + " " + text);
-                            }
-                        });
+                        new RecordedToolEvents(events));
         return new Bridged(shared, mailbox, token);
     }
 
@@ -170,12 +160,7 @@ class CliToolBridgeDockerTest {
         AgentCliContainer cli =
                 new AgentCliContainer(workspace, Files.createDirectories(dir.resolve("home")))
                         .mountSamePath(shared)
-                        .env("ANTHROPIC_BASE_URL", model.anthropicBaseUrl())
-                        .env("ANTHROPIC_API_KEY", KEY)
-                        .env("DISABLE_TELEMETRY", "1")
-                        .env("DISABLE_AUTOUPDATER", "1")
-                        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-                        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+                        .claudeCode(model.anthropicBaseUrl(), KEY);
         AgentInvocation invocation =
                 BridgeFlags.withTools(
                         Harness.CLAUDE_CODE,

@@ -419,17 +419,7 @@ class ToolBridgeDockerTest {
                         ToolGate.ALLOW_ALL,
                         new HttpToolClient(HttpToolSettings.defaults(), Clock.systemUTC()),
                         BridgeLimits.defaults(),
-                        new ToolCallEvents() {
-                            @Override
-                            public void started(String key, String tool, String args) {
-                                events.add("start " + tool + " " + args);
-                            }
-
-                            @Override
-                            public void finished(String key, String text, boolean error) {
-                                events.add("end " + error + " " + text);
-                            }
-                        },
+                        new RecordedToolEvents(events),
                         (call, toolCallId) -> {
                             clientSaw.add(call.tool() + " " + call.arguments() + " " + toolCallId);
                             return answer;
