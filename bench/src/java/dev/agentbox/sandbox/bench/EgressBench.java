@@ -14,6 +14,7 @@ import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,7 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tenant's gateway, Squid), to one {@link OutsideHost} serving HTTP with BusyBox {@code httpd} and
  * HTTPS with Node.js ({@link BenchHttps}; through the gateway a spliced CONNECT tunnel), then the
  * downloads again with the host's link limited by {@code tc tbf} to each rate of {@code
- * EGRESS_SHAPED} (default {@code 1gbit 100mbit}). Times are curl's own ({@code -w
+ * EGRESS_SHAPED} (default {@code 1gbit 100mbit}). Before those, a reference: the unshaped cases
+ * again from the egress sandbox through a {@link BareRelay} in the gateway's network namespace
+ * instead of its proxy. Times are curl's own ({@code -w
  * '%{time_total}'}), measured inside the sandbox, so the way the command reaches the sandbox does
  * not count. Per iteration one request from each sandbox, the first alternating, so the drift of a
  * shared machine hits both alike.
@@ -50,6 +53,11 @@ public final class EgressBench {
     private static final String TLS_NAME = "allowed.egress.test";
 
     private static final String CA = "/tmp/bench-ca.pem";
+
+    /** The {@link BareRelay}'s ports in the gateway's network namespace (its proxy: 3128, 53). */
+    private static final int RELAY_HTTP = 18080;
+
+    private static final int RELAY_HTTPS = 18443;
     private static final int MIB = 1024 * 1024;
     private static final String FORMAT =
             "%{http_code} %{size_download} %{time_namelookup} %{time_connect}"
@@ -86,7 +94,22 @@ public final class EgressBench {
      * with curl's {@code --resolve}) and from the egress sandbox ({@code proxied}, through the
      * proxy of its environment); {@code bytes} the size every answer must have.
      */
-    private record Case(String name, long bytes, String direct, String proxied, int n) {
+    private record Case(
+            String name, long bytes, String direct, String proxied, int n, boolean relay) {
+
+        Case(String name, long bytes, String direct, String proxied, int n) {
+            this(name, bytes, direct, proxied, n, false);
+        }
+
+        /** The same request from the egress sandbox through the {@link BareRelay} instead. */
+        Case throughRelay(String name, String relayed) {
+            return new Case(name, bytes, direct, relayed, n, true);
+        }
+
+        /** How the rows name the egress sandbox's side. */
+        String side() {
+            return relay ? "bare relay" : "egress";
+        }
 
         boolean download() {
             return bytes >= MIB;
@@ -210,6 +233,67 @@ public final class EgressBench {
             for (Case c : cases) {
                 results.add(measure(bridge, egress, gatewayId, c));
             }
+            Optional<String> noRelay = BareRelay.missing();
+            if (noRelay.isPresent()) {
+                System.out.println(
+                        "bench/egress: no bare-relay floor cases ((a') to (c')): "
+                                + noRelay.get()
+                                + " is not installed");
+            } else {
+                // the reference: the same hop, a relay that only copies bytes in the proxy's place
+                String gatewayAddress =
+                        URI.create(egress.process().exec("printenv HTTP_PROXY").stdout().strip())
+                                .getHost();
+                made.relay =
+                        BareRelay.start(
+                                DockerCli.ok("inspect", "-f", "{{.State.Pid}}", gateway).strip(),
+                                made.web.address(),
+                                new int[] {RELAY_HTTP, RELAY_HTTPS},
+                                new int[] {80, 443});
+                String bare = "--noproxy '*' ";
+                List<Case> floor =
+                        List.of(
+                                cases.get(0)
+                                        .throughRelay(
+                                                "(a') 1 MiB download",
+                                                bare
+                                                        + "http://"
+                                                        + gatewayAddress
+                                                        + ":"
+                                                        + RELAY_HTTP
+                                                        + "/1m.bin"),
+                                cases.get(1)
+                                        .throughRelay(
+                                                "(b') small request (2 bytes)",
+                                                bare
+                                                        + "http://"
+                                                        + gatewayAddress
+                                                        + ":"
+                                                        + RELAY_HTTP
+                                                        + "/small"),
+                                cases.get(2)
+                                        .throughRelay(
+                                                "(c') 1 MiB download, HTTPS",
+                                                bare
+                                                        + "--cacert "
+                                                        + CA
+                                                        + " --resolve "
+                                                        + TLS_NAME
+                                                        + ":"
+                                                        + RELAY_HTTPS
+                                                        + ":"
+                                                        + gatewayAddress
+                                                        + " https://"
+                                                        + TLS_NAME
+                                                        + ":"
+                                                        + RELAY_HTTPS
+                                                        + "/1m.bin"));
+                for (Case c : floor) {
+                    results.add(measure(bridge, egress, null, c));
+                }
+                made.relay.close();
+                made.relay = null;
+            }
             int nShaped = Math.max(20, nDownload / 2);
             for (String rate : rates) {
                 if (rate.isEmpty()) {
@@ -250,13 +334,15 @@ public final class EgressBench {
             row(out, r.c().name() + ", bridge", totals(r.samples()[0]), base, r.c().download(), "");
             row(
                     out,
-                    r.c().name() + ", egress",
+                    r.c().name() + ", " + r.c().side(),
                     totals(r.samples()[1]),
                     base,
                     r.c().download(),
-                    r.gatewayCpuMs() < 0
-                            ? "?"
-                            : String.format(Locale.ROOT, "%.2f", r.gatewayCpuMs()));
+                    r.c().relay()
+                            ? ""
+                            : r.gatewayCpuMs() < 0
+                                    ? "?"
+                                    : String.format(Locale.ROOT, "%.2f", r.gatewayCpuMs()));
         }
         out.append(
                 "\nMedians of curl's phases, ms from the start (name lookup done, connected,"
@@ -265,12 +351,28 @@ public final class EgressBench {
                         + "|---|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             phases(out, r.c().name() + ", bridge", r.samples()[0]);
-            phases(out, r.c().name() + ", egress", r.samples()[1]);
+            phases(out, r.c().name() + ", " + r.c().side(), r.samples()[1]);
         }
         out.append('\n');
         for (Result r : results) {
             double base = median(totals(r.samples()[0]));
             double egress = median(totals(r.samples()[1]));
+            if (r.c().relay()) {
+                // no target: what the hop costs with nothing but byte copying on it
+                out.append(
+                        r.c().download()
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "%s: bare relay/bridge median = %.2f (reference, no target)%n",
+                                        r.c().name(),
+                                        egress / base)
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%s: bare relay - bridge median = %+.2f ms (reference, no target)%n",
+                                        r.c().name(),
+                                        egress - base));
+                continue;
+            }
             out.append(
                     r.c().download()
                             ? String.format(
@@ -302,6 +404,7 @@ public final class EgressBench {
         volatile Process https;
         volatile DockerSandboxProvider provider;
         volatile String bridgeNetwork;
+        volatile BareRelay relay;
 
         Cleanup(String tenant) {
             this.tenant = tenant;
@@ -321,6 +424,9 @@ public final class EgressBench {
         public void run() {
             if (!done.compareAndSet(false, true)) {
                 return;
+            }
+            if (relay != null) {
+                relay.close();
             }
             if (provider != null) {
                 for (SandboxHandle s : sandboxes) {
@@ -354,7 +460,7 @@ public final class EgressBench {
             SandboxHandle bridge, SandboxHandle egress, String gatewayId, Case c) {
         Sample[][] out = new Sample[2][c.n()];
         int warm = Math.max(10, c.n() / 10);
-        long cpu0 = cpuNanos(gatewayId);
+        long cpu0 = gatewayId == null ? -1 : cpuNanos(gatewayId);
         for (int i = -warm; i < c.n(); i++) {
             Sample b;
             Sample e;
@@ -370,7 +476,7 @@ public final class EgressBench {
                 out[1][i] = e;
             }
         }
-        long cpu1 = cpuNanos(gatewayId);
+        long cpu1 = gatewayId == null ? -1 : cpuNanos(gatewayId);
         check(out, c.bytes());
         return new Result(c, out, cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e6 / (c.n() + warm));
     }
