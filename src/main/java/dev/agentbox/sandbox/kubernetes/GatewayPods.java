@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * The egress gateway's pods as a replica finds and reaches them: the Service's cluster IP, the
@@ -29,6 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A channel is kept per gateway pod and container generation ({@link GatewayPod#generation}): a
  * pod made again, or whose container restarted, gets a new one.
+ *
+ * <p>Writers (rules, secrets, seeding) list the pods afresh each time; the refusal readers of every
+ * run on this replica share one listing up to {@link #RECENT} old ({@link #recentlyReady}), so a
+ * hundred running runs, each reading every two seconds, do not list the gateway's pods fifty times
+ * a second against the API server.
  */
 final class GatewayPods {
 
@@ -43,11 +49,25 @@ final class GatewayPods {
 
     private record Known(String generation, SandboxChannel channel) {}
 
+    /** How old a listing {@link #recentlyReady} may answer with. */
+    static final Duration RECENT = Duration.ofSeconds(2);
+
+    /** A listing of the ready pods and when it was taken ({@link #nanos}). */
+    private record Listing(long at, List<GatewayPod> pods) {}
+
     private final KubernetesSandboxProvider provider;
+    private final LongSupplier nanos;
     private final Map<String, Known> channels = new ConcurrentHashMap<>();
+    private final Object listing = new Object();
+    private volatile Listing last;
 
     GatewayPods(KubernetesSandboxProvider provider) {
+        this(provider, System::nanoTime);
+    }
+
+    GatewayPods(KubernetesSandboxProvider provider, LongSupplier nanos) {
         this.provider = provider;
+        this.nanos = nanos;
     }
 
     /**
@@ -76,8 +96,35 @@ final class GatewayPods {
         return PodChannels.literal(ip).getHostAddress();
     }
 
-    /** The gateway's pods that are ready and have an IP, by name. */
+    /**
+     * {@link #ready} as listed at most {@link #RECENT} ago: for readers that may miss a pod that
+     * became ready since, or name one that just went away (its call then fails, and {@link
+     * #forgetListing} makes the next reader list afresh). Readers arriving together while the
+     * listing is stale wait for one listing instead of each making its own.
+     */
+    List<GatewayPod> recentlyReady() {
+        Listing l = last;
+        if (recent(l)) {
+            return l.pods();
+        }
+        synchronized (listing) {
+            l = last;
+            return recent(l) ? l.pods() : ready();
+        }
+    }
+
+    private boolean recent(Listing l) {
+        return l != null && nanos.getAsLong() - l.at() < RECENT.toNanos();
+    }
+
+    /** The next {@link #recentlyReady} lists afresh. */
+    void forgetListing() {
+        last = null;
+    }
+
+    /** The gateway's pods that are ready and have an IP, by name, listed now. */
     List<GatewayPod> ready() {
+        long at = nanos.getAsLong();
         KubernetesSettings.Network n = provider.settings().network();
         List<GatewayPod> out = new ArrayList<>();
         for (Pod p :
@@ -107,7 +154,9 @@ final class GatewayPods {
                             p.getMetadata().getUid() + "/" + restarts));
         }
         out.sort((a, b) -> a.name().compareTo(b.name()));
-        return out;
+        List<GatewayPod> pods = List.copyOf(out);
+        last = new Listing(at, pods);
+        return pods;
     }
 
     private static boolean ready(Pod p) {

@@ -4,9 +4,12 @@ import dev.agentbox.sandbox.egress.DeniedFile;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
+import java.util.logging.Logger;
 
 /**
  * The refusals of one egress pod, gathered from every ready gateway pod's refusals file for the
@@ -17,12 +20,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * handed out and mean nothing to another audit object (a run's driver keeps the one it started
  * with). A gateway pod first seen after {@link #end} is read from its start: it began after the
  * reader did, so all its refusals are new.
+ *
+ * <p>A gateway pod that does not answer — one going away in a rollout, or named by a listing a
+ * moment old ({@link GatewayPods#recentlyReady}) — is skipped for that read and never ends the
+ * reading: the others are read as usual, and it is read on from where it stood once it answers
+ * again. One that did not answer at {@link #end} has no known start: the first read that reaches it
+ * only finds where it stands, so refusals from before the reader started are never reported.
  */
 final class PodAudit implements EgressAudit {
 
+    private static final Logger LOG = Logger.getLogger(PodAudit.class.getName());
+    private static final long END = Long.MAX_VALUE / 2;
+
     private final GatewayPods pods;
     private final String stem;
-    private final Map<String, Long> offsets = new ConcurrentHashMap<>();
+    private final Map<String, Long> offsets = new HashMap<>();
+    private final Set<String> unplaced = new HashSet<>();
+    private final Set<String> failing = new HashSet<>();
 
     PodAudit(GatewayPods pods, String podIp) {
         this.pods = pods;
@@ -32,7 +46,12 @@ final class PodAudit implements EgressAudit {
     @Override
     public synchronized long end() {
         for (GatewayPods.GatewayPod g : pods.ready()) {
-            offsets.put(g.generation(), read(g, Long.MAX_VALUE / 2).next());
+            try {
+                offsets.put(g.generation(), read(g, END).next());
+            } catch (RuntimeException e) {
+                unplaced.add(g.generation());
+                skipped(g, e);
+            }
         }
         return 0;
     }
@@ -40,12 +59,37 @@ final class PodAudit implements EgressAudit {
     @Override
     public synchronized Refusals since(long position) {
         List<Refusal> all = new ArrayList<>();
-        for (GatewayPods.GatewayPod g : pods.ready()) {
-            Refusals r = read(g, offsets.getOrDefault(g.generation(), 0L));
-            offsets.put(g.generation(), r.next());
-            all.addAll(r.refusals());
+        for (GatewayPods.GatewayPod g : pods.recentlyReady()) {
+            String gen = g.generation();
+            try {
+                if (unplaced.contains(gen)) {
+                    offsets.put(gen, read(g, END).next());
+                    unplaced.remove(gen);
+                } else {
+                    Refusals r = read(g, offsets.getOrDefault(gen, 0L));
+                    offsets.put(gen, r.next());
+                    all.addAll(r.refusals());
+                }
+                failing.remove(gen);
+            } catch (RuntimeException e) {
+                skipped(g, e);
+            }
         }
         return new Refusals(all, position + all.size());
+    }
+
+    /** Said once per gateway container until it answers again; the next read lists afresh. */
+    private void skipped(GatewayPods.GatewayPod g, RuntimeException e) {
+        pods.forgetListing();
+        if (failing.add(g.generation())) {
+            LOG.info(
+                    "egress refusals of "
+                            + stem
+                            + ": gateway pod "
+                            + g.name()
+                            + " skipped until it answers: "
+                            + e.getMessage());
+        }
     }
 
     private Refusals read(GatewayPods.GatewayPod g, long offset) {

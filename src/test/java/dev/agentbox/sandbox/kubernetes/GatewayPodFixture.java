@@ -183,6 +183,33 @@ public final class GatewayPodFixture implements AutoCloseable {
         client.pods().inNamespace(namespace).resource(pod).createOr(p -> p.update());
     }
 
+    /**
+     * A second gateway pod object, Ready, whose helper never answers: its address is this host's
+     * loopback, where no helper listens (a replica going away in a rollout, as a reader that listed
+     * it a moment ago finds it). Closing it deletes the object.
+     */
+    AutoCloseable unansweringPod() {
+        String name = "agentbox-egress-unanswering";
+        Pod pod =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withUid(UUID.randomUUID().toString())
+                        .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
+                        .endMetadata()
+                        .withNewStatus()
+                        .withPhase("Running")
+                        .withPodIP("127.0.0.1")
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .endStatus()
+                        .build();
+        client.pods().inNamespace(namespace).resource(pod).createOr(p -> p.update());
+        return () -> client.pods().inNamespace(namespace).withName(name).delete();
+    }
+
     private void awaitListening() {
         for (int i = 0; i < 200; i++) {
             if (DockerCli.run(

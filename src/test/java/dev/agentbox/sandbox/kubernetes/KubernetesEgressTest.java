@@ -19,6 +19,8 @@ import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.testing.NeedsDocker;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +37,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-15): the mock API
+ * Egress pods behind the egress gateway (docs/kubernetes.md, "Egress"; EG-11..EG-16): the mock API
  * server holds the objects; the gateway pod is a container of the real gateway image running this
  * build's helper beside Squid and dnsmasq, as deploy/kubernetes/egress-gateway.yaml runs it, at an
  * address that is both its pod IP and its Service's cluster IP; sandbox pods are containers of
@@ -54,6 +56,7 @@ class KubernetesEgressTest {
     private static final String NS = "sandboxes-egress";
 
     static KubernetesClient client;
+    static KubernetesMockServer server;
 
     static final Logger QUIET = MockServerLogs.quiet();
 
@@ -273,6 +276,83 @@ class KubernetesEgressTest {
 
         assertThat(read.refusals()).containsExactly(new EgressAudit.Refusal("denied.test", 80));
         assertThat(audit.since(read.next()).refusals()).isEmpty();
+    }
+
+    @Test
+    void theRefusalReadersOfManyRunsShareOneRecentListingOfTheGatewayPods() throws Exception {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        List<EgressAudit> readers = new ArrayList<>();
+        List<Long> from = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            EgressAudit audit = a.egressAudit().orElseThrow();
+            readers.add(audit);
+            from.add(audit.end());
+        }
+        assertThat(status(a, "denied.test")).isEqualTo("403");
+        gatewayListings(); // what came before the reads
+        long started = System.nanoTime();
+
+        List<List<EgressAudit.Refusal>> seen = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < readers.size(); i++) {
+                EgressAudit.Refusals read = readers.get(i).since(from.get(i));
+                from.set(i, read.next());
+                if (round == 0) {
+                    seen.add(read.refusals());
+                } else {
+                    assertThat(read.refusals()).isEmpty();
+                }
+            }
+        }
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+
+        assertThat(seen)
+                .allSatisfy(
+                        r ->
+                                assertThat(r)
+                                        .containsExactly(
+                                                new EgressAudit.Refusal("denied.test", 80)));
+        // 15 reads; one listing per two seconds at most, and one more per resync (10 s) that may
+        // have fallen in between
+        assertThat(gatewayListings())
+                .isLessThanOrEqualTo((int) (2 + elapsedMs / 2_000 + elapsedMs / 10_000))
+                .isLessThan(15);
+    }
+
+    /** The listings of the gateway's pods the API server got since the last call. */
+    private static int gatewayListings() throws InterruptedException {
+        int n = 0;
+        RecordedRequest r;
+        while ((r = server.takeRequest(10, java.util.concurrent.TimeUnit.MILLISECONDS)) != null) {
+            if ("GET".equals(r.getMethod())
+                    && r.getPath().contains("/pods?")
+                    && r.getPath().contains("labelSelector")
+                    && r.getPath().contains("agentbox-egress")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void aGatewayPodThatDoesNotAnswerIsSkippedAndTheOthersRefusalsAreStillRead() throws Exception {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        EgressAudit audit;
+        long from;
+        EgressAudit.Refusals read;
+        try (AutoCloseable gone = gateway.unansweringPod()) {
+            audit = a.egressAudit().orElseThrow();
+            from = audit.end(); // the unanswering pod has no known start: not an error
+
+            assertThat(status(a, "denied.test")).isEqualTo("403");
+            read = audit.since(from);
+            assertThat(audit.since(read.next()).refusals()).isEmpty();
+        }
+
+        assertThat(read.refusals()).containsExactly(new EgressAudit.Refusal("denied.test", 80));
+        assertThat(status(a, "b.allowed.test")).isEqualTo("403");
+        assertThat(audit.since(read.next()).refusals())
+                .containsExactly(new EgressAudit.Refusal("b.allowed.test", 80));
     }
 
     @Test
