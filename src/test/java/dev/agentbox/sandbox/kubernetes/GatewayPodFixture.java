@@ -160,27 +160,36 @@ public final class GatewayPodFixture implements AutoCloseable {
      * restarts} times (a restart loses the container's files).
      */
     void pod(int restarts) {
-        Pod pod =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(POD)
-                        .withUid(UUID.randomUUID().toString())
-                        .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
-                        .endMetadata()
-                        .withNewStatus()
-                        .withPhase("Running")
-                        .withPodIP(ip)
-                        .addNewCondition()
-                        .withType("Ready")
-                        .withStatus("True")
-                        .endCondition()
-                        .addNewContainerStatus()
-                        .withName("gateway")
-                        .withRestartCount(restarts)
-                        .endContainerStatus()
-                        .endStatus()
-                        .build();
-        client.pods().inNamespace(namespace).resource(pod).createOr(p -> p.update());
+        client.pods()
+                .inNamespace(namespace)
+                .resource(readyPod(POD, ip, restarts))
+                .createOr(p -> p.update());
+    }
+
+    /**
+     * A gateway pod object as the gateway's Deployment makes it once Ready: its selector's labels,
+     * a new UID, at {@code ip}, its container restarted {@code restarts} times.
+     */
+    static Pod readyPod(String name, String ip, int restarts) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withUid(UUID.randomUUID().toString())
+                .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
+                .endMetadata()
+                .withNewStatus()
+                .withPhase("Running")
+                .withPodIP(ip)
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .addNewContainerStatus()
+                .withName("gateway")
+                .withRestartCount(restarts)
+                .endContainerStatus()
+                .endStatus()
+                .build();
     }
 
     /**
@@ -190,23 +199,10 @@ public final class GatewayPodFixture implements AutoCloseable {
      */
     AutoCloseable unansweringPod() {
         String name = "agentbox-egress-unanswering";
-        Pod pod =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withUid(UUID.randomUUID().toString())
-                        .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
-                        .endMetadata()
-                        .withNewStatus()
-                        .withPhase("Running")
-                        .withPodIP("127.0.0.1")
-                        .addNewCondition()
-                        .withType("Ready")
-                        .withStatus("True")
-                        .endCondition()
-                        .endStatus()
-                        .build();
-        client.pods().inNamespace(namespace).resource(pod).createOr(p -> p.update());
+        client.pods()
+                .inNamespace(namespace)
+                .resource(readyPod(name, "127.0.0.1", 0))
+                .createOr(p -> p.update());
         return () -> client.pods().inNamespace(namespace).withName(name).delete();
     }
 

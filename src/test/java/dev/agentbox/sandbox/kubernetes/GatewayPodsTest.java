@@ -2,11 +2,8 @@ package dev.agentbox.sandbox.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -41,23 +38,7 @@ class GatewayPodsTest {
     }
 
     private void readyGatewayPod(String name, String ip) {
-        Pod pod =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withUid(UUID.randomUUID().toString())
-                        .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
-                        .endMetadata()
-                        .withNewStatus()
-                        .withPhase("Running")
-                        .withPodIP(ip)
-                        .addNewCondition()
-                        .withType("Ready")
-                        .withStatus("True")
-                        .endCondition()
-                        .endStatus()
-                        .build();
-        client.pods().inNamespace(ns).resource(pod).create();
+        client.pods().inNamespace(ns).resource(GatewayPodFixture.readyPod(name, ip, 0)).create();
     }
 
     private void advance(long millis) {
