@@ -29,6 +29,9 @@ import java.util.logging.Logger;
  *       {@code egress.denied} with {@code "host":"*"} and its count.
  *   <li>Only the driver's thread calls {@link #drain}, so these chunks go through the same fence as
  *       the journal's; a gateway that cannot be read costs the run nothing but these chunks.
+ *   <li>A read that fails (a gateway restarting, an engine or API server that does not answer for a
+ *       moment) is tried again at the next poll, from the same position; only {@value #GIVE_UP}
+ *       failed reads in a row end the reading for the rest of the drive.
  * </ul>
  */
 final class RunEgressDenials {
@@ -37,6 +40,7 @@ final class RunEgressDenials {
 
     static final long POLL_MS = 2000;
     static final int PER_RUN = 1000;
+    static final int GIVE_UP = 3;
 
     private final EgressAudit audit;
     private final LongSupplier nanos;
@@ -44,7 +48,7 @@ final class RunEgressDenials {
     private long lastRead;
     private int emitted;
     private long over;
-    private boolean broken;
+    private int failures;
 
     RunEgressDenials(EgressAudit audit, long position, LongSupplier nanos) {
         this.audit = audit;
@@ -113,7 +117,7 @@ final class RunEgressDenials {
      */
     List<JsonObject> drain(ChunkFactory chunks, boolean last, Reporter report) {
         long now = nanos.getAsLong();
-        if (broken || (!last && now - lastRead < POLL_MS * 1_000_000)) {
+        if (failures >= GIVE_UP || (!last && now - lastRead < POLL_MS * 1_000_000)) {
             return List.of();
         }
         lastRead = now;
@@ -121,10 +125,18 @@ final class RunEgressDenials {
         try {
             read = audit.since(position);
         } catch (RuntimeException e) {
-            broken = true;
-            LOG.warning("egress refusals could not be read, none are reported further: " + e);
+            failures++;
+            LOG.warning(
+                    failures >= GIVE_UP
+                            ? "egress refusals could not be read "
+                                    + failures
+                                    + " times in a row, none are reported further: "
+                                    + e
+                            : "egress refusals could not be read, tried again at the next poll: "
+                                    + e);
             return List.of();
         }
+        failures = 0;
         position = read.next();
         Map<String, long[]> counts = new LinkedHashMap<>();
         Map<String, EgressAudit.Refusal> first = new LinkedHashMap<>();

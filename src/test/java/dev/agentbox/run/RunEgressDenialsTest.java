@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** How a run hears of its sandbox's egress refusals (EG-07). */
+/** How a run hears of its sandbox's egress refusals (EG-07, EG-17). */
 class RunEgressDenialsTest {
 
     private final ChunkFactory chunks = new ChunkFactory("r-1", "t-1", () -> 0L);
@@ -111,15 +111,56 @@ class RunEgressDenialsTest {
     }
 
     @Test
-    void aGatewayThatCannotBeReadCostsTheRunOnlyItsRefusals() {
+    void aReadThatFailsIsTriedAgainAtTheNextPollFromTheSamePosition() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+        audit.broken = true;
+        nanos.addAndGet(RunEgressDenials.POLL_MS * 1_000_000);
+        assertThat(d.drain(chunks, false, reporter())).isEmpty();
+        audit.broken = false;
+        assertThat(d.drain(chunks, false, reporter())).isEmpty(); // not before the next poll
+
+        nanos.addAndGet(RunEgressDenials.POLL_MS * 1_000_000);
+        List<JsonObject> out = d.drain(chunks, false, reporter());
+
+        assertThat(out)
+                .extracting(RunEgressDenialsTest::value)
+                .containsExactly("{\"host\":\"a.example\",\"port\":443,\"count\":1}");
+        assertThat(audit.reads).isEqualTo(2);
+    }
+
+    @Test
+    void aGatewayThatCannotBeReadSeveralTimesInARowCostsTheRunOnlyItsRefusals() {
         ListAudit audit = new ListAudit();
         audit.broken = true;
         RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        for (int i = 0; i < RunEgressDenials.GIVE_UP; i++) {
+            assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        }
+        audit.broken = false;
+        audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
+
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        assertThat(audit.reads).isEqualTo(RunEgressDenials.GIVE_UP);
+    }
+
+    @Test
+    void aSuccessfulReadStartsTheCountOfFailuresAgain() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, 0, nanos::get);
+        for (int i = 0; i < RunEgressDenials.GIVE_UP - 1; i++) {
+            audit.broken = true;
+            assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        }
+        audit.broken = false;
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        audit.broken = true;
         assertThat(d.drain(chunks, true, reporter())).isEmpty();
         audit.broken = false;
         audit.refusals.add(new EgressAudit.Refusal("a.example", 443));
-        assertThat(d.drain(chunks, true, reporter())).isEmpty();
-        assertThat(audit.reads).isEqualTo(1);
+
+        assertThat(d.drain(chunks, true, reporter())).hasSize(1);
     }
 
     /** A sandbox whose only answer is its egress audit (or the failure to find it). */
