@@ -236,7 +236,7 @@ public final class EgressBench {
             Optional<String> noRelay = BareRelay.missing();
             if (noRelay.isPresent()) {
                 System.out.println(
-                        "bench/egress: no bare-relay floor cases ((a') to (c')): "
+                        "bench/egress: no bare-relay reference cases ((a') to (c')): "
                                 + noRelay.get()
                                 + " is not installed");
             } else {
@@ -250,45 +250,7 @@ public final class EgressBench {
                                 made.web.address(),
                                 new int[] {RELAY_HTTP, RELAY_HTTPS},
                                 new int[] {80, 443});
-                String bare = "--noproxy '*' ";
-                List<Case> floor =
-                        List.of(
-                                cases.get(0)
-                                        .throughRelay(
-                                                "(a') 1 MiB download",
-                                                bare
-                                                        + "http://"
-                                                        + gatewayAddress
-                                                        + ":"
-                                                        + RELAY_HTTP
-                                                        + "/1m.bin"),
-                                cases.get(1)
-                                        .throughRelay(
-                                                "(b') small request (2 bytes)",
-                                                bare
-                                                        + "http://"
-                                                        + gatewayAddress
-                                                        + ":"
-                                                        + RELAY_HTTP
-                                                        + "/small"),
-                                cases.get(2)
-                                        .throughRelay(
-                                                "(c') 1 MiB download, HTTPS",
-                                                bare
-                                                        + "--cacert "
-                                                        + CA
-                                                        + " --resolve "
-                                                        + TLS_NAME
-                                                        + ":"
-                                                        + RELAY_HTTPS
-                                                        + ":"
-                                                        + gatewayAddress
-                                                        + " https://"
-                                                        + TLS_NAME
-                                                        + ":"
-                                                        + RELAY_HTTPS
-                                                        + "/1m.bin"));
-                for (Case c : floor) {
+                for (Case c : throughRelay(cases, gatewayAddress)) {
                     results.add(measure(bridge, egress, null, c));
                 }
                 made.relay.close();
@@ -322,6 +284,31 @@ public final class EgressBench {
         } finally {
             made.run();
         }
+    }
+
+    /**
+     * (a) to (c) again as (a') to (c'): from the egress sandbox to the {@link BareRelay} at the
+     * gateway's address, around its proxy ({@code --noproxy}).
+     */
+    private static List<Case> throughRelay(List<Case> cases, String gatewayAddress) {
+        String http = "--noproxy '*' http://" + gatewayAddress + ":" + RELAY_HTTP;
+        String https =
+                "--noproxy '*' --cacert "
+                        + CA
+                        + " --resolve "
+                        + TLS_NAME
+                        + ":"
+                        + RELAY_HTTPS
+                        + ":"
+                        + gatewayAddress
+                        + " https://"
+                        + TLS_NAME
+                        + ":"
+                        + RELAY_HTTPS;
+        return List.of(
+                cases.get(0).throughRelay("(a') 1 MiB download", http + "/1m.bin"),
+                cases.get(1).throughRelay("(b') small request (2 bytes)", http + "/small"),
+                cases.get(2).throughRelay("(c') 1 MiB download, HTTPS", https + "/1m.bin"));
     }
 
     private static String report(List<Result> results) {
