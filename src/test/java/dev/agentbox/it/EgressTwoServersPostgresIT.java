@@ -78,8 +78,9 @@ class EgressTwoServersPostgresIT {
                                                 "\"" + ALLOWED + "\"",
                                                 "\"" + DENIED + "\""))
                                 .getString("key");
-                // 4 MiB at 512 KiB/s: about 8 s. Its output goes to files, not to the server
-                // that started it (which will be gone).
+                // 4 MiB at 256 KiB/s: about 16 s, so that A is surely gone mid-download even on
+                // a machine whose other lanes slow each step here to seconds. Its output goes to
+                // files, not to the server that started it (which will be gone).
                 HttpResponse<String> started =
                         apiA.send(
                                 apiA.request(
@@ -91,7 +92,7 @@ class EgressTwoServersPostgresIT {
                                                         Json.createObjectBuilder()
                                                                 .add(
                                                                         "command",
-                                                                        "curl -sS --limit-rate 512k"
+                                                                        "curl -sS --limit-rate 256k"
                                                                                 + " -o /tmp/big.bin http://"
                                                                                 + ALLOWED
                                                                                 + "/big.bin"
