@@ -33,8 +33,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.HttpURLConnection;
 import java.security.SecureRandom;
-import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -120,6 +118,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     private final boolean ownsClient;
     private final PodChannels channels;
     private final Lazy<PodEgress> egress;
+    private final SandboxPods pods;
     private final SecureRandom random;
 
     /** For CDI proxies only. */
@@ -130,6 +129,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.ownsClient = false;
         this.channels = null;
         this.egress = null;
+        this.pods = null;
         this.random = null;
     }
 
@@ -160,6 +160,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.ownsClient = true;
         this.channels = new PodChannels(this);
         this.egress = Lazy.of(() -> new PodEgress(this, egress));
+        this.pods = new SandboxPods(this);
         this.random = new SecureRandom();
     }
 
@@ -177,6 +178,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
         this.ownsClient = false;
         this.channels = new PodChannels(this);
         this.egress = Lazy.of(() -> new PodEgress(this, egress));
+        this.pods = new SandboxPods(this);
         this.random = new SecureRandom();
     }
 
@@ -261,7 +263,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
      * the one that made the sandbox.
      */
     public Optional<SandboxChannel> channel(String id) {
-        return call(() -> channels.of(id));
+        return SandboxPods.call(() -> channels.of(id));
     }
 
     @Override
@@ -295,7 +297,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                         settings,
                         secrets.keySet(),
                         viaGateway
-                                ? Optional.of(call(() -> egress().address()))
+                                ? Optional.of(SandboxPods.call(() -> egress().address()))
                                 : Optional.empty());
         Map<String, String> labels = SandboxObjects.labels(name, input);
         SandboxSecretWriter writer = secrets();
@@ -327,7 +329,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
             if (viaGateway) {
                 // before the sandbox runs any command: an IP may have been a destroyed pod's,
                 // whose rules are replaced here
-                call(
+                SandboxPods.call(
                         () -> {
                             egress().apply(name, input.policy().egress());
                             egress().trustCa(new KubernetesSandbox(this, name));
@@ -350,7 +352,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                     e);
         } finally {
             if (!done) {
-                cleanUp(name);
+                pods.deleteAfterFailedCreate(name);
             }
         }
     }
@@ -377,7 +379,7 @@ public class KubernetesSandboxProvider implements SandboxProvider {
      */
     @Override
     public Optional<SandboxHandle> resume(String id) {
-        return managedPod(id)
+        return pods.managed(id)
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .filter(p -> PodReadiness.hopeless(p).isEmpty())
                 .map(p -> new KubernetesSandbox(this, id));
@@ -390,14 +392,14 @@ public class KubernetesSandboxProvider implements SandboxProvider {
     @Override
     public void destroy(String id) {
         channels.forget(id);
-        Optional<Pod> pod = managedPod(id);
-        if (pod.isEmpty() && podExists(id)) {
+        Optional<Pod> pod = pods.managed(id);
+        if (pod.isEmpty() && pods.exists(id)) {
             return;
         }
-        deleteObjects(id);
+        pods.delete(id);
         // after the pod is gone, and best effort: the pod is deleted either way, and rules left
         // behind name an IP that the next egress pod there overwrites before it runs anything
-        pod.flatMap(KubernetesSandboxProvider::egressIp)
+        pod.flatMap(SandboxPods::egressIp)
                 .ifPresent(
                         ip -> {
                             try {
@@ -411,101 +413,18 @@ public class KubernetesSandboxProvider implements SandboxProvider {
                         });
     }
 
-    /** The IP of egress pod {@code id}; empty for a pod of another network, or none. */
-    Optional<String> egressIp(String id) {
-        return managedPod(id).flatMap(KubernetesSandboxProvider::egressIp);
-    }
-
-    private static Optional<String> egressIp(Pod p) {
-        if (!"egress".equals(p.getMetadata().getLabels().get(SandboxObjects.NETWORK))
-                || p.getStatus() == null
-                || p.getStatus().getPodIP() == null
-                || p.getStatus().getPodIP().isBlank()) {
-            return Optional.empty();
-        }
-        return Optional.of(p.getStatus().getPodIP());
-    }
-
     @Override
     public List<ManagedSandbox> listManaged() {
-        return call(
-                () ->
-                        client()
-                                .pods()
-                                .inNamespace(settings.namespace())
-                                .withLabel(SandboxLabels.MANAGED, "true")
-                                .list()
-                                .getItems()
-                                .stream()
-                                .map(KubernetesSandboxProvider::managed)
-                                .toList());
+        return pods.listManaged();
     }
 
-    /** A listed pod with its labels as they were given (exact values from the annotations). */
-    private static ManagedSandbox managed(Pod pod) {
-        Map<String, String> labels = new LinkedHashMap<>(pod.getMetadata().getLabels());
-        Map<String, String> exact = pod.getMetadata().getAnnotations();
-        if (exact != null) {
-            exact.forEach(
-                    (k, v) -> {
-                        if (labels.containsKey(k)) {
-                            labels.put(k, v);
-                        }
-                    });
-        }
-        String created = pod.getMetadata().getCreationTimestamp();
-        return new ManagedSandbox(
-                pod.getMetadata().getName(),
-                labels,
-                created == null ? Instant.EPOCH : Instant.parse(created));
-    }
-
+    /** The managed pod {@code id}, in whatever state ({@link SandboxPods#managed}). */
     Optional<Pod> managedPod(String id) {
-        Pod pod = call(() -> client().pods().inNamespace(settings.namespace()).withName(id).get());
-        if (pod == null
-                || pod.getMetadata().getLabels() == null
-                || !"true".equals(pod.getMetadata().getLabels().get(SandboxLabels.MANAGED))) {
-            return Optional.empty();
-        }
-        return Optional.of(pod);
+        return pods.managed(id);
     }
 
-    private boolean podExists(String id) {
-        return call(() -> client().pods().inNamespace(settings.namespace()).withName(id).get())
-                != null;
-    }
-
-    /** After a failed create: deletes what was made, never hiding the create's own error. */
-    private void cleanUp(String podName) {
-        try {
-            deleteObjects(podName);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "could not delete the objects of failed sandbox " + podName, e);
-        }
-    }
-
-    /** Deletes every object of sandbox {@code podName}; missing ones are fine. */
-    private void deleteObjects(String podName) {
-        call(
-                () -> {
-                    client().pods().inNamespace(settings.namespace()).withName(podName).delete();
-                    client().network()
-                            .networkPolicies()
-                            .inNamespace(settings.namespace())
-                            .withName(SandboxObjects.policyName(podName))
-                            .delete();
-                    secrets().delete(podName);
-                    return null;
-                });
-    }
-
-    /** An API server that fails or cannot be reached is {@code 503 provider-unavailable}. */
-    private static <T> T call(java.util.function.Supplier<T> request) {
-        try {
-            return request.get();
-        } catch (KubernetesClientException e) {
-            throw ProblemException.providerUnavailable(
-                    "The Kubernetes API server failed a request (HTTP " + e.getCode() + ").", e);
-        }
+    /** The IP of egress pod {@code id}; empty for a pod of another network, or none. */
+    Optional<String> egressIp(String id) {
+        return pods.egressIp(id);
     }
 }
