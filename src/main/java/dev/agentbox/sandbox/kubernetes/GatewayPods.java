@@ -117,6 +117,11 @@ final class GatewayPods {
         return l != null && nanos.getAsLong() - l.at() < RECENT.toNanos();
     }
 
+    /** This replica's monotonic clock, in nanoseconds (settable in tests). */
+    long nanos() {
+        return nanos.getAsLong();
+    }
+
     /** The next {@link #recentlyReady} lists afresh. */
     void forgetListing() {
         last = null;

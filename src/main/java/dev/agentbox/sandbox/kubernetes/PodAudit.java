@@ -3,6 +3,7 @@ package dev.agentbox.sandbox.kubernetes;
 import dev.agentbox.sandbox.egress.DeniedFile;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.EgressAudit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,9 +23,11 @@ import java.util.logging.Logger;
  * reader did, so all its refusals are new.
  *
  * <p>A gateway pod that does not answer — one going away in a rollout, or named by a listing a
- * moment old ({@link GatewayPods#recentlyReady}) — is skipped for that read and never ends the
- * reading: the others are read as usual, and it is read on from where it stood once it answers
- * again. One that did not answer at {@link #end} has no known start: the first read that reaches it
+ * moment old ({@link GatewayPods#recentlyReady}) — is skipped and never ends the reading: the
+ * others are read as usual, and it is read on from where it stood once it answers again. It is
+ * tried again only {@link #RETRY} later: a read runs on the run driver's thread, and a pod that
+ * keeps failing costs each try up to the channel's handshake bound, which must not be paid at every
+ * poll. One that did not answer at {@link #end} has no known start: the first read that reaches it
  * only finds where it stands, so refusals from before the reader started are never reported.
  */
 final class PodAudit implements EgressAudit {
@@ -32,11 +35,18 @@ final class PodAudit implements EgressAudit {
     private static final Logger LOG = Logger.getLogger(PodAudit.class.getName());
     private static final long END = Long.MAX_VALUE / 2;
 
+    /** How long a gateway container that did not answer is left alone before it is tried again. */
+    static final Duration RETRY = Duration.ofSeconds(30);
+
     private final GatewayPods pods;
     private final String stem;
     private final Map<String, Long> offsets = new HashMap<>();
     private final Set<String> unplaced = new HashSet<>();
-    private final Set<String> failing = new HashSet<>();
+
+    /**
+     * Gateway containers that did not answer, and when ({@link GatewayPods#nanos}) to try again.
+     */
+    private final Map<String, Long> retryAt = new HashMap<>();
 
     PodAudit(GatewayPods pods, String podIp) {
         this.pods = pods;
@@ -61,6 +71,10 @@ final class PodAudit implements EgressAudit {
         List<Refusal> all = new ArrayList<>();
         for (GatewayPods.GatewayPod g : pods.recentlyReady()) {
             String gen = g.generation();
+            Long retry = retryAt.get(gen);
+            if (retry != null && pods.nanos() - retry < 0) {
+                continue;
+            }
             try {
                 if (unplaced.contains(gen)) {
                     offsets.put(gen, read(g, END).next());
@@ -70,7 +84,7 @@ final class PodAudit implements EgressAudit {
                     offsets.put(gen, r.next());
                     all.addAll(r.refusals());
                 }
-                failing.remove(gen);
+                retryAt.remove(gen);
             } catch (RuntimeException e) {
                 skipped(g, e);
             }
@@ -78,16 +92,21 @@ final class PodAudit implements EgressAudit {
         return new Refusals(all, position + all.size());
     }
 
-    /** Said once per gateway container until it answers again; the next read lists afresh. */
+    /**
+     * Leaves gateway container {@code g} alone for {@link #RETRY} and lists the pods afresh at the
+     * next read; said once until it answers again.
+     */
     private void skipped(GatewayPods.GatewayPod g, RuntimeException e) {
         pods.forgetListing();
-        if (failing.add(g.generation())) {
+        if (retryAt.put(g.generation(), pods.nanos() + RETRY.toNanos()) == null) {
             LOG.info(
                     "egress refusals of "
                             + stem
                             + ": gateway pod "
                             + g.name()
-                            + " skipped until it answers: "
+                            + " skipped, tried again every "
+                            + RETRY.toSeconds()
+                            + " s until it answers: "
                             + e.getMessage());
         }
     }

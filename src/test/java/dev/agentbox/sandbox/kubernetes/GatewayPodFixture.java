@@ -193,15 +193,15 @@ public final class GatewayPodFixture implements AutoCloseable {
     }
 
     /**
-     * A second gateway pod object, Ready, whose helper never answers: its address is this host's
-     * loopback, where no helper listens (a replica going away in a rollout, as a reader that listed
-     * it a moment ago finds it). Closing it deletes the object.
+     * A second gateway pod object, Ready, whose helper never answers: its address {@code ip} is on
+     * this host's loopback, where no helper listens (a replica going away in a rollout, as a reader
+     * that listed it a moment ago finds it). Closing it deletes the object.
      */
-    AutoCloseable unansweringPod() {
+    AutoCloseable unansweringPod(String ip) {
         String name = "agentbox-egress-unanswering";
         client.pods()
                 .inNamespace(namespace)
-                .resource(readyPod(name, "127.0.0.1", 0))
+                .resource(readyPod(name, ip, 0))
                 .createOr(p -> p.update());
         return () -> client.pods().inNamespace(namespace).withName(name).delete();
     }

@@ -2,6 +2,7 @@ package dev.agentbox.sandbox.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentbox.it.DockerCli;
 import dev.agentbox.it.EchoHost;
@@ -21,6 +22,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -340,7 +346,7 @@ class KubernetesEgressTest {
         EgressAudit audit;
         long from;
         EgressAudit.Refusals read;
-        try (AutoCloseable gone = gateway.unansweringPod()) {
+        try (AutoCloseable gone = gateway.unansweringPod("127.0.0.1")) {
             audit = a.egressAudit().orElseThrow();
             from = audit.end(); // the unanswering pod has no known start: not an error
 
@@ -353,6 +359,49 @@ class KubernetesEgressTest {
         assertThat(status(a, "b.allowed.test")).isEqualTo("403");
         assertThat(audit.since(read.next()).refusals())
                 .containsExactly(new EgressAudit.Refusal("b.allowed.test", 80));
+    }
+
+    @Test
+    void aGatewayPodThatDoesNotAnswerIsLeftAloneForAWhileBeforeItIsTriedAgain() throws Exception {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        GatewayPods pods = new GatewayPods(provider, now::get);
+        AtomicInteger knocks = new AtomicInteger();
+        // its helper port on a loopback address of its own: every try is a connection accepted
+        // and closed at once, so the handshake fails and the try is counted
+        try (ServerSocket helper = new ServerSocket();
+                AutoCloseable gone = gateway.unansweringPod("127.0.0.2")) {
+            helper.bind(
+                    new InetSocketAddress(
+                            "127.0.0.2", KubernetesSettings.Network.defaults().helperPort()));
+            Thread accepting =
+                    new Thread(
+                            () -> {
+                                while (!helper.isClosed()) {
+                                    try (Socket s = helper.accept()) {
+                                        knocks.incrementAndGet();
+                                    } catch (java.io.IOException e) {
+                                        return;
+                                    }
+                                }
+                            });
+            accepting.setDaemon(true);
+            accepting.start();
+            PodAudit audit = new PodAudit(pods, ip(a));
+            long from = audit.end();
+            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() == 1);
+            assertThat(status(a, "denied.test")).isEqualTo("403");
+
+            EgressAudit.Refusals read = audit.since(from);
+            audit.since(read.next());
+            Thread.sleep(300);
+
+            assertThat(read.refusals()).containsExactly(new EgressAudit.Refusal("denied.test", 80));
+            assertThat(knocks.get()).as("tries within the pause").isEqualTo(1);
+            now.addAndGet(PodAudit.RETRY.toNanos());
+            assertThat(audit.since(read.next()).refusals()).isEmpty();
+            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() == 2);
+        }
     }
 
     @Test
