@@ -128,6 +128,12 @@ final class PodEgress {
     /** Gateway containers ({@link GatewayPods.GatewayPod#generation}) this replica has seeded. */
     private final Set<String> seeded = ConcurrentHashMap.newKeySet();
 
+    /**
+     * The CA each gateway container serves (it makes one when it starts without the operator's, so
+     * a container made again may have another).
+     */
+    private final Map<String, String> caByGeneration = new ConcurrentHashMap<>();
+
     PodEgress(KubernetesSandboxProvider provider, EgressSettings settings) {
         this.provider = provider;
         this.settings = settings;
@@ -201,11 +207,18 @@ final class PodEgress {
      * the same one when the operator gives them one: {@code agentbox-egress-ca}).
      */
     void trustCa(KubernetesSandbox sandbox) {
-        GatewayPods.GatewayPod g = pods.ready().stream().findFirst().orElseThrow(() -> noGateway());
-        String pem = pods.output(g, "exec agentbox-egress ca");
-        if (!pem.contains("BEGIN CERTIFICATE")) {
-            throw ProblemException.providerUnavailable(
-                    "The egress gateway pod " + g.name() + " has no CA.", null);
+        // the listing apply() has just taken; the CA read once per gateway container
+        GatewayPods.GatewayPod g =
+                pods.recentlyReady().stream().findFirst().orElseThrow(() -> noGateway());
+        String pem = caByGeneration.get(g.generation());
+        if (pem == null) {
+            // read outside the map: a call of up to the channel's deadline holds no lock
+            pem = pods.output(g, "exec agentbox-egress ca");
+            if (!pem.contains("BEGIN CERTIFICATE")) {
+                throw ProblemException.providerUnavailable(
+                        "The egress gateway pod " + g.name() + " has no CA.", null);
+            }
+            caByGeneration.put(g.generation(), pem);
         }
         CaTrust.install(sandbox, pem, POD_CA, POD_BUNDLE, false);
     }
