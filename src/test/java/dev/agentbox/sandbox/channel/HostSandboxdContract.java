@@ -377,6 +377,7 @@ abstract class HostSandboxdContract {
     void aClientThatLeavesMidFrameCostsNothing() throws IOException {
         try (RawChannel c = helper.connect()) {
             c.hello().sendRaw(head('P', 100)).sendRaw(new byte[10]);
+            untilHandlerEnds(c);
         }
         Path target = dir.resolve("half");
         try (RawChannel c = helper.connect()) {
@@ -384,14 +385,23 @@ abstract class HostSandboxdContract {
                     .send('W', fields(target.toString(), "644"))
                     .send('D', "part")
                     .sendRaw(head('D', 50));
-        }
-        // The handler removes its temp file as it quits on the closed connection.
-        long deadline = System.currentTimeMillis() + 5000;
-        while (hasTempFile() && System.currentTimeMillis() < deadline) {
-            Thread.onSpinWait();
+            untilHandlerEnds(c);
         }
         assertThat(hasTempFile()).as("temp file left behind").isFalse();
         assertThat(target).doesNotExist();
+    }
+
+    /**
+     * Half-closes and reads until the helper closes: its handler reads EOF mid-frame, removes its
+     * temp file and exits, and only its exit closes the connection. Polling the directory instead
+     * raced the handler on a loaded machine: a first look could come before the temp file was even
+     * made.
+     */
+    private static void untilHandlerEnds(RawChannel c) throws IOException {
+        c.shutdownOutput();
+        while (c.read() != null) {
+            // whatever it answers is not the point; its close is
+        }
     }
 
     private boolean hasTempFile() throws IOException {
