@@ -21,6 +21,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.datapath.CapturedExec;
 import dev.agentbox.sandbox.egress.DeniedFile;
 import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.egress.GatewayRelease;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.egress.ProxyEnv;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
@@ -225,31 +226,20 @@ final class EgressGateways {
     }
 
     /**
-     * Removes the rules of {@code sandbox} at {@code address} from its tenant's gateway, unless
-     * they already belong to a newer sandbox at the same address. Best effort: a gateway that is
-     * gone has nothing to remove, and stale rules name an address nobody holds until a new sandbox
-     * overwrites them before it runs anything.
+     * Removes the files of {@code sandbox} at {@code address} (rules, DNS names, refusals, brokered
+     * secrets) from its tenant's gateway, unless they already belong to a newer sandbox at the same
+     * address ({@link GatewayRelease}). Best effort: a gateway that is gone has nothing to remove.
      */
     void release(String network, String sandbox, String address) {
         if (!network.startsWith(NETWORK_PREFIX)) {
             return;
         }
         String gateway = GATEWAY_PREFIX + network.substring(NETWORK_PREFIX.length());
-        String f = CONF + "/sandboxes/" + GatewayRules.stem(address);
-        String script =
-                "if head -n 1 \"$1.rules\" 2>/dev/null | grep -qxF \"$2\"; then"
-                        + " rm -f \"$1.rules\" \"$1.dns\" \"$3\" \"$4\" && exec agentbox-egress reload; fi";
         try {
-            Exec r =
-                    exec(
-                            gateway,
-                            List.of(
-                                    "sh",
-                                    "-c",
-                                    script,
-                                    "release",
-                                    f,
-                                    GatewayRules.HEADER + sandbox));
+            List<String> cmd =
+                    new ArrayList<>(List.of("sh", "-c", GatewayRelease.SCRIPT, "release"));
+            cmd.addAll(GatewayRelease.args(sandbox, address));
+            Exec r = exec(gateway, cmd);
             if (r.code() != 0) {
                 LOG.log(
                         Level.WARNING,

@@ -4,6 +4,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.egress.CaTrust;
 import dev.agentbox.sandbox.egress.EgressLabel;
 import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.egress.GatewayRelease;
 import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
@@ -95,14 +96,6 @@ final class PodEgress {
                     + " && { [ -e \"$d/$1.rules\" ] || [ -e \"$d/$1.rules.next\" ] && exit 0; }"
                     + "; printf '%s' \"$AGENTBOX_DNS\" > \"$d/$1.dns\""
                     + " && printf '%s' \"$AGENTBOX_RULES\" > \"$d/$1.rules\"";
-
-    /** Removes a sandbox's files while their first line still names it. */
-    private static final String RELEASE =
-            "d="
-                    + SANDBOXES
-                    + "; if head -n 1 \"$d/$1.rules\" 2>/dev/null | grep -qxF \"$2\"; then"
-                    + " rm -f \"$d/$1.rules\" \"$d/$1.dns\" \"/run/agentbox-egress/denied/$1\""
-                    + " \"/run/agentbox-egress/secrets/$1\" && exec agentbox-egress reload; fi";
 
     /** The operator's files, then the gateway takes those that changed. */
     private static final String CONFIGURE =
@@ -252,18 +245,14 @@ final class PodEgress {
     }
 
     /**
-     * Removes the rules of pod {@code podName} at {@code podIp} from every ready gateway pod, where
-     * they still name it. Best effort: a gateway pod that does not answer keeps rules for an IP
-     * that the next pod there overwrites before it runs anything.
+     * Removes the files of pod {@code podName} at {@code podIp} from every ready gateway pod, where
+     * they still name it ({@link GatewayRelease}). Best effort: a gateway pod that does not answer
+     * keeps rules for an IP that the next pod there overwrites before it runs anything.
      */
     void release(String podName, String podIp) {
         for (GatewayPods.GatewayPod g : pods.ready()) {
             try {
-                pods.run(
-                        g,
-                        RELEASE,
-                        List.of(GatewayRules.stem(podIp), GatewayRules.HEADER + podName),
-                        Map.of());
+                pods.run(g, GatewayRelease.SCRIPT, GatewayRelease.args(podName, podIp), Map.of());
             } catch (RuntimeException e) {
                 LOG.log(
                         Level.WARNING,

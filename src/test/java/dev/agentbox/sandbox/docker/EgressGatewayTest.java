@@ -372,30 +372,98 @@ class EgressGatewayTest {
     }
 
     @Test
-    void aSandboxsRulesLeaveTheGatewayWithIt() {
+    void aSandboxsRulesRefusalsAndBrokeredSecretsLeaveTheGatewayWithIt() {
         SandboxHandle s = sandbox(TENANT_A, POLICY);
         String gateway = EgressGateways.gatewayName(TENANT_A);
-        assertThat(
-                        DockerCli.ok(
-                                "exec",
-                                gateway,
-                                "sh",
-                                "-c",
-                                "grep -l " + s.id() + " /etc/agentbox-egress/sandboxes/*.rules"))
-                .isNotBlank();
+        brokerOneSecret(s);
+        assertThat(httpStatus(s, "http://denied.test/")).isEqualTo("403");
+        String stem = stemOf(gateway, s);
+        assertThat(inGateway(gateway, "ls " + SECRETS + stem + " " + DENIED + stem).exitCode())
+                .as("a brokered secret and a refusal recorded")
+                .isZero();
+
         provider.destroy(s.id());
         sandboxes.remove(s);
-        assertThat(
-                        DockerCli.run(
-                                        "exec",
-                                        gateway,
-                                        "sh",
-                                        "-c",
-                                        "grep -l "
-                                                + s.id()
-                                                + " /etc/agentbox-egress/sandboxes/*.rules")
-                                .exitCode())
+
+        assertThat(inGateway(gateway, "grep -l " + s.id() + " " + RULES + "*.rules").exitCode())
+                .as("rules naming the sandbox")
                 .isNotZero();
+        for (String left : List.of(RULES + stem + ".dns", SECRETS + stem, DENIED + stem)) {
+            assertThat(inGateway(gateway, "test -e " + left).exitCode()).as(left).isNotZero();
+        }
+    }
+
+    @Test
+    void aReleaseWhileANewerSandboxIsBeingAppliedAtTheSameAddressLeavesTheNewerOnesFiles() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        String gateway = EgressGateways.gatewayName(TENANT_A);
+        brokerOneSecret(s);
+        String stem = stemOf(gateway, s);
+        // The address was freed and taken by a newer sandbox whose apply has written its files
+        // but not yet renamed its rules: the same step as ContainerFactory's apply, by hand.
+        DockerCli.ok(
+                "exec",
+                gateway,
+                "sh",
+                "-c",
+                "printf '# agentbox sandbox newer\\n' > "
+                        + RULES
+                        + stem
+                        + ".rules.next && printf 'newer.allowed.test\\n' > "
+                        + RULES
+                        + stem
+                        + ".dns");
+        try {
+            provider.destroy(s.id());
+            sandboxes.remove(s);
+
+            assertThat(DockerCli.ok("exec", gateway, "cat", RULES + stem + ".dns"))
+                    .as("the newer sandbox's DNS names")
+                    .isEqualTo("newer.allowed.test");
+            assertThat(inGateway(gateway, "test -e " + RULES + stem + ".rules.next").exitCode())
+                    .isZero();
+            assertThat(inGateway(gateway, "test -e " + SECRETS + stem).exitCode())
+                    .as("the released sandbox's secret")
+                    .isNotZero();
+        } finally {
+            inGateway(
+                    gateway, "cd " + RULES + " && rm -f " + stem + ".* && agentbox-egress reload");
+        }
+    }
+
+    private static final String RULES = "/etc/agentbox-egress/sandboxes/";
+    private static final String SECRETS = "/run/agentbox-egress/secrets/";
+    private static final String DENIED = "/run/agentbox-egress/denied/";
+
+    private static DockerCli.Result inGateway(String gateway, String script) {
+        return DockerCli.run("exec", gateway, "sh", "-c", script);
+    }
+
+    /** The stem of {@code s}'s files in its gateway: the name of the rules file that names it. */
+    private static String stemOf(String gateway, SandboxHandle s) {
+        String file =
+                DockerCli.ok(
+                        "exec",
+                        gateway,
+                        "sh",
+                        "-c",
+                        "grep -lx '# agentbox sandbox " + s.id() + "' " + RULES + "*.rules");
+        return file.substring(RULES.length(), file.length() - ".rules".length());
+    }
+
+    private static void brokerOneSecret(SandboxHandle s) {
+        dev.agentbox.sandbox.SandboxSecrets.install(
+                s,
+                new dev.agentbox.sandbox.SandboxSpec.Workspace(
+                        new dev.agentbox.sandbox.SandboxSpec.NoSource(),
+                        List.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(
+                                "API_KEY",
+                                new dev.agentbox.sandbox.spi.BrokeredSecret(
+                                        "sk-test-" + UUID.randomUUID(),
+                                        List.of("web.allowed.test")))));
     }
 
     @Test

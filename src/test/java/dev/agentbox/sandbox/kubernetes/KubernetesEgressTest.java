@@ -10,6 +10,7 @@ import dev.agentbox.it.OutsideHost;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.sandbox.egress.EgressSettings;
+import dev.agentbox.sandbox.egress.GatewayRules;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
@@ -425,6 +426,39 @@ class KubernetesEgressTest {
         made.clear();
 
         assertThat(gateway.rulesFor(stem)).isEmpty();
+    }
+
+    @Test
+    void aReleaseWhileANewerPodIsBeingAppliedAtTheSameIpLeavesTheNewerOnesFiles() {
+        SandboxHandle a = egressPod("tenant-a", "a.allowed.test");
+        String ip = ip(a);
+        String files = "/etc/agentbox-egress/sandboxes/" + GatewayRules.stem(ip);
+        // The IP was freed and taken by a newer pod whose rules are written but not yet renamed.
+        DockerCli.ok(
+                "exec",
+                gateway.container(),
+                "sh",
+                "-c",
+                "printf '# agentbox sandbox newer\\n' > "
+                        + files
+                        + ".rules.next && printf 'newer.allowed.test\\n' > "
+                        + files
+                        + ".dns");
+        try {
+            provider.destroy(a.id());
+            made.clear();
+
+            assertThat(DockerCli.ok("exec", gateway.container(), "cat", files + ".dns"))
+                    .isEqualTo("newer.allowed.test");
+            assertThat(gateway.rulesFor(ip)).as("rules left for the apply's rename").isPresent();
+        } finally {
+            DockerCli.run(
+                    "exec",
+                    gateway.container(),
+                    "sh",
+                    "-c",
+                    "rm -f " + files + ".* && agentbox-egress reload");
+        }
     }
 
     @Test
