@@ -79,15 +79,45 @@ public class Leases {
             String name, Duration ttl, Duration renewEvery, Duration maxWait) {
         String holder = newHolder();
         Instant deadline = clock.instant().plus(maxWait);
+        int late = 0;
         while (true) {
             OptionalLong session = session();
-            if (tryOnce(name, holder, session, ttl)) {
-                return Optional.of(held(name, holder, ttl, renewEvery, session));
+            Instant at = clock.instant();
+            if (tryOnce(name, holder, session, at, ttl)) {
+                if (stillHeld(name, holder, at, ttl)) {
+                    return Optional.of(held(name, holder, ttl, renewEvery, session));
+                }
+                // The take came back too late to count; the row lock it waited on is free now,
+                // so one more take with the time as it is decides, whatever maxWait says.
+                if (++late <= LATE_RETRIES) {
+                    continue;
+                }
             }
             if (!pausedBefore(deadline)) {
                 return Optional.empty();
             }
         }
+    }
+
+    /** How often in a row a take that came back too late ({@link #stillHeld}) is tried again. */
+    private static final int LATE_RETRIES = 2;
+
+    /**
+     * Whether the lease this holder took with the instant {@code at} (so written to expire at
+     * {@code at + ttl}) still holds now. The statement can return long after {@code at}: on
+     * PostgreSQL it waits on the row lock of any transaction open on that row, and a server frozen
+     * mid-transaction (SIGSTOP, a stalled VM) holds its lock until the database ends its session.
+     * The lease it wrote may have run out before the take returned — and another server, whose
+     * statement waited on the same lock with a later instant, may have taken it since. So a take
+     * that used up a third of its ttl is renewed from now before it counts, and does not count when
+     * that renewal fails.
+     */
+    private boolean stillHeld(String name, String holder, Instant at, Duration ttl) {
+        Instant now = clock.instant();
+        if (now.isBefore(at.plus(ttl.dividedBy(3)))) {
+            return true;
+        }
+        return store.renew(name, holder, now, ttl);
     }
 
     private static Duration renewEvery(Duration ttl) {
@@ -128,12 +158,22 @@ public class Leases {
             Supplier<? extends RuntimeException> busy) {
         String holder = newHolder();
         Instant deadline = clock.instant().plus(maxWait);
+        int late = 0;
         while (true) {
             OptionalLong session = session();
-            LeaseStore.Gated outcome = gatedOnce(gate, prefix, name, holder, session, ttl, admit);
+            Instant at = clock.instant();
+            LeaseStore.Gated outcome =
+                    gatedOnce(gate, prefix, name, holder, session, at, ttl, admit);
             switch (outcome) {
                 case TAKEN -> {
-                    return Optional.of(held(name, holder, ttl, renewEvery(ttl), session));
+                    if (stillHeld(name, holder, at, ttl)) {
+                        return Optional.of(held(name, holder, ttl, renewEvery(ttl), session));
+                    }
+                    // Came back too late to count: decided again, admission included, now that
+                    // the lock it waited on is free.
+                    if (++late > LATE_RETRIES) {
+                        throw busy.get();
+                    }
                 }
                 case DECLINED -> {
                     return Optional.empty();
@@ -153,6 +193,7 @@ public class Leases {
             String name,
             String holder,
             OptionalLong session,
+            Instant at,
             Duration ttl,
             Predicate<Set<String>> admit) {
         // What admit throws is the caller's answer, not a race to retry: it passes through.
@@ -167,15 +208,13 @@ public class Leases {
                     }
                 };
         try {
-            return store.tryAcquireGated(
-                    gate, prefix, name, holder, session, clock.instant(), ttl, watched);
+            return store.tryAcquireGated(gate, prefix, name, holder, session, at, ttl, watched);
         } catch (RuntimeException firstInsertRace) {
             if (refused[0] != null) {
                 throw refused[0];
             }
             // Two first-ever inserts (of the gate or of the name) raced; the retry sees the row.
-            return store.tryAcquireGated(
-                    gate, prefix, name, holder, session, clock.instant(), ttl, watched);
+            return store.tryAcquireGated(gate, prefix, name, holder, session, at, ttl, watched);
         }
     }
 
@@ -188,7 +227,16 @@ public class Leases {
             String name, long goneSession, Duration ttl, Duration renewEvery) {
         String holder = newHolder();
         OptionalLong session = session();
-        if (store.takeFromGoneSession(name, holder, session, goneSession, clock.instant(), ttl)) {
+        Instant at = clock.instant();
+        if (!store.takeFromGoneSession(name, holder, session, goneSession, at, ttl)) {
+            return Optional.empty();
+        }
+        if (stillHeld(name, holder, at, ttl)) {
+            return Optional.of(held(name, holder, ttl, renewEvery, session));
+        }
+        // Taken too late to count (see stillHeld): ours again only if nobody took it since.
+        Instant now = clock.instant();
+        if (tryOnce(name, holder, session, now, ttl) && stillHeld(name, holder, now, ttl)) {
             return Optional.of(held(name, holder, ttl, renewEvery, session));
         }
         return Optional.empty();
@@ -223,12 +271,13 @@ public class Leases {
         return liveness == null ? OptionalLong.empty() : liveness.currentSession();
     }
 
-    private boolean tryOnce(String name, String holder, OptionalLong session, Duration ttl) {
+    private boolean tryOnce(
+            String name, String holder, OptionalLong session, Instant at, Duration ttl) {
         try {
-            return store.tryAcquire(name, holder, session, clock.instant(), ttl);
+            return store.tryAcquire(name, holder, session, at, ttl);
         } catch (RuntimeException firstInsertRace) {
             // Two first-ever acquisitions raced on the insert; the loser's retry sees the row.
-            return store.tryAcquire(name, holder, session, clock.instant(), ttl);
+            return store.tryAcquire(name, holder, session, at, ttl);
         }
     }
 
