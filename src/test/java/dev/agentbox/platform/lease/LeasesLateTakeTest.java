@@ -142,7 +142,10 @@ class LeasesLateTakeTest {
         assertThat(store.renewals).hasValue(0);
     }
 
-    /** The in-memory store, with something happening while a take's statement is in flight. */
+    /**
+     * The in-memory store, with something happening while a take's statement is in flight (its
+     * gated take calls {@link #tryAcquire}, so it is late the same way).
+     */
     private static final class LateStore extends InMemoryLeaseStore {
 
         volatile Runnable lateOnce;
@@ -171,20 +174,6 @@ class LeasesLateTakeTest {
                 meanwhile();
             }
             return taken;
-        }
-
-        @Override
-        public Gated tryAcquireGated(
-                String gate,
-                String prefix,
-                String name,
-                String holder,
-                OptionalLong session,
-                Instant now,
-                Duration ttl,
-                Predicate<Set<String>> admit) {
-            // The in-memory store's gated take calls tryAcquire, which makes the jump.
-            return super.tryAcquireGated(gate, prefix, name, holder, session, now, ttl, admit);
         }
 
         @Override

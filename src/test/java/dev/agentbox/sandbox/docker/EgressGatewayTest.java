@@ -375,7 +375,7 @@ class EgressGatewayTest {
     void aSandboxsRulesRefusalsAndBrokeredSecretsLeaveTheGatewayWithIt() {
         SandboxHandle s = sandbox(TENANT_A, POLICY);
         String gateway = EgressGateways.gatewayName(TENANT_A);
-        brokerOneSecret(s);
+        brokerOneSecret(s, "sk-test-" + UUID.randomUUID(), "web.allowed.test");
         assertThat(httpStatus(s, "http://denied.test/")).isEqualTo("403");
         String stem = stemOf(gateway, s);
         assertThat(inGateway(gateway, "ls " + SECRETS + stem + " " + DENIED + stem).exitCode())
@@ -397,7 +397,7 @@ class EgressGatewayTest {
     void aReleaseWhileANewerSandboxIsBeingAppliedAtTheSameAddressLeavesTheNewerOnesFiles() {
         SandboxHandle s = sandbox(TENANT_A, POLICY);
         String gateway = EgressGateways.gatewayName(TENANT_A);
-        brokerOneSecret(s);
+        brokerOneSecret(s, "sk-test-" + UUID.randomUUID(), "web.allowed.test");
         String stem = stemOf(gateway, s);
         // The address was freed and taken by a newer sandbox whose apply has written its files
         // but not yet renamed its rules: the same step as ContainerFactory's apply, by hand.
@@ -451,7 +451,8 @@ class EgressGatewayTest {
         return file.substring(RULES.length(), file.length() - ".rules".length());
     }
 
-    private static void brokerOneSecret(SandboxHandle s) {
+    /** Gives {@code s} the brokered secret {@code API_KEY}, {@code value} for {@code host} only. */
+    private static void brokerOneSecret(SandboxHandle s, String value, String host) {
         dev.agentbox.sandbox.SandboxSecrets.install(
                 s,
                 new dev.agentbox.sandbox.SandboxSpec.Workspace(
@@ -462,8 +463,7 @@ class EgressGatewayTest {
                         Map.of(
                                 "API_KEY",
                                 new dev.agentbox.sandbox.spi.BrokeredSecret(
-                                        "sk-test-" + UUID.randomUUID(),
-                                        List.of("web.allowed.test")))));
+                                        value, List.of(host)))));
     }
 
     @Test
@@ -605,17 +605,7 @@ class EgressGatewayTest {
         SandboxHandle a = sandbox(TENANT_A, policy);
         SandboxHandle b = sandboxTrustingTheTestCa(TENANT_B, policy);
         String value = "sk-test-" + UUID.randomUUID();
-        dev.agentbox.sandbox.SandboxSecrets.install(
-                a,
-                new dev.agentbox.sandbox.SandboxSpec.Workspace(
-                        new dev.agentbox.sandbox.SandboxSpec.NoSource(),
-                        List.of(),
-                        Map.of(),
-                        Map.of(),
-                        Map.of(
-                                "API_KEY",
-                                new dev.agentbox.sandbox.spi.BrokeredSecret(
-                                        value, List.of("echo.allowed.test")))));
+        brokerOneSecret(a, value, "echo.allowed.test");
         String placeholder = withSecrets(a, "printf %s \"$API_KEY\"").stdout();
         int before = echoed().size();
         assertThat(
