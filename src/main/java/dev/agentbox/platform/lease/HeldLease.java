@@ -3,6 +3,7 @@ package dev.agentbox.platform.lease;
 import dev.agentbox.platform.LogText;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -54,12 +55,15 @@ public final class HeldLease implements AutoCloseable {
                 scheduler.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
     }
 
-    private void renew() {
+    /** One renewal: the scheduler runs it every {@code renewEvery}; tests call it directly. */
+    void renew() {
         if (closed || lost()) {
             return;
         }
         try {
-            if (!store.renew(name, holder, clock.instant(), ttl)) {
+            Instant at = clock.instant();
+            if (!store.renew(name, holder, at, ttl)
+                    || !stillHeld(store, clock, name, holder, at, ttl)) {
                 lost = true;
                 LOG.warning("Lease " + LogText.quote(name) + " was lost by " + holder);
             }
@@ -68,6 +72,25 @@ public final class HeldLease implements AutoCloseable {
             // and expiry protects everyone else meanwhile.
             LOG.log(Level.WARNING, "Renewing lease " + LogText.quote(name) + " failed: " + e);
         }
+    }
+
+    /**
+     * Whether the lease {@code holder} wrote with the instant {@code at} (so to expire at {@code at
+     * + ttl}) still holds now. A take or renewal can return long after {@code at}: on PostgreSQL
+     * its statement waits on the row lock of any transaction open on that row, and a server frozen
+     * mid-transaction (SIGSTOP, a stalled VM) holds its lock until the database ends its session.
+     * What it wrote may have run out before it returned — and another server, whose statement
+     * waited on the same lock with a later instant, may have taken it since. So a write that used
+     * up a third of the ttl is renewed from now before it counts, and does not count when that
+     * renewal fails.
+     */
+    static boolean stillHeld(
+            LeaseStore store, Clock clock, String name, String holder, Instant at, Duration ttl) {
+        Instant now = clock.instant();
+        if (now.isBefore(at.plus(ttl.dividedBy(3)))) {
+            return true;
+        }
+        return store.renew(name, holder, now, ttl);
     }
 
     public String name() {

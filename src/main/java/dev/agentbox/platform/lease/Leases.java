@@ -102,22 +102,9 @@ public class Leases {
     /** How often in a row a take that came back too late ({@link #stillHeld}) is tried again. */
     private static final int LATE_RETRIES = 2;
 
-    /**
-     * Whether the lease this holder took with the instant {@code at} (so written to expire at
-     * {@code at + ttl}) still holds now. The statement can return long after {@code at}: on
-     * PostgreSQL it waits on the row lock of any transaction open on that row, and a server frozen
-     * mid-transaction (SIGSTOP, a stalled VM) holds its lock until the database ends its session.
-     * The lease it wrote may have run out before the take returned — and another server, whose
-     * statement waited on the same lock with a later instant, may have taken it since. So a take
-     * that used up a third of its ttl is renewed from now before it counts, and does not count when
-     * that renewal fails.
-     */
+    /** See {@link HeldLease#stillHeld}: a take that returned too late does not count. */
     private boolean stillHeld(String name, String holder, Instant at, Duration ttl) {
-        Instant now = clock.instant();
-        if (now.isBefore(at.plus(ttl.dividedBy(3)))) {
-            return true;
-        }
-        return store.renew(name, holder, now, ttl);
+        return HeldLease.stillHeld(store, clock, name, holder, at, ttl);
     }
 
     private static Duration renewEvery(Duration ttl) {

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A take whose statement returned after the lease it wrote had run out — on PostgreSQL, one that
- * waited on the row lock of a server frozen mid-transaction — is not a held lease (TK-17). The
- * store here lets the settable clock jump while a take is in flight; {@link LeasesPostgresTest}
- * makes the same wait with a real lock.
+ * waited on the row lock of a server frozen mid-transaction — is not a held lease, and a renewal
+ * that did the same loses it (TK-17). The store here lets the settable clock jump while a take is
+ * in flight; {@link LeasesPostgresTest} makes the same wait with a real lock.
  */
 class LeasesLateTakeTest {
 
@@ -126,6 +126,20 @@ class LeasesLateTakeTest {
     }
 
     @Test
+    void aRenewalThatCameBackAfterTheLeaseRanOutLosesIt() {
+        HeldLease held =
+                leases.acquire(NAME, TTL, Duration.ofHours(1), Duration.ZERO).orElseThrow();
+        held.renew();
+        assertThat(held.lost()).isFalse();
+
+        store.lateRenewalOnce = () -> clock.advance(LOCK_WAIT);
+        held.renew();
+
+        assertThat(held.lost()).as("its write expired before it returned").isTrue();
+        assertThat(store.find(NAME).orElseThrow().heldAt(clock.instant())).isFalse();
+    }
+
+    @Test
     void aTakeThatReturnsInTimeCostsNoExtraRenewal() {
         store.countRenewalsOn = Thread.currentThread();
         leases.acquire(NAME, TTL, Duration.ZERO).orElseThrow();
@@ -150,6 +164,7 @@ class LeasesLateTakeTest {
 
         volatile Runnable lateOnce;
         volatile Runnable lateAlways;
+        volatile Runnable lateRenewalOnce;
         final AtomicInteger renewals = new AtomicInteger();
 
         /** Renewals are counted on this thread only: the held leases' own run on the scheduler. */
@@ -194,7 +209,13 @@ class LeasesLateTakeTest {
             if (Thread.currentThread() == countRenewalsOn) {
                 renewals.incrementAndGet();
             }
-            return super.renew(name, holder, now, ttl);
+            boolean renewed = super.renew(name, holder, now, ttl);
+            Runnable late = lateRenewalOnce;
+            lateRenewalOnce = null;
+            if (late != null) {
+                late.run();
+            }
+            return renewed;
         }
     }
 }
