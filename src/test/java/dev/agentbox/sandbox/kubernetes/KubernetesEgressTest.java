@@ -390,18 +390,23 @@ class KubernetesEgressTest {
             accepting.start();
             PodAudit audit = new PodAudit(pods, ip(a));
             long from = audit.end();
-            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() >= 1);
             assertThat(status(a, "denied.test")).isEqualTo("403");
 
             EgressAudit.Refusals read = audit.since(from);
-            audit.since(read.next());
+            for (int i = 0; i < 5; i++) {
+                audit.since(read.next());
+            }
             Thread.sleep(300);
 
             assertThat(read.refusals()).containsExactly(new EgressAudit.Refusal("denied.test", 80));
-            assertThat(knocks.get()).as("tries within the pause").isEqualTo(1);
+            // Without the pause these reads would knock six more times. The provider's own
+            // gateway resync (every 10 s, outside this audit) may knock once in the window.
+            assertThat(knocks.get()).as("tries within the pause").isLessThanOrEqualTo(2);
+            int before = knocks.get();
             now.addAndGet(PodAudit.RETRY.toNanos());
             assertThat(audit.since(read.next()).refusals()).isEmpty();
-            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> knocks.get() > before);
         }
     }
 
