@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentbox.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,15 +75,7 @@ class LeasesLateTakeTest {
                     store.tryAcquire("run-driver:r2", "node-c/1", clock.instant(), TTL);
                 };
 
-        assertThat(
-                        leases.acquireGated(
-                                "gate",
-                                "run-driver:",
-                                NAME,
-                                TTL,
-                                Duration.ZERO,
-                                admit,
-                                IllegalStateException::new))
+        assertThat(gated(admit, IllegalStateException::new))
                 .as("another server's lease of the prefix, taken meanwhile, counts now")
                 .isEmpty();
         assertThat(decisions).hasValue(2);
@@ -92,17 +86,14 @@ class LeasesLateTakeTest {
     void aGatedTakeThatKeepsComingBackTooLateEndsBusy() {
         store.lateAlways = () -> clock.advance(LOCK_WAIT);
 
-        assertThatThrownBy(
-                        () ->
-                                leases.acquireGated(
-                                        "gate",
-                                        "run-driver:",
-                                        NAME,
-                                        TTL,
-                                        Duration.ZERO,
-                                        held -> true,
-                                        () -> new IllegalStateException("busy")))
+        assertThatThrownBy(() -> gated(held -> true, () -> new IllegalStateException("busy")))
                 .hasMessage("busy");
+    }
+
+    /** A gated take of {@link #NAME} under the prefix {@code run-driver:}, waiting for nothing. */
+    private Optional<HeldLease> gated(
+            Predicate<Set<String>> admit, Supplier<? extends RuntimeException> busy) {
+        return leases.acquireGated("gate", "run-driver:", NAME, TTL, Duration.ZERO, admit, busy);
     }
 
     @Test

@@ -177,18 +177,13 @@ public final class GatewayPodFixture implements AutoCloseable {
                 .withUid(UUID.randomUUID().toString())
                 .withLabels(KubernetesSettings.Network.defaults().gatewaySelector())
                 .endMetadata()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP(ip)
-                .addNewCondition()
-                .withType("Ready")
-                .withStatus("True")
-                .endCondition()
-                .addNewContainerStatus()
-                .withName("gateway")
-                .withRestartCount(restarts)
-                .endContainerStatus()
-                .endStatus()
+                .withStatus(
+                        PodContainers.readyStatus(ip)
+                                .addNewContainerStatus()
+                                .withName("gateway")
+                                .withRestartCount(restarts)
+                                .endContainerStatus()
+                                .build())
                 .build();
     }
 

@@ -171,19 +171,22 @@ public final class PodContainers implements AutoCloseable {
                 remove(podName);
                 return;
             }
-            pod.setStatus(
-                    new PodStatusBuilder()
-                            .withPhase("Running")
-                            .withPodIP(ip)
-                            .addNewCondition()
-                            .withType("Ready")
-                            .withStatus("True")
-                            .endCondition()
-                            .build());
+            pod.setStatus(readyStatus(ip).build());
             client.pods().inNamespace(namespace).resource(pod).updateStatus();
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "could not run pod " + podName, e);
         }
+    }
+
+    /** A pod's status as the kubelet reports it once the pod is Ready at {@code ip}. */
+    static PodStatusBuilder readyStatus(String ip) {
+        return new PodStatusBuilder()
+                .withPhase("Running")
+                .withPodIP(ip)
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition();
     }
 
     /**
