@@ -33,9 +33,11 @@ import java.util.logging.Logger;
  *       silence — first gets one last bounded read (it may hold the sentinel), then fails with
  *       {@link JournalEndedWithoutSentinelException}. Lines complete before that are still
  *       delivered: the failure is thrown by the next poll.
- *   <li>A journal read from byte 0 whose first byte has not arrived within the first-byte bound
- *       fails with {@link JournalStalledException}. Once a byte has arrived (or when reading from
- *       an offset &gt; 0) silence alone never fails the read: only a writer proven dead does.
+ *   <li>A journal read from byte 0 whose first byte has not arrived within the first-byte bound,
+ *       and whose writer is then proven not running, fails with {@link JournalStalledException}:
+ *       the agent never started. A writer that is there may stay silent for as long as the run
+ *       allows. Once a byte has arrived, the writer was seen, or when reading from an offset &gt;
+ *       0, silence alone never fails the read: only a writer proven dead does.
  *   <li>Failures are sticky: every later poll throws the same exception.
  *   <li>A line longer than the line cap is delivered truncated ({@link JournalLine#truncated()}),
  *       never held whole: memory per reader is bounded.
@@ -79,6 +81,9 @@ public final class JournalReader implements AutoCloseable {
     private long consumed;
 
     private boolean started;
+
+    /** The writer was found alive past the first-byte bound: silence is no stall any more. */
+    private boolean writerSeen;
     private long lastByteNanos;
     private long lastProbeNanos;
     private RuntimeException failure;
@@ -220,13 +225,19 @@ public final class JournalReader implements AutoCloseable {
             if (f.missing() && started) {
                 return endOfStream(out, "the journal file is gone", Optional.empty());
             }
-            if (!started && now - openedNanos >= options.firstByteBound().toNanos()) {
-                return fail(
-                        out,
-                        new JournalStalledException(
-                                runId, options.firstByteBound(), !f.missing() && exists()));
+            if (!started
+                    && !writerSeen
+                    && now - openedNanos >= options.firstByteBound().toNanos()) {
+                // Silence alone is no stall: an agent may run a test suite or wait on a long first
+                // model call before it prints anything. Only a journal nobody writes is stalled.
+                lastProbeNanos = now;
+                if (WriterProbe.probe(handle, files.commands(), runId)
+                        == WriterProbe.Liveness.DEAD) {
+                    return neverStarted(out, f.missing());
+                }
+                writerSeen = true;
             }
-            if (started
+            if ((started || writerSeen)
                     && now - lastByteNanos >= probeNanos()
                     && now - lastProbeNanos >= probeNanos()) {
                 lastProbeNanos = now;
@@ -240,6 +251,30 @@ public final class JournalReader implements AutoCloseable {
                 return new Batch(out, OptionalInt.empty());
             }
         }
+    }
+
+    /**
+     * Past the first-byte bound with no writer: one last read (the writer may have printed its
+     * sentinel and exited between our last read and the probe), else the journal is stalled.
+     */
+    private Batch neverStarted(List<JournalLine> out, boolean missing) {
+        boolean exists = !missing && exists();
+        if (exists) {
+            try {
+                feed(files.readFrom(handle, runId, consumed, PollSource.CHUNK_BYTES).bytes(), out);
+            } catch (RuntimeException e) {
+                LOG.fine("journal of run " + runId + ": last read before stalling failed: " + e);
+            }
+            if (lines.finished()) {
+                source.close();
+                return new Batch(out, lines.exitCode());
+            }
+            if (started) {
+                return endOfStream(
+                        out, "the journal's writer is no longer running", Optional.empty());
+            }
+        }
+        return fail(out, new JournalStalledException(runId, options.firstByteBound(), exists));
     }
 
     private long probeNanos() {

@@ -525,39 +525,58 @@ public abstract class JournalReaderContract {
     @ParameterizedTest
     @EnumSource(names = {"FOLLOW", "POLL"})
     @DisplayName(
-            "JN-11 no first byte within the bound is journal-stalled: a journal never started, and one whose agent prints nothing")
-    void noFirstByteIsStalled_JN11(Mode mode) {
+            "JN-11 no first byte within the bound and no writer is journal-stalled: a journal never started, and an empty one nobody writes")
+    void noFirstByteAndNoWriterIsStalled_JN11(Mode mode) {
         String neverStarted = newRunId("jn11none");
         JournalReaderOptions o = options(mode).withFirstByteBound(Duration.ofMillis(800));
         long t0 = System.nanoTime();
         try (JournalReader reader = JournalReader.open(sb, id(neverStarted), 0, o)) {
-            assertThatThrownBy(
-                            () -> {
-                                while (true) {
-                                    reader.poll(Duration.ofMillis(300));
-                                }
-                            })
+            assertThatThrownBy(() -> pollForever(reader))
                     .isInstanceOf(JournalStalledException.class)
                     .hasMessageContaining("journal-stalled")
                     .hasMessageContaining("does not exist");
         }
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
 
+        // The file is there, empty, but no process writes it.
+        String orphan = newRunId("jn11orphan");
+        writeJournalByHand(orphan, "");
+        try (JournalReader reader = JournalReader.open(sb, id(orphan), 0, o)) {
+            assertThatThrownBy(() -> pollForever(reader))
+                    .isInstanceOf(JournalStalledException.class)
+                    .hasMessageContaining("exists but is empty");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"FOLLOW", "POLL"})
+    @DisplayName(
+            "JN-11 an agent that started may be silent far past the first-byte bound: its first line still arrives")
+    void silentStartedAgentIsNotStalled_JN11(Mode mode) {
         String silent = newRunId("jn11silent");
         String gate = "gate-" + silent;
-        launcher.start(sb, id(silent), waitFor(gate));
+        JournalReaderOptions o =
+                options(mode)
+                        .withFirstByteBound(Duration.ofMillis(800))
+                        .withWriterProbeAfter(Duration.ofMillis(300));
+        launcher.start(sb, id(silent), waitFor(gate) + "; echo late");
         try (JournalReader reader = JournalReader.open(sb, id(silent), 0, o)) {
-            assertThatThrownBy(
-                            () -> {
-                                while (true) {
-                                    reader.poll(Duration.ofMillis(300));
-                                }
-                            })
-                    .isInstanceOf(JournalStalledException.class)
-                    .hasMessageContaining("journal-stalled")
-                    .hasMessageContaining("exists but is empty");
+            long quietUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            while (System.nanoTime() < quietUntil) {
+                assertThat(reader.poll(Duration.ofMillis(300)).lines()).isEmpty();
+            }
+            openGate(gate);
+            Outcome all = readToEnd(reader, Duration.ofSeconds(15));
+            assertThat(all.texts()).containsExactly("late");
+            assertThat(all.exitCode()).hasValue(0);
         } finally {
             openGate(gate);
+        }
+    }
+
+    private static void pollForever(JournalReader reader) {
+        while (true) {
+            reader.poll(Duration.ofMillis(300));
         }
     }
 
