@@ -80,7 +80,7 @@ public class RunsResource {
                             + "agentbox.runs.max-duration-ms, 0 = none): past it the run ends aborted with code max-duration. A run "
                             + "ends in exactly one terminal status (completed, failed, aborted) with its error code: agent-exit, "
                             + "agent-lost, journal-stalled, journal-timeout, setup-failed, aborted, max-duration, replay-diverged, "
-                            + "budget-exceeded, tool-bridge-failed, internal-error. If its server dies, another server drives it on within about lease TTL "
+                            + "budget-exceeded, tool-bridge-failed, secret-missing, internal-error. If its server dies, another server drives it on within about lease TTL "
                             + "+ reaper interval + quiet window, watched or not. fileEvents: true adds CUSTOM file.changed "
                             + "chunks ({path, kind: create|change|delete}) for changes in the workspace, coalesced and bounded. "
                             + "permissionMode (claude-code and codex only): default, acceptEdits, plan or bypassPermissions "

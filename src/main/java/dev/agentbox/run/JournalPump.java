@@ -200,6 +200,10 @@ final class JournalPump {
                     writer.emitService(
                             RedactedChunks.of(
                                     sandbox.redactor(), refusals.drain(chunks, false, report)));
+                    if (refusals.unrepairable().isPresent()) {
+                        end.secretMissing(label, chunks, refusals.unrepairable().get());
+                        return;
+                    }
                 }
                 // With no room left before the agent's next line, changes wait (merged per path)
                 // without a barrier measured for nothing.

@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.sandbox.SandboxSecrets;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.SandboxHandle;
 import jakarta.json.Json;
@@ -18,6 +19,14 @@ import java.util.logging.Logger;
  * The egress refusals of one run's sandbox (docs/egress.md), turned into coalesced {@code CUSTOM
  * egress.denied {"host","port","count"}} chunks by its driver, so a user sees why the agent's
  * {@code npm install} failed.
+ *
+ * <p>It also keeps the run's brokered secrets at the gateway: a read that finds the gateway holding
+ * none of them (it was made again: a crash, an engine restart, an operator's {@code docker rm})
+ * gives them back once ({@link SandboxHandle#restoreBrokered}): the values this server holds, the
+ * others by name only. A request that carried a placeholder the gateway held no value for becomes
+ * one {@code CUSTOM egress.secret-missing {"name","host"}} chunk per variable and host; if this
+ * server cannot give that value either, {@link #unrepairable} says so and the driver ends the run
+ * ({@code secret-missing}) instead of letting the agent meet refusals until it gives up.
  *
  * <ul>
  *   <li>A driver reads from the audit's end as it found it before the agent started ({@link
@@ -43,7 +52,19 @@ final class RunEgressDenials {
     static final int GIVE_UP = 3;
 
     private final EgressAudit audit;
+    private final java.util.function.Supplier<java.util.Set<String>> restorer;
     private final LongSupplier nanos;
+
+    /** Variables the gateway was given a value for by this driver's last restore. */
+    private java.util.Set<String> given = java.util.Set.of();
+
+    /**
+     * The gateway was found without the sandbox's secrets and given them back (until it has them).
+     */
+    private boolean restored;
+
+    private final java.util.Set<String> missingTold = new java.util.HashSet<>();
+    private EgressAudit.Refusal unrepairable;
     private long position;
     private long lastRead;
     private int emitted;
@@ -51,7 +72,20 @@ final class RunEgressDenials {
     private int failures;
 
     RunEgressDenials(EgressAudit audit, long position, LongSupplier nanos) {
+        this(audit, null, position, nanos);
+    }
+
+    /**
+     * {@code restorer} gives the gateway the sandbox's brokered secrets again and returns the
+     * variables it gave a value (it may throw); null: never.
+     */
+    RunEgressDenials(
+            EgressAudit audit,
+            java.util.function.Supplier<java.util.Set<String>> restorer,
+            long position,
+            LongSupplier nanos) {
         this.audit = audit;
+        this.restorer = restorer;
         this.position = position;
         this.nanos = nanos;
         this.lastRead = nanos.getAsLong();
@@ -61,7 +95,13 @@ final class RunEgressDenials {
     static Optional<RunEgressDenials> start(String label, SandboxHandle handle) {
         try {
             return handle.egressAudit()
-                    .map(a -> new RunEgressDenials(a, a.end(), System::nanoTime));
+                    .map(
+                            a ->
+                                    new RunEgressDenials(
+                                            a,
+                                            () -> restoreBrokered(handle),
+                                            a.end(),
+                                            System::nanoTime));
         } catch (RuntimeException e) {
             LOG.warning(
                     label + ": egress refusals unavailable, the run goes on without them: " + e);
@@ -138,14 +178,23 @@ final class RunEgressDenials {
         }
         failures = 0;
         position = read.next();
+        List<JsonObject> out = new ArrayList<>();
+        if (!read.secretsHeld() && !restored) {
+            restored = restore().isPresent();
+        } else if (read.secretsHeld()) {
+            restored = false;
+        }
         Map<String, long[]> counts = new LinkedHashMap<>();
         Map<String, EgressAudit.Refusal> first = new LinkedHashMap<>();
         for (EgressAudit.Refusal r : read.refusals()) {
+            if (r.missingSecret() != null) {
+                missing(chunks, r, out);
+                continue;
+            }
             String k = r.host() + ":" + r.port();
             counts.computeIfAbsent(k, x -> new long[1])[0]++;
             first.putIfAbsent(k, r);
         }
-        List<JsonObject> out = new ArrayList<>();
         for (Map.Entry<String, long[]> e : counts.entrySet()) {
             EgressAudit.Refusal r = first.get(e.getKey());
             long n = e.getValue()[0];
@@ -162,6 +211,65 @@ final class RunEgressDenials {
             over = 0;
         }
         return out;
+    }
+
+    /**
+     * A request carried the placeholder of {@code r.missingSecret()} while the gateway held no
+     * value for it: told once per variable and host; the value is given again if this server holds
+     * it, else the run cannot go on.
+     */
+    private void missing(ChunkFactory chunks, EgressAudit.Refusal r, List<JsonObject> out) {
+        String name = r.missingSecret();
+        if (missingTold.add(name + " " + r.host())) {
+            LOG.warning(
+                    "egress gateway held no value for brokered secret "
+                            + name
+                            + " sent to "
+                            + r.host()
+                            + ":"
+                            + r.port());
+            out.add(
+                    chunks.custom(
+                            ServiceChunks.EGRESS_SECRET_MISSING,
+                            Json.createObjectBuilder()
+                                    .add("name", name)
+                                    .add("host", r.host())
+                                    .build()));
+        }
+        if (given.contains(name) || unrepairable != null) {
+            return; // given back since: the agent's next try carries it
+        }
+        if (!restore().map(g -> g.contains(name)).orElse(false)) {
+            unrepairable = r;
+        }
+    }
+
+    /** The sandbox's brokered secrets given to its gateway again, by name from its secrets file. */
+    private static java.util.Set<String> restoreBrokered(SandboxHandle handle) {
+        Map<String, String> names = SandboxSecrets.brokeredNames(handle);
+        return names.isEmpty() ? java.util.Set.of() : handle.restoreBrokered(names);
+    }
+
+    /** Gives the gateway the sandbox's brokered secrets again; empty when that failed. */
+    private Optional<java.util.Set<String>> restore() {
+        if (restorer == null) {
+            return Optional.empty();
+        }
+        try {
+            given = restorer.get();
+            return Optional.of(given);
+        } catch (RuntimeException e) {
+            LOG.warning("brokered secrets could not be given to the egress gateway again: " + e);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * A brokered secret the gateway lacks and this server cannot give: the run cannot reach that
+     * host with it any more.
+     */
+    Optional<EgressAudit.Refusal> unrepairable() {
+        return Optional.ofNullable(unrepairable);
     }
 
     private static JsonObject chunk(ChunkFactory chunks, String host, int port, long count) {

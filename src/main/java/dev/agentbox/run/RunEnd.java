@@ -165,6 +165,31 @@ final class RunEnd {
                 Optional.of(RunFailure.TOOL_BRIDGE_FAILED.error(message)));
     }
 
+    /**
+     * The run's egress gateway holds no value for a brokered secret the agent sends, and no server
+     * here can give it ({@link RunEgressDenials#unrepairable}): the gateway was made again after
+     * the server that held the value died. Every model call would be refused, so the agent is
+     * stopped the one way an agent is stopped, by destroying the sandbox, and the run ends {@code
+     * failed} ({@code secret-missing}) with a message that names the variable and host.
+     */
+    void secretMissing(
+            String label, ChunkFactory chunks, dev.agentbox.sandbox.spi.EgressAudit.Refusal r) {
+        RunAbort.destroySandbox(ctx, run.tenant(), sandbox.key(), label);
+        String message =
+                "egress.secret-missing: the egress gateway holds no value for brokered secret "
+                        + r.missingSecret()
+                        + " (requested for "
+                        + r.host()
+                        + "): the gateway was made again after the server that held the value"
+                        + " stopped; start the run again with the secret";
+        writer.finish(
+                label,
+                List.of(chunks.runError(message, RunFailure.SECRET_MISSING.code())),
+                RunStatus.FAILED,
+                Optional.of(RunFailure.SECRET_MISSING.error(message)));
+        LOG.warning(label + ": failed (secret-missing " + r.missingSecret() + ")");
+    }
+
     /** A successor found no journal in the sandbox within the wait. */
     void journalNeverAppeared(String label) {
         String message =

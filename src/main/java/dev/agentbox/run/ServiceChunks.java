@@ -37,6 +37,12 @@ final class ServiceChunks {
     /** Destinations the run's egress sandbox was refused ({@link RunEgressDenials}). */
     static final String EGRESS_DENIED = "egress.denied";
 
+    /**
+     * A brokered secret's placeholder reached the run's egress gateway while it held no value for
+     * it ({@link RunEgressDenials}): {@code {"name","host"}}.
+     */
+    static final String EGRESS_SECRET_MISSING = "egress.secret-missing";
+
     /** A change in the run's workspace, for a run with {@code fileEvents}. */
     static final String FILE_CHANGED = "file.changed";
 

@@ -78,11 +78,34 @@ public final class SandboxSecrets {
                                     p = newPlaceholder();
                                 }
                                 file.put(name, p);
-                                byPlaceholder.put(p, secret);
+                                byPlaceholder.put(p, secret.named(name));
                             });
         }
         raw.brokerSecrets(byPlaceholder);
         install(raw, file);
+    }
+
+    /**
+     * The brokered variables of the sandbox, placeholder to name, read from its secrets file (never
+     * a value: the file holds only placeholders for them). The sandbox may have rewritten its own
+     * file; what this returns only ever names a variable in a refusal, never decides where a value
+     * goes. Empty when there is no file or it cannot be read.
+     */
+    public static Map<String, String> brokeredNames(SandboxHandle handle) {
+        Map<String, String> out = new LinkedHashMap<>();
+        try {
+            installed(handle)
+                    .orElse(Map.of())
+                    .forEach(
+                            (name, value) -> {
+                                if (PLACEHOLDER.matcher(value).matches()) {
+                                    out.putIfAbsent(value, name);
+                                }
+                            });
+        } catch (RuntimeException sandboxGone) {
+            return Map.of();
+        }
+        return out;
     }
 
     private static String newPlaceholder() {

@@ -126,6 +126,11 @@ public final class SecretsHandle implements SandboxHandle {
     }
 
     @Override
+    public java.util.Set<String> restoreBrokered(java.util.Map<String, String> names) {
+        return raw.restoreBrokered(names);
+    }
+
+    @Override
     public SnapshotRef snapshot(Optional<String> label) {
         return raw.snapshot(label);
     }

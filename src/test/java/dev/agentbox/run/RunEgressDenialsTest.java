@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** How a run hears of its sandbox's egress refusals (EG-07, EG-17). */
+/** How a run hears of its sandbox's egress refusals (EG-07, EG-17, EG-22). */
 class RunEgressDenialsTest {
 
     private final ChunkFactory chunks = new ChunkFactory("r-1", "t-1", () -> 0L);
@@ -25,6 +25,7 @@ class RunEgressDenialsTest {
         final List<Refusal> refusals = new ArrayList<>();
         int reads;
         boolean broken;
+        boolean held = true;
         volatile String endReadOn;
 
         @Override
@@ -41,7 +42,8 @@ class RunEgressDenialsTest {
             }
             return new Refusals(
                     List.copyOf(refusals.subList((int) position, refusals.size())),
-                    refusals.size());
+                    refusals.size(),
+                    held);
         }
     }
 
@@ -207,5 +209,55 @@ class RunEgressDenialsTest {
                                         "run r-1", sandboxWith(Optional.empty(), true))
                                 .get())
                 .isEmpty();
+    }
+
+    @Test
+    void aGatewayFoundWithoutTheSecretsGetsThemBackOnceUntilItHoldsThemAgain_EG22() {
+        ListAudit audit = new ListAudit();
+        List<String> restores = new ArrayList<>();
+        RunEgressDenials d =
+                new RunEgressDenials(
+                        audit,
+                        () -> {
+                            restores.add("restore");
+                            audit.held = true;
+                            return java.util.Set.of("API_KEY");
+                        },
+                        0,
+                        nanos::get);
+        audit.held = false;
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        assertThat(restores).hasSize(1);
+        audit.held = false; // made again once more
+        d.drain(chunks, true, reporter());
+        assertThat(restores).hasSize(2);
+        assertThat(d.unrepairable()).isEmpty();
+    }
+
+    @Test
+    void aMissingValueThisServerGivesBackIsToldOnceAndTheRunGoesOn_EG22() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d =
+                new RunEgressDenials(audit, () -> java.util.Set.of("API_KEY"), 0, nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("api.anthropic.com", 443, "API_KEY"));
+        audit.refusals.add(new EgressAudit.Refusal("api.anthropic.com", 443, "API_KEY"));
+        List<JsonObject> out = d.drain(chunks, true, reporter());
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0).getString("name")).isEqualTo("egress.secret-missing");
+        assertThat(out.get(0).getJsonObject("value").toString())
+                .isEqualTo("{\"name\":\"API_KEY\",\"host\":\"api.anthropic.com\"}");
+        assertThat(reported).as("not an ordinary refusal").isEmpty();
+        assertThat(d.unrepairable()).isEmpty();
+    }
+
+    @Test
+    void aMissingValueNoServerHereHoldsEndsTheReading_EG22() {
+        ListAudit audit = new ListAudit();
+        RunEgressDenials d = new RunEgressDenials(audit, java.util.Set::of, 0, nanos::get);
+        audit.refusals.add(new EgressAudit.Refusal("api.openai.com", 443, "OPENAI_API_KEY"));
+        d.drain(chunks, true, reporter());
+        assertThat(d.unrepairable())
+                .contains(new EgressAudit.Refusal("api.openai.com", 443, "OPENAI_API_KEY"));
     }
 }

@@ -26,6 +26,7 @@ class RunFailureTest {
                         "replay-thread-mismatch",
                         "budget-exceeded",
                         "tool-bridge-failed",
+                        "secret-missing",
                         "internal-error");
     }
 

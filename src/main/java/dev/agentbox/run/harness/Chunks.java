@@ -46,6 +46,7 @@ public final class Chunks {
                     "run.accepted",
                     "file.changed",
                     "egress.denied",
+                    "egress.secret-missing",
                     "approval.decided",
                     "interrupt.requested");
 

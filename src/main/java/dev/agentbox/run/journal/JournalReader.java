@@ -84,6 +84,7 @@ public final class JournalReader implements AutoCloseable {
 
     /** The writer was found alive past the first-byte bound: silence is no stall any more. */
     private boolean writerSeen;
+
     private long lastByteNanos;
     private long lastProbeNanos;
     private RuntimeException failure;

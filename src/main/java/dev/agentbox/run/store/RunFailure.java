@@ -21,6 +21,7 @@ public enum RunFailure {
     REPLAY_THREAD_MISMATCH,
     BUDGET_EXCEEDED,
     TOOL_BRIDGE_FAILED,
+    SECRET_MISSING,
     INTERNAL_ERROR;
 
     private final String code = name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -132,6 +132,11 @@ final class DockerSandbox implements SandboxHandle, SandboxProcesses, SandboxEnv
     }
 
     @Override
+    public java.util.Set<String> restoreBrokered(Map<String, String> names) {
+        return provider.gateways().restoreBrokered(name, names);
+    }
+
+    @Override
     public Optional<dev.agentbox.sandbox.spi.EgressAudit> egressAudit() {
         return provider.gateways().audit(name);
     }

@@ -104,6 +104,25 @@ final class EgressGateways {
     /** Gateways this server has already checked and given the operator's files, by container id. */
     private final Set<String> configured = ConcurrentHashMap.newKeySet();
 
+    /**
+     * The brokered secrets this server gave each sandbox's gateway, by sandbox container, kept in
+     * this server's memory only (never on disk, in a label or the database) until the sandbox is
+     * released here, so that a gateway made again gets them back ({@link #restoreBrokered}).
+     * Bounded: past {@value #MAX_HELD} sandboxes the oldest entry goes (its values then come back
+     * only with its next ensure).
+     */
+    private final Map<String, Map<String, BrokeredSecret>> held =
+            java.util.Collections.synchronizedMap(
+                    new java.util.LinkedHashMap<>() {
+                        @Override
+                        protected boolean removeEldestEntry(
+                                Map.Entry<String, Map<String, BrokeredSecret>> eldest) {
+                            return size() > MAX_HELD;
+                        }
+                    });
+
+    static final int MAX_HELD = 10_000;
+
     EgressGateways(DockerSandboxProvider provider, EgressSettings settings) {
         this.provider = provider;
         this.settings = settings;
@@ -231,6 +250,7 @@ final class EgressGateways {
      * address ({@link GatewayRelease}). Best effort: a gateway that is gone has nothing to remove.
      */
     void release(String network, String sandbox, String address) {
+        held.remove(sandbox);
         if (!network.startsWith(NETWORK_PREFIX)) {
             return;
         }
@@ -276,18 +296,54 @@ final class EgressGateways {
                     Map.of("field", "workspace.secrets"),
                     null);
         }
+        transfer(t.get(), GatewayRules.secretsTransfer(byPlaceholder));
+        if (byPlaceholder.isEmpty()) {
+            held.remove(container);
+        } else {
+            held.put(container, Map.copyOf(byPlaceholder));
+        }
+    }
+
+    /**
+     * Gives egress sandbox {@code container}'s gateway its brokered secrets again: the values this
+     * server gave it ({@link #held}), and every other placeholder of {@code names} by name only.
+     * Returns the variables given a value.
+     */
+    Set<String> restoreBrokered(String container, Map<String, String> names) {
+        Optional<Target> t = target(container);
+        Map<String, BrokeredSecret> values = held.getOrDefault(container, Map.of());
+        if (t.isEmpty() || (values.isEmpty() && names.isEmpty())) {
+            return Set.of();
+        }
+        transfer(t.get(), GatewayRules.secretsTransfer(values, names));
+        Set<String> given = new java.util.TreeSet<>();
+        values.forEach(
+                (p, s) -> given.add(s.name().isEmpty() ? names.getOrDefault(p, "?") : s.name()));
+        LOG.info(
+                "egress gateway "
+                        + t.get().gateway()
+                        + ": brokered secrets of "
+                        + container
+                        + " given again ("
+                        + given.size()
+                        + " with a value, "
+                        + names.keySet().stream().filter(p -> !values.containsKey(p)).count()
+                        + " by name only)");
+        return given;
+    }
+
+    /** Replaces a sandbox's brokered secrets in its gateway's tmpfs with {@code lines}. */
+    private void transfer(Target t, String lines) {
         Exec r =
                 exec(
-                        t.get().gateway(),
-                        List.of("agentbox-egress", "secrets", t.get().stem()),
-                        List.of(
-                                "AGENTBOX_SECRETS_TRANSFER="
-                                        + GatewayRules.secretsTransfer(byPlaceholder)));
+                        t.gateway(),
+                        List.of("agentbox-egress", "secrets", t.stem()),
+                        List.of("AGENTBOX_SECRETS_TRANSFER=" + lines));
         if (r.code() != 0) {
             // the script's words cannot hold a value: it echoes only names and paths
             throw unavailable(
                     "the egress gateway "
-                            + t.get().gateway()
+                            + t.gateway()
                             + " could not take the brokered secrets ("
                             + r.output().strip()
                             + ")");
@@ -352,16 +408,33 @@ final class EgressGateways {
             return since(Long.MAX_VALUE / 2).next();
         }
 
+        /**
+         * The refusals from {@code position}. A gateway that is gone (removed by an operator or a
+         * crash while its sandboxes run) is made again first, with the rules of its running
+         * sandboxes ({@link #restore}): the reader of a run is what notices, within one poll, and
+         * the run's driver then gives the brokered secrets back ({@code secretsHeld} false).
+         */
         @Override
         public Refusals since(long position) {
-            Exec r =
-                    exec(
-                            gateway,
-                            List.of(
-                                    "agentbox-egress",
-                                    "denied",
-                                    stem,
-                                    Long.toString(Math.max(0, position))));
+            List<String> cmd =
+                    List.of(
+                            "agentbox-egress",
+                            "denied",
+                            stem,
+                            Long.toString(Math.max(0, position)));
+            Exec r;
+            try {
+                r = exec(gateway, cmd);
+            } catch (ProblemException e) {
+                // removed (404), or stopped (409: no exec in a container that is not running)
+                if (e.code() != ProblemCode.NOT_FOUND
+                        && e.code() != ProblemCode.SANDBOX_NOT_RUNNING) {
+                    throw e;
+                }
+                LOG.warning("egress gateway " + gateway + " is gone or stopped; making it again");
+                ensureFor(NETWORK_PREFIX + gateway.substring(GATEWAY_PREFIX.length()));
+                r = exec(gateway, cmd);
+            }
             if (r.code() != 0) {
                 throw unavailable("the egress gateway " + gateway + " did not answer");
             }

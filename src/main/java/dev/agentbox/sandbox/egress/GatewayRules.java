@@ -70,10 +70,19 @@ public final class GatewayRules {
 
     /**
      * The brokered secrets of one sandbox as its gateway's {@code agentbox-egress secrets} takes
-     * them (in {@code AGENTBOX_SECRETS_TRANSFER}, never on a command line): one {@code
-     * <placeholder> <host>,<host> <base64 value>} line each.
+     * them: one {@code <placeholder> <host,host> <base64 value> <NAME>} line each, the value {@code
+     * -} for a secret known by name only ({@code namesOnly}: restored by a server that never held
+     * its value, so that the gateway refuses its placeholder naming the variable) and the name
+     * {@code -} where unknown. A names-only entry's hosts are {@code *}: no server here can say
+     * them, and the placeholder is refused wherever it is sent.
      */
     public static String secretsTransfer(Map<String, BrokeredSecret> byPlaceholder) {
+        return secretsTransfer(byPlaceholder, Map.of());
+    }
+
+    /** {@link #secretsTransfer(Map)} plus names-only entries, placeholder to variable. */
+    public static String secretsTransfer(
+            Map<String, BrokeredSecret> byPlaceholder, Map<String, String> namesOnly) {
         StringBuilder lines = new StringBuilder();
         byPlaceholder.forEach(
                 (placeholder, secret) ->
@@ -86,8 +95,29 @@ public final class GatewayRules {
                                                 .encodeToString(
                                                         secret.value()
                                                                 .getBytes(StandardCharsets.UTF_8)))
+                                .append(' ')
+                                .append(safeName(secret.name()))
                                 .append('\n'));
+        namesOnly.forEach(
+                (placeholder, name) -> {
+                    if (!byPlaceholder.containsKey(placeholder)
+                            && PLACEHOLDER.matcher(placeholder).matches()) {
+                        lines.append(placeholder)
+                                .append(" * - ")
+                                .append(safeName(name))
+                                .append('\n');
+                    }
+                });
         return lines.toString().strip();
+    }
+
+    private static final java.util.regex.Pattern PLACEHOLDER =
+            java.util.regex.Pattern.compile("agentbox-brokered-[0-9a-f]{40}");
+    private static final java.util.regex.Pattern NAME =
+            java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+
+    private static String safeName(String name) {
+        return name != null && NAME.matcher(name).matches() ? name : "-";
     }
 
     /** The file name stem of a sandbox's files: its address, safe as a file name. */

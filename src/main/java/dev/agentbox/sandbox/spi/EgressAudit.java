@@ -16,8 +16,28 @@ public interface EgressAudit {
     /** The refusals from {@code position} on, and the position after them. */
     Refusals since(long position);
 
-    /** One refused destination. */
-    record Refusal(String host, int port) {}
+    /**
+     * One refused destination. {@code missingSecret}: the name of a brokered secret whose value the
+     * gateway did not hold when the sandbox sent its placeholder to {@code host} (the request was
+     * refused rather than passed on with the bare placeholder); null for a refusal by the policy.
+     */
+    record Refusal(String host, int port, String missingSecret) {
 
-    record Refusals(List<Refusal> refusals, long next) {}
+        public Refusal(String host, int port) {
+            this(host, port, null);
+        }
+    }
+
+    /**
+     * The refusals from a position and the position after them. {@code secretsHeld}: whether the
+     * gateway holds any brokered secret of the sandbox now (true where the gateway cannot say): a
+     * sandbox that has brokered secrets but whose gateway holds none is behind a gateway made
+     * again.
+     */
+    record Refusals(List<Refusal> refusals, long next, boolean secretsHeld) {
+
+        public Refusals(List<Refusal> refusals, long next) {
+            this(refusals, next, true);
+        }
+    }
 }

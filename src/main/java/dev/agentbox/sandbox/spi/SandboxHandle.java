@@ -66,6 +66,17 @@ public interface SandboxHandle {
     }
 
     /**
+     * Gives this sandbox's egress gateway back the brokered secrets it lost (it was made again):
+     * the values this server holds for the sandbox, and for every other placeholder of {@code
+     * names} (placeholder to variable) an entry without a value, so that a request carrying it is
+     * refused with the variable named instead of passed on bare. Returns the variables given a
+     * value; none where the provider brokers nothing.
+     */
+    default java.util.Set<String> restoreBrokered(java.util.Map<String, String> names) {
+        return java.util.Set.of();
+    }
+
+    /**
      * The refusals of this sandbox's egress gateway; empty unless its network is {@code egress} on
      * a provider that audits it.
      */

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -642,6 +643,86 @@ class EgressGatewayTest {
                 .as("the new sandbox has its own rules, not the restored ones")
                 .isEqualTo("403");
         assertThat(httpStatus(next, "http://always.allowed.test/")).isEqualTo("200");
+    }
+
+    @Test
+    @DisplayName(
+            "EG-20 a gateway removed under a running sandbox is made again by the sandbox's refusal reader, and this server gives it the brokered values it holds")
+    void aGatewayMadeAgainGetsBackTheBrokeredValuesThisServerHolds_EG20() throws Exception {
+        SandboxHandle s =
+                sandbox(TENANT_A, new EgressPolicy(List.of(host("echo.allowed.test")), List.of()));
+        String value = "sk-test-" + UUID.randomUUID();
+        brokerOneSecret(s, value, "echo.allowed.test");
+        dev.agentbox.sandbox.spi.EgressAudit audit = s.egressAudit().orElseThrow();
+        assertThat(audit.since(0).secretsHeld()).isTrue();
+        DockerCli.ok("rm", "-f", EgressGateways.gatewayName(TENANT_A));
+
+        dev.agentbox.sandbox.spi.EgressAudit.Refusals read = audit.since(0);
+        assertThat(read.secretsHeld()).as("a gateway made again holds no secrets").isFalse();
+        assertThat(s.restoreBrokered(dev.agentbox.sandbox.SandboxSecrets.brokeredNames(s)))
+                .containsExactly("API_KEY");
+        assertThat(audit.since(read.next()).secretsHeld()).isTrue();
+        int before = echoed().size();
+        ExecResult https =
+                withSecrets(
+                        s,
+                        "curl -sS --max-time 10 -H \"Authorization: Bearer $API_KEY\""
+                                + " https://echo.allowed.test/");
+        assertThat(https.stdout()).as(https.stderr()).contains("recorded");
+        List<String> seen = echoed().subList(before, echoed().size());
+        assertThat(seen).hasSize(1);
+        assertThat(seen.get(0)).contains("\"authorization\":\"Bearer " + value + "\"");
+    }
+
+    @Test
+    @DisplayName(
+            "EG-21 a gateway made again by a server that never held the value refuses the placeholder with a 502 naming the variable and host, and records it for the run")
+    void aPlaceholderWhoseValueNoServerHoldsIsRefusedNamingItsVariable_EG21() throws Exception {
+        SandboxHandle s =
+                sandboxTrustingTheTestCa(
+                        TENANT_A, new EgressPolicy(List.of(host("echo.allowed.test")), List.of()));
+        String value = "sk-test-" + UUID.randomUUID();
+        brokerOneSecret(s, value, "echo.allowed.test");
+        DockerCli.ok("rm", "-f", EgressGateways.gatewayName(TENANT_A));
+        // another server, which never saw the value, notices the gateway is gone
+        DockerSandboxProvider other = newProvider(provider.gateways().settings());
+        try {
+            SandboxHandle there = other.resume(s.id()).orElseThrow();
+            dev.agentbox.sandbox.spi.EgressAudit audit = there.egressAudit().orElseThrow();
+            long from = audit.since(0).next();
+            assertThat(there.restoreBrokered(dev.agentbox.sandbox.SandboxSecrets.brokeredNames(s)))
+                    .isEmpty();
+            int before = echoed().size();
+            for (String url : List.of("https://echo.allowed.test/", "http://echo.allowed.test/")) {
+                ExecResult r =
+                        withSecrets(
+                                s,
+                                "curl -sS --max-time 10 -w '\\n%{http_code}'"
+                                        + " -H \"Authorization: Bearer $API_KEY\" "
+                                        + url);
+                assertThat(r.stdout())
+                        .as(url)
+                        .contains("brokered secret API_KEY has no value here for echo.allowed.test")
+                        .endsWith("502");
+            }
+            assertThat(echoed().subList(before, echoed().size()))
+                    .as("nothing reached the host")
+                    .isEmpty();
+            assertThat(audit.since(from).refusals())
+                    .contains(
+                            new dev.agentbox.sandbox.spi.EgressAudit.Refusal(
+                                    "echo.allowed.test", 443, "API_KEY"),
+                            new dev.agentbox.sandbox.spi.EgressAudit.Refusal(
+                                    "echo.allowed.test", 80, "API_KEY"));
+            // a request without the placeholder still passes
+            assertThat(
+                            s.process()
+                                    .exec("curl -sS --max-time 10 http://echo.allowed.test/")
+                                    .stdout())
+                    .contains("recorded");
+        } finally {
+            other.close();
+        }
     }
 
     @Test
