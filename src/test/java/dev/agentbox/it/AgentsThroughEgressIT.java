@@ -151,6 +151,43 @@ class AgentsThroughEgressIT {
         sandboxes.delete(key);
     }
 
+    /**
+     * EG-20 through a run: the tenant's gateway removed between two model calls of the real Claude
+     * Code is made again by the run's refusal reader, which gives it the brokered key this server
+     * holds, so the second call carries the key again.
+     */
+    @Test
+    void aGatewayRemovedMidRunIsMadeAgainAndTheNextModelCallCarriesTheKey_EG20() {
+        model.enqueue(Turn.claudeBash("sleep 8; echo slept"), Turn.text("back after the gateway"));
+        String runId =
+                run(
+                        "e2e-claude-gateway-loss-" + UUID.randomUUID(),
+                        "claude-code",
+                        claudeSandbox("e2e-claude-gateway-loss"),
+                        "sleep a while",
+                        "");
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> !model.modelRequests().isEmpty());
+        DockerCli.ok("rm", "-f", EgressWorld.gateway(EgressWorld.TENANT_A));
+        List<SseClient.Event> events = transcript(runId);
+        assertThat(last(events)).as(events.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(events)).contains("back after the gateway");
+        assertThat(model.modelRequests()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(model.modelRequests())
+                .allSatisfy(r -> assertThat(r.header("x-api-key")).contains(KEY));
+        assertThat(
+                        DockerCli.ok(
+                                "inspect",
+                                "-f",
+                                "{{.State.Running}}",
+                                EgressWorld.gateway(EgressWorld.TENANT_A)))
+                .contains("true");
+        String key = runs.get(runId).getString("sandboxKey");
+        sandboxes.forget(key);
+        sandboxes.delete(key);
+    }
+
     @Test
     void claudeCodeEditsAWorkspaceFileWithItsBashTool() {
         model.enqueue(

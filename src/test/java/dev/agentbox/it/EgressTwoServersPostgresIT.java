@@ -46,28 +46,7 @@ class EgressTwoServersPostgresIT {
             String sha256 =
                     DockerCli.ok("exec", web.container(), "sha256sum", "/www/big.bin")
                             .split("\\s+")[0];
-            Map<String, String> env =
-                    Map.of(
-                            "AGENTBOX_DB_URL", ItDatabase.url(),
-                            "AGENTBOX_DB_USER", ItDatabase.user(),
-                            "AGENTBOX_DB_PASSWORD", ItDatabase.password(),
-                            "AGENTBOX_AUTH_TOKENS",
-                                    "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
-                            "AGENTBOX_NODE_ID", "egress-a",
-                            "AGENTBOX_EGRESS_IMAGE",
-                                    System.getProperty(
-                                            "agentbox.it.egress.image", "agentbox/egress:1"),
-                            "AGENTBOX_EGRESS_RESOLVE",
-                                    System.getProperty(
-                                            "agentbox.it.egress.resolve",
-                                            ALLOWED
-                                                    + "="
-                                                    + EgressWorld.address()
-                                                    + ","
-                                                    + DENIED
-                                                    + "="
-                                                    + EgressWorld.address()));
-            JarServer a = JarServer.start(work, PORT_A, env, "/health/ready");
+            JarServer a = JarServer.start(work, PORT_A, serverA(), "/health/ready");
             try {
                 Api apiA = a.api();
                 Sandboxes onA = new Sandboxes(apiA, Api.TENANT_A);
@@ -131,6 +110,99 @@ class EgressTwoServersPostgresIT {
                 web.close();
             }
         }
+    }
+
+    /**
+     * EG-22 across servers: server A drives a {@code command} run whose sandbox has a brokered
+     * secret (its value only ever in A's memory and the gateway's tmpfs); A is killed and the
+     * tenant's gateway removed. The IT server takes the run over, its refusal reader makes the
+     * gateway again and gives it the placeholder by name only; the agent's next request is refused
+     * {@code 502} and the run ends {@code secret-missing}, naming the variable and host, after a
+     * {@code CUSTOM egress.secret-missing} chunk, instead of passing the bare placeholder on.
+     */
+    @Test
+    void aValueOnlyADeadServerHeldEndsTheRunSecretMissingAfterTheGatewayIsMadeAgain_EG22()
+            throws Exception {
+        OutsideHost web = EgressWorld.start("");
+        Runs onB = new Runs(Api.itServer(), Api.TENANT_A);
+        String runId = "r-secret-missing-" + UUID.randomUUID();
+        try {
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
+            String body =
+                    egressBody("egress-missing-" + UUID.randomUUID(), "\"" + ALLOWED + "\"", "");
+            String sandbox =
+                    body.substring(0, body.length() - 1)
+                            + ",\"workspace\":{\"secrets\":{\"API_KEY\":{\"value\":\"sk-held-by-a\","
+                            + "\"brokerHosts\":[\""
+                            + ALLOWED
+                            + "\"]}}}}";
+            String agent =
+                    "for i in $(seq 1 90); do curl -s -o /dev/null -w 'code=%{http_code}\\n' --max-time 5"
+                            + " -H \"Authorization: Bearer $API_KEY\" http://"
+                            + ALLOWED
+                            + "/; sleep 1; done";
+            JarServer a = JarServer.start(work, PORT_A, serverA(), "/health/ready");
+            try {
+                Runs onA = new Runs(a.api(), Api.TENANT_A);
+                onA.start(Runs.runBody(runId, sandbox, agent, ""));
+                try (SseClient sse = onA.events(runId, null)) {
+                    SseClient.Event e;
+                    do {
+                        e = sse.next(Duration.ofSeconds(60));
+                    } while (e != null && !e.data().contains("code=200"));
+                    assertThat(e).as("the brokered request passed while A lived").isNotNull();
+                }
+            } finally {
+                a.kill();
+            }
+            DockerCli.ok("rm", "-f", EgressWorld.gateway(EgressWorld.TENANT_A));
+            java.util.List<SseClient.Event> events = onB.transcript(runId, null);
+            SseClient.Event last = events.get(events.size() - 1);
+            assertThat(last.name()).as(events.toString()).isEqualTo("RUN_ERROR");
+            assertThat(last.data())
+                    .contains("secret-missing")
+                    .contains("API_KEY")
+                    .contains(ALLOWED);
+            assertThat(events)
+                    .anySatisfy(
+                            e ->
+                                    assertThat(e.data())
+                                            .contains("egress.secret-missing")
+                                            .contains("\"name\":\"API_KEY\"")
+                                            .contains("\"host\":\"" + ALLOWED + "\""));
+            assertThat(events).anySatisfy(e -> assertThat(e.data()).contains("code=502"));
+            jakarta.json.JsonObject record = onB.get(runId);
+            assertThat(record.getString("status")).isEqualTo("failed");
+            assertThat(record.getJsonObject("error").getString("code")).isEqualTo("secret-missing");
+        } finally {
+            try {
+                EgressWorld.removeGateways(EgressWorld.TENANT_A);
+            } finally {
+                web.close();
+            }
+        }
+    }
+
+    /** Server A: a runnable jar on the IT server's database, with the same pinned names. */
+    private static Map<String, String> serverA() {
+        return Map.of(
+                "AGENTBOX_DB_URL", ItDatabase.url(),
+                "AGENTBOX_DB_USER", ItDatabase.user(),
+                "AGENTBOX_DB_PASSWORD", ItDatabase.password(),
+                "AGENTBOX_AUTH_TOKENS", "tenant-a=token-a,tenant-b=token-b,ops=token-ops",
+                "AGENTBOX_NODE_ID", "egress-a",
+                "AGENTBOX_EGRESS_IMAGE",
+                        System.getProperty("agentbox.it.egress.image", "agentbox/egress:1"),
+                "AGENTBOX_EGRESS_RESOLVE",
+                        System.getProperty(
+                                "agentbox.it.egress.resolve",
+                                ALLOWED
+                                        + "="
+                                        + EgressWorld.address()
+                                        + ","
+                                        + DENIED
+                                        + "="
+                                        + EgressWorld.address()));
     }
 
     /** The size of the download so far, read in the sandbox through {@code sandboxes}' server. */
