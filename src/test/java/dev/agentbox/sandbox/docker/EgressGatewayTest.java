@@ -16,6 +16,7 @@ import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.testing.NeedsDocker;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,9 +33,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * A hostile agent in an {@code egress} sandbox against its gateway (docs/egress.md; EG-01..EG-08).
- * The "internet" is two {@link OutsideHost}s this test starts (routed by the host, like any outside
- * address): {@code web} serves HTTP on 80 and 8080, {@code tls} serves HTTPS on 443 with a
+ * A hostile agent in an {@code egress} sandbox against its gateway (docs/egress.md; EG-01..EG-08,
+ * EG-18). The "internet" is two {@link OutsideHost}s this test starts (routed by the host, like any
+ * outside address): {@code web} serves HTTP on 80 and 8080, {@code tls} serves HTTPS on 443 with a
  * certificate of a test CA that the gateway trusts upstream. Names reach them only through the
  * operator's pinned addresses ({@code agentbox.egress.resolve}); nothing leaves this machine. Every
  * refusal is paired with a success from the same sandbox, so a refusal means the policy, not a dead
@@ -264,6 +265,160 @@ class EgressGatewayTest {
                 .doesNotContain("hello-from-web");
         assertThat(httpStatus(s, "http://web.allowed.test:8080/")).isEqualTo("403");
         assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+    }
+
+    /**
+     * Sends a bare {@code CONNECT target} to the sandbox's proxy and prints what comes back before
+     * any TLS byte is sent: the status line and header fields, then the body if one is announced.
+     */
+    private static final String CONNECT_SCRIPT =
+            "p=${HTTPS_PROXY#http://}; p=${p%/}\n"
+                    + "exec 3<>/dev/tcp/${p%:*}/${p##*:}\n"
+                    + "printf 'CONNECT %s HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n' \"$1\" \"$1\" >&3\n"
+                    + "len=0\n"
+                    + "while IFS= read -r -t 10 line <&3; do\n"
+                    + "  line=${line%$'\\r'}; echo \"$line\"\n"
+                    + "  case $line in Content-Length:*) len=${line#*: } ;; '') break ;; esac\n"
+                    + "done\n"
+                    + "if [ \"$len\" -gt 0 ]; then timeout 10 head -c \"$len\" <&3; fi\n";
+
+    private static String connectAnswer(SandboxHandle s, String target) {
+        s.fs().write("/tmp/connect.sh", CONNECT_SCRIPT.getBytes(StandardCharsets.UTF_8));
+        return s.process().exec("bash /tmp/connect.sh " + target).stdout();
+    }
+
+    private static String refusal(String target, String reason) {
+        return "agentbox egress: " + target + " refused (" + reason + ")";
+    }
+
+    @Test
+    void aConnectTheRulesRefuseIsAnswered403AtOnceNamingTheDestinationAndTheReason_EG18() {
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, POLICY);
+        dev.agentbox.sandbox.spi.EgressAudit audit = s.egressAudit().orElseThrow();
+        long start = audit.end();
+        Map<String, String> refused =
+                new java.util.LinkedHashMap<>(
+                        Map.of(
+                                "web.allowed.test:22",
+                                "port not allowed",
+                                web.address() + ":443",
+                                "raw address",
+                                "other.test:443",
+                                "not allowed by the sandbox's egress policy",
+                                "tls.denied.test:443",
+                                "denied by the sandbox's egress policy"));
+        for (Map.Entry<String, String> e : refused.entrySet()) {
+            String answer = connectAnswer(s, e.getKey());
+            assertThat(answer)
+                    .as(e.getKey())
+                    .startsWith("HTTP/1.1 403 ")
+                    .containsIgnoringCase("Content-Type: text/plain")
+                    .endsWith("\n\n" + refusal(e.getKey(), e.getValue()) + "\n");
+        }
+        // an allowed CONNECT is still established, and a tunnel through it still works
+        assertThat(connectAnswer(s, "tls.allowed.test:443")).startsWith("HTTP/1.1 200 ");
+        assertThat(
+                        s.process()
+                                .exec(
+                                        "curl -sS --max-time 10 -o /dev/null -w '%{http_code}'"
+                                                + " --cacert /tmp/test-ca.pem"
+                                                + " https://tls.allowed.test/")
+                                .stdout())
+                .isEqualTo("200");
+        // each refused CONNECT is recorded once, as the run's egress.denied chunks will say
+        assertThat(audit.since(start).refusals())
+                .containsExactlyInAnyOrder(
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal("web.allowed.test", 22),
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal(web.address(), 443),
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal("other.test", 443),
+                        new dev.agentbox.sandbox.spi.EgressAudit.Refusal("tls.denied.test", 443));
+    }
+
+    @Test
+    void aPlainHttpRefusalIsTheSame403WithTheSameBody_EG18() {
+        SandboxHandle s = sandbox(TENANT_A, POLICY);
+        for (String[] refused :
+                List.of(
+                        new String[] {
+                            "other.test",
+                            "other.test:80",
+                            "not allowed by the sandbox's egress policy"
+                        },
+                        new String[] {
+                            "web.allowed.test:8080", "web.allowed.test:8080", "port not allowed"
+                        },
+                        new String[] {web.address(), web.address() + ":80", "raw address"})) {
+            ExecResult r =
+                    s.process()
+                            .exec(
+                                    "curl -s -i --max-time 10 http://"
+                                            + refused[0]
+                                            + "/ | tr -d '\\r'");
+            assertThat(r.stdout())
+                    .as(refused[0])
+                    .startsWith("HTTP/1.1 403 ")
+                    .containsIgnoringCase("Content-Type: text/plain")
+                    .endsWith("\n\n" + refusal(refused[1], refused[2]) + "\n");
+        }
+        assertThat(httpStatus(s, "http://web.allowed.test/")).isEqualTo("200");
+    }
+
+    @Test
+    void aRefusedPortIsNeverConnectedToNorIsTheNameAndSniCheckMovedFromTheTlsStep_EG18()
+            throws Exception {
+        SandboxHandle s = sandboxTrustingTheTestCa(TENANT_A, POLICY);
+        // a listener on the allowed host's port 22 that notes every connection it accepts
+        DockerCli.ok(
+                "exec",
+                web.container(),
+                "sh",
+                "-c",
+                "printf '#!/bin/sh\\necho hit >> /tmp/hits\\n' > /tmp/hit && chmod +x /tmp/hit"
+                        + " && : > /tmp/hits");
+        DockerCli.ok("exec", "-d", web.container(), "nc", "-ll", "-p", "22", "-e", "/tmp/hit");
+        // the control: the host reaches it directly
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (java.net.Socket direct = new java.net.Socket(web.address(), 22)) {
+                break;
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+        assertThat(waitForHits(1)).isEqualTo(1);
+
+        assertThat(connectAnswer(s, "web.allowed.test:22")).startsWith("HTTP/1.1 403 ");
+        assertThat(httpStatus(s, "http://web.allowed.test:22/")).isEqualTo("403");
+        Thread.sleep(1000);
+        assertThat(waitForHits(1)).as("connections the listener accepted").isEqualTo(1);
+
+        // CONNECT name and TLS name disagree: the CONNECT is established, the TLS step refuses
+        assertThat(connectAnswer(s, "tls.allowed.test:443")).startsWith("HTTP/1.1 200 ");
+        ExecResult fronted = tlsHandshake(s, "tls.allowed.test:443", "tls.other.test");
+        assertThat(fronted.exitCode()).as(fronted.stdout()).isNotZero();
+        assertThat(fronted.stdout())
+                .as("failed in TLS, not at the CONNECT")
+                .contains("SSL routines");
+    }
+
+    /**
+     * How many connections the listener on {@code web}'s port 22 noted, once it noted {@code n}.
+     */
+    private static int waitForHits(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int hits;
+        do {
+            String out = DockerCli.run("exec", web.container(), "cat", "/tmp/hits").out();
+            hits = (int) out.lines().filter("hit"::equals).count();
+            if (hits >= n) {
+                return hits;
+            }
+            Thread.sleep(100);
+        } while (System.nanoTime() < deadline);
+        return hits;
     }
 
     @Test
