@@ -94,6 +94,12 @@ public final class EgressBench {
      * with curl's {@code --resolve}) and from the egress sandbox ({@code proxied}, through the
      * proxy of its environment); {@code bytes} the size every answer must have.
      */
+    /**
+     * A 1 MiB download through the gateway, as a multiple of the bridge sandbox's, from a host
+     * behind a shaped link (cases (d) and (e)); the unshaped cases are reported for reference.
+     */
+    static final double DOWNLOAD_TARGET = 1.1;
+
     private record Case(
             String name, long bytes, String direct, String proxied, int n, boolean relay) {
 
@@ -360,14 +366,26 @@ public final class EgressBench {
                                         egress - base));
                 continue;
             }
+            if (r.c().download() && !r.c().name().contains(", link ")) {
+                // a host on this machine sends faster than any real link: the hop's own cost,
+                // kept for reference; the download target is measured behind a shaped link
+                out.append(
+                        String.format(
+                                Locale.ROOT,
+                                "%s: egress/bridge median = %.2f (reference, loopback, no target)%n",
+                                r.c().name(),
+                                egress / base));
+                continue;
+            }
             out.append(
                     r.c().download()
                             ? String.format(
                                     Locale.ROOT,
-                                    "%s: egress/bridge median = %.2f (target <= 1.2): %s%n",
+                                    "%s: egress/bridge median = %.2f (target <= %.1f): %s%n",
                                     r.c().name(),
                                     egress / base,
-                                    egress / base <= 1.2 ? "met" : "MISSED")
+                                    DOWNLOAD_TARGET,
+                                    egress / base <= DOWNLOAD_TARGET ? "met" : "MISSED")
                             : String.format(
                                     Locale.ROOT,
                                     "%s: egress - bridge median = %+.2f ms (target <= +2 ms): %s%n",
