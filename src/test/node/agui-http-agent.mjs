@@ -1,4 +1,4 @@
-// node agui-http-agent.mjs '{"baseUrl","token","agentId","threadId","runId","prompt"}'
+// node agui-http-agent.mjs '{"baseUrl","token","agentId","threadId","runId","prompt","forwardedProps?"}'
 // Runs the agent once through @ag-ui/client's HttpAgent, unmodified: POST of a RunAgentInput,
 // the SSE answer parsed, verified and applied by the client. Prints
 // {"newMessages", "chunks", "failures"}: the messages the run added, the chunks as they came off
@@ -19,7 +19,7 @@ const chunks = [];
 // A middleware sees the parsed events before the client's verification and transformations.
 agent.use((input, next) => next.run(input).pipe(tap((event) => chunks.push(event))));
 try {
-  const result = await agent.runAgent({ runId: o.runId });
+  const result = await agent.runAgent({ runId: o.runId, forwardedProps: o.forwardedProps ?? {} });
   emit({ newMessages: result.newMessages, chunks, failures: await checkStream(chunks) });
 } catch (e) {
   fail(e);

@@ -1,7 +1,7 @@
 // One sandbox: its record, an exec box, a read-only browser of its workspace, and Destroy.
 import { call, enc, json, sandboxPath } from "./api.js";
 import { clear, confirmDialog, facts, h, problemBox, timeCell } from "./dom.js";
-import { image, ports } from "./sandboxes.js";
+import { image, ports, secretNames } from "./sandboxes.js";
 
 /** Files larger than this are not shown inline (the API would send them whole). */
 const MAX_SHOWN_BYTES = 256 * 1024;
@@ -33,6 +33,8 @@ export function mountSandbox(main, key) {
           ["Created", timeCell(s.createdAt, " ago")],
           ["Last used", timeCell(s.lastUsedAt, " ago")],
           ["Ports", ports(s)],
+          ["Brokered secrets", secretNames(s, "brokered")],
+          ["Plain secrets", secretNames(s, "plain")],
           ["Snapshot", s.snapshotId],
           ["Capabilities", Object.entries(s.capabilities ?? {}).filter(([, v]) => v).map(([k]) => k).join(", ")],
         ]),

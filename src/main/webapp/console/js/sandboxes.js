@@ -92,6 +92,16 @@ export function ports(s) {
   return Array.isArray(s.ports) && s.ports.length ? s.ports.join(", ") : "—";
 }
 
+/**
+ * The names of the sandbox's secrets of one form ("brokered": the sandbox holds a placeholder,
+ * the egress gateway the value; "plain": the sandbox holds the value), joined; undefined when
+ * none, so the row is left out. Names only: the API never shows a value.
+ */
+export function secretNames(s, form) {
+  const names = s.secrets?.[form];
+  return Array.isArray(names) && names.length ? names.join(", ") : undefined;
+}
+
 /** The image the ensure asked for, or "default" (the provider's, agentbox.docker.image). */
 export function image(s) {
   return s.image ?? "default";

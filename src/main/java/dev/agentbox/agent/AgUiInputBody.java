@@ -65,7 +65,8 @@ public record AgUiInputBody(
 
     /** {@code forwardedProps.agentbox}: the run's secrets and the tenant's secret set it names. */
     public record Agentbox(
-            @TypeMismatch("must be an object of names to strings") JsonObject secrets,
+            @TypeMismatch("must be an object of names to strings or {value, brokerHosts}")
+                    JsonObject secrets,
             @TypeMismatch(SET) @Size(min = 1, message = SET) String secretSet) {
 
         static final String SET = "must be the name of a secret set";

@@ -27,7 +27,9 @@ public record AgentBody(
                 @Size(max = AgentTemplate.MAX_TOOLS, message = TOO_MANY_TOOLS)
                 List<@NotNull(message = "must be an object") JsonObject> tools,
         JsonValue approvals,
-        JsonValue webhooks) {
+        JsonValue webhooks,
+        JsonValue brokeredSecrets,
+        JsonValue plainSecrets) {
 
     static final String SANDBOX = "is required: an ensure body (as POST /sandboxes)";
     static final String TOO_MANY_TOOLS = "holds more than " + AgentTemplate.MAX_TOOLS + " tools";

@@ -10,6 +10,7 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.RunService;
 import dev.agentbox.run.store.RunRecordView;
+import dev.agentbox.sandbox.GivenSecrets;
 import dev.agentbox.sandbox.SandboxService;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,7 +21,6 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -206,7 +206,7 @@ public class AgentService {
             return AgentRun.of(awaitRun(tenant, turn.baseRunId()), true, turn);
         }
         // Read before the turn exists: an unknown or unreadable set is a 400 with nothing recorded.
-        Map<String, String> secrets = secrets(tenant, input);
+        GivenSecrets secrets = secrets(tenant, input);
         AgentTurn turn =
                 new AgentTurn(
                         tenant,
@@ -234,22 +234,19 @@ public class AgentService {
         }
     }
 
-    /** The run's secrets: its secret set's variables, then its own secrets (which win). */
-    private Map<String, String> secrets(String tenant, RunAgentInput input) {
+    /**
+     * The run's secrets: its secret set's variables, then its own secrets, which win with their
+     * form (a string given for a variable the set brokers is a string).
+     */
+    private GivenSecrets secrets(String tenant, RunAgentInput input) {
         if (input.secretSet().isEmpty()) {
             return input.secrets();
         }
-        Map<String, String> merged =
-                new LinkedHashMap<>(secretSets.read(tenant, input.secretSet().get()));
-        merged.putAll(input.secrets());
-        return merged;
+        return secretSets.read(tenant, input.secretSet().get()).under(input.secrets());
     }
 
     private RunRecordView start(
-            String tenant,
-            AgentDefinition definition,
-            RunAgentInput input,
-            Map<String, String> secrets) {
+            String tenant, AgentDefinition definition, RunAgentInput input, GivenSecrets secrets) {
         AgentTemplate t = definition.template();
         Optional<String> session =
                 cliSessions.latest(
@@ -276,7 +273,9 @@ public class AgentService {
         if (!t.approvals().isEmpty()) {
             b.add("approvals", t.approvals().toJson());
         }
-        RunRequest request = RunRequest.parse(b.build(), sandboxes.specParser());
+        t.brokering().addTo(b);
+        RunRequest request =
+                forwardedSecretsFields(() -> RunRequest.parse(b.build(), sandboxes.specParser()));
         RunRecordView run =
                 runs.start(
                         tenant,
@@ -294,6 +293,28 @@ public class AgentService {
                                 ? " (resuming the thread's " + t.harness().wireName() + " session)"
                                 : ""));
         return run;
+    }
+
+    /**
+     * {@code parse}, with a refusal of a secret the input gave named where the client gave it: the
+     * run body holds the input's secrets as {@code sandbox.workspace.secrets}, the client sent them
+     * as {@code forwardedProps.agentbox.secrets} (or in its secret set, which names the same).
+     */
+    private static RunRequest forwardedSecretsFields(
+            java.util.function.Supplier<RunRequest> parse) {
+        try {
+            return parse.get();
+        } catch (ProblemException e) {
+            String inRun = "sandbox.workspace.secrets";
+            if (!(e.extensions().get("field") instanceof String f) || !f.startsWith(inRun)) {
+                throw e;
+            }
+            String given = "forwardedProps.agentbox.secrets";
+            Map<String, Object> extensions = new java.util.LinkedHashMap<>(e.extensions());
+            extensions.put("field", given + f.substring(inRun.length()));
+            throw new ProblemException(
+                    e.code(), e.detail().replace(inRun, given), extensions, null);
+        }
     }
 
     /** A repeated POST: the same agent and thread stream the turn's run. */

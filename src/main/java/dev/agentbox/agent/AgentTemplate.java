@@ -4,7 +4,9 @@ import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
+import dev.agentbox.sandbox.GivenSecrets;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.sandbox.SecretBrokering;
 import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.http.HttpTool;
 import jakarta.json.Json;
@@ -31,7 +33,9 @@ import java.util.regex.Pattern;
  * threadId is set, holds no {@code secrets} member at any depth (definitions are stored; secrets
  * never are) and no {@code threadId} (each run sets it); {@code command} is present exactly for the
  * {@code command} harness; {@code webhooks} are valid ({@link Webhook#parseAll}) — whether their
- * hosts are allowed is the server's check when a definition is stored.
+ * hosts are allowed is the server's check when a definition is stored; {@code brokering} ({@code
+ * brokeredSecrets}, {@code plainSecrets}: names and hosts, never a value) names only hosts the
+ * sandbox's policy allows.
  */
 public record AgentTemplate(
         JsonObject sandbox,
@@ -44,7 +48,8 @@ public record AgentTemplate(
         Optional<Long> maxDurationMs,
         List<HttpTool> tools,
         ApprovalRules approvals,
-        List<Webhook> webhooks) {
+        List<Webhook> webhooks,
+        SecretBrokering brokering) {
 
     /** Most HTTP tools one definition may carry. */
     public static final int MAX_TOOLS = 32;
@@ -101,7 +106,7 @@ public record AgentTemplate(
         JsonObjectBuilder probe = Json.createObjectBuilder(o).remove("tools").remove("webhooks");
         probe.add("runId", "agent-definition");
         probe.add("threadId", PROBE_THREAD);
-        probe.add("sandbox", forThread(sandbox, PROBE_THREAD, Map.of()));
+        probe.add("sandbox", forThread(sandbox, PROBE_THREAD, GivenSecrets.NONE));
         probe.add("prompt", "agent-definition");
         RunRequest r = RunRequest.parse(probe.build(), sandboxParser);
         return new AgentTemplate(
@@ -115,7 +120,8 @@ public record AgentTemplate(
                 r.maxDurationMs(),
                 tools,
                 r.approvals(),
-                webhooks);
+                webhooks,
+                r.brokering());
     }
 
     /**
@@ -159,8 +165,7 @@ public record AgentTemplate(
      * The definition's ensure body for one thread: {@code threadId} set, {@code lifecycle.reuse}
      * {@code thread}, and the run's secrets (if any) as {@code workspace.secrets}.
      */
-    public static JsonObject forThread(
-            JsonObject sandbox, String threadId, Map<String, String> secrets) {
+    public static JsonObject forThread(JsonObject sandbox, String threadId, GivenSecrets secrets) {
         JsonObjectBuilder b = Json.createObjectBuilder(sandbox).add("threadId", threadId);
         JsonObjectBuilder lifecycle =
                 sandbox.get("lifecycle") instanceof JsonObject l
@@ -172,9 +177,7 @@ public record AgentTemplate(
                     sandbox.get("workspace") instanceof JsonObject ws
                             ? Json.createObjectBuilder(ws)
                             : Json.createObjectBuilder();
-            JsonObjectBuilder s = Json.createObjectBuilder();
-            secrets.forEach(s::add);
-            b.add("workspace", w.add("secrets", s));
+            b.add("workspace", w.add("secrets", secrets.toJson()));
         }
         return b.build();
     }
@@ -209,6 +212,7 @@ public record AgentTemplate(
             webhooks.forEach(h -> w.add(h.toJson()));
             b.add("webhooks", w);
         }
+        brokering.addTo(b);
         return b.build();
     }
 
@@ -232,7 +236,8 @@ public record AgentTemplate(
                 o.get("approvals") instanceof JsonArray a
                         ? ApprovalRules.fromJson(a)
                         : ApprovalRules.NONE,
-                Webhook.parseAll(o.get("webhooks")));
+                Webhook.parseAll(o.get("webhooks")),
+                SecretBrokering.parse(o.get("brokeredSecrets"), o.get("plainSecrets")));
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

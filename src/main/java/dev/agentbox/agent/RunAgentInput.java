@@ -1,6 +1,7 @@
 package dev.agentbox.agent;
 
 import dev.agentbox.interrupt.store.InterruptStatus;
+import dev.agentbox.sandbox.GivenSecrets;
 import dev.agentbox.tool.ClientTool;
 import jakarta.json.JsonValue;
 import java.util.List;
@@ -16,7 +17,8 @@ import java.util.Optional;
  * {@code parentRunId}) are tolerated, not validated.
  *
  * @param earlier the user and assistant messages before the prompt's, oldest first, with text
- * @param secrets environment variables for the sandbox: never stored, never logged
+ * @param secrets environment variables for the sandbox, each a string or brokered (as {@code
+ *     workspace.secrets} takes them): never stored, never logged
  * @param secretSet the tenant's named secret set ({@code forwardedProps.agentbox.secretSet}) whose
  *     variables the run also gets ({@link SecretSets}); {@code secrets} win on a clash
  */
@@ -26,7 +28,7 @@ public record RunAgentInput(
         String userMessageId,
         String prompt,
         List<Message> earlier,
-        Map<String, String> secrets,
+        GivenSecrets secrets,
         Optional<String> secretSet,
         List<ClientTool> tools,
         List<Resume> resume,

@@ -6,6 +6,8 @@ import dev.agentbox.agent.RunAgentInput.Message;
 import dev.agentbox.agent.RunAgentInput.Resume;
 import dev.agentbox.interrupt.store.InterruptStatus;
 import dev.agentbox.platform.body.JsonMembers;
+import dev.agentbox.sandbox.GivenSecrets;
+import dev.agentbox.sandbox.SecretEntries;
 import dev.agentbox.tool.ClientTool;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -18,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Reads an AG-UI {@code RunAgentInput} ({@link AgUiInputBody}) into a {@link RunAgentInput}, from
@@ -31,8 +32,6 @@ final class RunAgentInputReader {
 
     /** The tool name the bridge reserves for Claude Code's permission prompt. */
     private static final String RESERVED_TOOL = "approve";
-
-    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private RunAgentInputReader() {}
 
@@ -58,8 +57,7 @@ final class RunAgentInputReader {
         if (prompt.isEmpty()) {
             throw invalid("messages[" + last + "].content", "has no text");
         }
-        Map<String, String> secrets = new LinkedHashMap<>();
-        Optional<String> secretSet = agentbox(m.through("forwardedProps"), secrets);
+        Agentbox agentbox = agentbox(m.through("forwardedProps"));
         List<ClientTool> tools = tools(m.through("tools"));
         AgUiInputBody b = m.finish();
         String userMessageId =
@@ -78,8 +76,8 @@ final class RunAgentInputReader {
                 userMessageId,
                 prompt,
                 earlier,
-                Map.copyOf(secrets),
-                secretSet,
+                agentbox.secrets(),
+                agentbox.secretSet(),
                 tools,
                 resume(b.resume()),
                 toolResults(messages));
@@ -101,15 +99,20 @@ final class RunAgentInputReader {
         return new Message(role, text(o.get("content"), field + ".content"));
     }
 
+    /** What {@code forwardedProps.agentbox} gives: the run's secrets and a secret set's name. */
+    private record Agentbox(GivenSecrets secrets, Optional<String> secretSet) {
+        static final Agentbox NONE = new Agentbox(GivenSecrets.NONE, Optional.empty());
+    }
+
     /**
-     * {@code forwardedProps.agentbox}: its {@code secrets} into {@code secrets} (names are shell
-     * variable names, values strings without NUL; a value is never echoed), and the secret set it
-     * names. A {@code forwardedProps} that is not an object is not the server's.
+     * {@code forwardedProps.agentbox}: its {@code secrets} (names are shell variable names, values
+     * strings without NUL or {@code {"value","brokerHosts"}}, exactly as {@code workspace.secrets}
+     * takes them; a value is never echoed), and the secret set it names. A {@code forwardedProps}
+     * that is not an object is not the server's.
      */
-    private static Optional<String> agentbox(
-            JsonValue forwardedProps, Map<String, String> secrets) {
+    private static Agentbox agentbox(JsonValue forwardedProps) {
         if (!(forwardedProps instanceof JsonObject props)) {
-            return Optional.empty();
+            return Agentbox.NONE;
         }
         String at = "forwardedProps";
         JsonObject agentbox =
@@ -117,24 +120,12 @@ final class RunAgentInputReader {
                         .finish()
                         .agentbox();
         if (agentbox == null) {
-            return Optional.empty();
+            return Agentbox.NONE;
         }
         JsonMembers<AgUiInputBody.Agentbox> m =
                 JsonMembers.lenient(agentbox, at + ".agentbox", AgUiInputBody.Agentbox.class);
-        JsonObject given = m.through("secrets");
-        if (given != null) {
-            String field = at + ".agentbox.secrets";
-            for (Map.Entry<String, JsonValue> e : given.entrySet()) {
-                if (!ENV_NAME.matcher(e.getKey()).matches()) {
-                    throw invalid(field, "has an invalid variable name \"" + e.getKey() + "\"");
-                }
-                if (!(e.getValue() instanceof JsonString v) || v.getString().indexOf('\0') >= 0) {
-                    throw invalid(field + "." + e.getKey(), "must be a string without NUL");
-                }
-                secrets.put(e.getKey(), v.getString());
-            }
-        }
-        return Optional.ofNullable(m.finish().secretSet());
+        GivenSecrets secrets = SecretEntries.read(m.through("secrets"), at + ".agentbox.secrets");
+        return new Agentbox(secrets, Optional.ofNullable(m.finish().secretSet()));
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.agentbox.agent;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.GivenSecrets;
+import dev.agentbox.sandbox.SecretEntries;
+import dev.agentbox.sandbox.spi.BrokeredSecret;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -10,6 +13,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -25,7 +30,11 @@ import org.eclipse.microprofile.config.Config;
  *
  * <p>Layout: {@code <agentbox.secret-sets.dir>/<tenant>/<set>/<NAME>}, one file per variable, its
  * content the value — the shape of a mounted Kubernetes secret, whose key files are symlinks into a
- * hidden {@code ..data} directory; names starting with a dot are skipped.
+ * hidden {@code ..data} directory; names starting with a dot are skipped. A variable is brokered
+ * (docs/api.md, "Brokered secrets on every path") when a file {@code <NAME>.broker-hosts} lies
+ * beside it: one host per line (blank lines skipped), each an exact host name as {@code
+ * brokerHosts} takes them, at least one, at most {@value SecretEntries#MAX_HOSTS}; that file is no
+ * variable, and one beside no variable is refused.
  *
  * <p>Invariants: a tenant reads only under its own directory — the set name is one safe path
  * segment, and every file's real path (after links) must stay inside the set's real directory, so a
@@ -58,8 +67,11 @@ public final class SecretSets {
                         .map(Path::of));
     }
 
-    /** The variables of the tenant's set {@code name}. */
-    public Map<String, String> read(String tenant, String name) {
+    /** What marks a file as the broker hosts of the variable its name starts with. */
+    static final String BROKER_HOSTS = ".broker-hosts";
+
+    /** The variables of the tenant's set {@code name}, plain or brokered. */
+    public GivenSecrets read(String tenant, String name) {
         if (!SEGMENT.matcher(name).matches()) {
             throw refused(
                     "must be 1-128 characters of letters, digits, '.', '_' or '-', not starting"
@@ -85,10 +97,29 @@ public final class SecretSets {
             throw unknown(name);
         }
         Map<String, String> variables = new TreeMap<>();
+        Map<String, List<String>> hosts = new TreeMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(real)) {
             for (Path entry : entries) {
                 String variable = entry.getFileName().toString();
                 if (variable.startsWith(".")) {
+                    continue;
+                }
+                if (variable.endsWith(BROKER_HOSTS)
+                        && ENV_NAME.matcher(
+                                        variable.substring(
+                                                0, variable.length() - BROKER_HOSTS.length()))
+                                .matches()) {
+                    hosts.put(
+                            variable.substring(0, variable.length() - BROKER_HOSTS.length()),
+                            hosts(value(real, entry, name), variable, name));
+                    if (hosts.size() > MAX_VARIABLES) {
+                        throw refused(
+                                "secret set "
+                                        + name
+                                        + " holds more than "
+                                        + MAX_VARIABLES
+                                        + " variables");
+                    }
                     continue;
                 }
                 if (!ENV_NAME.matcher(variable).matches()) {
@@ -108,7 +139,70 @@ public final class SecretSets {
         } catch (IOException e) {
             throw unknown(name);
         }
-        return Map.copyOf(variables);
+        Map<String, BrokeredSecret> brokered = new TreeMap<>();
+        hosts.forEach(
+                (variable, list) -> {
+                    String value = variables.remove(variable);
+                    if (value == null) {
+                        throw refused(
+                                "secret set "
+                                        + name
+                                        + ": "
+                                        + variable
+                                        + BROKER_HOSTS
+                                        + " lies beside no variable "
+                                        + variable);
+                    }
+                    brokered.put(variable, new BrokeredSecret(value, list));
+                });
+        return new GivenSecrets(variables, brokered);
+    }
+
+    /** The hosts of a {@code .broker-hosts} file: one a line, blank lines skipped. */
+    private static List<String> hosts(String text, String file, String name) {
+        List<String> hosts = new ArrayList<>();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String host;
+            try {
+                host = SecretEntries.host(line, FIELD);
+            } catch (ProblemException e) {
+                throw refused(
+                        "secret set "
+                                + name
+                                + ": "
+                                + file
+                                + " line "
+                                + (i + 1)
+                                + " is not one exact host name (no port, no *., no IP address)");
+            }
+            if (hosts.contains(host)) {
+                throw refused(
+                        "secret set "
+                                + name
+                                + ": "
+                                + file
+                                + " line "
+                                + (i + 1)
+                                + " repeats a host");
+            }
+            hosts.add(host);
+        }
+        if (hosts.isEmpty() || hosts.size() > SecretEntries.MAX_HOSTS) {
+            throw refused(
+                    "secret set "
+                            + name
+                            + ": "
+                            + file
+                            + " must name 1 to "
+                            + SecretEntries.MAX_HOSTS
+                            + " hosts");
+        }
+        return List.copyOf(hosts);
     }
 
     private static String value(Path realSet, Path entry, String name) throws IOException {

@@ -2,6 +2,7 @@ package dev.agentbox.api;
 
 import dev.agentbox.sandbox.spi.SandboxCapabilities;
 import dev.agentbox.sandbox.store.SandboxInstance;
+import dev.agentbox.sandbox.store.SecretNames;
 import java.time.Instant;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
@@ -23,7 +24,25 @@ public record SandboxView(
         Instant lastUsedAt,
         String snapshotId,
         String image,
-        List<Integer> ports) {
+        List<Integer> ports,
+        Secrets secrets) {
+
+    /**
+     * The names of the sandbox's secrets by form (never a value or a placeholder), as the server
+     * recorded them at its last ensure or secrets patch; each list absent when empty.
+     */
+    @Schema(name = "SandboxSecrets")
+    public record Secrets(List<String> brokered, List<String> plain) {
+
+        static Secrets of(SecretNames names) {
+            if (names.isEmpty()) {
+                return null;
+            }
+            return new Secrets(
+                    names.brokered().isEmpty() ? null : names.brokered(),
+                    names.plain().isEmpty() ? null : names.plain());
+        }
+    }
 
     /** Every provider maps its workspace to this path; relative API paths resolve against it. */
     public static final String WORKSPACE_ROOT = "/workspace";
@@ -42,6 +61,7 @@ public record SandboxView(
                 i.lastUsedAt(),
                 i.snapshotId().orElse(null),
                 i.image().orElse(null),
-                i.ports().isEmpty() ? null : i.ports());
+                i.ports().isEmpty() ? null : i.ports(),
+                Secrets.of(i.secretNames()));
     }
 }

@@ -16,7 +16,8 @@ import jakarta.validation.constraints.Size;
  * or {@code prompt}) and what names a wire value ({@code harness}, {@code permissionMode}) is
  * {@link RunRequest#parse}'s, which turns this into a {@link RunRequest}. {@code sandbox} is either
  * {@code {"key"}} or an ensure body, which the sandbox's own parser reads; {@code approvals} is
- * read by {@code ApprovalRules}.
+ * read by {@code ApprovalRules}, {@code brokeredSecrets} and {@code plainSecrets} by {@code
+ * SecretBrokering}.
  */
 public record RunBody(
         @TypeMismatch(NON_EMPTY)
@@ -43,7 +44,9 @@ public record RunBody(
                 @Max(value = (1L << 62) - 1, message = DURATION)
                 Long maxDurationMs,
         Boolean fileEvents,
-        JsonValue approvals) {
+        JsonValue approvals,
+        JsonValue brokeredSecrets,
+        JsonValue plainSecrets) {
 
     static final int MAX_ID = RunRequest.MAX_ID_LENGTH;
     static final String NON_EMPTY = "must be a non-empty string";

@@ -10,6 +10,7 @@ import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.SandboxSpec;
 import dev.agentbox.sandbox.SandboxSpecParser;
+import dev.agentbox.sandbox.SecretBrokering;
 import dev.agentbox.tool.ApprovalRules;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -22,7 +23,9 @@ import java.util.UUID;
 /**
  * A validated {@code POST /runs} body. The sandbox is either the key of an existing sandbox or a
  * full ensure body (made when the run starts, so the request returns at once). {@code approvals}
- * are stored with the run ({@link ApprovalRules}).
+ * are stored with the run ({@link ApprovalRules}). {@code brokering} ({@code brokeredSecrets},
+ * {@code plainSecrets}) is already applied to the ensure body's secrets; it is kept for an agent
+ * definition, which stores it.
  */
 public record RunRequest(
         String runId,
@@ -38,7 +41,8 @@ public record RunRequest(
         boolean destroyOnComplete,
         Optional<Long> maxDurationMs,
         boolean fileEvents,
-        ApprovalRules approvals) {
+        ApprovalRules approvals,
+        SecretBrokering brokering) {
 
     /**
      * Longest accepted runId and threadId: ids are part of lease names, journal names and log
@@ -105,7 +109,8 @@ public record RunRequest(
                 destroyOnComplete,
                 maxDurationMs,
                 fileEvents,
-                approvals);
+                approvals,
+                brokering);
     }
 
     /**
@@ -156,6 +161,7 @@ public record RunRequest(
                                                             "must be one of "
                                                                     + PermissionMode.names())));
         }
+        SecretBrokering brokering = SecretBrokering.parse(b.brokeredSecrets(), b.plainSecrets());
         JsonObject s = b.sandbox();
         Optional<String> key = Optional.empty();
         Optional<SandboxSpec> spec = Optional.empty();
@@ -166,6 +172,11 @@ public record RunRequest(
                 throw invalid("sandbox.key", "must be the only member, a sandbox key");
             }
             key = Optional.of(k.getString());
+            if (!brokering.isEmpty()) {
+                throw invalid(
+                        brokering.brokered().isEmpty() ? "plainSecrets" : "brokeredSecrets",
+                        "applies to the secrets of an ensure body; a sandbox key brings none");
+            }
         } else {
             try {
                 spec = Optional.of(sandboxParser.parse(s));
@@ -176,6 +187,8 @@ public record RunRequest(
                 extensions.put("field", "sandbox." + e.extensions().getOrDefault("field", ""));
                 throw new ProblemException(e.code(), "sandbox." + e.detail(), extensions, null);
             }
+            // Its own fields (brokeredSecrets.NAME[i]): not the sandbox's.
+            spec = Optional.of(sandboxParser.withBrokering(spec.get(), brokering));
         }
         return new RunRequest(
                 b.runId() == null ? "run-" + UUID.randomUUID() : b.runId(),
@@ -191,7 +204,8 @@ public record RunRequest(
                 b.destroyOnComplete() != null && b.destroyOnComplete(),
                 Optional.ofNullable(b.maxDurationMs()),
                 b.fileEvents() != null && b.fileEvents(),
-                ApprovalRules.parse(b.approvals(), "approvals"));
+                ApprovalRules.parse(b.approvals(), "approvals"),
+                brokering);
     }
 
     /**

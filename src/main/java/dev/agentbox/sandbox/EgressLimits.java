@@ -16,8 +16,16 @@ import org.eclipse.microprofile.config.Config;
  *     deny} hold together; every one is checked on each connection of the sandbox
  * @param alwaysAllow [agentbox.egress.always-allow] what every egress sandbox may reach besides its
  *     own rules (default the model API hosts of the CLI harnesses)
+ * @param brokerModelKeys [agentbox.egress.broker-model-keys] default true: a run's model key given
+ *     as a plain string is brokered to its model host ({@link SecretBrokering})
  */
-public record EgressLimits(boolean ipLiteralsAllowed, int maxRules, List<EgressRule> alwaysAllow) {
+public record EgressLimits(
+        boolean ipLiteralsAllowed,
+        int maxRules,
+        List<EgressRule> alwaysAllow,
+        boolean brokerModelKeys) {
+
+    public static final String BROKER_MODEL_KEYS = "agentbox.egress.broker-model-keys";
 
     /** What {@code agentbox.egress.always-allow} defaults to. */
     public static final List<String> MODEL_API_HOSTS =
@@ -25,6 +33,16 @@ public record EgressLimits(boolean ipLiteralsAllowed, int maxRules, List<EgressR
 
     public EgressLimits(boolean ipLiteralsAllowed, int maxRules) {
         this(ipLiteralsAllowed, maxRules, MODEL_API_HOSTS.stream().map(EgressRule::host).toList());
+    }
+
+    /** Limits that broker model keys by default. */
+    public EgressLimits(boolean ipLiteralsAllowed, int maxRules, List<EgressRule> alwaysAllow) {
+        this(ipLiteralsAllowed, maxRules, alwaysAllow, true);
+    }
+
+    /** These limits with the default brokering of model keys on or off. */
+    public EgressLimits withBrokerModelKeys(boolean on) {
+        return new EgressLimits(ipLiteralsAllowed, maxRules, alwaysAllow, on);
     }
 
     public static final int DEFAULT_MAX_RULES = 64;
@@ -59,6 +77,7 @@ public record EgressLimits(boolean ipLiteralsAllowed, int maxRules, List<EgressR
         return new EgressLimits(
                 ipLiterals,
                 c.getOptionalValue("agentbox.egress.max-rules", Integer.class).orElse(d.maxRules()),
-                always);
+                always,
+                c.getOptionalValue(BROKER_MODEL_KEYS, Boolean.class).orElse(true));
     }
 }

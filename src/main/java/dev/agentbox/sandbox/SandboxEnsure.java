@@ -167,6 +167,7 @@ final class SandboxEnsure {
             if (SandboxSecrets.any(spec.workspace()) || instance.secretsInstalled()) {
                 SandboxSecrets.install(running.get(), spec.workspace());
                 instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
+                instance.secretNames(SandboxSecrets.names(spec.workspace()));
             }
             instance.touch(clock.instant());
             SandboxInstance stored = store.upsert(instance);
@@ -189,6 +190,7 @@ final class SandboxEnsure {
                         SandboxSecrets.install(restored, spec.workspace());
                     }
                     instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
+                    instance.secretNames(SandboxSecrets.names(spec.workspace()));
                     instance.replaceSandbox(restored.id(), clock.instant());
                     SandboxInstance stored = store.upsert(instance);
                     LOG.info(
@@ -322,6 +324,7 @@ final class SandboxEnsure {
             instance.touch(now);
             instance.recordSnapshot(snapshotId);
             instance.secretsInstalled(SandboxSecrets.any(spec.workspace()));
+            instance.secretNames(SandboxSecrets.names(spec.workspace()));
             instance.envJson(env.json());
             instance.describe(spec.image(), spec.policy().ports());
             Optional<String> oldSnapshot = recorded.flatMap(SandboxInstance::snapshotId);

@@ -5,6 +5,7 @@ import dev.agentbox.platform.ShellQuote;
 import dev.agentbox.sandbox.spi.ExecResult;
 import dev.agentbox.sandbox.spi.ProcessOptions;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.store.SecretNames;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,6 +55,30 @@ public final class SandboxSecrets {
     /** Whether {@code w} brings any secret, held or brokered. */
     static boolean any(SandboxSpec.Workspace w) {
         return !w.secrets().isEmpty() || !w.brokered().isEmpty();
+    }
+
+    /** The names of {@code w}'s secrets by form, for the sandbox's record (never a value). */
+    static SecretNames names(SandboxSpec.Workspace w) {
+        return SecretNames.of(w.brokered().keySet(), w.secrets().keySet());
+    }
+
+    /**
+     * {@code before} after a patch of plain secrets: a name set is plain now (its value replaced a
+     * brokered one's placeholder), a name removed is gone.
+     */
+    static SecretNames patched(SecretNames before, Map<String, Optional<String>> patch) {
+        java.util.Set<String> brokered = new java.util.TreeSet<>(before.brokered());
+        java.util.Set<String> plain = new java.util.TreeSet<>(before.plain());
+        patch.forEach(
+                (name, value) -> {
+                    brokered.remove(name);
+                    if (value.isPresent()) {
+                        plain.add(name);
+                    } else {
+                        plain.remove(name);
+                    }
+                });
+        return SecretNames.of(brokered, plain);
     }
 
     /**

@@ -218,6 +218,7 @@ public class SandboxService {
                                                                 + key
                                                                 + " is no longer running; ensure it again."));
                 instance.secretsInstalled(SandboxSecrets.merge(raw, secrets));
+                instance.secretNames(SandboxSecrets.patched(instance.secretNames(), secrets));
             }
             if (!env.isEmpty()) {
                 instance.envJson(EnvOverlay.parse(instance.envJson()).with(env).json());

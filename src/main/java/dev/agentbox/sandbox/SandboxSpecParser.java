@@ -12,6 +12,7 @@ import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.sandbox.spi.SandboxPolicy.Network;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -122,28 +123,95 @@ public final class SandboxSpecParser {
      */
     private void checkBrokered(Workspace workspace, SandboxPolicy policy) {
         for (Map.Entry<String, BrokeredSecret> b : workspace.brokered().entrySet()) {
-            String at = "workspace.secrets." + b.getKey();
-            if (policy.network() != Network.EGRESS) {
-                throw invalid(at, "is brokered, which needs policy.network \"egress\"");
-            }
-            List<String> hosts = b.getValue().hosts();
-            for (int i = 0; i < hosts.size(); i++) {
-                String h = hosts.get(i);
-                boolean denied =
-                        policy.egress().deny().stream()
-                                .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80));
-                boolean allowed =
-                        policy.egress().allow().stream()
-                                        .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80))
-                                || rules.egress().alwaysAllow().stream()
-                                        .anyMatch(r -> r.matches(h, 443) || r.matches(h, 80));
-                if (denied || !allowed) {
-                    throw invalid(
-                            at + ".brokerHosts[" + i + "]",
-                            "is not a host this sandbox's egress policy allows");
-                }
+            checkHosts(
+                    "workspace.secrets." + b.getKey(),
+                    ".brokerHosts",
+                    b.getValue().hosts(),
+                    policy,
+                    "policy.network");
+        }
+    }
+
+    /**
+     * {@code hosts} of the brokered secret {@code at}, each {@code at + list + [i]}: only with
+     * network {@code egress}, each a host the policy lets the sandbox reach.
+     */
+    private void checkHosts(
+            String at, String list, List<String> hosts, SandboxPolicy policy, String network) {
+        if (policy.network() != Network.EGRESS) {
+            throw invalid(at, "is brokered, which needs " + network + " \"egress\"");
+        }
+        for (int i = 0; i < hosts.size(); i++) {
+            if (!reachable(policy, hosts.get(i))) {
+                throw invalid(
+                        at + list + "[" + i + "]",
+                        "is not a host this sandbox's egress policy allows");
             }
         }
+    }
+
+    /** Whether an egress sandbox of {@code policy} may reach {@code host} (on 443 or 80). */
+    private boolean reachable(SandboxPolicy policy, String host) {
+        boolean denied =
+                policy.egress().deny().stream()
+                        .anyMatch(r -> r.matches(host, 443) || r.matches(host, 80));
+        boolean allowed =
+                policy.egress().allow().stream()
+                                .anyMatch(r -> r.matches(host, 443) || r.matches(host, 80))
+                        || rules.egress().alwaysAllow().stream()
+                                .anyMatch(r -> r.matches(host, 443) || r.matches(host, 80));
+        return allowed && !denied;
+    }
+
+    /**
+     * {@code spec} with a run's {@link SecretBrokering} applied to its secrets (the rules and their
+     * precedence are that record's). Each host of {@code brokeredSecrets} is checked against the
+     * policy whether or not the secret is given now, so that a definition is refused when it is
+     * stored: {@code 400} naming {@code brokeredSecrets.NAME} (not an {@code egress} sandbox) or
+     * {@code brokeredSecrets.NAME[i]} (a host the policy does not allow).
+     */
+    public SandboxSpec withBrokering(SandboxSpec spec, SecretBrokering brokering) {
+        SandboxPolicy policy = spec.policy();
+        brokering
+                .brokered()
+                .forEach(
+                        (name, hosts) ->
+                                checkHosts(
+                                        "brokeredSecrets." + name,
+                                        "",
+                                        hosts,
+                                        policy,
+                                        "sandbox.policy.network"));
+        Workspace w = spec.workspace();
+        Map<String, String> plain = new LinkedHashMap<>(w.secrets());
+        Map<String, BrokeredSecret> brokered = new LinkedHashMap<>(w.brokered());
+        boolean byDefault = rules.egress().brokerModelKeys() && policy.network() == Network.EGRESS;
+        for (Map.Entry<String, String> secret : w.secrets().entrySet()) {
+            String name = secret.getKey();
+            List<String> hosts = brokering.brokered().get(name);
+            if (hosts == null && byDefault && !brokering.plain().contains(name)) {
+                hosts =
+                        SecretBrokering.modelHost(name, w.env(), w.secrets())
+                                .filter(h -> reachable(policy, h))
+                                .map(List::of)
+                                .orElse(null);
+            }
+            if (hosts != null) {
+                plain.remove(name);
+                brokered.put(name, new BrokeredSecret(secret.getValue(), hosts));
+            }
+        }
+        if (brokered.size() == w.brokered().size()) {
+            return spec;
+        }
+        return new SandboxSpec(
+                spec.definitionId(),
+                spec.provider(),
+                spec.image(),
+                spec.threadId(),
+                new Workspace(w.source(), w.setup(), w.env(), Map.copyOf(plain), brokered),
+                policy,
+                spec.lifecycle());
     }
 
     /** {@code lifecycle}: reuse by thread when the body names one, else by definition. */

@@ -9,8 +9,6 @@ import dev.agentbox.sandbox.SandboxSpec.NoSource;
 import dev.agentbox.sandbox.SandboxSpec.SetupStep;
 import dev.agentbox.sandbox.SandboxSpec.Source;
 import dev.agentbox.sandbox.SandboxSpec.Workspace;
-import dev.agentbox.sandbox.spi.BrokeredSecret;
-import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.GitCredentials;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -26,13 +24,14 @@ import java.util.regex.Pattern;
 /**
  * Reads an ensure body's {@code workspace} ({@link WorkspaceBody}) into a {@link Workspace}: the
  * rules its records cannot say — the entries of maps and lists one after the other (a secret is a
- * string or a {@link BrokeredSecretBody}, a setup step a command or a group of them), a source's
- * members by its {@code type}, credentials in a git URL, the local source root.
+ * string or a {@link BrokeredSecretBody}, read by {@link SecretEntries}, a setup step a command or
+ * a group of them), a source's members by its {@code type}, credentials in a git URL, the local
+ * source root.
  */
 final class WorkspaceReader {
 
     /** A shell variable name: what {@code env} and {@code secrets} keys must be. */
-    static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    static final Pattern ENV_NAME = SecretEntries.ENV_NAME;
 
     private final LocalSources localSources;
 
@@ -46,57 +45,13 @@ final class WorkspaceReader {
             return new Workspace(new NoSource(), List.of(), Map.of(), Map.of());
         }
         JsonMembers<WorkspaceBody> m = JsonMembers.of(value, "workspace", WorkspaceBody.class);
-        Map<String, String> plain = new LinkedHashMap<>();
-        Map<String, BrokeredSecret> brokered = new LinkedHashMap<>();
-        secrets(m.through("secrets"), plain, brokered);
+        // A string is a secret the sandbox holds, {"value","brokerHosts"} one it never holds
+        // (a placeholder in the sandbox, the value at the egress gateway, for those exact hosts).
+        GivenSecrets secrets = SecretEntries.read(m.through("secrets"), "workspace.secrets");
         Source source = source(m.through("source"));
         List<SetupStep> setup = setup(m.through("setup"));
-        return new Workspace(source, setup, env(m.finish().env()), Map.copyOf(plain), brokered);
-    }
-
-    /**
-     * {@code workspace.secrets}: a string is a secret the sandbox holds; {@code {"value",
-     * "brokerHosts"}} one it never holds (a placeholder in the sandbox, the value at the egress
-     * gateway, for those exact hosts). Whether the hosts are allowed is checked with the policy.
-     */
-    private static void secrets(
-            JsonObject value, Map<String, String> plain, Map<String, BrokeredSecret> brokered) {
-        if (value == null) {
-            return;
-        }
-        String field = "workspace.secrets";
-        for (Map.Entry<String, JsonValue> e : value.entrySet()) {
-            name(e.getKey(), field);
-            String at = field + "." + e.getKey();
-            if (e.getValue() instanceof JsonObject o) {
-                BrokeredSecretBody b = JsonMembers.of(o, at, BrokeredSecretBody.class).finish();
-                brokered.put(e.getKey(), new BrokeredSecret(b.value(), hosts(b.brokerHosts(), at)));
-            } else if (e.getValue() instanceof JsonString s) {
-                plain.put(e.getKey(), noNul(s.getString(), at));
-            } else {
-                throw invalid(at, "must be a string or {\"value\",\"brokerHosts\"}");
-            }
-        }
-    }
-
-    /** A brokered secret's hosts: exact names, each once. */
-    private static List<String> hosts(JsonArray hosts, String at) {
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < hosts.size(); i++) {
-            String field = at + ".brokerHosts[" + i + "]";
-            if (!(hosts.get(i) instanceof JsonString js)) {
-                throw invalid(field, "must be a host name");
-            }
-            EgressRule r = EgressEntries.parse(js.getString(), field, false);
-            if (r.kind() != EgressRule.Kind.HOST || r.port().isPresent()) {
-                throw invalid(field, "must be one exact host name, without a port or *.");
-            }
-            if (names.contains(r.value())) {
-                throw invalid(field, "repeats " + r.value());
-            }
-            names.add(r.value());
-        }
-        return names;
+        return new Workspace(
+                source, setup, env(m.finish().env()), secrets.plain(), secrets.brokered());
     }
 
     private Source source(JsonObject value) {

@@ -6,6 +6,7 @@ import dev.agentbox.agent.RunAgentInput.Message;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.sandbox.SecretBrokering;
 import dev.agentbox.tool.ApprovalRules;
 import jakarta.json.JsonValue;
 import java.util.List;
@@ -26,7 +27,8 @@ class AgentPromptTest {
                 Optional.empty(),
                 List.of(),
                 ApprovalRules.NONE,
-                List.of());
+                List.of(),
+                SecretBrokering.NONE);
     }
 
     private static final List<Message> EARLIER =
@@ -99,7 +101,8 @@ class AgentPromptTest {
                         Optional.empty(),
                         List.of(),
                         ApprovalRules.NONE,
-                        List.of());
+                        List.of(),
+                        SecretBrokering.NONE);
         assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
                 .isEqualTo(
                         "claude -p --output-format stream-json --verbose --permission-mode plan");

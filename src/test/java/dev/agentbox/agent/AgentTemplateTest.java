@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
+import dev.agentbox.sandbox.GivenSecrets;
 import dev.agentbox.sandbox.SandboxSpecParser;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
@@ -148,7 +149,9 @@ class AgentTemplateTest {
     void eachThreadGetsTheTemplateWithItsThreadIdThreadReuseAndTheRunsSecrets() {
         JsonObject sandbox = json("{\"definitionId\":\"d\",\"workspace\":{\"env\":{\"A\":\"1\"}}}");
 
-        JsonObject forThread = AgentTemplate.forThread(sandbox, "t-1", Map.of("KEY", "v"));
+        JsonObject forThread =
+                AgentTemplate.forThread(
+                        sandbox, "t-1", new GivenSecrets(Map.of("KEY", "v"), Map.of()));
 
         assertThat(forThread.getString("threadId")).isEqualTo("t-1");
         assertThat(forThread.getJsonObject("lifecycle").getString("reuse")).isEqualTo("thread");
@@ -157,7 +160,9 @@ class AgentTemplateTest {
         assertThat(forThread.getJsonObject("workspace").getJsonObject("secrets").getString("KEY"))
                 .isEqualTo("v");
         assertThat(parser.parse(forThread).threadId()).isEqualTo(Optional.of("t-1"));
-        assertThat(AgentTemplate.forThread(sandbox, "t-1", Map.of()).getJsonObject("workspace"))
+        assertThat(
+                        AgentTemplate.forThread(sandbox, "t-1", GivenSecrets.NONE)
+                                .getJsonObject("workspace"))
                 .doesNotContainKey("secrets");
     }
 
@@ -178,7 +183,8 @@ class AgentTemplateTest {
 
         assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
         SandboxPolicy policy =
-                parser.parse(AgentTemplate.forThread(t.sandbox(), "t-1", Map.of())).policy();
+                parser.parse(AgentTemplate.forThread(t.sandbox(), "t-1", GivenSecrets.NONE))
+                        .policy();
         assertThat(policy.network()).isEqualTo(SandboxPolicy.Network.EGRESS);
         assertThat(policy.egress().allow())
                 .extracting(EgressRule::text)
@@ -194,6 +200,62 @@ class AgentTemplateTest {
                                                         + "\"egress\":{\"allow\":[\"ok.example\",\"*.com\"]}}},"
                                                         + "\"command\":\"x\"}")))
                 .isEqualTo("sandbox.policy.egress.allow[1]");
+    }
+
+    @Test
+    void aDefinitionsSecretBrokeringIsCheckedAgainstItsPolicyAndReachesEachThreadsRun() {
+        String egress =
+                "{\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[\"model.test\"]}}}";
+        AgentTemplate t =
+                parse(
+                        "{\"sandbox\":"
+                                + egress
+                                + ",\"harness\":\"claude-code\","
+                                + "\"brokeredSecrets\":{\"TOKEN\":[\"model.test\"]},"
+                                + "\"plainSecrets\":[\"ANTHROPIC_API_KEY\"]}");
+
+        assertThat(AgentTemplate.fromJson(t.toJson())).isEqualTo(t);
+        assertThat(t.toJson().getJsonObject("brokeredSecrets").toString())
+                .isEqualTo("{\"TOKEN\":[\"model.test\"]}");
+        var spec =
+                parser.withBrokering(
+                        parser.parse(
+                                AgentTemplate.forThread(
+                                        t.sandbox(),
+                                        "t-1",
+                                        new GivenSecrets(
+                                                Map.of("TOKEN", "tk", "ANTHROPIC_API_KEY", "sk"),
+                                                Map.of()))),
+                        t.brokering());
+        assertThat(spec.workspace().brokered()).containsOnlyKeys("TOKEN");
+        assertThat(spec.workspace().secrets()).containsOnlyKeys("ANTHROPIC_API_KEY");
+
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":"
+                                                        + egress
+                                                        + ",\"harness\":\"claude-code\","
+                                                        + "\"brokeredSecrets\":{\"TOKEN\":[\"other.test\"]}}")))
+                .isEqualTo("brokeredSecrets.TOKEN[0]");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":{},\"harness\":\"claude-code\","
+                                                        + "\"brokeredSecrets\":{\"TOKEN\":[\"model.test\"]}}")))
+                .isEqualTo("brokeredSecrets.TOKEN");
+        assertThat(
+                        fieldOf(
+                                () ->
+                                        parse(
+                                                "{\"sandbox\":"
+                                                        + egress
+                                                        + ",\"harness\":\"claude-code\","
+                                                        + "\"brokeredSecrets\":{\"TOKEN\":[\"model.test\"]},"
+                                                        + "\"plainSecrets\":[\"TOKEN\"]}")))
+                .isEqualTo("plainSecrets[0]");
     }
 
     @Test

@@ -184,23 +184,33 @@ class RunAgentInputRefusalsTest {
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{}}}
             => ok t r r-user prompt=hi earlier=[] secrets={} set=Optional.empty tools=[] resume=[] results={}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":5}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings or {value, brokerHosts}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":null}}}
             => ok t r r-user prompt=hi earlier=[] secrets={} set=Optional.empty tools=[] resume=[] results={}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":[]}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings or {value, brokerHosts}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"1x":"v"}}}}
             => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets has an invalid variable name "1x"
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":5}}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string without NUL
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string or {"value","brokerHosts"}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":null}}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string without NUL
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string or {"value","brokerHosts"}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":"a\\u0000"}}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string without NUL
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must not contain NUL
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":"v","L":""}}}}
             => ok t r r-user prompt=hi earlier=[] secrets={K=v, L=} set=Optional.empty tools=[] resume=[] results={}
+            {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":"v","ANTHROPIC_API_KEY":{"value":"sk-1","brokerHosts":["API.Anthropic.com"]}}}}}
+            => ok t r r-user prompt=hi earlier=[] secrets={K=v} brokered={ANTHROPIC_API_KEY=BrokeredSecret[hosts=[api.anthropic.com]]} set=Optional.empty tools=[] resume=[] results={}
+            {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":{"value":"sk-1"}}}}}
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K.brokerHosts} forwardedProps.agentbox.secrets.K.brokerHosts must name at least one host
+            {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":{"value":"sk-1","brokerHosts":["*.anthropic.com"]}}}}}
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K.brokerHosts[0]} forwardedProps.agentbox.secrets.K.brokerHosts[0] must be one exact host name, without a port or *.
+            {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":{"value":"sk-1","brokerHosts":["a.test"],"extra":1}}}}}
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K.extra} forwardedProps.agentbox.secrets.K.extra is not a known field
+            {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":{"value":"a\\r\\nb","brokerHosts":["a.test"]}}}}}
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K.value} forwardedProps.agentbox.secrets.K.value must be a non-empty header value (no NUL, CR or LF)
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":5,"1x":"v"}}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string without NUL
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets.K} forwardedProps.agentbox.secrets.K must be a string or {"value","brokerHosts"}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"1x":5,"K":"v"}}}}
             => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets has an invalid variable name "1x"
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secretSet":5}}}
@@ -214,7 +224,7 @@ class RunAgentInputRefusalsTest {
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secretSet":" "}}}
             => ok t r r-user prompt=hi earlier=[] secrets={} set=Optional[ ] tools=[] resume=[] results={}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secretSet":5,"secrets":5}}}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings or {value, brokerHosts}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secretSet":5,"bogus":1},"other":2}}
             => 400 invalid-request {field=forwardedProps.agentbox.secretSet} forwardedProps.agentbox.secretSet must be the name of a secret set
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secretSet":5}},"tools":5}
@@ -314,7 +324,7 @@ class RunAgentInputRefusalsTest {
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"B":"2","A":"1"},"secretSet":"s1"}},"tools":[{"name":"t2","description":"d"},{"name":"t1"}],"resume":[{"interruptId":"i1","status":"resolved","payload":"yes"}]}
             => ok t r r-user prompt=hi earlier=[] secrets={A=1, B=2} set=Optional[s1] tools=[ClientTool[name=t2, description=d, parameters={"type":"object"}], ClientTool[name=t1, description=, parameters={"type":"object"}]] resume=[Resume[interruptId=i1, status=RESOLVED, payload="yes"]] results={}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":5}},"tools":5}
-            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings
+            => 400 invalid-request {field=forwardedProps.agentbox.secrets} forwardedProps.agentbox.secrets must be an object of names to strings or {value, brokerHosts}
             {"threadId":"t","runId":"r","messages":[{"role":"user","content":"hi"}],"forwardedProps":{"agentbox":{"secrets":{"K":"v"},"secretSet":""}},"tools":5}
             => 400 invalid-request {field=forwardedProps.agentbox.secretSet} forwardedProps.agentbox.secretSet must be the name of a secret set
             """;
@@ -344,7 +354,10 @@ class RunAgentInputRefusalsTest {
                             + " earlier="
                             + in.earlier()
                             + " secrets="
-                            + new TreeMap<>(in.secrets())
+                            + new TreeMap<>(in.secrets().plain())
+                            + (in.secrets().brokered().isEmpty()
+                                    ? ""
+                                    : " brokered=" + new TreeMap<>(in.secrets().brokered()))
                             + " set="
                             + in.secretSet()
                             + " tools="

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.sandbox.GivenSecrets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,7 +33,7 @@ class SecretSetsTest {
         Files.writeString(gh.resolve("GIT_TOKEN"), "ghp_abc\n");
         Files.writeString(gh.resolve("GIT_USERNAME"), "bot");
 
-        assertThat(sets().read("alpha", "github"))
+        assertThat(sets().read("alpha", "github").plain())
                 .isEqualTo(Map.of("GIT_TOKEN", "ghp_abc\n", "GIT_USERNAME", "bot"));
     }
 
@@ -45,7 +46,8 @@ class SecretSetsTest {
         Files.createSymbolicLink(
                 set.resolve("ANTHROPIC_API_KEY"), Path.of("..data/ANTHROPIC_API_KEY"));
 
-        assertThat(sets().read("alpha", "model")).isEqualTo(Map.of("ANTHROPIC_API_KEY", "sk-1"));
+        assertThat(sets().read("alpha", "model").plain())
+                .isEqualTo(Map.of("ANTHROPIC_API_KEY", "sk-1"));
     }
 
     @Test
@@ -109,6 +111,46 @@ class SecretSetsTest {
             Files.writeString(many.resolve("V" + i), "x");
         }
         assertRefused(() -> sets().read("alpha", "many"), "more than");
+    }
+
+    @Test
+    void aVariableWithABrokerHostsFileBesideItIsBrokeredToThoseHosts() throws IOException {
+        Path model = set("alpha", "model");
+        Files.writeString(model.resolve("ANTHROPIC_API_KEY"), "sk-1");
+        Files.writeString(
+                model.resolve("ANTHROPIC_API_KEY.broker-hosts"),
+                "API.Anthropic.com\r\n\nmodel.test\n");
+        Files.writeString(model.resolve("GIT_TOKEN"), "ghp");
+
+        GivenSecrets read = sets().read("alpha", "model");
+
+        assertThat(read.plain()).isEqualTo(Map.of("GIT_TOKEN", "ghp"));
+        assertThat(read.brokered()).containsOnlyKeys("ANTHROPIC_API_KEY");
+        assertThat(read.brokered().get("ANTHROPIC_API_KEY").value()).isEqualTo("sk-1");
+        assertThat(read.brokered().get("ANTHROPIC_API_KEY").hosts())
+                .containsExactly("api.anthropic.com", "model.test");
+    }
+
+    @Test
+    void badBrokerHostsFilesAreRefused() throws IOException {
+        Path lone = set("alpha", "lone");
+        Files.writeString(lone.resolve("KEY.broker-hosts"), "model.test\n");
+        assertRefused(() -> sets().read("alpha", "lone"), "lies beside no variable KEY");
+
+        Path wild = set("alpha", "wild");
+        Files.writeString(wild.resolve("KEY"), "v");
+        Files.writeString(wild.resolve("KEY.broker-hosts"), "model.test\n*.model.test\n");
+        assertRefused(() -> sets().read("alpha", "wild"), "line 2 is not one exact host name");
+
+        Path empty = set("alpha", "empty");
+        Files.writeString(empty.resolve("KEY"), "v");
+        Files.writeString(empty.resolve("KEY.broker-hosts"), "\n");
+        assertRefused(() -> sets().read("alpha", "empty"), "must name 1 to 16 hosts");
+
+        Path twice = set("alpha", "twice");
+        Files.writeString(twice.resolve("KEY"), "v");
+        Files.writeString(twice.resolve("KEY.broker-hosts"), "a.test\nA.test\n");
+        assertRefused(() -> sets().read("alpha", "twice"), "line 2 repeats a host");
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.agentbox.tool.http.RequestSigner;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -141,7 +142,14 @@ class AgentHttpToolIT {
         if (!claude) {
             setup.add(codexConfigStep());
         }
+        // Codex's endpoint is in its configuration file, out of agentbox's sight: the definition
+        // says where its key goes (by default it would be brokered to api.openai.com).
+        JsonObjectBuilder brokered = Json.createObjectBuilder();
+        if (!claude) {
+            brokered.add("OPENAI_API_KEY", Json.createArrayBuilder().add(ModelHost.NAME));
+        }
         return Json.createObjectBuilder()
+                .add("brokeredSecrets", brokered)
                 .add(
                         "sandbox",
                         Json.createObjectBuilder()

@@ -309,9 +309,11 @@ class AgentsThroughEgressIT {
      * names no image: the sandbox is the harness's default image, and the second turn resumes the
      * CLI session of the first, so the model gets the first turn's messages as the session's
      * history and the second prompt alone — not agentbox's transcript of the thread ({@code
-     * [Conversation so far]}, what a turn without a session gets). The agents endpoint takes no
-     * brokered secrets, so the key is a plain one and the sandbox's setup adds the model host's
-     * test CA to the bundles the CLIs read.
+     * [Conversation so far]}, what a turn without a session gets). The key is given as a plain
+     * string: Claude Code's is brokered by default to the host of its {@code ANTHROPIC_BASE_URL},
+     * Codex's (whose endpoint is in its configuration file) by the definition's {@code
+     * brokeredSecrets}; the sandbox's setup adds the model host's test CA to the bundles the CLIs
+     * read.
      */
     private void threadResumesItsSession(
             String harness,
@@ -356,6 +358,14 @@ class AgentsThroughEgressIT {
                                                         .add("env", env)
                                                         .add("setup", setup)))
                         .add("harness", harness)
+                        .add(
+                                "brokeredSecrets",
+                                harness.equals("codex")
+                                        ? Json.createObjectBuilder()
+                                                .add(
+                                                        keyVariable,
+                                                        Json.createArrayBuilder().add(MODEL_HOST))
+                                        : Json.createObjectBuilder())
                         .build();
         java.net.http.HttpResponse<String> created =
                 api.send(

@@ -119,6 +119,27 @@ class RunRequestBodyTest {
         assertInvalid(run("").replace(SANDBOX, "\"sandbox\":{\"polcy\":{}}"), "sandbox.polcy");
     }
 
+    @Test
+    void secretBrokeringAppliesToAnEnsureBodysSecretsAndNamesItsOwnFields() {
+        String egress =
+                "\"sandbox\":{\"policy\":{\"network\":\"egress\",\"egress\":{\"allow\":[\"m.test\"]}},"
+                        + "\"workspace\":{\"secrets\":{\"K\":\"v\",\"ANTHROPIC_API_KEY\":\"sk\"}}}";
+        RunRequest r =
+                parse(
+                        run(",\"brokeredSecrets\":{\"K\":[\"m.test\"]},\"plainSecrets\":[\"ANTHROPIC_API_KEY\"]")
+                                .replace(SANDBOX, egress));
+
+        assertThat(r.sandboxSpec().orElseThrow().workspace().brokered()).containsOnlyKeys("K");
+        assertThat(r.sandboxSpec().orElseThrow().workspace().secrets())
+                .containsOnlyKeys("ANTHROPIC_API_KEY");
+        assertThat(r.brokering().plain()).containsExactly("ANTHROPIC_API_KEY");
+        assertInvalid(
+                run(",\"brokeredSecrets\":{\"K\":[\"x.test\"]}").replace(SANDBOX, egress),
+                "brokeredSecrets.K[0]");
+        assertInvalid(run(",\"brokeredSecrets\":{\"K\":[\"m.test\"]}"), "brokeredSecrets");
+        assertInvalid(run(",\"plainSecrets\":[\"K\"]"), "plainSecrets");
+    }
+
     private static void assertInvalid(String body, String field) {
         assertThatThrownBy(() -> parse(body))
                 .as(body)

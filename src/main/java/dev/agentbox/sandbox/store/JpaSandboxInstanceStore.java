@@ -69,7 +69,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
     private static final String FIND =
             "SELECT SANDBOX_KEY, TENANT, PROVIDER, PROVIDER_SANDBOX_ID, THREAD_ID, SNAPSHOT_ID,"
                     + " CREATED_AT, LAST_USED_AT, KEEP_ALIVE_MS, SECRETS_INSTALLED, ENV_JSON, IMAGE,"
-                    + " PORTS, VERSION"
+                    + " PORTS, VERSION, SECRET_NAMES"
                     + " FROM AB_SANDBOX_INSTANCE WHERE SANDBOX_KEY = ? AND TENANT = ?";
 
     private static SandboxInstance restore(ResultSet r) throws SQLException {
@@ -84,6 +84,7 @@ public class JpaSandboxInstanceStore implements SandboxInstanceStore {
                 instant(r.getTimestamp(8)),
                 r.getLong(9),
                 r.getBoolean(10),
+                r.getString(15),
                 r.getString(11),
                 r.getString(12),
                 r.getString(13),

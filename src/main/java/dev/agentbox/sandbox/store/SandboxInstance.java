@@ -61,6 +61,15 @@ public class SandboxInstance {
     private boolean secretsInstalled;
 
     /**
+     * The names of the secrets installed, never a value: {@code {"brokered":[…],"plain":[…]}}, each
+     * sorted; null when none or recorded before names were. Written by the server at each ensure
+     * and secrets patch, never read back from the sandbox, which may rewrite its own files.
+     */
+    @Lob
+    @Column(name = "SECRET_NAMES")
+    private String secretNames;
+
+    /**
      * The environment set with {@code PATCH /sandboxes/{key}/env} (never a secret): a JSON object
      * of name to value, {@code null} for a removed variable; null when none was set. See {@code
      * EnvOverlay}.
@@ -113,6 +122,7 @@ public class SandboxInstance {
             Instant lastUsedAt,
             long keepAliveMs,
             boolean secretsInstalled,
+            String secretNames,
             String envJson,
             String image,
             String ports,
@@ -123,6 +133,7 @@ public class SandboxInstance {
         i.snapshotId = snapshotId;
         i.lastUsedAt = Objects.requireNonNull(lastUsedAt);
         i.secretsInstalled = secretsInstalled;
+        i.secretNames = secretNames;
         i.envJson = envJson;
         i.image = image;
         i.ports = ports;
@@ -185,6 +196,7 @@ public class SandboxInstance {
         this.lastUsedAt = other.lastUsedAt;
         this.keepAliveMs = other.keepAliveMs;
         this.secretsInstalled = other.secretsInstalled;
+        this.secretNames = other.secretNames;
         this.envJson = other.envJson;
         this.image = other.image;
         this.ports = other.ports;
@@ -234,6 +246,19 @@ public class SandboxInstance {
 
     public void secretsInstalled(boolean installed) {
         this.secretsInstalled = installed;
+    }
+
+    /** The names of the installed secrets; empty when none are known. */
+    public SecretNames secretNames() {
+        return SecretNames.parse(secretNames);
+    }
+
+    /**
+     * Records the names of the installed secrets; whether a secrets file is installed stays {@link
+     * #secretsInstalled(boolean)}'s (a record from before names were kept knows only that).
+     */
+    public void secretNames(SecretNames names) {
+        this.secretNames = names.json();
     }
 
     public void recordSnapshot(String snapshotId) {
