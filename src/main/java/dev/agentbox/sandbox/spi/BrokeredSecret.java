@@ -32,6 +32,6 @@ public record BrokeredSecret(String value, List<String> hosts, String name) {
 
     @Override
     public String toString() {
-        return "BrokeredSecret[" + name + ", hosts=" + hosts + "]";
+        return "BrokeredSecret[" + (name.isEmpty() ? "" : name + ", ") + "hosts=" + hosts + "]";
     }
 }
