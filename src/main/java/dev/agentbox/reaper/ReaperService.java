@@ -29,8 +29,9 @@ import org.eclipse.microprofile.metrics.Tag;
  * The reaper on this server: builds the sweep from the server's stores and providers, keeps sweeps
  * single-flight (a timer tick that finds one running is skipped, not queued; an admin request waits
  * for it and then sweeps), remembers the last result for {@code GET /admin/reaper} and liveness,
- * counts outcomes in metrics, expires and cancels interrupts each sweep, and prunes journals every
- * {@code agentbox.reaper.prune-every} sweeps.
+ * counts outcomes in metrics, expires and cancels interrupts and reclaims idle egress gateways
+ * ({@link IdleGatewayCollector}) each sweep, and prunes journals every {@code
+ * agentbox.reaper.prune-every} sweeps.
  */
 @ApplicationScoped
 public class ReaperService {
@@ -89,12 +90,17 @@ public class ReaperService {
     @ConfigProperty(name = "agentbox.reaper.parallelism")
     int parallelism;
 
+    @Inject
+    @ConfigProperty(name = "agentbox.egress.gateway-idle-ms")
+    long gatewayIdleMs;
+
     @Resource ManagedExecutorService executor;
 
     private final ReentrantLock flight = new ReentrantLock();
     private final ReentrantLock pruning = new ReentrantLock();
     private Reaper reaper;
     private JournalPruner pruner;
+    private IdleGatewayCollector idleGateways;
     private volatile SweepResult last;
     private volatile Instant lastCompletedAt;
     private volatile Instant nextDueAt;
@@ -144,6 +150,11 @@ public class ReaperService {
                         clock,
                         JournalPruner.DEFAULT_ORPHAN_TTL,
                         JournalPruner.DEFAULT_MAX_DELETES);
+        idleGateways =
+                new IdleGatewayCollector(
+                        providers::enabled,
+                        () -> installation.current().map(Installation::installationId),
+                        Duration.ofMillis(gatewayIdleMs));
         startedAt = clock.instant();
     }
 
@@ -177,6 +188,7 @@ public class ReaperService {
         last = result;
         lastCompletedAt = clock.instant();
         sweepInterruptsQuietly();
+        reclaimIdleGateways();
         if (pruneEvery > 0 && ++sweeps % pruneEvery == 0) {
             pruneQuietly();
         }
@@ -195,6 +207,16 @@ public class ReaperService {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reaper: interrupt sweep failed", e);
+        }
+    }
+
+    /** Idle egress gateways of this installation, counted in a metric; never throws. */
+    private void reclaimIdleGateways() {
+        int reclaimed = idleGateways.collect().size();
+        try {
+            metrics.counter("agentbox.reaper.gateways.reclaimed").inc(reclaimed);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "reaper metrics", e);
         }
     }
 

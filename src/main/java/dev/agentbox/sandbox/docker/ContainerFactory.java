@@ -98,6 +98,38 @@ final class ContainerFactory {
             SandboxCreateInput input,
             ImageRole role,
             Map<String, String> extraLabels) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return createOnce(image, input, role, extraLabels);
+            } catch (EgressNetworkGone e) {
+                // an idle reclaim removed the tenant's network between its ensure and this
+                // start (IdleGateways, R4): the next attempt makes it and the gateway again
+                if (attempt >= EGRESS_ATTEMPTS) {
+                    throw e.problem;
+                }
+                LOG.info("the egress network of a new sandbox was reclaimed; starting again");
+            }
+        }
+    }
+
+    /** Attempts of an egress create whose network is reclaimed under it. */
+    private static final int EGRESS_ATTEMPTS = 8;
+
+    /** The egress network of a sandbox being made went away before it started. */
+    private static final class EgressNetworkGone extends RuntimeException {
+        private final ProblemException problem;
+
+        EgressNetworkGone(ProblemException problem) {
+            super(problem.getMessage(), problem, false, false);
+            this.problem = problem;
+        }
+    }
+
+    private SandboxHandle createOnce(
+            String image,
+            SandboxCreateInput input,
+            ImageRole role,
+            Map<String, String> extraLabels) {
         String name =
                 input.requestedId()
                         .map(DockerSandboxProvider::containerName)
@@ -115,8 +147,13 @@ final class ContainerFactory {
         // An egress sandbox's one way out is its tenant's gateway (docs/egress.md); the labels
         // keep its rules with the container, e.g. for a fork.
         EgressGateways.Gateway gateway = null;
+        EgressGateways.Plan plan = null;
         if (policy.network() == SandboxPolicy.Network.EGRESS) {
-            gateway = provider.gateways().ensure(scope(input));
+            // On a network with the gateway's address reserved, the sandbox is created before
+            // the gateway is ensured: from then on no idle reclaim can take the gateway
+            // (IdleGateways, R2 lists created containers too).
+            plan = provider.gateways().plan(scope(input), input.installation());
+            gateway = plan.gateway();
             labels.put(DockerSandboxProvider.NETWORK, "egress");
             labels.put(DockerSandboxProvider.EGRESS, EgressLabel.of(policy.egress()));
         }
@@ -206,6 +243,20 @@ final class ContainerFactory {
             throw e;
         }
         try {
+            if (plan != null && plan.networkId().isPresent()) {
+                EgressGateways.Gateway planned = gateway;
+                gateway = provider.gateways().ensure(scope(input), input.installation());
+                if (!gateway.address().equals(planned.address())
+                        || !provider.gateways().sameNetwork(plan)) {
+                    // reclaimed and made again meanwhile, maybe in another subnet
+                    removeQuietly(created.getId(), null);
+                    throw new EgressNetworkGone(
+                            ProblemException.providerUnavailable(
+                                    "The egress network of this sandbox was made again while it"
+                                            + " was being created.",
+                                    null));
+                }
+            }
             DockerEngine.run(
                     "container start",
                     () -> engine().client().startContainerCmd(created.getId()).exec());
@@ -214,17 +265,16 @@ final class ContainerFactory {
             }
             if (gateway != null) {
                 // before any command runs: the address may be a destroyed sandbox's, whose
-                // rules are replaced here
-                String address =
-                        EgressGateways.addressOn(
-                                DockerEngine.call(
-                                        "container inspect",
-                                        () ->
-                                                engine().client()
-                                                        .inspectContainerCmd(created.getId())
-                                                        .exec()),
-                                gateway.network());
-                provider.gateways().apply(gateway, name, address, policy.egress());
+                // rules are replaced here; and in the gateway that has the name once this
+                // returns, though an idle reclaim may be taking it away (IdleGateways)
+                gateway =
+                        provider.gateways()
+                                .attach(
+                                        gateway,
+                                        name,
+                                        created.getId(),
+                                        policy.egress(),
+                                        input.installation());
                 CaTrust.install(
                         new DockerSandbox(provider, name),
                         provider.gateways().caCertificate(gateway),
@@ -234,8 +284,17 @@ final class ContainerFactory {
             }
             return new DockerSandbox(provider, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
+            boolean networkGone =
+                    gateway != null
+                            && (!provider.gateways().networkExists(gateway.network())
+                                    || (plan.networkId().isPresent()
+                                            && !provider.gateways().sameNetwork(plan)));
             Incident incident =
-                    Incident.log(LOG, Level.WARNING, "the engine could not start " + name, e);
+                    Incident.log(
+                            LOG,
+                            networkGone ? Level.INFO : Level.WARNING,
+                            "the engine could not start " + name,
+                            e);
             ProblemException p =
                     new ProblemException(
                             ProblemCode.PROVIDER_UNAVAILABLE,
@@ -243,7 +302,12 @@ final class ContainerFactory {
                             Map.of("incident", incident.id()),
                             null);
             removeQuietly(created.getId(), p);
+            if (networkGone) {
+                throw new EgressNetworkGone(p);
+            }
             throw p;
+        } catch (EgressNetworkGone e) {
+            throw e;
         } catch (RuntimeException e) {
             removeQuietly(created.getId(), e);
             throw e;
@@ -391,7 +455,9 @@ final class ContainerFactory {
                     .withRemoveVolumes(true)
                     .exec();
         } catch (RuntimeException e) {
-            cause.addSuppressed(e);
+            if (cause != null) {
+                cause.addSuppressed(e);
+            }
         }
     }
 }

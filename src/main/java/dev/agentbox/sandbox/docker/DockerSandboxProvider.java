@@ -31,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +135,7 @@ public class DockerSandboxProvider implements SandboxProvider {
     private final Lazy<TenantNetworks> networks;
     private final Lazy<SandboxChannels> channels;
     private final Lazy<EgressGateways> gateways;
+    private final Lazy<IdleGateways> idleGateways;
 
     /** For CDI proxies only. */
     protected DockerSandboxProvider() {
@@ -149,6 +151,7 @@ public class DockerSandboxProvider implements SandboxProvider {
         this.networks = null;
         this.channels = null;
         this.gateways = null;
+        this.idleGateways = null;
     }
 
     @Inject
@@ -190,6 +193,7 @@ public class DockerSandboxProvider implements SandboxProvider {
         this.networks = Lazy.of(() -> new TenantNetworks(engine()));
         this.channels = Lazy.of(() -> new SandboxChannels(this, settings.channel()));
         this.gateways = Lazy.of(() -> new EgressGateways(this, egress));
+        this.idleGateways = Lazy.of(() -> new IdleGateways(this, clock));
     }
 
     public DockerSettings settings() {
@@ -257,6 +261,15 @@ public class DockerSandboxProvider implements SandboxProvider {
     /** The tenants' egress gateways (docs/egress.md). */
     EgressGateways gateways() {
         return gateways.get();
+    }
+
+    /**
+     * The tenants' egress gateways, and their internal networks, of {@code installation} that have
+     * had no egress sandbox for {@code idle} ({@link IdleGateways}).
+     */
+    @Override
+    public List<String> reclaimIdleGateways(String installation, Duration idle) {
+        return idleGateways.get().reclaim(installation, idle);
     }
 
     TenantNetworks networks() {

@@ -27,6 +27,7 @@ import dev.agentbox.sandbox.egress.ProxyEnv;
 import dev.agentbox.sandbox.spi.BrokeredSecret;
 import dev.agentbox.sandbox.spi.EgressAudit;
 import dev.agentbox.sandbox.spi.EgressPolicy;
+import dev.agentbox.sandbox.spi.SandboxLabels;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,7 +63,14 @@ import java.util.logging.Logger;
  *   <li>Both bridges are named {@code abr-…}, so the engine host's rule that keeps sandboxes off
  *       the host's own listeners covers gateways and egress sandboxes too (docs/hardening.md).
  *   <li>Gateways carry no {@link dev.agentbox.sandbox.spi.SandboxLabels#MANAGED} label: the orphan
- *       collector never takes them for sandboxes. Like tenant networks they stay when idle.
+ *       collector never takes them for sandboxes. A gateway made for an installation carries its
+ *       {@link SandboxLabels#INSTALLATION} label: the reaper of that installation removes it, and
+ *       its internal network, once it has had no egress sandbox for a while ({@link IdleGateways}).
+ *   <li>So an ensure never trusts a gateway it found to stay: it rescues a gateway being reclaimed
+ *       (its tomb, {@link #rescue}), starts again when the network or gateway went away under it,
+ *       and checks after writing a sandbox's rules that they are in the gateway that has the name
+ *       ({@link #attach}). The protocol, and why it cannot leave a sandbox without a way out, is on
+ *       {@link IdleGateways}.
  * </ul>
  */
 final class EgressGateways {
@@ -73,6 +81,16 @@ final class EgressGateways {
     static final String UPSTREAM_BRIDGE = "abr-egress-up";
     static final String CA_VOLUME = "agentbox-egress-ca";
     static final String GATEWAY_LABEL = "dev.agentbox.egress-gateway";
+
+    /** What a gateway being reclaimed is renamed to, after its name and before a random suffix. */
+    static final String TOMB_INFIX = "-idle-";
+
+    /** Attempts of one ensure when the gateway or network is reclaimed under it. */
+    private static final int ENSURE_ATTEMPTS = 4;
+
+    /** How long a connect waits for a tomb to give up the gateway's reserved address. */
+    private static final Duration ADDRESS_WAIT = Duration.ofSeconds(10);
+
     static final int PROXY_PORT = 3128;
     private static final String CONF = "/etc/agentbox-egress";
     private static final Duration READY = Duration.ofSeconds(20);
@@ -82,8 +100,15 @@ final class EgressGateways {
     /**
      * A tenant's gateway as a sandbox sees it. {@code addressFixed}: {@code address} is reserved
      * for the gateway on {@code network} ({@link GatewayAddress}) and outlives its container.
+     * {@code id}: the container that had the name when the gateway was ensured (empty when not
+     * known); {@link #serves} tells whether it still has it.
      */
-    record Gateway(String container, String network, String address, boolean addressFixed) {
+    record Gateway(
+            String container, String network, String address, boolean addressFixed, String id) {
+
+        Gateway(String container, String network, String address, boolean addressFixed) {
+            this(container, network, address, addressFixed, "");
+        }
 
         /**
          * The proxy URL every command of the sandbox gets in its proxy variables: the gateway's
@@ -157,26 +182,103 @@ final class EgressGateways {
      * servers do it at once: each creation that loses a race to the engine looks up the winner's.
      */
     Gateway ensure(String scope) {
-        return ensureHashed(hash(scope));
+        return ensure(scope, Optional.empty());
+    }
+
+    /**
+     * As {@link #ensure(String)}; a gateway made here is labelled as {@code installation}'s, so
+     * that installation's reaper may reclaim it when idle ({@link IdleGateways}).
+     */
+    Gateway ensure(String scope, Optional<String> installation) {
+        return ensureHashed(hash(scope), installation);
+    }
+
+    /**
+     * The gateway a new sandbox of {@code scope} will have, before it is ensured, when its network
+     * has the gateway's address reserved ({@link GatewayAddress}): the network made if missing, the
+     * gateway not looked at ({@code id} empty; {@link #sameNetwork} tells later whether the network
+     * is still that one). On a network without a reservation, the gateway ensured at once.
+     */
+    Plan plan(String scope, Optional<String> installation) {
+        String hash = hash(scope);
+        String network = internalNetwork(hash);
+        Optional<Network> n = findNetwork(network);
+        Optional<String> fixed = GatewayAddress.reservedOn(n.orElse(null));
+        if (n.isEmpty() || fixed.isEmpty()) {
+            return new Plan(ensureHashed(hash, installation), Optional.empty());
+        }
+        return new Plan(
+                new Gateway(GATEWAY_PREFIX + hash, network, fixed.get(), true, ""),
+                Optional.of(n.get().getId()));
+    }
+
+    /** A {@link #plan}: the gateway, and the id of its network when it was not ensured yet. */
+    record Plan(Gateway gateway, Optional<String> networkId) {}
+
+    /** Whether {@code plan}'s network is still the one it was planned on (not made again). */
+    boolean sameNetwork(Plan plan) {
+        return findNetwork(plan.gateway().network())
+                .map(n -> plan.networkId().equals(Optional.of(n.getId())))
+                .orElse(false);
     }
 
     /**
      * As {@link #ensure}, for the gateway of internal network {@code network}: the one an existing
      * sandbox is on, whatever scope its names were made from when it was created.
      */
-    Gateway ensureFor(String network) {
+    Gateway ensureFor(String network, Optional<String> installation) {
         if (!network.startsWith(NETWORK_PREFIX)) {
             throw new IllegalArgumentException("not an egress network: " + network);
         }
-        return ensureHashed(network.substring(NETWORK_PREFIX.length()));
+        return ensureHashed(network.substring(NETWORK_PREFIX.length()), installation);
     }
 
-    private Gateway ensureHashed(String hash) {
+    /**
+     * E1 of the idle-reclaim protocol ({@link IdleGateways}): the gateway by its name, rescued from
+     * its tomb or made when it has none. An attempt whose network or gateway was reclaimed under it
+     * (gone, or the name now another container's) starts again; any other failure is the ensure's.
+     */
+    private Gateway ensureHashed(String hash, Optional<String> installation) {
+        String name = GATEWAY_PREFIX + hash;
+        for (int attempt = 1; ; attempt++) {
+            String[] used = new String[1];
+            try {
+                return ensureOnce(hash, installation, used);
+            } catch (RuntimeException e) {
+                if (attempt >= ENSURE_ATTEMPTS || !reclaimedUnder(hash, used[0], e)) {
+                    throw e;
+                }
+                LOG.log(
+                        Level.INFO,
+                        "egress gateway {0} was reclaimed during an ensure; starting again ({1})",
+                        new Object[] {name, String.valueOf(e.getMessage())});
+            }
+        }
+    }
+
+    /** Whether the network or the gateway {@code used} went away (or lost its name) meanwhile. */
+    private boolean reclaimedUnder(String hash, String used, RuntimeException failure) {
+        try {
+            return findNetwork(NETWORK_PREFIX + hash).isEmpty()
+                    || !inspect(GATEWAY_PREFIX + hash)
+                            .map(InspectContainerResponse::getId)
+                            .equals(Optional.ofNullable(used));
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            return false;
+        }
+    }
+
+    private Gateway ensureOnce(String hash, Optional<String> installation, String[] used) {
         String network = internalNetwork(hash);
         Optional<String> fixed = GatewayAddress.reservedOn(findNetwork(network).orElse(null));
         upstreamNetwork();
         String name = GATEWAY_PREFIX + hash;
-        InspectContainerResponse c = inspect(name).orElseGet(() -> create(name, hash));
+        InspectContainerResponse c =
+                inspect(name)
+                        .or(() -> rescue(hash))
+                        .orElseGet(() -> create(name, hash, installation));
+        used[0] = c.getId();
         connect(network, c.getId(), fixed);
         if (!Boolean.TRUE.equals(c.getState().getRunning())) {
             try {
@@ -198,7 +300,100 @@ final class EgressGateways {
                 inspect(name)
                         .map(i -> addressOn(i, network))
                         .orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
-        return new Gateway(name, network, address, fixed.filter(address::equals).isPresent());
+        return new Gateway(
+                name, network, address, fixed.filter(address::equals).isPresent(), c.getId());
+    }
+
+    /**
+     * A gateway being reclaimed, renamed back to {@code agentbox-egress-<hash>} (rename is atomic:
+     * of the ensures and reapers renaming one tomb, one wins). Empty when there is no tomb, or it
+     * was removed meanwhile; the gateway that has the name when another won the name.
+     */
+    private Optional<InspectContainerResponse> rescue(String hash) {
+        String name = GATEWAY_PREFIX + hash;
+        List<Container> tombs =
+                DockerEngine.call(
+                        "gateway list",
+                        () ->
+                                engine().client()
+                                        .listContainersCmd()
+                                        .withShowAll(true)
+                                        .withLabelFilter(Map.of(GATEWAY_LABEL, hash))
+                                        .exec());
+        for (Container t : tombs) {
+            String tomb = IdleGateways.nameOf(t);
+            if (!tomb.startsWith(name + TOMB_INFIX)) {
+                continue;
+            }
+            try {
+                // by its tomb name, never its id: a tomb the reaper has begun to remove has
+                // another name by then (IdleGateways, R3)
+                DockerEngine.run(
+                        "gateway rescue",
+                        () -> engine().client().renameContainerCmd(tomb).withName(name).exec());
+                LOG.info("egress gateway " + name + " rescued from " + tomb + " for an ensure");
+                return inspect(name);
+            } catch (NotFoundException e) {
+                // removed by the reaper meanwhile: the next tomb, or a new gateway
+            } catch (ConflictException e) {
+                return inspect(name); // rescued or made by another meanwhile
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether {@code gw}'s container still has its name and runs: E3 ({@link IdleGateways}). */
+    boolean serves(Gateway gw) {
+        return inspect(gw.container())
+                .filter(c -> c.getId().equals(gw.id()))
+                .map(c -> Boolean.TRUE.equals(c.getState().getRunning()))
+                .orElse(false);
+    }
+
+    /**
+     * E2 and E3 of the idle-reclaim protocol ({@link IdleGateways}): writes the rules of sandbox
+     * {@code container} (named {@code sandbox}, already on {@code gw}'s network) into its gateway,
+     * then checks that gateway still has its name. One reclaimed meanwhile (renamed, removed or
+     * made again) is ensured again and given the rules again. Returns the gateway that holds them.
+     */
+    Gateway attach(
+            Gateway gw,
+            String sandbox,
+            String container,
+            EgressPolicy policy,
+            Optional<String> installation) {
+        Gateway current = gw;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                String address =
+                        addressOn(
+                                DockerEngine.call(
+                                        "container inspect",
+                                        () ->
+                                                engine().client()
+                                                        .inspectContainerCmd(container)
+                                                        .exec()),
+                                current.network());
+                apply(current, sandbox, address, policy);
+            } catch (RuntimeException e) {
+                if (serves(current) || attempt >= ENSURE_ATTEMPTS) {
+                    throw e;
+                }
+            }
+            if (serves(current)) {
+                return current;
+            }
+            if (attempt >= ENSURE_ATTEMPTS) {
+                throw unavailable("the egress gateway " + current.container() + " kept going away");
+            }
+            LOG.info(
+                    "egress gateway "
+                            + current.container()
+                            + " was reclaimed while "
+                            + sandbox
+                            + " joined it; ensuring it again");
+            current = ensureFor(current.network(), installation);
+        }
     }
 
     /**
@@ -523,6 +718,10 @@ final class EgressGateways {
         return name;
     }
 
+    boolean networkExists(String name) {
+        return findNetwork(name).isPresent();
+    }
+
     private Optional<Network> findNetwork(String name) {
         try {
             Network n =
@@ -546,7 +745,8 @@ final class EgressGateways {
         }
     }
 
-    private InspectContainerResponse create(String name, String hash) {
+    private InspectContainerResponse create(
+            String name, String hash, Optional<String> installation) {
         HostConfig host =
                 HostConfig.newHostConfig()
                         .withInit(true)
@@ -581,7 +781,7 @@ final class EgressGateways {
                                     .createContainerCmd(settings.image())
                                     .withName(name)
                                     .withHostName(name)
-                                    .withLabels(Map.of(GATEWAY_LABEL, hash))
+                                    .withLabels(labels(hash, installation))
                                     .withHostConfig(host)
                                     .exec());
             LOG.info("created egress gateway " + name + " from " + settings.image());
@@ -602,7 +802,17 @@ final class EgressGateways {
         return c.orElseThrow(() -> unavailable("the egress gateway " + name + " vanished"));
     }
 
-    /** Connects the gateway to {@code network}, at its reserved address where it has one. */
+    private static Map<String, String> labels(String hash, Optional<String> installation) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(GATEWAY_LABEL, hash);
+        installation.ifPresent(i -> labels.put(SandboxLabels.INSTALLATION, i));
+        return labels;
+    }
+
+    /**
+     * Connects the gateway to {@code network}, at its reserved address where it has one. A tomb
+     * ({@link IdleGateways}) may still hold that address for a moment: the connect waits for it.
+     */
     private void connect(String network, String containerId, Optional<String> fixed) {
         ConnectToNetworkCmd cmd =
                 engine().client()
@@ -615,13 +825,21 @@ final class EgressGateways {
                                 new ContainerNetwork()
                                         .withIpamConfig(
                                                 new ContainerNetwork.Ipam().withIpv4Address(ip))));
-        try {
-            DockerEngine.run("gateway connect", cmd::exec);
-        } catch (DockerException e) {
-            // "already exists in network": connected before, or by another server meanwhile
-            String m = String.valueOf(e.getMessage());
-            if (!m.contains("already exists")) {
-                throw e;
+        long until = System.nanoTime() + ADDRESS_WAIT.toNanos();
+        while (true) {
+            try {
+                DockerEngine.run("gateway connect", cmd::exec);
+                return;
+            } catch (DockerException e) {
+                // "already exists in network": connected before, or by another server meanwhile
+                String m = String.valueOf(e.getMessage());
+                if (m.contains("already exists")) {
+                    return;
+                }
+                if (!m.contains("Address already in use") || System.nanoTime() > until) {
+                    throw e;
+                }
+                pause(100);
             }
         }
     }

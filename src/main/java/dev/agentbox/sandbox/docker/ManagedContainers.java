@@ -169,9 +169,13 @@ final class ManagedContainers {
         String network =
                 egressNetwork(c)
                         .orElseGet(() -> EgressGateways.networkName(NetworkScope.of(labels)));
-        EgressGateways.Gateway gw = gateways.ensureFor(network);
-        gateways.apply(
-                gw, name, EgressGateways.addressOn(c, gw.network()), EgressLabel.parse(rules));
+        Optional<String> installation = Optional.ofNullable(labels.get(SandboxLabels.INSTALLATION));
+        gateways.attach(
+                gateways.ensureFor(network, installation),
+                name,
+                c.getId(),
+                EgressLabel.parse(rules),
+                installation);
     }
 
     /** The egress network ({@code agentbox-te-…}) container {@code c} is on, if any. */

@@ -1,6 +1,7 @@
 package dev.agentbox.sandbox.spi;
 
 import dev.agentbox.sandbox.spi.SandboxCapabilities.Capability;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -66,4 +67,15 @@ public interface SandboxProvider {
      * not. The reaper uses it to find orphans.
      */
     List<ManagedSandbox> listManaged();
+
+    /**
+     * Removes what this provider keeps per tenant beside its sandboxes — the Docker provider's
+     * egress gateways and their networks — that belongs to {@code installation} and has served no
+     * sandbox for at least {@code idle}, and returns its names; the next sandbox that needs it
+     * makes it again. Any server's reaper may call it at any time, also while sandboxes are being
+     * made. Default: nothing to reclaim (the Kubernetes gateway is a shared Deployment).
+     */
+    default List<String> reclaimIdleGateways(String installation, Duration idle) {
+        return List.of();
+    }
 }
