@@ -108,12 +108,21 @@ final class ContainerFactory {
                     throw e.problem;
                 }
                 LOG.info("the egress network of a new sandbox was reclaimed; starting again");
+                // apart from other ensures caught in the same reclaim, so they do not all
+                // meet the next one together
+                try {
+                    Thread.sleep(
+                            java.util.concurrent.ThreadLocalRandom.current().nextLong(50, 250));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e.problem;
+                }
             }
         }
     }
 
     /** Attempts of an egress create whose network is reclaimed under it. */
-    private static final int EGRESS_ATTEMPTS = 8;
+    private static final int EGRESS_ATTEMPTS = 20;
 
     /** The egress network of a sandbox being made went away before it started. */
     private static final class EgressNetworkGone extends RuntimeException {
@@ -284,11 +293,15 @@ final class ContainerFactory {
             }
             return new DockerSandbox(provider, name);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
+            // the network was made again under the created container (an idle reclaim, then
+            // another ensure): its start then collides with the new network's addresses; a new
+            // container on the new network does not
             boolean networkGone =
                     gateway != null
                             && (!provider.gateways().networkExists(gateway.network())
                                     || (plan.networkId().isPresent()
-                                            && !provider.gateways().sameNetwork(plan)));
+                                            && !provider.gateways().sameNetwork(plan))
+                                    || networkChurn(String.valueOf(e.getMessage())));
             Incident incident =
                     Incident.log(
                             LOG,
@@ -312,6 +325,16 @@ final class ContainerFactory {
             removeQuietly(created.getId(), e);
             throw e;
         }
+    }
+
+    /**
+     * What the engine says when a container created on an egress network starts after that network
+     * was removed and made again (another subnet, or its addresses given out anew).
+     */
+    static boolean networkChurn(String engineMessage) {
+        return engineMessage.contains("Address already in use")
+                || engineMessage.contains("does not belong to any of this network's subnets")
+                || (engineMessage.contains("network") && engineMessage.contains("not found"));
     }
 
     /** Where an egress sandbox finds the installation's CA (and its system roots with it). */

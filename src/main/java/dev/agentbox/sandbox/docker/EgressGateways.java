@@ -245,7 +245,9 @@ final class EgressGateways {
             try {
                 return ensureOnce(hash, installation, used);
             } catch (RuntimeException e) {
-                if (attempt >= ENSURE_ATTEMPTS || !reclaimedUnder(hash, used[0], e)) {
+                if (attempt >= ENSURE_ATTEMPTS
+                        || !(reclaimedUnder(hash, used[0], e)
+                                || ContainerFactory.networkChurn(String.valueOf(e.getMessage())))) {
                     throw e;
                 }
                 LOG.log(
@@ -287,6 +289,14 @@ final class EgressGateways {
                         () -> engine().client().startContainerCmd(c.getId()).exec());
             } catch (NotModifiedException e) {
                 // started by another server meanwhile
+            } catch (DockerException e) {
+                if (ContainerFactory.networkChurn(String.valueOf(e.getMessage()))) {
+                    // connected while stopped to a network that was reclaimed and made again
+                    // since: its endpoint still names the old network's address, and would on
+                    // every start; the next attempt connects it to the network as it is now
+                    disconnectQuietly(network, c.getId());
+                }
+                throw e;
             }
         }
         if (!configured.contains(c.getId())) {
@@ -412,14 +422,18 @@ final class EgressGateways {
                                         .withNetworkFilter(List.of(network))
                                         .exec());
         List<String> stems = new ArrayList<>();
+        String id = GatewayRestore.newId();
         Map<String, byte[]> files =
                 GatewayRestore.files(
-                        GatewayRestore.members(running, network), settings.alwaysAllow(), stems);
+                        GatewayRestore.members(running, network),
+                        settings.alwaysAllow(),
+                        stems,
+                        id);
         if (stems.isEmpty()) {
             return;
         }
         copy(gateway, files);
-        run(gateway, GatewayRestore.command(stems));
+        run(gateway, GatewayRestore.command(stems, id));
         LOG.info(
                 "egress gateway "
                         + gateway
@@ -471,7 +485,7 @@ final class EgressGateways {
      * on an egress network. Each read is one exec in its gateway.
      */
     Optional<EgressAudit> audit(String container) {
-        return target(container).map(t -> new GatewayAudit(t.gateway(), t.stem()));
+        return target(container).map(GatewayAudit::new);
     }
 
     /**
@@ -559,8 +573,11 @@ final class EgressGateways {
         return ca;
     }
 
-    /** Where an egress sandbox's files are: its gateway and its file stem (address). */
-    private record Target(String gateway, String stem) {}
+    /**
+     * Where an egress sandbox's files are: its gateway and its file stem (address); and the
+     * sandbox's installation, which a gateway made again for it is labelled with.
+     */
+    private record Target(String gateway, String stem, Optional<String> installation) {}
 
     private Optional<Target> target(String container) {
         InspectContainerResponse c;
@@ -581,7 +598,18 @@ final class EgressGateways {
             String ip = n.getValue().getIpAddress();
             if (n.getKey().startsWith(NETWORK_PREFIX) && ip != null && !ip.isEmpty()) {
                 String gateway = GATEWAY_PREFIX + n.getKey().substring(NETWORK_PREFIX.length());
-                return Optional.of(new Target(gateway, GatewayRules.stem(ip)));
+                Map<String, String> labels =
+                        c.getConfig() == null || c.getConfig().getLabels() == null
+                                ? Map.of()
+                                : c.getConfig().getLabels();
+                return Optional.of(
+                        new Target(
+                                gateway,
+                                GatewayRules.stem(ip),
+                                Optional.ofNullable(
+                                        labels.get(
+                                                dev.agentbox.sandbox.spi.SandboxLabels
+                                                        .INSTALLATION))));
             }
         }
         return Optional.empty();
@@ -592,10 +620,12 @@ final class EgressGateways {
 
         private final String gateway;
         private final String stem;
+        private final Optional<String> installation;
 
-        GatewayAudit(String gateway, String stem) {
-            this.gateway = gateway;
-            this.stem = stem;
+        GatewayAudit(Target t) {
+            this.gateway = t.gateway();
+            this.stem = t.stem();
+            this.installation = t.installation();
         }
 
         @Override
@@ -627,7 +657,8 @@ final class EgressGateways {
                     throw e;
                 }
                 LOG.warning("egress gateway " + gateway + " is gone or stopped; making it again");
-                ensureFor(NETWORK_PREFIX + gateway.substring(GATEWAY_PREFIX.length()));
+                ensureFor(
+                        NETWORK_PREFIX + gateway.substring(GATEWAY_PREFIX.length()), installation);
                 r = exec(gateway, cmd);
             }
             if (r.code() != 0) {
@@ -807,6 +838,22 @@ final class EgressGateways {
         labels.put(GATEWAY_LABEL, hash);
         installation.ifPresent(i -> labels.put(SandboxLabels.INSTALLATION, i));
         return labels;
+    }
+
+    private void disconnectQuietly(String network, String containerId) {
+        try {
+            DockerEngine.run(
+                    "gateway disconnect",
+                    () ->
+                            engine().client()
+                                    .disconnectFromNetworkCmd()
+                                    .withNetworkId(network)
+                                    .withContainerId(containerId)
+                                    .withForce(true)
+                                    .exec());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "egress gateway disconnect from " + network + " failed", e);
+        }
     }
 
     /**

@@ -24,13 +24,21 @@ import java.util.logging.Logger;
  * file in the gateway is left alone — whatever sandbox that file names — so a live gateway keeps
  * its files, refusal positions and brokered secrets, and a newer sandbox that took the address (and
  * wrote its own rules) is never overwritten; the check and the rename happen in one exec under the
- * gateway's reload lock. Brokered secrets are not restored: their values are held by no label, only
- * by the gateway's tmpfs, and come back with the sandbox's next ensure.
+ * gateway's reload lock. Each restore copies its files under names of its own, so two restores of
+ * one new gateway at once (two servers, or two ensures) never take each other's copies. Brokered
+ * secrets are not restored here: their values are held by no label; the drivers of the sandboxes'
+ * runs give them back ({@code EgressGateways#restoreBrokered}).
  */
 final class GatewayRestore {
 
     private static final String SANDBOXES = "/etc/agentbox-egress/sandboxes/";
-    private static final String SUFFIX = ".restore";
+
+    /**
+     * The restored copies' suffix, one per restore: two servers (or two ensures of one server) may
+     * restore one new gateway at once, and must not move or remove each other's copies.
+     */
+    private static final String SUFFIX = ".restore-";
+
     private static final Logger LOG = Logger.getLogger(GatewayRestore.class.getName());
 
     /**
@@ -40,22 +48,16 @@ final class GatewayRestore {
      * Then, outside the lock, one reload re-reads the DNS names.
      */
     private static final String SCRIPT =
-            "exec 9>/run/agentbox-egress.lock && flock 9 && cd "
+            "x=\"$1\"; shift\n"
+                    + "exec 9>/run/agentbox-egress.lock && flock 9 && cd "
                     + SANDBOXES
                     + " || exit 1\n"
                     + "for s in \"$@\"; do\n"
                     + "  if [ -e \"$s.rules\" ] || [ -e \"$s.rules.next\" ]; then\n"
-                    + "    rm -f \"$s.rules"
-                    + SUFFIX
-                    + "\" \"$s.dns"
-                    + SUFFIX
-                    + "\"\n"
+                    + "    rm -f \"$s.rules$x\" \"$s.dns$x\"\n"
                     + "  else\n"
-                    + "    mv \"$s.dns"
-                    + SUFFIX
-                    + "\" \"$s.dns\" && mv \"$s.rules"
-                    + SUFFIX
-                    + "\" \"$s.rules\" && : > \"/run/agentbox-egress/denied/$s\""
+                    + "    mv \"$s.dns$x\" \"$s.dns\" && mv \"$s.rules$x\" \"$s.rules\""
+                    + " && : > \"/run/agentbox-egress/denied/$s\""
                     + " && chown proxy:proxy \"/run/agentbox-egress/denied/$s\" || exit 1\n"
                     + "  fi\n"
                     + "done\n"
@@ -100,15 +102,15 @@ final class GatewayRestore {
      * others still get their rules.
      */
     static Map<String, byte[]> files(
-            List<Member> members, List<EgressRule> alwaysAllow, List<String> stems) {
+            List<Member> members, List<EgressRule> alwaysAllow, List<String> stems, String id) {
         Map<String, byte[]> out = new LinkedHashMap<>();
         for (Member m : members) {
             try {
                 GatewayRules.Files f =
                         GatewayRules.render(m.name(), EgressLabel.parse(m.rules()), alwaysAllow);
                 String stem = GatewayRules.stem(m.address());
-                out.put(SANDBOXES + stem + ".rules" + SUFFIX, utf8(f.rules()));
-                out.put(SANDBOXES + stem + ".dns" + SUFFIX, utf8(f.dns()));
+                out.put(SANDBOXES + stem + ".rules" + SUFFIX + id, utf8(f.rules()));
+                out.put(SANDBOXES + stem + ".dns" + SUFFIX + id, utf8(f.dns()));
                 stems.add(stem);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "egress sandbox " + m.name() + ": rules not restored", e);
@@ -117,9 +119,16 @@ final class GatewayRestore {
         return out;
     }
 
-    /** The restore script's command line for {@code stems}. */
-    static List<String> command(List<String> stems) {
-        List<String> cmd = new ArrayList<>(List.of("sh", "-c", SCRIPT, "restore"));
+    /** A restore's own suffix id: safe as a file name. */
+    static String newId() {
+        return java.util.UUID.randomUUID().toString();
+    }
+
+    /**
+     * The restore script's command line for {@code stems}, with the copies of restore {@code id}.
+     */
+    static List<String> command(List<String> stems, String id) {
+        List<String> cmd = new ArrayList<>(List.of("sh", "-c", SCRIPT, "restore", SUFFIX + id));
         cmd.addAll(stems);
         return cmd;
     }
