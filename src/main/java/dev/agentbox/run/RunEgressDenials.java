@@ -100,7 +100,7 @@ final class RunEgressDenials {
                                     new RunEgressDenials(
                                             a,
                                             () -> restoreBrokered(handle),
-                                            a.end(),
+                                            endOrUnknown(label, a),
                                             System::nanoTime));
         } catch (RuntimeException e) {
             LOG.warning(
@@ -108,6 +108,24 @@ final class RunEgressDenials {
             return Optional.empty();
         }
     }
+
+    /**
+     * Where the audit ends now, or {@link #UNKNOWN} when the gateway cannot say (it is being made
+     * again, or removed under a successor that took the run over at once): the first read that
+     * succeeds starts from the end as it then stands, so the reading, and with it the gateway's
+     * repair, goes on.
+     */
+    private static long endOrUnknown(String label, EgressAudit a) {
+        try {
+            return a.end();
+        } catch (RuntimeException e) {
+            LOG.warning(label + ": where the egress refusals stand is unknown, read later: " + e);
+            return UNKNOWN;
+        }
+    }
+
+    /** A position not known yet: the audit's end at the first read that succeeds. */
+    static final long UNKNOWN = -1;
 
     /**
      * {@link #start} on a thread of its own: where the audit stands is an engine round trip to the
@@ -163,6 +181,9 @@ final class RunEgressDenials {
         lastRead = now;
         EgressAudit.Refusals read;
         try {
+            if (position == UNKNOWN) {
+                position = audit.end();
+            }
             read = audit.since(position);
         } catch (RuntimeException e) {
             failures++;

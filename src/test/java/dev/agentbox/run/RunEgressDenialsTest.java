@@ -31,6 +31,9 @@ class RunEgressDenialsTest {
         @Override
         public long end() {
             endReadOn = Thread.currentThread().getName();
+            if (broken) {
+                throw new IllegalStateException("gateway gone");
+            }
             return refusals.size();
         }
 
@@ -259,5 +262,19 @@ class RunEgressDenialsTest {
         d.drain(chunks, true, reporter());
         assertThat(d.unrepairable())
                 .contains(new EgressAudit.Refusal("api.openai.com", 443, "OPENAI_API_KEY"));
+    }
+
+    @Test
+    void aReaderThatCouldNotFindWhereTheRefusalsStoodStartsFromTheEndAtItsFirstGoodRead_EG22() {
+        ListAudit audit = new ListAudit();
+        audit.refusals.add(new EgressAudit.Refusal("before.example", 443));
+        RunEgressDenials d =
+                new RunEgressDenials(audit, null, RunEgressDenials.UNKNOWN, nanos::get);
+        audit.broken = true;
+        assertThat(d.drain(chunks, true, reporter())).isEmpty();
+        audit.broken = false;
+        assertThat(d.drain(chunks, true, reporter())).as("not an earlier refusal").isEmpty();
+        audit.refusals.add(new EgressAudit.Refusal("after.example", 443));
+        assertThat(d.drain(chunks, true, reporter())).hasSize(1);
     }
 }

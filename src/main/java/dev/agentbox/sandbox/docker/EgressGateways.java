@@ -656,6 +656,11 @@ final class EgressGateways {
                         && e.code() != ProblemCode.SANDBOX_NOT_RUNNING) {
                     throw e;
                 }
+                r = null;
+            }
+            // An exec that failed while the gateway was being removed (its processes killed
+            // under it) is a gateway gone too: asked once more, it is not running.
+            if (r == null || (r.code() != 0 && !running(gateway))) {
                 LOG.warning("egress gateway " + gateway + " is gone or stopped; making it again");
                 ensureFor(
                         NETWORK_PREFIX + gateway.substring(GATEWAY_PREFIX.length()), installation);
@@ -666,6 +671,16 @@ final class EgressGateways {
             }
             return DeniedFile.parse(r.output(), position);
         }
+    }
+
+    /** Whether container {@code name} exists and runs (not stopped, not being removed). */
+    private boolean running(String name) {
+        return inspect(name)
+                .map(
+                        i ->
+                                Boolean.TRUE.equals(i.getState().getRunning())
+                                        && !"removing".equals(i.getState().getStatus()))
+                .orElse(false);
     }
 
     /** The sandbox's address on the tenant's internal network. */
