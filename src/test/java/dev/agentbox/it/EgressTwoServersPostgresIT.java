@@ -126,6 +126,9 @@ class EgressTwoServersPostgresIT {
         OutsideHost web = EgressWorld.start("");
         Runs onB = new Runs(Api.itServer(), Api.TENANT_A);
         String runId = "r-secret-missing-" + UUID.randomUUID();
+        // the run's sandbox, should the run not end as it must (then nothing destroys it)
+        RunSandboxes made = new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
+        made.track(runId);
         try {
             EgressWorld.removeGateways(EgressWorld.TENANT_A);
             String body =
@@ -176,6 +179,7 @@ class EgressTwoServersPostgresIT {
             assertThat(record.getJsonObject("error").getString("code")).isEqualTo("secret-missing");
         } finally {
             try {
+                made.destroyAll();
                 EgressWorld.removeGateways(EgressWorld.TENANT_A);
             } finally {
                 web.close();

@@ -10,6 +10,7 @@ import dev.agentbox.sandbox.spi.EgressPolicy;
 import dev.agentbox.sandbox.spi.EgressRule;
 import dev.agentbox.sandbox.spi.SandboxCreateInput;
 import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.sandbox.spi.SandboxLabels;
 import dev.agentbox.sandbox.spi.SandboxLimits;
 import dev.agentbox.sandbox.spi.SandboxPolicy;
 import dev.agentbox.testing.NeedsDocker;
@@ -85,6 +86,11 @@ class IdleGatewaysTest {
     void cleanUp() {
         sandboxes.forEach(s -> provider.destroy(s.id()));
         for (String[] scope : scopes) {
+            // also what a create cut short left (an interrupted or failed race): every container
+            // of the test's own installation
+            for (String c : names("label=" + SandboxLabels.INSTALLATION + "=" + scope[0])) {
+                DockerCli.run("rm", "-f", c);
+            }
             String gateway = gateway(scope[0], scope[1]);
             for (String c : names("label=" + EgressGateways.GATEWAY_LABEL + "=" + hash(scope))) {
                 DockerCli.run("rm", "-f", c);
