@@ -60,6 +60,7 @@ extern char **environ;
 
 int mcp_relay(const char *dir); /* mcp_relay.c: the tool bridge's relay, `mcp DIR` */
 int tool_cli(int argc, char **argv); /* tool_cli.c: `tool list|call` for command agents */
+int acp_feed(const char *dir); /* acp_feed.c: an ACP agent's stdin from files, `acp-feed DIR` */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small utilities                                                                             */
@@ -1246,9 +1247,11 @@ int main(int argc, char **argv) {
         return supervise(&l);
     }
     if (argc == 3 && strcmp(argv[1], "mcp") == 0) return mcp_relay(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "acp-feed") == 0) return acp_feed(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "tool") == 0) return tool_cli(argc - 2, argv + 2);
     fputs("usage: agentbox-sandboxd serve SOCKET | agentbox-sandboxd serve-tcp [ADDRESS:]PORT "
-          "KEYFILE | agentbox-sandboxd mcp DIR | agentbox-sandboxd tool list|call ... | "
+          "KEYFILE | agentbox-sandboxd mcp DIR | agentbox-sandboxd acp-feed DIR | "
+          "agentbox-sandboxd tool list|call ... | "
           "agentbox-sandboxd version\n",
           stderr);
     return 2;
