@@ -14,7 +14,12 @@ import jakarta.json.Json;
  *   <li>Claude Code: {@code --mcp-config '<json>'} after {@link AgentCommands#CLAUDE_CODE}; it then
  *       sees the tools as {@code mcp__agentbox__<name>}. In {@code bypassPermissions} it calls them
  *       without asking; in the other modes a non-interactive run refuses them as it refuses {@code
- *       Bash}.
+ *       Bash}. And {@code MCP_TIMEOUT=}{@value #CLAUDE_MCP_TIMEOUT_MS} in front of {@code claude}:
+ *       in print mode Claude Code holds its first model request until its MCP servers have
+ *       connected, but only for {@code MCP_TIMEOUT} (30 s by default); past it, it goes on without
+ *       the server, and the run's tools are silently missing from the whole first turn. The relay
+ *       answers only once the server driving the run reads the mailbox, which under load or across
+ *       a takeover can take longer than that, so the CLI waits up to 5 minutes.
  *   <li>Codex: {@code -c mcp_servers.agentbox.…} overrides after {@code codex exec}.
  *   <li>A {@code command} agent: {@code AGENTBOX_MCP_DIR} and {@code AGENTBOX_MCP_TOKEN} exported
  *       before its command, for the helper's tool client ({@code agentbox-sandboxd tool list},
@@ -27,6 +32,12 @@ public final class BridgeFlags {
     /** The relay's path in every sandbox image (the channel helper). */
     public static final String HELPER = "/opt/agentbox/bin/agentbox-sandboxd";
 
+    /**
+     * How long Claude Code waits for the run's MCP server before its first model request ({@code
+     * MCP_TIMEOUT}, milliseconds).
+     */
+    public static final long CLAUDE_MCP_TIMEOUT_MS = 300_000;
+
     private BridgeFlags() {}
 
     /** {@code invocation} of {@code harness} with the run's MCP server added. */
@@ -36,11 +47,15 @@ public final class BridgeFlags {
         String added =
                 switch (harness) {
                     case CLAUDE_CODE ->
-                            insertAfter(
-                                    line,
+                            insertBefore(
+                                    insertAfter(
+                                            line,
+                                            AgentCommands.CLAUDE_CODE,
+                                            " --mcp-config "
+                                                    + ShellQuote.single(
+                                                            claudeConfig(mailboxDir, token))),
                                     AgentCommands.CLAUDE_CODE,
-                                    " --mcp-config "
-                                            + ShellQuote.single(claudeConfig(mailboxDir, token)));
+                                    "MCP_TIMEOUT=" + CLAUDE_MCP_TIMEOUT_MS + " ");
                     case CODEX -> insertAfter(line, "codex exec", codexFlags(mailboxDir, token));
                     case COMMAND -> commandEnv(mailboxDir, token) + line;
                 };
@@ -94,6 +109,14 @@ public final class BridgeFlags {
 
     private static String toml(String s) {
         return Json.createValue(s).toString(); // a JSON string is a TOML basic string
+    }
+
+    private static String insertBefore(String line, String head, String prefix) {
+        int at = line.indexOf(head);
+        if (at < 0) {
+            throw new IllegalArgumentException("not a " + head + " command line: " + line);
+        }
+        return line.substring(0, at) + prefix + line.substring(at);
     }
 
     private static String insertAfter(String line, String head, String flags) {

@@ -33,14 +33,48 @@ class BridgeFlagsTest {
 
         assertThat(withTools.prompt()).isEqualTo(plain.prompt());
         assertThat(withTools.command())
-                .startsWith("IS_SANDBOX=1 " + AgentCommands.CLAUDE_CODE + " --mcp-config ")
+                .startsWith(
+                        "IS_SANDBOX=1 MCP_TIMEOUT=300000 "
+                                + AgentCommands.CLAUDE_CODE
+                                + " --mcp-config ")
                 .endsWith(" --permission-mode bypassPermissions");
-        List<String> w = words(withTools.command().replaceFirst("^IS_SANDBOX=1 ", ""));
-        JsonObject config = Json.createReader(new StringReader(w.get(6))).readObject();
+        List<String> w = words(withTools.command());
+        assertThat(w.subList(0, 3)).containsExactly("IS_SANDBOX=1", "MCP_TIMEOUT=300000", "claude");
+        JsonObject config = Json.createReader(new StringReader(w.get(8))).readObject();
         JsonObject server = config.getJsonObject("mcpServers").getJsonObject("agentbox");
         assertThat(server.getString("command")).isEqualTo(BridgeFlags.HELPER);
         assertThat(server.getJsonArray("args").getString(1)).isEqualTo(DIR);
         assertThat(server.getJsonObject("env").getString("AGENTBOX_MCP_TOKEN")).isEqualTo(TOKEN);
+    }
+
+    /**
+     * Claude Code in print mode holds its first model request for its MCP servers only for {@code
+     * MCP_TIMEOUT} (30 s by default), then goes on without them: a run with tools makes it wait 5
+     * minutes for the relay, whatever the mode, and only such a run (CliToolBridgeDockerTest).
+     */
+    @Test
+    void claudeCodeWithToolsWaitsForTheRunsMcpServerBeforeItsFirstRequest() {
+        for (PermissionMode mode : PermissionMode.values()) {
+            AgentInvocation plain = AgentCommands.claudeCode("hi", mode);
+            String line = BridgeFlags.withTools(Harness.CLAUDE_CODE, plain, DIR, TOKEN).command();
+            String head = "MCP_TIMEOUT=300000 " + AgentCommands.CLAUDE_CODE + " --mcp-config ";
+            assertThat(line)
+                    .as(mode.wireName())
+                    .startsWith(
+                            mode == PermissionMode.BYPASS_PERMISSIONS
+                                    ? "IS_SANDBOX=1 " + head
+                                    : head);
+            assertThat(plain.command()).doesNotContain("MCP_TIMEOUT");
+        }
+        AgentInvocation resumed =
+                BridgeFlags.withTools(
+                        Harness.CLAUDE_CODE,
+                        AgentCommands.claudeCodeResuming("abc-1", "hi"),
+                        DIR,
+                        TOKEN);
+        assertThat(resumed.command())
+                .startsWith("IS_SANDBOX=1 MCP_TIMEOUT=300000 " + AgentCommands.CLAUDE_CODE)
+                .endsWith(" --resume abc-1");
     }
 
     @Test

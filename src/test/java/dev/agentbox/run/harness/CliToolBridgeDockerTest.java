@@ -31,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -66,7 +67,8 @@ class CliToolBridgeDockerTest {
     private ScriptedModelServer model;
     private HttpServer http;
     private LocalSandboxProvider local;
-    private ToolBridge bridge;
+    private volatile ToolBridge bridge;
+    private Thread lateStart;
     private final List<String> posted = new CopyOnWriteArrayList<>();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -94,7 +96,11 @@ class CliToolBridgeDockerTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws InterruptedException {
+        if (lateStart != null) {
+            lateStart.interrupt();
+            lateStart.join();
+        }
         if (bridge != null) {
             bridge.close();
         }
@@ -106,6 +112,15 @@ class CliToolBridgeDockerTest {
     private record Bridged(Path shared, Mailbox mailbox, String token) {}
 
     private Bridged bridged() throws Exception {
+        return bridged(Duration.ZERO);
+    }
+
+    /**
+     * As {@link #bridged()}, but the bridge starts reading the mailbox only {@code late} after this
+     * returns (a server slow to answer, or one taking the run over): until then the relay the CLI
+     * starts gets no answer, not even to {@code initialize}.
+     */
+    private Bridged bridged(Duration late) throws Exception {
         Path root = Files.createDirectories(dir.resolve("sandboxes"));
         local =
                 new LocalSandboxProvider(
@@ -130,23 +145,62 @@ class CliToolBridgeDockerTest {
                                                         + "\"required\":[\"city\"]}"))
                                 .readObject(),
                         URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/weather"));
-        bridge =
-                ToolBridge.start(
-                        sandbox.fs(),
-                        mailbox,
-                        new ToolBridge.RunTools("run-1", token, List.of(weather), new byte[0]),
-                        ToolGate.ALLOW_ALL,
-                        new HttpToolClient(
-                                HttpToolSettings.defaults().withAllowedHosts(Set.of("127.0.0.1")),
-                                Clock.systemUTC()),
-                        BridgeLimits.defaults(),
-                        new RecordedToolEvents(events));
+        Runnable start =
+                () ->
+                        bridge =
+                                ToolBridge.start(
+                                        sandbox.fs(),
+                                        mailbox,
+                                        new ToolBridge.RunTools(
+                                                "run-1", token, List.of(weather), new byte[0]),
+                                        ToolGate.ALLOW_ALL,
+                                        new HttpToolClient(
+                                                HttpToolSettings.defaults()
+                                                        .withAllowedHosts(Set.of("127.0.0.1")),
+                                                Clock.systemUTC()),
+                                        BridgeLimits.defaults(),
+                                        new RecordedToolEvents(events));
+        if (late.isZero()) {
+            start.run();
+        } else {
+            lateStart =
+                    new Thread(
+                            () -> {
+                                try {
+                                    Thread.sleep(late.toMillis());
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                                start.run();
+                            },
+                            "late-bridge");
+            lateStart.setDaemon(true);
+            lateStart.start();
+        }
         return new Bridged(shared, mailbox, token);
     }
 
     @Test
     void claudeCodeCallsAnHttpToolThroughTheBridgeAndTheModelGetsItsResult() throws Exception {
-        Bridged b = bridged();
+        claudeCodeCallsTheWeatherTool(bridged());
+    }
+
+    /**
+     * A bridge that answers only after Claude Code's own default wait for MCP servers (30 s): the
+     * CLI still holds its first model request until the run's server has connected ({@code
+     * MCP_TIMEOUT} on the command line, {@link BridgeFlags}), so the first turn offers the tool.
+     * Without it the first request goes out without {@code mcp__agentbox__weather}, the model's
+     * call of it fails ("No such tool available") and the run still exits 0.
+     */
+    @Test
+    void claudeCodeWaitsForABridgeThatAnswersLate() throws Exception {
+        long started = System.nanoTime();
+        claudeCodeCallsTheWeatherTool(bridged(Duration.ofSeconds(35)));
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .isGreaterThan(Duration.ofSeconds(35));
+    }
+
+    private void claudeCodeCallsTheWeatherTool(Bridged b) throws Exception {
         Path shared = b.shared();
         Mailbox mailbox = b.mailbox();
         String token = b.token();
@@ -171,7 +225,8 @@ class CliToolBridgeDockerTest {
         AgentCliContainer.Output out = cli.run(invocation);
 
         assertThat(out.exitCode()).as(out.stderr() + String.join("\n", out.lines())).isZero();
-        // Claude Code lists the tool it learned from the bridge's tools/list.
+        // Claude Code lists the tool it learned from the bridge's tools/list from its first
+        // request on.
         assertThat(model.modelRequests().get(0).body()).contains("mcp__agentbox__weather");
         assertThat(posted)
                 .as(String.join("\n", out.lines()))
