@@ -16,9 +16,9 @@ import java.util.Optional;
 
 /**
  * The CLI session a thread continues: the one the newest earlier run of the agent in the thread
- * with the same CLI harness logged ({@code CUSTOM claude-code.session-id} or {@code CUSTOM
- * codex.session-id}). The CLIs print it first, so only the first {@value #CHUNKS} chunks of the
- * newest {@value #RUNS} runs are read.
+ * with the same CLI harness logged ({@code CUSTOM claude-code.session-id}, {@code CUSTOM
+ * codex.session-id}, or an ACP agent's {@code CUSTOM acp.session}). The CLIs print it first, so
+ * only the first {@value #CHUNKS} chunks of the newest {@value #RUNS} runs are read.
  */
 @ApplicationScoped
 public class CliSessions {
@@ -35,6 +35,7 @@ public class CliSessions {
         return switch (harness) {
             case CLAUDE_CODE -> Optional.of("claude-code.session-id");
             case CODEX -> Optional.of("codex.session-id");
+            case ACP -> Optional.of("acp.session");
             case COMMAND -> Optional.empty();
         };
     }
@@ -60,9 +61,19 @@ public class CliSessions {
             for (LoggedChunk c : runs.snapshot(run.get(), 0, CHUNKS)) {
                 if (c.type().equals("CUSTOM")) {
                     JsonObject chunk = c.chunk();
-                    if (chunkName.get().equals(chunk.getString("name", ""))
-                            && chunk.get("value") instanceof JsonString id
+                    if (!chunkName.get().equals(chunk.getString("name", ""))) {
+                        continue;
+                    }
+                    if (chunk.get("value") instanceof JsonString id
                             && AgentCommands.isSessionId(id.getString())) {
+                        return Optional.of(id.getString());
+                    }
+                    // acp.session: {"sessionId","continued"}; the id goes into a JSON request,
+                    // never onto a command line.
+                    if (chunk.get("value") instanceof jakarta.json.JsonObject v
+                            && v.get("sessionId") instanceof JsonString id
+                            && !id.getString().isEmpty()
+                            && id.getString().length() <= 256) {
                         return Optional.of(id.getString());
                     }
                 }

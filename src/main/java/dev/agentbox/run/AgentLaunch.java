@@ -1,7 +1,10 @@
 package dev.agentbox.run;
 
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.acp.AcpInbox;
+import dev.agentbox.run.harness.AcpPlan;
 import dev.agentbox.run.harness.ChunkFactory;
+import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.run.store.RunRecordView;
@@ -184,6 +187,14 @@ final class AgentLaunch {
      * mailbox is made first, so the agent's relay finds it (docs/sandbox-channel.md).
      */
     private AgentInvocation withBridge(SandboxHandle handle) {
+        if (run.harness() == Harness.ACP) {
+            // The agent's stdin is the feeder on its inbox (the token there for its MCP server).
+            boolean mcp = AcpPlan.ofBridge(run.bridge()).mcp();
+            if (mcp) {
+                ToolBridge.prepare(handle.fs(), Mailbox.of(handle.journalDirectory(), run.runId()));
+            }
+            return AcpInbox.of(handle, run.runId()).launch(agent, mcp ? bridgeToken : null);
+        }
         if (run.bridge().isEmpty() || bridgeToken == null) {
             return agent;
         }

@@ -46,7 +46,8 @@ public record RunBody(
         Boolean fileEvents,
         JsonValue approvals,
         JsonValue brokeredSecrets,
-        JsonValue plainSecrets) {
+        JsonValue plainSecrets,
+        JsonValue acp) {
 
     static final int MAX_ID = RunRequest.MAX_ID_LENGTH;
     static final String NON_EMPTY = "must be a non-empty string";

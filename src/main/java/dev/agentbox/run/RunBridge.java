@@ -1,8 +1,10 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.harness.AcpSpec;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.BridgeFlags;
 import dev.agentbox.run.harness.Harness;
+import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.tool.ApprovalRules;
 import dev.agentbox.tool.ClientTool;
@@ -61,6 +63,21 @@ public final class RunBridge {
             List<HttpTool> tools,
             List<ClientTool> clientTools,
             ApprovalRules rules) {
+        return plan(harness, tools, clientTools, rules, Optional.empty(), PermissionMode.FALLBACK);
+    }
+
+    /**
+     * As {@link #plan(Harness, List, List, ApprovalRules)}; an {@code acp} run always gets one,
+     * with its {@link AcpPlan} stored as {@code acp} (the agent gets the run's MCP server when it
+     * has tools or its rules ask).
+     */
+    public static Optional<Planned> plan(
+            Harness harness,
+            List<HttpTool> tools,
+            List<ClientTool> clientTools,
+            ApprovalRules rules,
+            Optional<AcpSpec> acp,
+            PermissionMode permissionMode) {
         boolean hasTools = !tools.isEmpty() || !clientTools.isEmpty();
         boolean wanted =
                 switch (harness) {
@@ -68,6 +85,8 @@ public final class RunBridge {
                     // Codex has no permission prompt tool: its own commands are never gated, so
                     // only tools of its own make a bridge worth starting.
                     case COMMAND, CODEX -> hasTools;
+                    // The ACP client needs the stored plan on every server, tools or not.
+                    case ACP -> acp.isPresent();
                 };
         if (!wanted) {
             return Optional.empty();
@@ -79,6 +98,15 @@ public final class RunBridge {
         tools.forEach(t -> a.add(t.toJson()));
         var stored =
                 Json.createObjectBuilder().add("tokenSha256", sha256Hex(token)).add("tools", a);
+        acp.ifPresent(
+                spec ->
+                        stored.add(
+                                "acp",
+                                spec.plan(
+                                                permissionMode,
+                                                !allAllow(rules),
+                                                hasTools || !allAllow(rules))
+                                        .toJson()));
         if (!clientTools.isEmpty()) {
             JsonArrayBuilder c = Json.createArrayBuilder();
             clientTools.forEach(t -> c.add(t.toJson()));
@@ -127,6 +155,11 @@ public final class RunBridge {
             String mailboxDir,
             String token) {
         AgentInvocation withTools = BridgeFlags.withTools(harness, agent, mailboxDir, token);
+        if (harness == Harness.ACP) {
+            // The ACP agent gets its MCP server in session/new and asks through
+            // session/request_permission: its command line stays as it is.
+            return agent;
+        }
         if (harness != Harness.CLAUDE_CODE || allAllow(rules)) {
             return withTools;
         }

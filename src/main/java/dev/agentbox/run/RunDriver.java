@@ -1,6 +1,7 @@
 package dev.agentbox.run;
 
 import dev.agentbox.platform.Incident;
+import dev.agentbox.run.harness.AcpPlan;
 import dev.agentbox.run.harness.ChunkFactory;
 import dev.agentbox.run.harness.HarnessTranslator;
 import dev.agentbox.run.journal.AgentInvocation;
@@ -364,7 +365,12 @@ public final class RunDriver implements Runnable {
 
     private void drive(String label, AgentLaunch launch) {
         HarnessTranslator translator =
-                run.harness().translator(run.runId(), run.threadId(), ctx.clock()::millis);
+                run.harness()
+                        .translator(
+                                run.runId(),
+                                run.threadId(),
+                                ctx.clock()::millis,
+                                AcpPlan.ofBridge(run.bridge()));
         ChunkFactory chunks = new ChunkFactory(run.runId(), run.threadId(), ctx.clock()::millis);
         // The run's tool bridge is served while this driver drives the run (a first start or a
         // takeover; a finalizer's agent is done and calls nothing) and stops when it stops:

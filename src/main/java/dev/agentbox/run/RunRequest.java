@@ -3,6 +3,7 @@ package dev.agentbox.run;
 import dev.agentbox.platform.body.PrintableValidator;
 import dev.agentbox.problem.ProblemCode;
 import dev.agentbox.problem.ProblemException;
+import dev.agentbox.run.harness.AcpSpec;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.HarnessImages;
@@ -42,7 +43,8 @@ public record RunRequest(
         Optional<Long> maxDurationMs,
         boolean fileEvents,
         ApprovalRules approvals,
-        SecretBrokering brokering) {
+        SecretBrokering brokering,
+        Optional<AcpSpec> acp) {
 
     /**
      * Longest accepted runId and threadId: ids are part of lease names, journal names and log
@@ -56,6 +58,10 @@ public record RunRequest(
      * run's permission mode, reading the prompt on stdin.
      */
     public AgentInvocation agentInvocation() {
+        if (harness == Harness.ACP) {
+            return AgentInvocation.withPrompt(
+                    acp.orElseThrow().commandLine(), prompt.orElseThrow());
+        }
         if (harness == Harness.COMMAND) {
             return prompt.map(p -> AgentInvocation.withPrompt(command.orElseThrow(), p))
                     .orElseGet(() -> AgentInvocation.of(command.orElseThrow()));
@@ -110,7 +116,8 @@ public record RunRequest(
                 maxDurationMs,
                 fileEvents,
                 approvals,
-                brokering);
+                brokering,
+                acp);
     }
 
     /**
@@ -134,7 +141,7 @@ public record RunRequest(
                                 () ->
                                         invalid(
                                                 "harness",
-                                                "must be command, claude-code or codex, not \""
+                                                "must be command, claude-code, codex or acp, not \""
                                                         + harnessName
                                                         + "\""));
         Optional<String> command = Optional.ofNullable(b.command());
@@ -145,11 +152,21 @@ public record RunRequest(
         if (harness != Harness.COMMAND && prompt.isEmpty()) {
             throw invalid("prompt", "is required for the " + harness.wireName() + " harness");
         }
+        Optional<AcpSpec> acp = Optional.empty();
+        if (harness == Harness.ACP) {
+            if (b.acp() == null) {
+                throw invalid("acp", "is required for the acp harness: {\"agent\":…}");
+            }
+            acp = Optional.of(AcpSpec.parse(b.acp(), "acp"));
+        } else if (b.acp() != null) {
+            throw invalid("acp", "applies only to the acp harness");
+        }
         Optional<PermissionMode> permissionMode = Optional.empty();
         if (b.permissionMode() != null) {
             if (harness == Harness.COMMAND) {
                 throw invalid(
-                        "permissionMode", "applies only to the claude-code and codex harnesses");
+                        "permissionMode",
+                        "applies only to the claude-code, codex and acp harnesses");
             }
             permissionMode =
                     Optional.of(
@@ -205,7 +222,8 @@ public record RunRequest(
                 Optional.ofNullable(b.maxDurationMs()),
                 b.fileEvents() != null && b.fileEvents(),
                 ApprovalRules.parse(b.approvals(), "approvals"),
-                brokering);
+                brokering,
+                acp);
     }
 
     /**

@@ -229,6 +229,44 @@ public class RunService {
             dev.agentbox.tool.ToolCallEvents calls,
             dev.agentbox.tool.GateEvents gateEvents) {
         var stored = run.bridge().orElseThrow();
+        if (run.harness() == dev.agentbox.run.harness.Harness.ACP) {
+            return startAcp(run, handle, calls, gateEvents);
+        }
+        return toolBridge(run, handle, calls, gateEvents);
+    }
+
+    /**
+     * An {@code acp} run's client ({@link dev.agentbox.run.acp.AcpClient}), asking the run's gate,
+     * and its tool bridge when the agent gets the run's MCP server.
+     */
+    private AutoCloseable startAcp(
+            RunRecordView run,
+            SandboxHandle handle,
+            dev.agentbox.tool.ToolCallEvents calls,
+            dev.agentbox.tool.GateEvents gateEvents) {
+        var plan = dev.agentbox.run.harness.AcpPlan.ofBridge(run.bridge());
+        AutoCloseable tools = plan.mcp() ? toolBridge(run, handle, calls, gateEvents) : null;
+        var client =
+                dev.agentbox.run.acp.AcpClient.start(
+                        handle,
+                        run.runId(),
+                        plan,
+                        interrupts.gate(run, gateEvents),
+                        new dev.agentbox.platform.DaemonThreads("acp-" + run.runId()));
+        return () -> {
+            client.close();
+            if (tools != null) {
+                tools.close();
+            }
+        };
+    }
+
+    private AutoCloseable toolBridge(
+            RunRecordView run,
+            SandboxHandle handle,
+            dev.agentbox.tool.ToolCallEvents calls,
+            dev.agentbox.tool.GateEvents gateEvents) {
+        var stored = run.bridge().orElseThrow();
         return dev.agentbox.tool.bridge.ToolBridge.start(
                 handle.fs(),
                 dev.agentbox.tool.bridge.Mailbox.of(handle.journalDirectory(), run.runId()),
@@ -328,7 +366,13 @@ public class RunService {
                         });
         long maxDuration = request.maxDurationMs().orElse(defaultMaxDurationMs);
         Optional<RunBridge.Planned> bridge =
-                RunBridge.plan(request.harness(), tools, clientTools, request.approvals());
+                RunBridge.plan(
+                        request.harness(),
+                        tools,
+                        clientTools,
+                        request.approvals(),
+                        request.acp(),
+                        request.effectivePermissionMode());
         NewRun newRun =
                 new NewRun(
                         tenant,

@@ -120,6 +120,9 @@ public final class AgentCommands {
             case COMMAND ->
                     throw new IllegalArgumentException(
                             "the command harness runs the caller's command");
+            case ACP ->
+                    throw new IllegalArgumentException(
+                            "the acp harness runs its agent's command (AcpSpec)");
         };
     }
 

@@ -58,6 +58,7 @@ public final class BridgeFlags {
                                     "MCP_TIMEOUT=" + CLAUDE_MCP_TIMEOUT_MS + " ");
                     case CODEX -> insertAfter(line, "codex exec", codexFlags(mailboxDir, token));
                     case COMMAND -> commandEnv(mailboxDir, token) + line;
+                    case ACP -> line; // its MCP server is named in session/new
                 };
         return new AgentInvocation(added, invocation.prompt());
     }

@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 public enum Harness {
     COMMAND("command"),
     CLAUDE_CODE("claude-code"),
-    CODEX("codex");
+    CODEX("codex"),
+    ACP("acp");
 
     private final String wireName;
 
@@ -31,10 +32,20 @@ public enum Harness {
 
     /** A fresh translator for one translation of one run. */
     public HarnessTranslator translator(String runId, String threadId, LongSupplier timestamps) {
+        return translator(runId, threadId, timestamps, AcpPlan.fallback());
+    }
+
+    /**
+     * A fresh translator for one translation of one run; an {@code acp} run's follows {@code plan}
+     * (stored with the run), the others ignore it.
+     */
+    public HarnessTranslator translator(
+            String runId, String threadId, LongSupplier timestamps, AcpPlan plan) {
         return switch (this) {
             case COMMAND -> new CommandTranslator(runId, threadId, timestamps);
             case CLAUDE_CODE -> new ClaudeCodeTranslator(runId, threadId, timestamps);
             case CODEX -> new CodexTranslator(runId, threadId, timestamps);
+            case ACP -> new AcpTranslator(runId, threadId, timestamps, plan);
         };
     }
 }

@@ -18,7 +18,7 @@ import java.util.logging.Logger;
  * restart, file not there yet) is reopened from the last offset after a pause; where the sandbox
  * cannot follow at all the file is re-read every 250 ms instead.
  */
-final class LineFollow implements AutoCloseable {
+public final class LineFollow implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(LineFollow.class.getName());
     private static final Duration PAUSE = Duration.ofMillis(250);
@@ -35,7 +35,7 @@ final class LineFollow implements AutoCloseable {
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private boolean skipping;
 
-    LineFollow(
+    public LineFollow(
             SandboxFs fs, String path, int maxLine, Consumer<String> lines, ThreadFactory threads) {
         this.fs = fs;
         this.path = path;
@@ -44,7 +44,7 @@ final class LineFollow implements AutoCloseable {
         this.thread = threads.newThread(this::run);
     }
 
-    LineFollow start() {
+    public LineFollow start() {
         thread.start();
         return this;
     }
@@ -78,7 +78,7 @@ final class LineFollow implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             if (!closed) {
-                LOG.log(Level.WARNING, "tool bridge: following " + path + " failed", e);
+                LOG.log(Level.WARNING, "following " + path + " failed", e);
             }
         }
     }

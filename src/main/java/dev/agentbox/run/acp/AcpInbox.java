@@ -1,0 +1,125 @@
+package dev.agentbox.run.acp;
+
+import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.run.harness.BridgeFlags;
+import dev.agentbox.run.journal.AgentInvocation;
+import dev.agentbox.sandbox.spi.FsEntry;
+import dev.agentbox.sandbox.spi.JournalNames;
+import dev.agentbox.sandbox.spi.SandboxHandle;
+import dev.agentbox.tool.bridge.Mailbox;
+import jakarta.json.JsonValue;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Set;
+
+/**
+ * The files of an {@code acp} run in its sandbox, beside its journal: the inbox {@code
+ * <enc>.mcp/acp/}, whose messages the helper's feeder ({@code agentbox-sandboxd acp-feed},
+ * docs/sandbox-channel.md) copies to the agent's stdin once per name, and the token of the run's
+ * MCP server ({@code .token}, which the feeder passes over). The inbox lives in the run's mailbox
+ * directory, so it is deleted with the run's other files.
+ *
+ * <p>Names: {@code q-NNNNNN} our request N; {@code a-<32 hex>} our answer to the agent's request
+ * whose id hashes to it; {@code c-cancel} the cancel; {@code end} closes the agent's stdin.
+ */
+public final class AcpInbox {
+
+    public static final String END = "end";
+    static final String TOKEN = ".token";
+
+    private final SandboxHandle handle;
+    private final String runId;
+    private final String dir;
+
+    private AcpInbox(SandboxHandle handle, String runId) {
+        this.handle = handle;
+        this.runId = runId;
+        this.dir = JournalNames.mailboxPath(handle.journalDirectory(), runId) + "/acp";
+    }
+
+    public static AcpInbox of(SandboxHandle handle, String runId) {
+        return new AcpInbox(handle, runId);
+    }
+
+    public String dir() {
+        return dir;
+    }
+
+    String path(String name) {
+        return dir + "/" + name;
+    }
+
+    /** The run's journal: the agent's stdout. */
+    String journal() {
+        return JournalNames.journalPath(handle.journalDirectory(), runId);
+    }
+
+    /** The run's tool-bridge mailbox, whose relay is the agent's {@code agentbox} MCP server. */
+    String mailbox() {
+        return Mailbox.of(handle.journalDirectory(), runId).dir();
+    }
+
+    static String requestName(long id) {
+        return String.format("q-%06d", id);
+    }
+
+    /** {@code a-} and 32 hex digits of the SHA-256 of the id's JSON text. */
+    static String answerName(JsonValue id) {
+        try {
+            byte[] h =
+                    MessageDigest.getInstance("SHA-256")
+                            .digest(id.toString().getBytes(StandardCharsets.UTF_8));
+            return "a-" + HexFormat.of().formatHex(h).substring(0, 32);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The names already in the inbox (none when it is not there yet). */
+    Set<String> names() {
+        Set<String> names = new HashSet<>();
+        try {
+            for (FsEntry e : handle.fs().list(dir)) {
+                if (!e.name().startsWith(".")) {
+                    names.add(e.name());
+                }
+            }
+        } catch (RuntimeException e) {
+            // no inbox yet: nothing written
+        }
+        return names;
+    }
+
+    /** The run's prompt, as the launcher wrote it beside the journal. */
+    String prompt() {
+        return new String(
+                handle.fs().readBytes(JournalNames.promptPath(handle.journalDirectory(), runId)),
+                StandardCharsets.UTF_8);
+    }
+
+    /** The run's MCP token, written by the first driver before the agent started. */
+    String token() {
+        return new String(handle.fs().readBytes(path(TOKEN)), StandardCharsets.UTF_8).strip();
+    }
+
+    /**
+     * Prepares a first driver's start: the token file (when the run has an MCP server) and the
+     * agent's command with the feeder as its stdin: {@code HELPER acp-feed 'DIR' | CMD}.
+     */
+    public AgentInvocation launch(AgentInvocation agent, String token) {
+        handle.fs().mkdir(dir);
+        if (token != null) {
+            handle.fs().write(path(TOKEN), token.getBytes(StandardCharsets.UTF_8));
+        }
+        return new AgentInvocation(
+                BridgeFlags.HELPER
+                        + " acp-feed "
+                        + ShellQuote.single(dir)
+                        + " | "
+                        + agent.command(),
+                agent.prompt());
+    }
+}
