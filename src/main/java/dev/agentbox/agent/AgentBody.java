@@ -29,7 +29,8 @@ public record AgentBody(
         JsonValue approvals,
         JsonValue webhooks,
         JsonValue brokeredSecrets,
-        JsonValue plainSecrets) {
+        JsonValue plainSecrets,
+        JsonValue acp) {
 
     static final String SANDBOX = "is required: an ensure body (as POST /sandboxes)";
     static final String TOO_MANY_TOOLS = "holds more than " + AgentTemplate.MAX_TOOLS + " tools";

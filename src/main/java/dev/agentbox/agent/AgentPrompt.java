@@ -56,6 +56,13 @@ public final class AgentPrompt {
             return AgentCommands.codexResuming(
                     cliSession.get(), prompt, template.effectivePermissionMode());
         }
+        if (template.harness() == Harness.ACP) {
+            // The thread's session is continued by the ACP client (session/resume or load),
+            // so a run that has one gets the prompt alone.
+            return AgentInvocation.withPrompt(
+                    template.acp().orElseThrow().commandLine(),
+                    cliSession.isPresent() ? prompt : text(earlier, prompt));
+        }
         String text = text(earlier, prompt);
         return template.harness() == Harness.COMMAND
                 ? AgentInvocation.withPrompt(template.command().orElseThrow(), text)

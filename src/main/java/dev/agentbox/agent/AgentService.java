@@ -274,8 +274,10 @@ public class AgentService {
             b.add("approvals", t.approvals().toJson());
         }
         t.brokering().addTo(b);
+        t.acp().ifPresent(a -> b.add("acp", a.toJson()));
         RunRequest request =
-                forwardedSecretsFields(() -> RunRequest.parse(b.build(), sandboxes.specParser()));
+                forwardedSecretsFields(() -> RunRequest.parse(b.build(), sandboxes.specParser()))
+                        .withAcpSession(session);
         RunRecordView run =
                 runs.start(
                         tenant,

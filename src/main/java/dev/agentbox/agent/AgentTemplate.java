@@ -2,6 +2,7 @@ package dev.agentbox.agent;
 
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.run.RunRequest;
+import dev.agentbox.run.harness.AcpSpec;
 import dev.agentbox.run.harness.Harness;
 import dev.agentbox.run.harness.PermissionMode;
 import dev.agentbox.sandbox.GivenSecrets;
@@ -49,7 +50,8 @@ public record AgentTemplate(
         List<HttpTool> tools,
         ApprovalRules approvals,
         List<Webhook> webhooks,
-        SecretBrokering brokering) {
+        SecretBrokering brokering,
+        Optional<AcpSpec> acp) {
 
     /** Most HTTP tools one definition may carry. */
     public static final int MAX_TOOLS = 32;
@@ -121,7 +123,8 @@ public record AgentTemplate(
                 tools,
                 r.approvals(),
                 webhooks,
-                r.brokering());
+                r.brokering(),
+                r.acp());
     }
 
     /**
@@ -213,6 +216,7 @@ public record AgentTemplate(
             b.add("webhooks", w);
         }
         brokering.addTo(b);
+        acp.ifPresent(a -> b.add("acp", a.toJson()));
         return b.build();
     }
 
@@ -237,7 +241,10 @@ public record AgentTemplate(
                         ? ApprovalRules.fromJson(a)
                         : ApprovalRules.NONE,
                 Webhook.parseAll(o.get("webhooks")),
-                SecretBrokering.parse(o.get("brokeredSecrets"), o.get("plainSecrets")));
+                SecretBrokering.parse(o.get("brokeredSecrets"), o.get("plainSecrets")),
+                o.containsKey("acp")
+                        ? Optional.of(AcpSpec.parse(o.get("acp"), "acp"))
+                        : Optional.empty());
     }
 
     /** A {@code secrets} member at any depth is refused, naming its path. */

@@ -69,6 +69,33 @@ public record RunRequest(
         return AgentCommands.forHarness(harness, prompt.orElseThrow(), effectivePermissionMode());
     }
 
+    /**
+     * This request continuing the thread's ACP session {@code session} (an {@code acp} run of the
+     * agent endpoint); unchanged for every other harness.
+     */
+    public RunRequest withAcpSession(Optional<String> session) {
+        if (acp.isEmpty() || session.isEmpty()) {
+            return this;
+        }
+        return new RunRequest(
+                runId,
+                threadId,
+                harness,
+                command,
+                prompt,
+                permissionMode,
+                sandboxKey,
+                sandboxSpec,
+                durable,
+                detachOnDisconnect,
+                destroyOnComplete,
+                maxDurationMs,
+                fileEvents,
+                approvals,
+                brokering,
+                acp.map(a -> a.continuing(session)));
+    }
+
     /** The permission mode a CLI harness runs in: the requested one, else the default. */
     public PermissionMode effectivePermissionMode() {
         return permissionMode.orElse(PermissionMode.FALLBACK);

@@ -28,7 +28,8 @@ class AgentPromptTest {
                 List.of(),
                 ApprovalRules.NONE,
                 List.of(),
-                SecretBrokering.NONE);
+                SecretBrokering.NONE,
+                Optional.empty());
     }
 
     private static final List<Message> EARLIER =
@@ -102,7 +103,8 @@ class AgentPromptTest {
                         List.of(),
                         ApprovalRules.NONE,
                         List.of(),
-                        SecretBrokering.NONE);
+                        SecretBrokering.NONE,
+                        Optional.empty());
         assertThat(AgentPrompt.invocation(plan, EARLIER, "now", Optional.empty()).command())
                 .isEqualTo(
                         "claude -p --output-format stream-json --verbose --permission-mode plan");
@@ -119,5 +121,34 @@ class AgentPromptTest {
                                 .command())
                 .startsWith("IS_SANDBOX=1 claude ")
                 .endsWith(" --permission-mode bypassPermissions");
+    }
+
+    @Test
+    void anAcpAgentGetsThePromptAloneWhenItsSessionContinuesAndTheTranscriptOtherwise() {
+        AgentTemplate acp =
+                new AgentTemplate(
+                        JsonValue.EMPTY_JSON_OBJECT,
+                        Harness.ACP,
+                        Optional.empty(),
+                        Optional.empty(),
+                        true,
+                        true,
+                        false,
+                        Optional.empty(),
+                        List.of(),
+                        ApprovalRules.NONE,
+                        List.of(),
+                        SecretBrokering.NONE,
+                        Optional.of(
+                                dev.agentbox.run.harness.AcpSpec.parse(
+                                        jakarta.json.Json.createObjectBuilder()
+                                                .add("agent", "gemini")
+                                                .build(),
+                                        "acp")));
+        var fresh = AgentPrompt.invocation(acp, EARLIER, "now", Optional.empty());
+        assertThat(fresh.command()).isEqualTo("GEMINI_CLI_NO_RELAUNCH=1 gemini --acp");
+        assertThat(fresh.prompt().orElseThrow()).contains("user: a", "assistant: b", "now");
+        assertThat(AgentPrompt.invocation(acp, EARLIER, "now", Optional.of("s-1")).prompt())
+                .contains("now");
     }
 }

@@ -94,4 +94,31 @@ class RunRequestPromptTest {
                             });
         }
     }
+
+    @Test
+    void anAcpRunNeedsItsAgentAndPromptAndNoOtherHarnessTakesOne() {
+        String base = "{\"runId\":\"r\",\"threadId\":\"t\",\"sandbox\":{\"key\":\"k\"},";
+        RunRequest acp =
+                parse(
+                        base
+                                + "\"harness\":\"acp\",\"prompt\":\"p\",\"acp\":{\"agent\":\"claude\"}}");
+        assertThat(acp.agentInvocation())
+                .isEqualTo(new AgentInvocation("IS_SANDBOX=1 claude-code-acp", Optional.of("p")));
+        assertThat(acp.withAcpSession(Optional.of("s-1")).acp().orElseThrow().continueSession())
+                .contains("s-1");
+        assertThatThrownBy(() -> parse(base + "\"harness\":\"acp\",\"prompt\":\"p\"}"))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.extensions()).containsEntry("field", "acp"));
+        assertThatThrownBy(
+                        () -> parse(base + "\"command\":\"cat\",\"acp\":{\"agent\":\"claude\"}}"))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.extensions()).containsEntry("field", "acp"));
+        assertThatThrownBy(
+                        () -> parse(base + "\"harness\":\"acp\",\"acp\":{\"agent\":\"claude\"}}"))
+                .isInstanceOfSatisfying(
+                        ProblemException.class,
+                        e -> assertThat(e.extensions()).containsEntry("field", "prompt"));
+    }
 }

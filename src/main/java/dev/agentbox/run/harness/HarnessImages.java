@@ -8,9 +8,10 @@ import org.eclipse.microprofile.config.Config;
 
 /**
  * The image a CLI harness's sandbox is made from when its ensure body names none ({@code
- * agentbox.harness.claude-code.image}, {@code agentbox.harness.codex.image}; both default to {@code
- * agentbox/sandbox:agents}, the image with the real CLIs). The {@code command} harness has none:
- * its sandboxes get the provider's default image. An image named in the request always wins.
+ * agentbox.harness.claude-code.image}, {@code agentbox.harness.codex.image}, {@code
+ * agentbox.harness.acp.image}; all default to {@code agentbox/sandbox:agents}, the image with the
+ * real CLIs and ACP agents). The {@code command} harness has none: its sandboxes get the provider's
+ * default image. An image named in the request always wins.
  *
  * <p>Invariant: only the CLI harnesses have an entry; the image is applied like a named one, so it
  * is part of the sandbox key (a thread's claude-code sandbox is never a command run's) and must be
@@ -37,12 +38,14 @@ public record HarnessImages(Map<Harness, String> images) {
                         Harness.CLAUDE_CODE,
                         ImageAllowlist.AGENTS_IMAGE,
                         Harness.CODEX,
+                        ImageAllowlist.AGENTS_IMAGE,
+                        Harness.ACP,
                         ImageAllowlist.AGENTS_IMAGE));
     }
 
     public static HarnessImages fromConfig(Config c) {
         Map<Harness, String> images = new EnumMap<>(Harness.class);
-        for (Harness h : new Harness[] {Harness.CLAUDE_CODE, Harness.CODEX}) {
+        for (Harness h : new Harness[] {Harness.CLAUDE_CODE, Harness.CODEX, Harness.ACP}) {
             images.put(
                     h,
                     c.getOptionalValue(key(h), String.class)
