@@ -155,6 +155,20 @@ public final class AcpClient implements AutoCloseable {
     }
 
     private String render(Step.Send s) {
+        return render(s, plan, conversation.sessionId(), cwd(), inbox::prompt, this::mcpServers);
+    }
+
+    /**
+     * Our request {@code s} as the line the agent reads: a function of the plan, the session, the
+     * workspace, the prompt and the MCP servers (read only when the request carries them).
+     */
+    static String render(
+            Step.Send s,
+            AcpPlan plan,
+            Optional<String> sessionId,
+            String cwd,
+            java.util.function.Supplier<String> prompt,
+            java.util.function.Supplier<List<McpServerStdio>> mcp) {
         Object params =
                 switch (s.method()) {
                     case "initialize" ->
@@ -163,21 +177,19 @@ public final class AcpClient implements AutoCloseable {
                                     new ClientCapabilities(
                                             new FileSystemCapabilities(false, false), false),
                                     new Implementation("agentbox", "1"));
-                    case "session/new" -> new NewSessionRequest(cwd(), mcpServers());
+                    case "session/new" -> new NewSessionRequest(cwd, mcp.get());
                     case "session/load" ->
                             new LoadSessionRequest(
-                                    plan.continueSession().orElseThrow(), cwd(), mcpServers());
+                                    plan.continueSession().orElseThrow(), cwd, mcp.get());
                     case "session/resume" ->
                             new ResumeSessionRequest(
-                                    plan.continueSession().orElseThrow(), cwd(), mcpServers());
+                                    plan.continueSession().orElseThrow(), cwd, mcp.get());
                     case "session/set_mode" ->
                             new SetSessionModeRequest(
-                                    conversation.sessionId().orElseThrow(),
-                                    s.modeId().orElseThrow());
+                                    sessionId.orElseThrow(), s.modeId().orElseThrow());
                     case "session/prompt" ->
                             new PromptRequest(
-                                    conversation.sessionId().orElseThrow(),
-                                    List.of(TextContent.of(inbox.prompt())));
+                                    sessionId.orElseThrow(), List.of(TextContent.of(prompt.get())));
                     default -> throw new IllegalStateException("no request " + s.method());
                 };
         return AcpMessages.write(Request.of(s.id(), s.method(), params));
