@@ -67,8 +67,11 @@ public final class AcpClient implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(AcpClient.class.getName());
 
-    /** A journal line longer than this is passed over (the translator reports it). */
-    static final int MAX_LINE = 8 * 1024 * 1024;
+    /**
+     * A journal line longer than this is passed over, as the run's reader cuts it (and the
+     * translator reports it).
+     */
+    static final int MAX_LINE = dev.agentbox.run.journal.JournalReaderOptions.MAX_LINE_BYTES;
 
     private final SandboxHandle handle;
     private final String runId;

@@ -31,7 +31,8 @@ import java.util.function.LongSupplier;
  *       than {@code end_turn} and {@code cancelled} → {@code CUSTOM acp.stop {"stopReason"}}; a
  *       step the agent refused → {@code RUN_ERROR agent-error} with its message; an agent that
  *       exits 0 without answering the prompt → {@code RUN_ERROR agent-error}.
- *   <li>A line that is no JSON-RPC message → {@code CUSTOM agent.output {"line"}}.
+ *   <li>A line that is no JSON-RPC message (a line over the reader's cap arrives cut, and is one) →
+ *       {@code CUSTOM agent.output {"line"}}, its first {@value #MAX_REPORTED_CHARS} characters.
  * </ul>
  */
 final class AcpTranslator extends TranslatorBase {
@@ -84,13 +85,28 @@ final class AcpTranslator extends TranslatorBase {
                 }
             } else if (step instanceof Step.NotProtocol p) {
                 closeReasoning(out);
-                out.emit(
-                        chunks.custom(
-                                CommandTranslator.AGENT_OUTPUT,
-                                Json.createObjectBuilder().add("line", p.line()).build()));
+                out.emit(chunks.custom(CommandTranslator.AGENT_OUTPUT, notProtocol(p.line())));
             }
             // Sends, the agent's requests and the end are the client's (AcpClient).
         }
+    }
+
+    /** At most this much of a line that is no JSON-RPC message is reported. */
+    static final int MAX_REPORTED_CHARS = 4096;
+
+    /** {@code {"line"}}, cut to {@value #MAX_REPORTED_CHARS} characters ({@code "cut":true}). */
+    static JsonObject notProtocol(String line) {
+        if (line.length() <= MAX_REPORTED_CHARS) {
+            return Json.createObjectBuilder().add("line", line).build();
+        }
+        int to = MAX_REPORTED_CHARS;
+        if (Character.isHighSurrogate(line.charAt(to - 1))) {
+            to--;
+        }
+        return Json.createObjectBuilder()
+                .add("line", line.substring(0, to))
+                .add("cut", true)
+                .build();
     }
 
     private void update(JsonObject update, String kind, Out out) {
