@@ -1,5 +1,6 @@
 package dev.agentbox.run;
 
+import dev.agentbox.run.harness.AcpPlan;
 import dev.agentbox.run.harness.AcpSpec;
 import dev.agentbox.run.harness.AgentCommands;
 import dev.agentbox.run.harness.BridgeFlags;
@@ -63,7 +64,14 @@ public final class RunBridge {
             List<HttpTool> tools,
             List<ClientTool> clientTools,
             ApprovalRules rules) {
-        return plan(harness, tools, clientTools, rules, Optional.empty(), PermissionMode.FALLBACK);
+        return plan(
+                harness,
+                tools,
+                clientTools,
+                rules,
+                Optional.empty(),
+                PermissionMode.FALLBACK,
+                AcpPlan.DEFAULT_CANCEL_GRACE_MS);
     }
 
     /**
@@ -77,7 +85,8 @@ public final class RunBridge {
             List<ClientTool> clientTools,
             ApprovalRules rules,
             Optional<AcpSpec> acp,
-            PermissionMode permissionMode) {
+            PermissionMode permissionMode,
+            long cancelGraceMs) {
         boolean hasTools = !tools.isEmpty() || !clientTools.isEmpty();
         boolean wanted =
                 switch (harness) {
@@ -106,6 +115,7 @@ public final class RunBridge {
                                                 permissionMode,
                                                 !allAllow(rules),
                                                 hasTools || !allAllow(rules))
+                                        .withCancelGrace(cancelGraceMs)
                                         .toJson()));
         if (!clientTools.isEmpty()) {
             JsonArrayBuilder c = Json.createArrayBuilder();

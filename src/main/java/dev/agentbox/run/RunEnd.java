@@ -133,6 +133,17 @@ final class RunEnd {
      * aborted.
      */
     void aborted(String label, ChunkFactory chunks, RunError error) {
+        if (run.harness() == dev.agentbox.run.harness.Harness.ACP) {
+            // An ACP agent is asked to end its turn first (session/cancel), for its grace.
+            sandbox.opened()
+                    .ifPresent(
+                            h ->
+                                    dev.agentbox.run.acp.AcpInbox.cancel(
+                                            h,
+                                            run.runId(),
+                                            dev.agentbox.run.harness.AcpPlan.ofBridge(run.bridge())
+                                                    .cancelGraceMs()));
+        }
         RunAbort.destroySandbox(ctx, run.tenant(), sandbox.key(), label);
         writer.finish(
                 label,

@@ -55,6 +55,11 @@ final class RunSandbox {
         return handle;
     }
 
+    /** The sandbox once {@link #open} returned it. */
+    Optional<SandboxHandle> opened() {
+        return Optional.ofNullable(handle);
+    }
+
     /**
      * Whether {@link #open} ensures the sandbox from a spec (which may create it: seconds), rather
      * than opening the recorded one.

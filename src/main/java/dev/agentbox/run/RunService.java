@@ -115,6 +115,11 @@ public class RunService {
     @ConfigProperty(name = "agentbox.runs.max-driven")
     int maxDriven;
 
+    /** How long a cancelled ACP agent gets after {@code session/cancel} (docs/acp.md). */
+    @Inject
+    @ConfigProperty(name = "agentbox.runs.cancel-grace-ms")
+    long acpCancelGraceMs = dev.agentbox.run.harness.AcpPlan.DEFAULT_CANCEL_GRACE_MS;
+
     @Inject RunViewers viewers;
 
     @Inject TenantQuotas quotas;
@@ -372,7 +377,8 @@ public class RunService {
                         clientTools,
                         request.approvals(),
                         request.acp(),
-                        request.effectivePermissionMode());
+                        request.effectivePermissionMode(),
+                        acpCancelGraceMs);
         NewRun newRun =
                 new NewRun(
                         tenant,

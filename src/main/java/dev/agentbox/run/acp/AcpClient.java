@@ -150,6 +150,12 @@ public final class AcpClient implements AutoCloseable {
             if (!written.contains(name)) {
                 write(name, render(s));
             }
+        } else if (step instanceof Step.Opened o) {
+            try {
+                inbox.session(o.sessionId());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "run " + runId + ": noting the ACP session failed", e);
+            }
         } else if (step instanceof Step.End) {
             write(AcpInbox.END, "");
         } else if (step instanceof Step.AgentRequest r) {

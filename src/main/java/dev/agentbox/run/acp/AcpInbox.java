@@ -1,6 +1,9 @@
 package dev.agentbox.run.acp;
 
 import dev.agentbox.platform.ShellQuote;
+import dev.agentbox.run.harness.AcpMessages;
+import dev.agentbox.run.harness.AcpMessages.CancelNotification;
+import dev.agentbox.run.harness.AcpMessages.Request;
 import dev.agentbox.run.harness.BridgeFlags;
 import dev.agentbox.run.journal.AgentInvocation;
 import dev.agentbox.sandbox.spi.FsEntry;
@@ -29,6 +32,8 @@ public final class AcpInbox {
 
     public static final String END = "end";
     static final String TOKEN = ".token";
+    static final String SESSION = ".session";
+    static final String CANCEL = "c-cancel";
 
     private final SandboxHandle handle;
     private final String runId;
@@ -103,6 +108,59 @@ public final class AcpInbox {
     /** The run's MCP token, written by the first driver before the agent started. */
     String token() {
         return new String(handle.fs().readBytes(path(TOKEN)), StandardCharsets.UTF_8).strip();
+    }
+
+    /** Whether the journal ends with an exit line: the agent is gone. */
+    private boolean exited() {
+        return handle.process()
+                        .exec(
+                                "tail -c 256 "
+                                        + ShellQuote.single(journal())
+                                        + " 2>/dev/null | grep -q '\"__exit\"'")
+                        .exitCode()
+                == 0;
+    }
+
+    /** Notes the open session, for a cancel from any server ({@link #cancel}). */
+    void session(String sessionId) {
+        handle.fs().write(path(SESSION), sessionId.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Asks the agent to end its turn ({@code session/cancel}) when its session is open, and waits
+     * up to {@code graceMs} for it to exit; the caller then destroys the sandbox, which ends it in
+     * any case. Best effort: a sandbox that cannot be written is destroyed at once.
+     */
+    public static void cancel(SandboxHandle handle, String runId, long graceMs) {
+        AcpInbox inbox = new AcpInbox(handle, runId);
+        try {
+            String session =
+                    new String(handle.fs().readBytes(inbox.path(SESSION)), StandardCharsets.UTF_8);
+            handle.fs()
+                    .write(
+                            inbox.path(CANCEL),
+                            AcpMessages.write(
+                                            Request.notification(
+                                                    "session/cancel",
+                                                    new CancelNotification(session)))
+                                    .getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            return; // no session yet, or no sandbox: nothing to tell
+        }
+        long deadline = System.nanoTime() + Math.max(0, graceMs) * 1_000_000;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (inbox.exited()) {
+                    return;
+                }
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                return;
+            }
+        }
     }
 
     /**

@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param asks whether the run's approval rules are not all {@code allow}
  * @param mcp whether {@code session/new} names the run's {@code agentbox} MCP server
  * @param continueSession the ACP session of the thread to continue, if any
+ * @param cancelGraceMs how long a cancelled run's agent gets after {@code session/cancel} before
+ *     its sandbox goes ({@code agentbox.runs.cancel-grace-ms} when the run started)
  */
 public record AcpPlan(
         String agent,
@@ -29,7 +31,22 @@ public record AcpPlan(
         PermissionMode permissionMode,
         boolean asks,
         boolean mcp,
-        Optional<String> continueSession) {
+        Optional<String> continueSession,
+        long cancelGraceMs) {
+
+    /** The default of {@code agentbox.runs.cancel-grace-ms}. */
+    public static final long DEFAULT_CANCEL_GRACE_MS = 2000;
+
+    /** As the canonical constructor, with the default cancel grace. */
+    public AcpPlan(
+            String agent,
+            Optional<String> mode,
+            PermissionMode permissionMode,
+            boolean asks,
+            boolean mcp,
+            Optional<String> continueSession) {
+        this(agent, mode, permissionMode, asks, mcp, continueSession, DEFAULT_CANCEL_GRACE_MS);
+    }
 
     /** Modes, most permissive first, that each permission mode may use (ids the agents offer). */
     private static final List<String> BYPASS =
@@ -52,7 +69,12 @@ public record AcpPlan(
 
     /** This plan continuing {@code sessionId}. */
     public AcpPlan continuing(Optional<String> sessionId) {
-        return new AcpPlan(agent, mode, permissionMode, asks, mcp, sessionId);
+        return new AcpPlan(agent, mode, permissionMode, asks, mcp, sessionId, cancelGraceMs);
+    }
+
+    /** This plan with {@code ms} as its cancel grace. */
+    public AcpPlan withCancelGrace(long ms) {
+        return new AcpPlan(agent, mode, permissionMode, asks, mcp, continueSession, ms);
     }
 
     /**
@@ -113,7 +135,8 @@ public record AcpPlan(
                         .add("agent", agent)
                         .add("permissionMode", permissionMode.wireName())
                         .add("asks", asks)
-                        .add("mcp", mcp);
+                        .add("mcp", mcp)
+                        .add("cancelGraceMs", cancelGraceMs);
         mode.ifPresent(m -> b.add("mode", m));
         continueSession.ifPresent(s -> b.add("continueSession", s));
         return b.build();
@@ -127,7 +150,10 @@ public record AcpPlan(
                         .orElse(PermissionMode.FALLBACK),
                 o.getBoolean("asks", false),
                 o.getBoolean("mcp", false),
-                optional(o, "continueSession"));
+                optional(o, "continueSession"),
+                o.getJsonNumber("cancelGraceMs") == null
+                        ? DEFAULT_CANCEL_GRACE_MS
+                        : o.getJsonNumber("cancelGraceMs").longValue());
     }
 
     /** The plan stored in a run's bridge ({@code acp}), or the fallback. */
