@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * The {@code acp} harness with a {@code custom} agent: a scripted ACP agent on the protocol's own
  * SDK (src/test/node/acp-test-agent.mjs, bundled into one file), run by Node in the agents image.
  * Its prompt picks what it does, so every mapping, the permission path and the bounds are tried
- * through the real server, the real sandbox, the feeder and the journal (docs/acp.md).
+ * through the real server, the real sandbox, the feeder and the journal (docs/acp.md; AC-01..AC-07,
+ * AC-10).
  */
 class AcpRunsIT {
 
@@ -107,6 +108,7 @@ class AcpRunsIT {
         return chunks.get(chunks.size() - 1);
     }
 
+    /** AC-01. */
     @Test
     void aTurnsTextAndSessionReachTheStreamAndTheRunCompletes() {
         String key = sandbox();
@@ -125,6 +127,7 @@ class AcpRunsIT {
         assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
     }
 
+    /** AC-02. */
     @Test
     void everyUpdateKindIsMappedAndOneFromALaterVersionIsPassedOn() {
         String key = sandbox();
@@ -164,6 +167,7 @@ class AcpRunsIT {
                         });
     }
 
+    /** AC-03. */
     @Test
     void aPermissionTheRulesAskForIsAnInterruptAndItsAnswerDecides() throws Exception {
         String key = sandbox();
@@ -200,6 +204,7 @@ class AcpRunsIT {
         assertThat(custom(refused, "interrupt.requested")).isEmpty();
     }
 
+    /** AC-04. */
     @Test
     void aPromptErrorFailsTheRunWithTheAgentsMessageAndOtherStopsAreReported() {
         String key = sandbox();
@@ -221,6 +226,7 @@ class AcpRunsIT {
         assertThat(last(early).getString("message")).contains("before it answered");
     }
 
+    /** AC-05. */
     @Test
     void filesAndTerminalAreNotOfferedToTheAgent() {
         String key = sandbox();
@@ -229,6 +235,7 @@ class AcpRunsIT {
         assertThat(text(chunks)).contains("not offered");
     }
 
+    /** AC-06. */
     @Test
     void malformedLinesAnOversizedLineAndAFloodAreBoundedAndTheServerGoesOn() {
         String key = sandbox();
@@ -255,6 +262,7 @@ class AcpRunsIT {
         assertThat(text(after)).isEqualTo("still here");
     }
 
+    /** AC-07. */
     @Test
     void aCancelEndsTheTurnAndTheRunIsAborted() throws Exception {
         String key = sandbox();
@@ -310,5 +318,94 @@ class AcpRunsIT {
                                                         + approved
                                                         + "}}")));
         assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+    }
+
+    /**
+     * AC-10: a thread's next turn through the agent endpoint continues the agent's ACP session: the
+     * agent remembers the first prompt, and the second run reports the session continued.
+     */
+    @Test
+    void aThreadsSecondTurnContinuesTheAgentsSession() throws Exception {
+        String agentId = "acp-it-" + UUID.randomUUID().toString().substring(0, 8);
+        String sandbox =
+                "{\"definitionId\":\"acp-agent-it\",\"image\":\"agentbox/sandbox:agents\","
+                        + "\"policy\":{\"network\":\"none\"}}";
+        HttpResponse<String> put =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"sandbox\":"
+                                                        + sandbox
+                                                        + ",\"harness\":\"acp\",\"acp\":{\"agent\":\"custom\","
+                                                        + "\"command\":\"node\",\"args\":[\""
+                                                        + AGENT_PATH
+                                                        + "\"]}}")));
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+        try {
+            String thread = "acp-thread-" + UUID.randomUUID();
+            // The thread's sandbox, as the agent's runs ensure it, with the agent in it.
+            String key =
+                    sandboxes
+                            .ensure(
+                                    sandbox.substring(0, sandbox.length() - 1)
+                                            + ",\"threadId\":\""
+                                            + thread
+                                            + "\",\"lifecycle\":{\"reuse\":\"thread\"}}")
+                            .getString("key");
+            HttpResponse<String> upload =
+                    api.send(
+                            api.request(
+                                            "/api/v1/sandboxes/"
+                                                    + key
+                                                    + "/files?path="
+                                                    + AGENT_PATH,
+                                            Api.TENANT_A)
+                                    .PUT(HttpRequest.BodyPublishers.ofByteArray(bundle)));
+            assertThat(upload.statusCode()).isEqualTo(204);
+
+            String first = "r-" + UUID.randomUUID();
+            List<AgentsIT.Event> one =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    AgentsIT.input(
+                                            thread,
+                                            first,
+                                            new String[] {"user", "u-1", "say one"})));
+            assertThat(AgentsIT.Event.text(one)).isEqualTo("one");
+
+            String second = "r-" + UUID.randomUUID();
+            List<AgentsIT.Event> two =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    AgentsIT.input(
+                                            thread,
+                                            second,
+                                            new String[] {"user", "u-1", "say one"},
+                                            new String[] {"assistant", "a-1", "one"},
+                                            new String[] {"user", "u-2", "history"})));
+            assertThat(AgentsIT.Event.text(two))
+                    .as("the agent remembers the first turn; the prompt came alone")
+                    .isEqualTo("say one");
+            assertThat(two)
+                    .anySatisfy(
+                            e -> {
+                                assertThat(e.name()).isEqualTo("CUSTOM");
+                                assertThat(e.data().getString("name")).isEqualTo("acp.session");
+                                assertThat(e.data().getJsonObject("value").getBoolean("continued"))
+                                        .isTrue();
+                            });
+        } finally {
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        }
+    }
+
+    private HttpRequest.Builder agentPost(String agentId, String body) {
+        return api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
     }
 }

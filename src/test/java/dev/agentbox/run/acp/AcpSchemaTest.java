@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Every message agentbox sends an ACP agent is valid against the ACP v1 schema (vendored from the
  * protocol's own package, src/test/resources/acp/v1): the request's params against the schema's
- * type for its method, our answers against the response types.
+ * type for its method, our answers against the response types (AC-09).
  */
 class AcpSchemaTest {
 

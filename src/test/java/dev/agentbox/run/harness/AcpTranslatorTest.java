@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The {@code acp} harness: an agent's JSON-RPC lines to steps and AG-UI chunks. */
+/** The {@code acp} harness: an agent's JSON-RPC lines to steps and AG-UI chunks (AC-02, AC-08). */
 class AcpTranslatorTest {
 
     static final String INIT =
