@@ -2,13 +2,10 @@ package dev.agentbox.run.acp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.SpecVersion;
-import com.networknt.schema.ValidationMessage;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
 import dev.agentbox.run.harness.AcpConversation.Step;
 import dev.agentbox.run.harness.AcpMessages;
 import dev.agentbox.run.harness.AcpMessages.CancelNotification;
@@ -24,8 +21,10 @@ import jakarta.json.Json;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Every message agentbox sends an ACP agent is valid against the ACP v1 schema (vendored from the
@@ -46,21 +45,22 @@ class AcpSchemaTest {
     }
 
     /** The schema's {@code $defs} with {@code type} as its root. */
-    private static Set<ValidationMessage> validate(String type, JsonNode value) {
+    private static List<Error> validate(String type, JsonNode value) {
         ObjectNode root = JSON.createObjectNode();
         root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
         root.put("$ref", "#/$defs/" + type);
         root.set("$defs", SCHEMA.get("$defs"));
-        JsonSchema schema =
-                JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(root);
+        Schema schema =
+                SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+                        .getSchema(root);
         return schema.validate(value);
     }
 
     private static void assertRequest(String line, String method, String paramsType)
             throws Exception {
         JsonNode m = JSON.readTree(line);
-        assertThat(m.get("jsonrpc").asText()).isEqualTo("2.0");
-        assertThat(m.get("method").asText()).isEqualTo(method);
+        assertThat(m.get("jsonrpc").asString()).isEqualTo("2.0");
+        assertThat(m.get("method").asString()).isEqualTo(method);
         assertThat(validate(paramsType, m.get("params"))).as(line).isEmpty();
     }
 
@@ -148,7 +148,7 @@ class AcpSchemaTest {
             JsonNode m = JSON.readTree(line);
             assertThat(m.get("id").asInt()).isEqualTo(7);
             assertThat(validate("RequestPermissionResponse", m.get("result"))).as(line).isEmpty();
-            assertThat(m.get("result").get("outcome").get("optionId").asText())
+            assertThat(m.get("result").get("outcome").get("optionId").asString())
                     .isEqualTo(allowed ? "allow" : "reject");
         }
         String cancelled =
