@@ -164,20 +164,53 @@ public final class AcpInbox {
     }
 
     /**
+     * How long an agent may take to exit once its turn is over and its stdin closed; agents that
+     * keep running after EOF ({@code claude-code-acp} does) are then ended with SIGTERM.
+     */
+    static final int EXIT_GRACE_SECONDS = 1;
+
+    /**
      * Prepares a first driver's start: the token file (when the run has an MCP server) and the
-     * agent's command with the feeder as its stdin: {@code HELPER acp-feed 'DIR' | CMD}.
+     * agent's command, its stdin a FIFO the feeder writes:
+     *
+     * <pre>
+     * f=DIR/.stdin; mkfifo f; AGENT &lt; f &amp; a=$!; HELPER acp-feed DIR &gt; f
+     * (sleep 1; kill -TERM $a) &amp; wait $a; s=$?; [ DIR/end exists and s = 143 ] &amp;&amp; s=0; exit $s
+     * </pre>
+     *
+     * The feeder returns once the client wrote {@code end} (or the agent is gone); an agent still
+     * running a second later is ended, and that end counts as a clean exit only when the turn was
+     * over ({@code end} exists): an agent killed by anything else keeps its status.
      */
     public AgentInvocation launch(AgentInvocation agent, String token) {
         handle.fs().mkdir(dir);
         if (token != null) {
             handle.fs().write(path(TOKEN), token.getBytes(StandardCharsets.UTF_8));
         }
-        return new AgentInvocation(
-                BridgeFlags.HELPER
+        String d = ShellQuote.single(dir);
+        String fifo = ShellQuote.single(dir + "/.stdin");
+        String end = ShellQuote.single(path(END));
+        String line =
+                "rm -f "
+                        + fifo
+                        + " && mkfifo -m 600 "
+                        + fifo
+                        + " || exit 1; "
+                        + agent.command()
+                        + " < "
+                        + fifo
+                        + " & a=$!; "
+                        + BridgeFlags.HELPER
                         + " acp-feed "
-                        + ShellQuote.single(dir)
-                        + " | "
-                        + agent.command(),
-                agent.prompt());
+                        + d
+                        + " > "
+                        + fifo
+                        + "; ( sleep "
+                        + EXIT_GRACE_SECONDS
+                        + "; kill -TERM $a 2>/dev/null ) & k=$!; wait $a; s=$?;"
+                        + " kill $k 2>/dev/null; if [ -e "
+                        + end
+                        + " ] && [ $s -eq 143 ]; then s=0; fi; exit $s";
+        return new AgentInvocation(line, agent.prompt());
     }
 }

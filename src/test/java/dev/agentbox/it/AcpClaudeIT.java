@@ -1,0 +1,173 @@
+package dev.agentbox.it;
+
+import static dev.agentbox.testing.AgUiAssert.assertValidAgUiLog;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real {@code claude-code-acp} of the agents image, driving the image's own Claude Code,
+ * through the {@code acp} harness (AC-13): the model is the scripted one behind a {@link
+ * ModelHost}, reached through the sandbox's egress gateway with the key brokered, so nothing leaves
+ * this machine and the sandbox never holds the key.
+ */
+class AcpClaudeIT {
+
+    private static final String KEY = "sk-acp-" + UUID.randomUUID();
+    private static ModelHost host;
+    private static ScriptedModelServer model;
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
+
+    private final Api api = Api.itServer();
+    private final Runs runs = new Runs(api, Api.TENANT_A);
+    private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+
+    @BeforeAll
+    static void modelHost() throws Exception {
+        host = ModelHost.start(KEY);
+        model = host.model();
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            made.destroyAll();
+        } finally {
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
+        }
+    }
+
+    @AfterEach
+    void cleanUp() {
+        sandboxes.close();
+        model.clearRequests();
+        model.clearScript();
+    }
+
+    private String start(String prompt, String extra) {
+        String runId = made.track("acp-claude-" + UUID.randomUUID());
+        runs.start(
+                "{\"runId\":\""
+                        + runId
+                        + "\",\"threadId\":\"t-"
+                        + runId
+                        + "\",\"harness\":\"acp\",\"acp\":{\"agent\":\"claude\"},\"prompt\":"
+                        + Runs.jsonString(prompt)
+                        + ",\"sandbox\":"
+                        + ModelHost.claudeSandbox("acp-claude", KEY)
+                        + extra
+                        + "}");
+        return runId;
+    }
+
+    private List<JsonObject> chunks(String runId) {
+        List<JsonObject> chunks =
+                runs.transcript(runId, null).stream().map(e -> Api.parse(e.data())).toList();
+        assertValidAgUiLog(chunks);
+        return chunks;
+    }
+
+    private static String text(List<JsonObject> chunks) {
+        StringBuilder sb = new StringBuilder();
+        chunks.stream()
+                .filter(c -> c.getString("type").equals("TEXT_MESSAGE_CONTENT"))
+                .forEach(c -> sb.append(c.getString("delta")));
+        return sb.toString();
+    }
+
+    private static JsonObject last(List<JsonObject> chunks) {
+        return chunks.get(chunks.size() - 1);
+    }
+
+    @Test
+    void claudeCodeThroughItsAcpAdapterAnswersATurn() {
+        model.enqueue(Turn.text("Hello from the ACP side."));
+        String runId = start("say hello", "");
+        List<JsonObject> chunks = chunks(runId);
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(chunks)).contains("Hello from the ACP side.");
+        assertThat(chunks)
+                .anySatisfy(
+                        c -> {
+                            assertThat(c.getString("type")).isEqualTo("CUSTOM");
+                            assertThat(c.getString("name")).isEqualTo("acp.session");
+                        });
+        assertThat(model.modelRequests()).isNotEmpty();
+        assertThat(model.modelRequests().get(0).header("X-Api-Key")).contains(KEY);
+        assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
+    }
+
+    @Test
+    void anApprovedCommandOfClaudeCodeRunsAndItsResultReachesTheStream() throws Exception {
+        model.enqueue(
+                Turn.claudeBash("echo acp-approved > /workspace/approved.txt"), Turn.text("done"));
+        String runId =
+                start(
+                        "write the file",
+                        ",\"destroyOnComplete\":false,\"approvals\":[{\"tool\":\"*\",\"decision\":\"ask\"}]");
+        JsonObject interrupt = pendingInterrupt(runId);
+        answer(runId, interrupt.getString("id"), true);
+        List<JsonObject> chunks = chunks(runId);
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(chunks)
+                .anySatisfy(c -> assertThat(c.getString("type")).isEqualTo("TOOL_CALL_RESULT"));
+        String key = runs.get(runId).getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "cat /workspace/approved.txt")).contains("acp-approved");
+    }
+
+    @Test
+    void aModelErrorEndsTheRunWithTheAgentsError() {
+        model.enqueue(Turn.serverError("scripted failure"));
+        List<JsonObject> chunks = chunks(start("fail please", ""));
+        assertThat(last(chunks).getString("type"))
+                .as(chunks.toString())
+                .isIn("RUN_ERROR", "RUN_FINISHED");
+        if (last(chunks).getString("type").equals("RUN_ERROR")) {
+            assertThat(last(chunks).getString("code")).isEqualTo("agent-error");
+        }
+    }
+
+    private JsonObject pendingInterrupt(String runId) throws InterruptedException {
+        long deadline = System.nanoTime() + 180_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            JsonObject run = runs.get(runId);
+            if (!List.of("running", "interrupted").contains(run.getString("status"))) {
+                throw new AssertionError(
+                        "the run ended without asking: " + runs.transcript(runId, null));
+            }
+            if (run.get("interrupts") instanceof JsonArray a && !a.isEmpty()) {
+                return a.getJsonObject(0);
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("no interrupt listed on " + runId);
+    }
+
+    private void answer(String runId, String id, boolean approved) {
+        HttpResponse<String> r =
+                api.send(
+                        api.request(Runs.path(runId) + "/interrupts/" + id, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"status\":\"resolved\",\"payload\":{\"approved\":"
+                                                        + approved
+                                                        + "}}")));
+        assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+    }
+}
