@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * The real {@code claude-code-acp} of the agents image, driving the image's own Claude Code,
  * through the {@code acp} harness (AC-13): the model is the scripted one behind a {@link
  * ModelHost}, reached through the sandbox's egress gateway with the key brokered, so nothing leaves
- * this machine and the sandbox never holds the key.
+ * this machine and the sandbox never holds the key: a text turn, a command the rules ask for, a
+ * model error, and a thread's second turn that resumes the session.
  */
 class AcpClaudeIT {
 
@@ -134,12 +135,8 @@ class AcpClaudeIT {
     void aModelErrorEndsTheRunWithTheAgentsError() {
         model.enqueue(Turn.serverError("scripted failure"));
         List<JsonObject> chunks = chunks(start("fail please", ""));
-        assertThat(last(chunks).getString("type"))
-                .as(chunks.toString())
-                .isIn("RUN_ERROR", "RUN_FINISHED");
-        if (last(chunks).getString("type").equals("RUN_ERROR")) {
-            assertThat(last(chunks).getString("code")).isEqualTo("agent-error");
-        }
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_ERROR");
+        assertThat(last(chunks).getString("code")).isEqualTo("agent-error");
     }
 
     private JsonObject pendingInterrupt(String runId) throws InterruptedException {
@@ -169,5 +166,110 @@ class AcpClaudeIT {
                                                         + approved
                                                         + "}}")));
         assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+    }
+
+    /**
+     * A thread's second turn through the agent endpoint resumes Claude's session: the model sees
+     * the first turn's words again, and the prompt came alone (no transcript).
+     */
+    @Test
+    void aThreadsSecondTurnResumesClaudesSession() {
+        String agentId = "acp-claude-" + UUID.randomUUID().toString().substring(0, 8);
+        HttpResponse<String> put =
+                api.send(
+                        api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .PUT(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"sandbox\":"
+                                                        + AgUiInterruptsIT.sandbox(agentId, KEY)
+                                                        + ",\"harness\":\"acp\",\"acp\":{\"agent\":\"claude\"}}")));
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+        try {
+            String thread = "t-" + agentId;
+            model.enqueue(Turn.text("noted"));
+            List<AgentsIT.Event> one =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    input(
+                                            thread,
+                                            made.track("acp-claude-r1-" + UUID.randomUUID()),
+                                            "user",
+                                            "u-1",
+                                            "remember the word pelican")));
+            assertThat(AgentsIT.Event.text(one)).isEqualTo("noted");
+            model.clearRequests();
+            model.enqueue(Turn.text("pelican"));
+            List<AgentsIT.Event> two =
+                    AgentsIT.readSse(
+                            agentPost(
+                                    agentId,
+                                    input(
+                                            thread,
+                                            made.track("acp-claude-r2-" + UUID.randomUUID()),
+                                            "user",
+                                            "u-1",
+                                            "remember the word pelican",
+                                            "assistant",
+                                            "a-1",
+                                            "noted",
+                                            "user",
+                                            "u-2",
+                                            "which word?")));
+            assertThat(AgentsIT.Event.text(two)).isEqualTo("pelican");
+            assertThat(two)
+                    .anySatisfy(
+                            e -> {
+                                assertThat(e.name()).isEqualTo("CUSTOM");
+                                assertThat(e.data().getString("name")).isEqualTo("acp.session");
+                                assertThat(e.data().getJsonObject("value").getBoolean("continued"))
+                                        .isTrue();
+                            });
+            String asked = model.modelRequests().get(model.modelRequests().size() - 1).body();
+            assertThat(asked)
+                    .as("the resumed session carries the first turn")
+                    .contains("remember the word pelican", "which word?")
+                    .doesNotContain("[Conversation so far]");
+        } finally {
+            api.send(api.request("/api/v1/agents/" + agentId, Api.TENANT_A).DELETE());
+        }
+    }
+
+    private HttpRequest.Builder agentPost(String agentId, String body) {
+        return api.request("/api/v1/agents/" + agentId, Api.TENANT_A)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    /** A RunAgentInput of {@code messages} (role, id, text, …) with the model key for the run. */
+    private static String input(String thread, String runId, String... messages) {
+        jakarta.json.JsonArrayBuilder a = jakarta.json.Json.createArrayBuilder();
+        for (int i = 0; i < messages.length; i += 3) {
+            a.add(
+                    jakarta.json.Json.createObjectBuilder()
+                            .add("role", messages[i])
+                            .add("id", messages[i + 1])
+                            .add("content", messages[i + 2]));
+        }
+        return jakarta.json.Json.createObjectBuilder()
+                .add("threadId", thread)
+                .add("runId", runId)
+                .add("messages", a)
+                .add("tools", jakarta.json.JsonValue.EMPTY_JSON_ARRAY)
+                .add("context", jakarta.json.JsonValue.EMPTY_JSON_ARRAY)
+                .add("state", jakarta.json.JsonValue.EMPTY_JSON_OBJECT)
+                .add(
+                        "forwardedProps",
+                        jakarta.json.Json.createObjectBuilder()
+                                .add(
+                                        "agentbox",
+                                        jakarta.json.Json.createObjectBuilder()
+                                                .add(
+                                                        "secrets",
+                                                        jakarta.json.Json.createObjectBuilder()
+                                                                .add("ANTHROPIC_API_KEY", KEY))))
+                .build()
+                .toString();
     }
 }
