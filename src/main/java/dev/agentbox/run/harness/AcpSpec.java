@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
  *       claude}); {@code IS_SANDBOX=1}, so its {@code bypassPermissions} mode is offered to a root
  *       sandbox user.
  *   <li>{@code codex}: {@code codex-acp}; a sandbox whose environment has {@code OPENAI_BASE_URL}
- *       gets it through Codex's configuration ({@code -c openai_base_url=…}), the only way Codex
- *       takes one.
+ *       gets a model provider of that base URL in Codex's configuration ({@code -c
+ *       model_providers.agentbox={…}}, the Responses API, the key from {@code OPENAI_API_KEY}), the
+ *       only way codex-acp takes one without a login.
  *   <li>{@code gemini}: {@code gemini --acp}, in one process ({@code GEMINI_CLI_NO_RELAUNCH=1}).
  *   <li>{@code custom}: {@code command} with {@code args}, from the sandbox's image.
  * </ul>
@@ -50,6 +51,14 @@ public record AcpSpec(
         Optional<String> continueSession) {
 
     public static final List<String> AGENTS = List.of("claude", "codex", "gemini", "custom");
+
+    /** {@code codex-acp}, with a provider at {@code $OPENAI_BASE_URL} when the sandbox has one. */
+    static final String CODEX_LINE =
+            "codex-acp ${OPENAI_BASE_URL:+-c model_provider=agentbox -c"
+                    + " \"model_providers.agentbox={name=\\\"agentbox\\\","
+                    + "base_url=\\\"$OPENAI_BASE_URL\\\",env_key=\\\"OPENAI_API_KEY\\\","
+                    + "wire_api=\\\"responses\\\"}\"}";
+
     static final int MAX_ARGS = 64;
     static final int MAX_ENV = 64;
     static final int MAX_TEXT = 4096;
@@ -149,10 +158,11 @@ public record AcpSpec(
         switch (agent) {
             case "claude" -> sb.append("IS_SANDBOX=1 claude-code-acp");
             case "codex" ->
-                    // Codex reads its base URL from its configuration only; "$OPENAI_BASE_URL" is
-                    // expanded in the sandbox, inside double quotes: never code.
-                    sb.append(
-                            "codex-acp ${OPENAI_BASE_URL:+-c \"openai_base_url=\\\"$OPENAI_BASE_URL\\\"\"}");
+                    // codex-acp reads a base URL from its configuration only: a sandbox with
+                    // OPENAI_BASE_URL gets a provider of its own there (the Responses API, the key
+                    // from OPENAI_API_KEY, no login). The variable is expanded in the sandbox,
+                    // inside double quotes: never code.
+                    sb.append(CODEX_LINE);
             case "gemini" -> sb.append("GEMINI_CLI_NO_RELAUNCH=1 gemini --acp");
             default -> {
                 sb.append(ShellQuote.single(command.orElseThrow()));
