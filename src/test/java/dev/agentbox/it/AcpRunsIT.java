@@ -242,7 +242,7 @@ class AcpRunsIT {
         List<JsonObject> malformed = chunks(start(key, "malformed", ""));
         assertThat(last(malformed).getString("type")).isEqualTo("RUN_FINISHED");
         assertThat(text(malformed)).isEqualTo("survived");
-        assertThat(custom(malformed, "agent.output")).isNotEmpty();
+        assertThat(custom(malformed, "agent.text")).isNotEmpty();
 
         String big = start(key, "bigline", "");
         List<JsonObject> bigChunks = chunks(big);

@@ -85,7 +85,7 @@ final class AcpTranslator extends TranslatorBase {
                 }
             } else if (step instanceof Step.NotProtocol p) {
                 closeReasoning(out);
-                out.emit(chunks.custom(CommandTranslator.AGENT_OUTPUT, notProtocol(p.line())));
+                out.emit(chunks.custom(CommandTranslator.AGENT_TEXT, notProtocol(p.line())));
             }
             // Sends, the agent's requests and the end are the client's (AcpClient).
         }
@@ -94,19 +94,16 @@ final class AcpTranslator extends TranslatorBase {
     /** At most this much of a line that is no JSON-RPC message is reported. */
     static final int MAX_REPORTED_CHARS = 4096;
 
-    /** {@code {"line"}}, cut to {@value #MAX_REPORTED_CHARS} characters ({@code "cut":true}). */
-    static JsonObject notProtocol(String line) {
+    /** The line, cut to {@value #MAX_REPORTED_CHARS} characters (never half a surrogate pair). */
+    static String notProtocol(String line) {
         if (line.length() <= MAX_REPORTED_CHARS) {
-            return Json.createObjectBuilder().add("line", line).build();
+            return line;
         }
         int to = MAX_REPORTED_CHARS;
         if (Character.isHighSurrogate(line.charAt(to - 1))) {
             to--;
         }
-        return Json.createObjectBuilder()
-                .add("line", line.substring(0, to))
-                .add("cut", true)
-                .build();
+        return line.substring(0, to) + " …";
     }
 
     private void update(JsonObject update, String kind, Out out) {

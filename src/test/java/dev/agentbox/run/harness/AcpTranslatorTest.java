@@ -205,7 +205,7 @@ class AcpTranslatorTest {
                         "TOOL_CALL_RESULT",
                         "CUSTOM acp.plan",
                         "CUSTOM acp.update",
-                        "CUSTOM agent.output",
+                        "CUSTOM agent.text",
                         "RUN_FINISHED");
         JsonObject result = chunks.get(15);
         assertThat(result.getString("content")).isEqualTo("--- /dev/null\n+++ /w/a.txt\n+hi\nok");
