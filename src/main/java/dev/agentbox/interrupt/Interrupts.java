@@ -107,6 +107,15 @@ public class Interrupts implements RunGates {
                 store.find(run.ref(), id)
                         .orElseThrow(() -> ProblemException.notFound("No interrupt " + id));
         answer.requireFits(interrupt);
+        if (run.harness() == dev.agentbox.run.harness.Harness.ACP
+                && answer.payload().filter(p -> p.containsKey("arguments")).isPresent()) {
+            // An ACP permission is answered by picking one of the agent's options: there is no
+            // way to hand it edited arguments, so none are taken rather than silently dropped.
+            throw ProblemException.invalidField(
+                    "payload.arguments",
+                    "cannot be given for an acp run: an ACP agent's permission is allowed or"
+                            + " refused as asked");
+        }
         Answer result =
                 store.answer(run.ref(), id, answer.status(), answer.payload(), clock.instant());
         switch (result.outcome()) {

@@ -173,7 +173,23 @@ class AcpRunsIT {
         String key = sandbox();
         String ask = ",\"approvals\":[{\"tool\":\"Write *\",\"decision\":\"ask\"}]";
         String approved = start(key, "write approved.txt yes", ask);
-        answer(approved, pendingInterrupt(approved, "Write approved.txt"), true);
+        JsonObject asked = pendingInterrupt(approved, "Write approved.txt");
+        assertThat(asked.getJsonObject("arguments").getString("content")).isEqualTo("yes");
+        HttpResponse<String> edited =
+                api.send(
+                        api.request(
+                                        Runs.path(approved)
+                                                + "/interrupts/"
+                                                + asked.getString("id"),
+                                        Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"status\":\"resolved\",\"payload\":{\"approved\":true,"
+                                                        + "\"arguments\":{\"path\":\"other.txt\"}}}")));
+        assertThat(edited.statusCode()).as("ACP has no edited arguments").isEqualTo(400);
+        assertThat(edited.body()).contains("payload.arguments");
+        answer(approved, asked, true);
         List<JsonObject> yes = chunks(approved);
         assertThat(last(yes).getString("type")).as(yes.toString()).isEqualTo("RUN_FINISHED");
         assertThat(text(yes)).isEqualTo("wrote");
