@@ -83,6 +83,15 @@ public final class AcpClient implements AutoCloseable {
     private final LineFollow follow;
     private volatile boolean closed;
 
+    /**
+     * Requests of the agent's one client answers at most: the agent is not trusted, and each answer
+     * is a write into its sandbox (and an ask, an interrupt). Past it, requests go unanswered and
+     * the run's {@code maxDurationMs} bounds the wait.
+     */
+    static final int MAX_AGENT_REQUESTS = 10_000;
+
+    private int agentRequests;
+
     private AcpClient(
             SandboxHandle handle,
             String runId,
@@ -225,6 +234,17 @@ public final class AcpClient implements AutoCloseable {
         String name = AcpInbox.answerName(r.id());
         if (written.contains(name)) {
             return; // answered by this server or the one before
+        }
+        if (++agentRequests > MAX_AGENT_REQUESTS) {
+            if (agentRequests == MAX_AGENT_REQUESTS + 1) {
+                LOG.warning(
+                        "run "
+                                + runId
+                                + ": the ACP agent sent more than "
+                                + MAX_AGENT_REQUESTS
+                                + " requests; the rest go unanswered");
+            }
+            return;
         }
         if (!"session/request_permission".equals(r.method())) {
             write(
