@@ -33,19 +33,22 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * A model API for tests, answering from a script instead of a model: the Anthropic Messages API
- * ({@code POST /v1/messages}, what Claude Code calls) and the OpenAI Responses API ({@code POST
- * /v1/responses}, what Codex calls), both streaming server-sent events as the real APIs do.
+ * ({@code POST /v1/messages}, what Claude Code calls), the OpenAI Responses API ({@code POST
+ * /v1/responses}, what Codex calls) and the Gemini API ({@code POST
+ * /v1beta/models/MODEL:streamGenerateContent?alt=sse}, what the Gemini CLI calls), all streaming
+ * server-sent events as the real APIs do.
  *
  * <ul>
  *   <li>Each streaming model request takes the next {@link Turn} of the script, whichever API it
  *       came in: text, a tool call, an API error or a stream cut short. A request that finds the
  *       script empty gets HTTP 500 saying so (and is marked {@link RecordedRequest#exhausted()}).
  *   <li>The key is checked: Anthropic's {@code x-api-key} (or {@code Authorization: Bearer}),
- *       OpenAI's {@code Authorization: Bearer}; a wrong or missing one is HTTP 401 in the API's
- *       error format and takes no turn.
+ *       OpenAI's {@code Authorization: Bearer}, Gemini's {@code x-goog-api-key}; a wrong or missing
+ *       one is HTTP 401 in the API's error format and takes no turn.
  *   <li>Everything else a CLI may ask is answered harmlessly and takes no turn: a non-streaming
- *       message (one {@code ok} text block), {@code count_tokens}, the model lists; anything else
- *       is a 404 with a JSON error.
+ *       message (one {@code ok} text block; Gemini's {@code :generateContent} likewise), {@code
+ *       count_tokens} (Gemini's {@code :countTokens}), the model lists; anything else is a 404 with
+ *       a JSON error.
  *   <li>Every request is recorded ({@link #requests()}), in order, with its headers and body.
  * </ul>
  *
@@ -83,6 +86,10 @@ public final class ScriptedModelServer implements AutoCloseable {
 
     /** Requests refused: a wrong key, an unknown path. */
     public static final String REFUSED = "refused";
+
+    /** {@code /v1beta/models/MODEL:METHOD}, Gemini's model methods. */
+    private static final java.util.regex.Pattern GEMINI =
+            java.util.regex.Pattern.compile("/v1beta/models/([^/:]+):([A-Za-z]+)");
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -185,6 +192,11 @@ public final class ScriptedModelServer implements AutoCloseable {
         return "http://" + hostForUrl() + ":" + port();
     }
 
+    /** {@code http://host:port}: Gemini clients append {@code /v1beta/models/…}. */
+    public String geminiBaseUrl() {
+        return anthropicBaseUrl();
+    }
+
     /** {@code http://host:port/v1}: OpenAI clients append {@code /responses}. */
     public String openAiBaseUrl() {
         return anthropicBaseUrl() + "/v1";
@@ -243,6 +255,33 @@ public final class ScriptedModelServer implements AutoCloseable {
                             headers,
                             body,
                             json.orElse(JsonValue.EMPTY_JSON_OBJECT));
+                }
+            } else if (method.equals("POST") && GEMINI.matcher(path).matches()) {
+                var m = GEMINI.matcher(path);
+                m.matches();
+                String query = ex.getRequestURI().getQuery();
+                if (!geminiKeyOk(headers, query)) {
+                    record(method, path, headers, body, 401, REFUSED, false);
+                    sendJson(
+                            ex,
+                            401,
+                            geminiError(401, "API key not valid. Please pass a valid API key."));
+                } else if (m.group(2).equals("streamGenerateContent")) {
+                    geminiTurn(ex, method, path, headers, body, m.group(1));
+                } else if (m.group(2).equals("generateContent")) {
+                    record(method, path, headers, body, 200, AUXILIARY, false);
+                    sendJson(ex, 200, geminiResponse(List.of(geminiText("ok")), "STOP", true));
+                } else if (m.group(2).equals("countTokens")) {
+                    record(method, path, headers, body, 200, AUXILIARY, false);
+                    sendJson(
+                            ex,
+                            200,
+                            Json.createObjectBuilder()
+                                    .add("totalTokens", Math.max(1, body.length() / 4))
+                                    .build());
+                } else {
+                    record(method, path, headers, body, 404, REFUSED, false);
+                    sendJson(ex, 404, geminiError(404, "no such method: " + m.group(2)));
                 }
             } else if (method.equals("GET") && path.equals("/v1/models")) {
                 record(method, path, headers, body, 200, AUXILIARY, false);
@@ -686,6 +725,130 @@ public final class ScriptedModelServer implements AutoCloseable {
 
     private boolean bearerOk(Map<String, String> headers) {
         return ("Bearer " + expectedKey).equals(headers.get("authorization"));
+    }
+
+    // ---- Gemini ----
+
+    private void geminiTurn(
+            HttpExchange ex,
+            String method,
+            String path,
+            Map<String, String> headers,
+            String body,
+            String model)
+            throws IOException {
+        Optional<Turn> next = nextTurn();
+        if (next.isEmpty()) {
+            record(method, path, headers, body, 500, MODEL, true);
+            sendJson(ex, 500, geminiError(500, "the scripted model has no turn left"));
+            return;
+        }
+        Turn turn = next.get();
+        if (turn instanceof Turn.ApiError e) {
+            record(method, path, headers, body, e.status(), MODEL, false);
+            sendJson(ex, e.status(), geminiError(e.status(), e.message()));
+            return;
+        }
+        if (turn instanceof Turn.ToolSearch) {
+            throw new IllegalStateException("a tool search is an OpenAI Responses turn only");
+        }
+        record(method, path, headers, body, 200, MODEL, false);
+        try (OutputStream out = startSse(ex)) {
+            if (turn instanceof Turn.Text t) {
+                List<String> pieces = halves(t.text());
+                for (int i = 0; i < pieces.size(); i++) {
+                    boolean last = i == pieces.size() - 1;
+                    geminiData(
+                            out,
+                            geminiResponse(
+                                    List.of(geminiText(pieces.get(i))),
+                                    last ? "STOP" : null,
+                                    last));
+                }
+            } else if (turn instanceof Turn.Disconnect) {
+                geminiData(out, geminiResponse(List.of(geminiText("")), null, false));
+            } else {
+                Turn.ToolCall call = (Turn.ToolCall) turn;
+                geminiData(
+                        out,
+                        geminiResponse(
+                                List.of(
+                                        Json.createObjectBuilder()
+                                                .add(
+                                                        "functionCall",
+                                                        Json.createObjectBuilder()
+                                                                .add("name", call.name())
+                                                                .add("args", call.input()))
+                                                .build()),
+                                "STOP",
+                                true));
+            }
+        }
+    }
+
+    private static JsonObject geminiText(String text) {
+        return Json.createObjectBuilder().add("text", text).build();
+    }
+
+    /** A GenerateContentResponse of {@code parts}, with a finish reason and usage when given. */
+    private static JsonObject geminiResponse(
+            List<JsonObject> parts, String finishReason, boolean usage) {
+        JsonArrayBuilder p = Json.createArrayBuilder();
+        parts.forEach(p::add);
+        JsonObjectBuilder candidate =
+                Json.createObjectBuilder()
+                        .add(
+                                "content",
+                                Json.createObjectBuilder().add("role", "model").add("parts", p))
+                        .add("index", 0);
+        if (finishReason != null) {
+            candidate.add("finishReason", finishReason);
+        }
+        JsonObjectBuilder b =
+                Json.createObjectBuilder()
+                        .add("candidates", Json.createArrayBuilder().add(candidate))
+                        .add("modelVersion", "scripted-model");
+        if (usage) {
+            b.add(
+                    "usageMetadata",
+                    Json.createObjectBuilder()
+                            .add("promptTokenCount", 12)
+                            .add("candidatesTokenCount", 7)
+                            .add("totalTokenCount", 19));
+        }
+        return b.build();
+    }
+
+    private static void geminiData(OutputStream out, JsonObject data) throws IOException {
+        out.write(("data: " + data + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    /** Google's error body: {@code {"error":{"code","message","status"}}}. */
+    private static JsonObject geminiError(int code, String message) {
+        String status =
+                switch (code) {
+                    case 400 -> "INVALID_ARGUMENT";
+                    case 401 -> "UNAUTHENTICATED";
+                    case 403 -> "PERMISSION_DENIED";
+                    case 404 -> "NOT_FOUND";
+                    case 429 -> "RESOURCE_EXHAUSTED";
+                    case 503 -> "UNAVAILABLE";
+                    default -> "INTERNAL";
+                };
+        return Json.createObjectBuilder()
+                .add(
+                        "error",
+                        Json.createObjectBuilder()
+                                .add("code", code)
+                                .add("message", message)
+                                .add("status", status))
+                .build();
+    }
+
+    private boolean geminiKeyOk(Map<String, String> headers, String query) {
+        return expectedKey.equals(headers.get("x-goog-api-key"))
+                || (query != null && List.of(query.split("&")).contains("key=" + expectedKey));
     }
 
     // ---- HTTP plumbing ----

@@ -176,4 +176,88 @@ class ScriptedModelServerTest {
         assertThat(server.modelRequests()).isEmpty();
         assertThat(server.anthropicBaseUrl()).startsWith("http://127.0.0.1:");
     }
+
+    @Test
+    void geminiTurnsStreamTextAFunctionCallAndAnErrorAndCheckTheKey() throws Exception {
+        server.enqueue(Turn.text("Hello there"), Turn.geminiShell("ls /"), Turn.badRequest("bad"));
+        String path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+        String body = "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}";
+        String[] key = {"x-goog-api-key", "k-1"};
+
+        HttpResponse<String> refused = post(path, body, "x-goog-api-key", "wrong");
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.body()).contains("\"status\":\"UNAUTHENTICATED\"");
+        assertThat(server.remainingTurns()).isEqualTo(3);
+
+        HttpResponse<String> text = post(path, body, key);
+        assertThat(text.statusCode()).isEqualTo(200);
+        assertThat(text.headers().firstValue("content-type"))
+                .hasValueSatisfying(v -> assertThat(v).startsWith("text/event-stream"));
+        List<JsonObject> chunks = events(text.body());
+        StringBuilder said = new StringBuilder();
+        chunks.forEach(
+                c ->
+                        said.append(
+                                c.getJsonArray("candidates")
+                                        .getJsonObject(0)
+                                        .getJsonObject("content")
+                                        .getJsonArray("parts")
+                                        .getJsonObject(0)
+                                        .getString("text")));
+        assertThat(said.toString()).isEqualTo("Hello there");
+        JsonObject last = chunks.get(chunks.size() - 1);
+        assertThat(last.getJsonArray("candidates").getJsonObject(0).getString("finishReason"))
+                .isEqualTo("STOP");
+        assertThat(last.getJsonObject("usageMetadata").getInt("totalTokenCount")).isEqualTo(19);
+
+        JsonObject call =
+                events(post(path, body, key).body())
+                        .get(0)
+                        .getJsonArray("candidates")
+                        .getJsonObject(0)
+                        .getJsonObject("content")
+                        .getJsonArray("parts")
+                        .getJsonObject(0)
+                        .getJsonObject("functionCall");
+        assertThat(call.getString("name")).isEqualTo("run_shell_command");
+        assertThat(call.getJsonObject("args").getString("command")).isEqualTo("ls /");
+
+        HttpResponse<String> error = post(path, body, key);
+        assertThat(error.statusCode()).isEqualTo(400);
+        assertThat(error.body()).contains("\"status\":\"INVALID_ARGUMENT\"", "\"message\":\"bad\"");
+
+        assertThat(server.modelRequests())
+                .extracting(ScriptedModelServer.RecordedRequest::path)
+                .containsOnly("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+    }
+
+    @Test
+    void geminisOtherMethodsAreAnsweredWithoutTakingATurn() throws Exception {
+        server.enqueue(Turn.text("kept"));
+        HttpResponse<String> plain =
+                post(
+                        "/v1beta/models/gemini-2.5-flash:generateContent",
+                        "{\"contents\":[]}",
+                        "x-goog-api-key",
+                        "k-1");
+        assertThat(plain.statusCode()).isEqualTo(200);
+        assertThat(plain.body()).contains("\"text\":\"ok\"", "\"finishReason\":\"STOP\"");
+        HttpResponse<String> count =
+                post(
+                        "/v1beta/models/gemini-2.5-flash:countTokens",
+                        "{\"contents\":[]}",
+                        "x-goog-api-key",
+                        "k-1");
+        assertThat(count.body()).contains("totalTokens");
+        assertThat(
+                        post(
+                                        "/v1beta/models/gemini-2.5-flash:embedContent",
+                                        "{}",
+                                        "x-goog-api-key",
+                                        "k-1")
+                                .statusCode())
+                .isEqualTo(404);
+        assertThat(server.remainingTurns()).isEqualTo(1);
+        assertThat(server.modelRequests()).isEmpty();
+    }
 }

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * One scripted answer of {@link ScriptedModelServer} to one streaming model request, in whichever
- * API the request came in: Anthropic Messages or OpenAI Responses.
+ * API the request came in: Anthropic Messages, OpenAI Responses or Gemini.
  */
 public sealed interface Turn {
 
@@ -64,6 +64,35 @@ public sealed interface Turn {
     /** HTTP 500, an internal error of the API. */
     static Turn serverError(String message) {
         return new ApiError(500, "api_error", message);
+    }
+
+    /** HTTP 400, a request the API refuses (no client retries it). */
+    static Turn badRequest(String message) {
+        return new ApiError(400, "invalid_request_error", message);
+    }
+
+    /** The Gemini CLI's shell tool ({@code run_shell_command}) running {@code command}. */
+    static Turn geminiShell(String command) {
+        return new ToolCall(
+                "run_shell_command",
+                Json.createObjectBuilder()
+                        .add("command", command)
+                        .add("description", "Run a command")
+                        .build());
+    }
+
+    /**
+     * Codex's shell tool running {@code cmd} outside its sandbox ({@code sandbox_permissions:
+     * require_escalated}), which Codex asks the user about in any mode that asks.
+     */
+    static Turn codexEscalatedExec(String cmd) {
+        return new ToolCall(
+                "exec_command",
+                Json.createObjectBuilder()
+                        .add("cmd", cmd)
+                        .add("sandbox_permissions", "require_escalated")
+                        .add("justification", "Write the file the user asked for")
+                        .build());
     }
 
     /** HTTP 529, Anthropic's "overloaded". */
