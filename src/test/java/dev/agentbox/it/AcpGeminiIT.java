@@ -1,0 +1,210 @@
+package dev.agentbox.it;
+
+import static dev.agentbox.testing.AgUiAssert.assertValidAgUiLog;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentbox.testing.model.ScriptedModelServer;
+import dev.agentbox.testing.model.Turn;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real Gemini CLI of the agents image ({@code gemini --acp}) through the {@code acp} harness:
+ * the model is the scripted Gemini API behind a {@link ModelHost}, reached through the sandbox's
+ * egress gateway at {@code GOOGLE_GEMINI_BASE_URL} with {@code GEMINI_API_KEY} brokered, the model
+ * named ({@code GEMINI_MODEL}, so no router call) and the image's system settings keeping it from
+ * every other host: a text turn, a command the rules ask for, and a model error. Once it runs it
+ * pins the gemini entry of "Not yet pinned" in docs/behavior.md.
+ *
+ * <p>Disabled: Gemini sends its key in {@code x-goog-api-key}, and the gateway swaps a brokered
+ * placeholder in {@code Authorization} and {@code X-Api-Key} only, so the model host gets the
+ * placeholder (HTTP 401). A plain key does not help here: the gateway then passes TLS through and
+ * the sandbox does not trust the model host's test certificate.
+ */
+@Disabled("the egress gateway does not broker x-goog-api-key (Gemini's key header)")
+class AcpGeminiIT {
+
+    private static final String KEY = "gm-acp-" + UUID.randomUUID();
+    private static ModelHost host;
+    private static ScriptedModelServer model;
+    private static final RunSandboxes made =
+            new RunSandboxes(Api.itServer(), Api.TENANT_A, EgressWorld.TENANT_A);
+
+    private final Api api = Api.itServer();
+    private final Runs runs = new Runs(api, Api.TENANT_A);
+    private final Sandboxes sandboxes = new Sandboxes(api, Api.TENANT_A);
+
+    @BeforeAll
+    static void modelHost() throws Exception {
+        host = ModelHost.start(KEY);
+        model = host.model();
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            made.destroyAll();
+        } finally {
+            if (host != null) {
+                host.close();
+            }
+            EgressWorld.removeGateways(EgressWorld.TENANT_A);
+        }
+    }
+
+    @AfterEach
+    void cleanUp() {
+        sandboxes.close();
+        model.clearRequests();
+        model.clearScript();
+    }
+
+    /** An egress sandbox whose Gemini endpoint is the model host, with the key brokered. */
+    static String geminiSandbox(String definitionId, String key) {
+        return ModelHost.sandbox(
+                definitionId,
+                "GEMINI_API_KEY",
+                key,
+                "\"GOOGLE_GEMINI_BASE_URL\":\"https://"
+                        + ModelHost.NAME
+                        + "\",\"GEMINI_MODEL\":\"gemini-2.5-flash\"",
+                "");
+    }
+
+    private String start(String prompt, String extra) {
+        String runId = made.track("acp-gemini-" + UUID.randomUUID());
+        runs.start(
+                "{\"runId\":\""
+                        + runId
+                        + "\",\"threadId\":\"t-"
+                        + runId
+                        + "\",\"harness\":\"acp\",\"acp\":{\"agent\":\"gemini\"},\"prompt\":"
+                        + Runs.jsonString(prompt)
+                        + ",\"sandbox\":"
+                        + geminiSandbox("acp-gemini", KEY)
+                        + extra
+                        + "}");
+        return runId;
+    }
+
+    private List<JsonObject> chunks(String runId) {
+        List<JsonObject> chunks =
+                runs.transcript(runId, null).stream().map(e -> Api.parse(e.data())).toList();
+        assertValidAgUiLog(chunks);
+        return chunks;
+    }
+
+    private static String text(List<JsonObject> chunks) {
+        StringBuilder sb = new StringBuilder();
+        chunks.stream()
+                .filter(c -> c.getString("type").equals("TEXT_MESSAGE_CONTENT"))
+                .forEach(c -> sb.append(c.getString("delta")));
+        return sb.toString();
+    }
+
+    private static JsonObject last(List<JsonObject> chunks) {
+        return chunks.get(chunks.size() - 1);
+    }
+
+    /** a text turn, and the model asked for nothing but the named model's turns. */
+    @Test
+    void geminiAnswersATurnAndReachesNothingButItsModel() {
+        model.enqueue(Turn.text("Hello from gemini."));
+        String runId = start("say hello", "");
+        List<JsonObject> chunks = chunks(runId);
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(chunks)).contains("Hello from gemini.");
+        assertThat(chunks)
+                .anySatisfy(
+                        c -> {
+                            assertThat(c.getString("type")).isEqualTo("CUSTOM");
+                            assertThat(c.getString("name")).isEqualTo("acp.session");
+                        });
+        assertThat(chunks)
+                .as("gemini reaches nothing but the model")
+                .noneSatisfy(c -> assertThat(c.getString("name", "")).startsWith("egress."));
+        assertThat(runs.get(runId).getString("status")).isEqualTo("completed");
+        assertThat(model.requests())
+                .as("one streamed turn of the named model, no router call")
+                .singleElement()
+                .satisfies(
+                        r -> {
+                            assertThat(r.path())
+                                    .isEqualTo(
+                                            "/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+                            assertThat(r.header("x-goog-api-key")).contains(KEY);
+                        });
+    }
+
+    /** a command an {@code ask} rule matches waits for its interrupt; approved, it runs. */
+    @Test
+    void anApprovedCommandOfGeminiRunsAfterItsInterrupt() throws Exception {
+        model.enqueue(
+                Turn.geminiShell("echo acp-gemini-approved > /workspace/approved.txt"),
+                Turn.text("done"));
+        String runId =
+                start(
+                        "write the file",
+                        ",\"destroyOnComplete\":false,\"approvals\":[{\"tool\":\"*\",\"decision\":\"ask\"}]");
+        JsonObject interrupt = pendingInterrupt(runId);
+        answer(runId, interrupt.getString("id"), true);
+        List<JsonObject> chunks = chunks(runId);
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_FINISHED");
+        assertThat(text(chunks)).contains("done");
+        String key = runs.get(runId).getString("sandboxKey");
+        assertThat(sandboxes.stdout(key, "cat /workspace/approved.txt"))
+                .contains("acp-gemini-approved");
+    }
+
+    /** a model error (HTTP 400, which Gemini does not retry) ends the run agent-error. */
+    @Test
+    void aModelErrorEndsTheRunWithTheAgentsError() {
+        model.enqueue(Turn.badRequest("scripted failure"));
+        long started = System.nanoTime();
+        List<JsonObject> chunks = chunks(start("fail please", ""));
+        assertThat(last(chunks).getString("type")).as(chunks.toString()).isEqualTo("RUN_ERROR");
+        assertThat(last(chunks).getString("code")).isEqualTo("agent-error");
+        assertThat(System.nanoTime() - started).isLessThan(60_000_000_000L);
+    }
+
+    private JsonObject pendingInterrupt(String runId) throws InterruptedException {
+        long deadline = System.nanoTime() + 180_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            JsonObject run = runs.get(runId);
+            if (!List.of("running", "interrupted").contains(run.getString("status"))) {
+                throw new AssertionError(
+                        "the run ended without asking: "
+                                + runs.transcript(runId, null)
+                                + "\nmodel requests: "
+                                + model.requests());
+            }
+            if (run.get("interrupts") instanceof JsonArray a && !a.isEmpty()) {
+                return a.getJsonObject(0);
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("no interrupt listed on " + runId);
+    }
+
+    private void answer(String runId, String id, boolean approved) {
+        HttpResponse<String> r =
+                api.send(
+                        api.request(Runs.path(runId) + "/interrupts/" + id, Api.TENANT_A)
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"status\":\"resolved\",\"payload\":{\"approved\":"
+                                                        + approved
+                                                        + "}}")));
+        assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+    }
+}
