@@ -14,7 +14,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,15 +21,11 @@ import org.junit.jupiter.api.Test;
  * the model is the scripted Gemini API behind a {@link ModelHost}, reached through the sandbox's
  * egress gateway at {@code GOOGLE_GEMINI_BASE_URL} with {@code GEMINI_API_KEY} brokered, the model
  * named ({@code GEMINI_MODEL}, so no router call) and the image's system settings keeping it from
- * every other host: a text turn, a command the rules ask for, and a model error. Once it runs it
- * pins the gemini entry of "Not yet pinned" in docs/behavior.md.
+ * every other host: a text turn, a command the rules ask for, and a model error. AC-15.
  *
- * <p>Disabled: Gemini sends its key in {@code x-goog-api-key}, and the gateway swaps a brokered
- * placeholder in {@code Authorization} and {@code X-Api-Key} only, so the model host gets the
- * placeholder (HTTP 401). A plain key does not help here: the gateway then passes TLS through and
- * the sandbox does not trust the model host's test certificate.
+ * <p>Gemini sends its key in {@code x-goog-api-key}: the gateway swaps a brokered placeholder in
+ * that header as in {@code Authorization} and {@code X-Api-Key} (AC-15).
  */
-@Disabled("the egress gateway does not broker x-goog-api-key (Gemini's key header)")
 class AcpGeminiIT {
 
     private static final String KEY = "gm-acp-" + UUID.randomUUID();
