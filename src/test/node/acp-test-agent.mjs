@@ -26,6 +26,7 @@
 //   error              answers the prompt with JSON-RPC error -32000
 //   refuse, maxtokens  stopReason refusal / max_tokens
 //   slow <ms>          "started", waits ms (session/cancel cuts it short), "finished", end_turn
+//   pid-slow <ms>      "pid <its process id> ", then as slow: a takeover test tells its process apart
 //   exit-early         exits 0 without answering
 //   anything else      the message "unknown scenario", end_turn
 // session/cancel ends the prompt in progress with stopReason "cancelled".
@@ -463,6 +464,11 @@ const scenarios = {
     if (await wait(ms, turn.signal)) return turn.end();
     await turn.say("finished");
     return turn.end();
+  },
+
+  async "pid-slow"(turn, args) {
+    await turn.say(`pid ${process.pid} `);
+    return scenarios.slow(turn, args);
   },
 
   async "exit-early"() {
