@@ -1,14 +1,12 @@
 package dev.agentbox.it;
 
-import static dev.agentbox.testing.AgUiAssert.assertValidAgUiLog;
+import static dev.agentbox.it.AcpTurns.last;
+import static dev.agentbox.it.AcpTurns.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentbox.testing.model.ScriptedModelServer;
 import dev.agentbox.testing.model.Turn;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -92,22 +90,7 @@ class AcpGeminiIT {
     }
 
     private List<JsonObject> chunks(String runId) {
-        List<JsonObject> chunks =
-                runs.transcript(runId, null).stream().map(e -> Api.parse(e.data())).toList();
-        assertValidAgUiLog(chunks);
-        return chunks;
-    }
-
-    private static String text(List<JsonObject> chunks) {
-        StringBuilder sb = new StringBuilder();
-        chunks.stream()
-                .filter(c -> c.getString("type").equals("TEXT_MESSAGE_CONTENT"))
-                .forEach(c -> sb.append(c.getString("delta")));
-        return sb.toString();
-    }
-
-    private static JsonObject last(List<JsonObject> chunks) {
-        return chunks.get(chunks.size() - 1);
+        return AcpTurns.chunks(runs, runId);
     }
 
     /** a text turn, and the model asked for nothing but the named model's turns. */
@@ -172,34 +155,14 @@ class AcpGeminiIT {
     }
 
     private JsonObject pendingInterrupt(String runId) throws InterruptedException {
-        long deadline = System.nanoTime() + 180_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            JsonObject run = runs.get(runId);
-            if (!List.of("running", "interrupted").contains(run.getString("status"))) {
-                throw new AssertionError(
-                        "the run ended without asking: "
-                                + runs.transcript(runId, null)
-                                + "\nmodel requests: "
-                                + model.requests());
-            }
-            if (run.get("interrupts") instanceof JsonArray a && !a.isEmpty()) {
-                return a.getJsonObject(0);
-            }
-            Thread.sleep(500);
-        }
-        throw new AssertionError("no interrupt listed on " + runId);
+        return AcpTurns.pendingInterrupt(
+                runs,
+                runId,
+                java.time.Duration.ofSeconds(180),
+                () -> "model requests: " + model.requests());
     }
 
     private void answer(String runId, String id, boolean approved) {
-        HttpResponse<String> r =
-                api.send(
-                        api.request(Runs.path(runId) + "/interrupts/" + id, Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                "{\"status\":\"resolved\",\"payload\":{\"approved\":"
-                                                        + approved
-                                                        + "}}")));
-        assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+        AcpTurns.answer(api, runId, id, approved);
     }
 }

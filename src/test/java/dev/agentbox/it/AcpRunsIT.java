@@ -1,9 +1,11 @@
 package dev.agentbox.it;
 
+import static dev.agentbox.it.AcpTurns.custom;
+import static dev.agentbox.it.AcpTurns.last;
+import static dev.agentbox.it.AcpTurns.text;
 import static dev.agentbox.testing.AgUiAssert.assertValidAgUiLog;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -83,29 +85,7 @@ class AcpRunsIT {
     }
 
     private List<JsonObject> chunks(String runId) {
-        List<JsonObject> chunks =
-                runs.transcript(runId, null).stream().map(e -> Api.parse(e.data())).toList();
-        assertValidAgUiLog(chunks);
-        return chunks;
-    }
-
-    private static String text(List<JsonObject> chunks) {
-        StringBuilder sb = new StringBuilder();
-        chunks.stream()
-                .filter(c -> c.getString("type").equals("TEXT_MESSAGE_CONTENT"))
-                .forEach(c -> sb.append(c.getString("delta")));
-        return sb.toString();
-    }
-
-    private static List<JsonObject> custom(List<JsonObject> chunks, String name) {
-        return chunks.stream()
-                .filter(c -> c.getString("type").equals("CUSTOM"))
-                .filter(c -> c.getString("name").equals(name))
-                .toList();
-    }
-
-    private static JsonObject last(List<JsonObject> chunks) {
-        return chunks.get(chunks.size() - 1);
+        return AcpTurns.chunks(runs, runId);
     }
 
     /** AC-01. */
@@ -306,37 +286,14 @@ class AcpRunsIT {
     }
 
     private JsonObject pendingInterrupt(String runId, String tool) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            JsonObject run = runs.get(runId);
-            if (!List.of("running", "interrupted").contains(run.getString("status"))) {
-                throw new AssertionError("the run ended without asking: " + run);
-            }
-            if (run.get("interrupts") instanceof JsonArray a && !a.isEmpty()) {
-                JsonObject i = a.getJsonObject(0);
-                assertThat(i.getString("tool")).isEqualTo(tool);
-                return i;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no interrupt on " + runId);
+        JsonObject i =
+                AcpTurns.pendingInterrupt(runs, runId, java.time.Duration.ofSeconds(60), () -> "");
+        assertThat(i.getString("tool")).isEqualTo(tool);
+        return i;
     }
 
     private void answer(String runId, JsonObject interrupt, boolean approved) {
-        HttpResponse<String> r =
-                api.send(
-                        api.request(
-                                        Runs.path(runId)
-                                                + "/interrupts/"
-                                                + interrupt.getString("id"),
-                                        Api.TENANT_A)
-                                .header("Content-Type", "application/json")
-                                .POST(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                "{\"status\":\"resolved\",\"payload\":{\"approved\":"
-                                                        + approved
-                                                        + "}}")));
-        assertThat(r.statusCode()).as(r.body()).isBetween(200, 204);
+        AcpTurns.answer(api, runId, interrupt.getString("id"), approved);
     }
 
     /**
