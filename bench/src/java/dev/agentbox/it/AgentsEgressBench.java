@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  */
 public final class AgentsEgressBench {
 
-    private static final String KEY = "sk-bench-" + UUID.randomUUID();
+    static final String KEY = "sk-bench-" + UUID.randomUUID();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     public static void main(String[] args) throws Exception {
@@ -99,7 +99,7 @@ public final class AgentsEgressBench {
     }
 
     /** The sandbox's key and container. */
-    private static String[] ensure(String base) throws Exception {
+    static String[] ensure(String base) throws Exception {
         HttpResponse<String> r =
                 HTTP.send(
                         HttpRequest.newBuilder(URI.create(base + "/api/v1/sandboxes"))
@@ -119,17 +119,36 @@ public final class AgentsEgressBench {
 
     /** POST /runs streaming: nanoseconds from the request to the first TEXT_MESSAGE_CONTENT. */
     private static long throughAgentbox(String base, String sandboxKey, int i) throws Exception {
-        String runId = "bench-agents-" + UUID.randomUUID();
+        return run(base, sandboxKey, "bench-agents-" + UUID.randomUUID(), "\"harness\":\"claude-code\"", i)
+                .nanos();
+    }
+
+    /**
+     * A run's first text chunk: nanoseconds from the request to it, and the wall clock (epoch
+     * microseconds) of the request and of the chunk.
+     */
+    record FirstText(long nanos, long requestMicros, long textMicros) {}
+
+    /**
+     * {@code POST /runs} with {@code Accept: text/event-stream}, {@code harness} (JSON members) in
+     * the ensured sandbox {@code sandboxKey}; timed from the request to the first {@code
+     * TEXT_MESSAGE_CONTENT}, read on to the run's end.
+     */
+    static FirstText run(String base, String sandboxKey, String runId, String harness, int i)
+            throws Exception {
         String body =
                 "{\"runId\":\""
                         + runId
                         + "\",\"threadId\":\"t-"
                         + runId
-                        + "\",\"harness\":\"claude-code\",\"prompt\":\"ping "
+                        + "\","
+                        + harness
+                        + ",\"prompt\":\"ping "
                         + i
                         + "\",\"sandbox\":{\"key\":\""
                         + sandboxKey
                         + "\"}}";
+        long requestMicros = epochMicros();
         long start = System.nanoTime();
         HttpResponse<Stream<String>> r =
                 HTTP.send(
@@ -140,10 +159,12 @@ public final class AgentsEgressBench {
                                 .build(),
                         HttpResponse.BodyHandlers.ofLines());
         long first = -1;
+        long textMicros = -1;
         try (Stream<String> lines = r.body()) {
             for (String line : (Iterable<String>) lines::iterator) {
                 if (first < 0 && line.equals("event: TEXT_MESSAGE_CONTENT")) {
                     first = System.nanoTime() - start;
+                    textMicros = epochMicros();
                 }
                 if (line.equals("event: RUN_FINISHED") || line.equals("event: RUN_ERROR")) {
                     break;
@@ -153,7 +174,13 @@ public final class AgentsEgressBench {
         if (first < 0) {
             throw new IllegalStateException("run " + runId + " streamed no text");
         }
-        return first;
+        return new FirstText(first, requestMicros, textMicros);
+    }
+
+    /** The wall clock in microseconds since the epoch (a container's clock is the host's). */
+    static long epochMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 
     /**
@@ -217,7 +244,7 @@ public final class AgentsEgressBench {
         return first;
     }
 
-    private static void docker(String... args) throws Exception {
+    static void docker(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("docker"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -227,19 +254,19 @@ public final class AgentsEgressBench {
         }
     }
 
-    private static long median(List<Long> xs) {
+    static long median(List<Long> xs) {
         List<Long> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(s.size() / 2);
     }
 
-    private static long p95(List<Long> xs) {
+    static long p95(List<Long> xs) {
         List<Long> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.95) - 1));
     }
 
-    private static double ms(long nanos) {
+    static double ms(long nanos) {
         return nanos / 1e6;
     }
 
