@@ -279,15 +279,21 @@ class IdleGatewaysTest {
             // Ten workers, on both servers, each three times: make a sandbox, check its way out
             // at once, destroy it. Whenever every sandbox is gone the gateway is idle, and the
             // reapers take it; the next ensures race that reclaim.
+            // Two waves of five: between them every sandbox of the first is gone, so the
+            // gateway is idle for the reapers however the first wave's ensures interleaved (on
+            // a loaded machine they may overlap throughout), and the second wave's ensures meet
+            // a gateway taken or being taken.
             CountDownLatch go = new CountDownLatch(1);
+            CountDownLatch second = new CountDownLatch(1);
             List<Future<List<String>>> made = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 DockerSandboxProvider p = servers[i % 2];
-                long delay = i * 150L;
+                long delay = (i % 5) * 150L;
+                CountDownLatch wave = i < 5 ? go : second;
                 made.add(
                         pool.submit(
                                 () -> {
-                                    go.await();
+                                    wave.await();
                                     Thread.sleep(delay);
                                     List<String> answers = new ArrayList<>();
                                     for (int round = 0; round < 3; round++) {
@@ -301,7 +307,16 @@ class IdleGatewaysTest {
             }
             go.countDown();
             List<String> all = new ArrayList<>();
-            for (Future<List<String>> f : made) {
+            for (Future<List<String>> f : made.subList(0, 5)) {
+                all.addAll(f.get(600, TimeUnit.SECONDS));
+            }
+            int afterFirst = reclaims.get();
+            long idleUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (reclaims.get() == afterFirst && System.nanoTime() < idleUntil) {
+                Thread.sleep(20);
+            }
+            second.countDown();
+            for (Future<List<String>> f : made.subList(5, 10)) {
                 all.addAll(f.get(600, TimeUnit.SECONDS));
             }
             done.set(true);
