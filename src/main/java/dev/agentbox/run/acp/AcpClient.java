@@ -3,7 +3,6 @@ package dev.agentbox.run.acp;
 import dev.agentbox.run.harness.AcpConversation;
 import dev.agentbox.run.harness.AcpConversation.Step;
 import dev.agentbox.run.harness.AcpMessages;
-import dev.agentbox.run.harness.AcpMessages.CancelNotification;
 import dev.agentbox.run.harness.AcpMessages.ClientCapabilities;
 import dev.agentbox.run.harness.AcpMessages.EnvVariable;
 import dev.agentbox.run.harness.AcpMessages.FileSystemCapabilities;
@@ -124,20 +123,6 @@ public final class AcpClient implements AutoCloseable {
         }
         c.follow.start();
         return c;
-    }
-
-    /** Asks the agent to stop its turn ({@code session/cancel}), once the session is open. */
-    public void cancel() {
-        conversation
-                .sessionId()
-                .ifPresent(
-                        id ->
-                                write(
-                                        "c-cancel",
-                                        AcpMessages.write(
-                                                Request.notification(
-                                                        "session/cancel",
-                                                        new CancelNotification(id)))));
     }
 
     private void onLine(String line) {
@@ -336,10 +321,5 @@ public final class AcpClient implements AutoCloseable {
     public void close() {
         closed = true;
         follow.close();
-    }
-
-    /** Names in the inbox, for tests. */
-    Set<String> written() {
-        return Set.copyOf(written);
     }
 }
