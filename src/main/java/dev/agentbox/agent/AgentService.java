@@ -1,5 +1,6 @@
 package dev.agentbox.agent;
 
+import dev.agentbox.agent.store.AgentThread;
 import dev.agentbox.agent.store.AgentTurn;
 import dev.agentbox.agent.store.JpaAgentStore;
 import dev.agentbox.agent.store.JpaAgentTurnStore;
@@ -389,6 +390,12 @@ public class AgentService {
     public jakarta.json.JsonArray snapshotMessages(
             String tenant, String agentId, String threadId, String baseRunId, long seq) {
         return transcripts.agUiMessages(tenant, agentId, threadId, baseRunId, seq);
+    }
+
+    /** The agent's newest {@code limit} threads; {@code 404} for an unknown agent. */
+    public List<AgentThread> threads(String tenant, String agentId, int limit) {
+        get(tenant, agentId);
+        return turns.threads(tenant, agentId, limit);
     }
 
     /** {@code {"messages","activeRun","interrupts"}} of the agent's thread. */

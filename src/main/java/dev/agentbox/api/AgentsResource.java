@@ -2,6 +2,7 @@ package dev.agentbox.api;
 
 import dev.agentbox.agent.AgUiSegment;
 import dev.agentbox.agent.AgentService;
+import dev.agentbox.agent.store.AgentThread;
 import dev.agentbox.problem.ProblemException;
 import dev.agentbox.quota.Quota;
 import dev.agentbox.quota.Slot;
@@ -107,6 +108,56 @@ public class AgentsResource {
         JsonArrayBuilder a = Json.createArrayBuilder();
         agents.list(caller.tenant()).forEach(d -> a.add(d.toJson()));
         return a.build().toString();
+    }
+
+    @GET
+    @Path("{agentId}/threads")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(
+            operationId = "listAgentThreads",
+            summary = "The agent's threads, newest turn first",
+            description =
+                    "Each thread the agent has turns in: threadId, title (the first line of its first prompt, "
+                            + "at most 80 characters; absent when blank), createdAt (its first turn), updatedAt "
+                            + "(its newest turn) and turns. ?limit from 1 to 200, default 50.")
+    @Parameter(
+            name = "limit",
+            in = ParameterIn.QUERY,
+            description = "How many threads, 1 to 200 (default 50)",
+            schema = @Schema(type = SchemaType.INTEGER))
+    @APIResponse(responseCode = "200", ref = "AgentThreads")
+    @APIResponse(responseCode = "400", ref = "InvalidRequest")
+    @APIResponse(responseCode = "404", ref = "AgentNotFound")
+    public String threads(@PathParam("agentId") String agentId, @QueryParam("limit") String limit) {
+        JsonArrayBuilder a = Json.createArrayBuilder();
+        for (AgentThread t : agents.threads(caller.tenant(), agentId, threadLimit(limit))) {
+            JsonObjectBuilder o =
+                    Json.createObjectBuilder()
+                            .add("threadId", t.threadId())
+                            .add("createdAt", t.createdAt().toString())
+                            .add("updatedAt", t.updatedAt().toString())
+                            .add("turns", t.turns());
+            if (!t.title().isEmpty()) {
+                o.add("title", t.title());
+            }
+            a.add(o);
+        }
+        return a.build().toString();
+    }
+
+    private static int threadLimit(String limit) {
+        if (limit == null) {
+            return 50;
+        }
+        try {
+            int n = Integer.parseInt(limit);
+            if (n >= 1 && n <= 200) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw ProblemException.invalidField("limit", "must be an integer from 1 to 200");
     }
 
     @GET

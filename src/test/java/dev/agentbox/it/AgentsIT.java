@@ -467,6 +467,65 @@ class AgentsIT {
         assertProblem(api.get(transcript, Api.TENANT_B), 404, "agent-not-found");
     }
 
+    /**
+     * AG-24: an agent's threads list newest turn first, titled by their first prompt, counting
+     * their turns; another tenant and an unknown agent get {@code 404}, a bad limit {@code 400}.
+     */
+    @Test
+    void theAgentsThreadsAreListedNewestTurnFirstWithTheirFirstPromptAsTitle_AG24() {
+        String agentId = newAgent(Api.TENANT_A, ECHO);
+        String older = prefix + "-t-" + UUID.randomUUID();
+        String newer = prefix + "-t-" + UUID.randomUUID();
+        String threads = "/api/v1/agents/" + agentId + "/threads";
+        assertThat(Api.json(api.get(threads, Api.TENANT_A)).asJsonArray()).isEmpty();
+
+        readSse(
+                post(
+                        Api.TENANT_A,
+                        agentId,
+                        input(
+                                older,
+                                "r-" + UUID.randomUUID(),
+                                user("u-1", "fix the build\nand more"))));
+        readSse(
+                post(
+                        Api.TENANT_A,
+                        agentId,
+                        input(newer, "r-" + UUID.randomUUID(), user("u-2", "write the docs"))));
+        readSse(
+                post(
+                        Api.TENANT_A,
+                        agentId,
+                        input(
+                                older,
+                                "r-" + UUID.randomUUID(),
+                                user("u-1", "fix the build\nand more"),
+                                assistant("a-1", "done"),
+                                user("u-3", "now the tests"))));
+
+        List<JsonObject> listed =
+                Api.json(api.get(threads, Api.TENANT_A))
+                        .asJsonArray()
+                        .getValuesAs(JsonObject.class);
+        assertThat(listed).extracting(o -> o.getString("threadId")).containsExactly(older, newer);
+        assertThat(listed.get(0).getString("title")).isEqualTo("fix the build");
+        assertThat(listed.get(0).getJsonNumber("turns").longValue()).isEqualTo(2);
+        assertThat(listed.get(1).getString("title")).isEqualTo("write the docs");
+        assertThat(listed.get(1).getJsonNumber("turns").longValue()).isEqualTo(1);
+        assertThat(java.time.Instant.parse(listed.get(0).getString("updatedAt")))
+                .isAfter(java.time.Instant.parse(listed.get(0).getString("createdAt")));
+        assertThat(Api.json(api.get(threads + "?limit=1", Api.TENANT_A)).asJsonArray()).hasSize(1);
+
+        assertProblem(api.get(threads, Api.TENANT_B), 404, "agent-not-found");
+        assertProblem(
+                api.get("/api/v1/agents/" + prefix + "-nobody/threads", Api.TENANT_A),
+                404,
+                "agent-not-found");
+        HttpResponse<String> bad = api.get(threads + "?limit=0", Api.TENANT_A);
+        assertProblem(bad, 400, "invalid-request");
+        assertField(bad, "limit");
+    }
+
     /** AG-08: a second turn runs in the same sandbox and sees the earlier messages. */
     @Test
     void theSecondTurnOfAThreadReusesItsSandboxAndSeesTheEarlierMessages() {

@@ -4,7 +4,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** {@link AgentTurn}s on the {@code AB_AGENT_TURN} table; each method is its own transaction. */
@@ -58,6 +61,54 @@ public class JpaAgentTurnStore {
                 .getResultList()
                 .stream()
                 .map(AgentTurnRow::view)
+                .toList();
+    }
+
+    /**
+     * The agent's threads with turns, the newest {@code limit} by their newest turn (ties by thread
+     * id, descending), each with its oldest turn's text. Two queries whatever the number of
+     * threads: the aggregate, then the first turns of the threads it found.
+     */
+    public List<AgentThread> threads(String tenant, String agentId, int limit) {
+        List<Object[]> rows =
+                em.createQuery(
+                                "SELECT t.threadId, MIN(t.createdAt), MAX(t.createdAt) AS newest,"
+                                        + " COUNT(t) FROM AgentTurnRow t WHERE t.tenant = :t AND"
+                                        + " t.agentId = :a GROUP BY t.threadId"
+                                        + " ORDER BY newest DESC, t.threadId DESC",
+                                Object[].class)
+                        .setParameter("t", tenant)
+                        .setParameter("a", agentId)
+                        .setMaxResults(limit)
+                        .getResultList();
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        List<String> ids = rows.stream().map(r -> (String) r[0]).toList();
+        // Oldest turn first per thread; the first row seen for a thread is its first text. Two
+        // turns made in the same instant are told apart by runId, as thread() does.
+        Map<String, String> firstText = new HashMap<>();
+        em.createQuery(
+                        "SELECT t FROM AgentTurnRow t WHERE t.tenant = :t AND t.agentId = :a"
+                                + " AND t.threadId IN :ids AND t.createdAt = (SELECT"
+                                + " MIN(o.createdAt) FROM AgentTurnRow o WHERE o.tenant = t.tenant"
+                                + " AND o.agentId = t.agentId AND o.threadId = t.threadId)"
+                                + " ORDER BY t.runId",
+                        AgentTurnRow.class)
+                .setParameter("t", tenant)
+                .setParameter("a", agentId)
+                .setParameter("ids", ids)
+                .getResultList()
+                .forEach(r -> firstText.putIfAbsent(r.view().threadId(), r.view().userText()));
+        return rows.stream()
+                .map(
+                        r ->
+                                new AgentThread(
+                                        (String) r[0],
+                                        firstText.getOrDefault((String) r[0], ""),
+                                        (Instant) r[1],
+                                        (Instant) r[2],
+                                        ((Number) r[3]).longValue()))
                 .toList();
     }
 

@@ -161,6 +161,44 @@ abstract class AgentStoresContract {
         assertThat(thread("a", "bot", "t", 10)).containsExactly("r2", "r1");
     }
 
+    @Test
+    void theAgentsThreadsListNewestTurnFirstWithTheirFirstTextCountAndTimes_AG24() {
+        turns(s -> run(() -> s.create(turn("a", "r1", "old", 1))));
+        turns(s -> run(() -> s.create(turn("a", "r2", "new", 2))));
+        turns(s -> run(() -> s.create(turn("a", "r3", "old", 3))));
+        turns(s -> run(() -> s.create(turn("a", "r4", "old", 4))));
+        turns(s -> run(() -> s.create(turn("b", "r5", "tenant-b", 9))));
+        turns(
+                s ->
+                        run(
+                                () ->
+                                        s.create(
+                                                new AgentTurn(
+                                                        "a",
+                                                        "r6",
+                                                        "other-bot",
+                                                        "x",
+                                                        "m",
+                                                        "",
+                                                        T0.plusSeconds(8)))));
+
+        List<AgentThread> threads = threads("a", "bot", 10);
+        assertThat(threads)
+                .containsExactly(
+                        new AgentThread("old", "text r1", T0.plusSeconds(1), T0.plusSeconds(4), 3),
+                        new AgentThread("new", "text r2", T0.plusSeconds(2), T0.plusSeconds(2), 1));
+        assertThat(threads("a", "bot", 1)).extracting(AgentThread::threadId).containsExactly("old");
+        assertThat(threads("a", "nobody", 10)).isEmpty();
+        assertThat(threads("b", "bot", 10))
+                .extracting(AgentThread::threadId)
+                .as("another tenant's threads stay its own")
+                .containsExactly("tenant-b");
+    }
+
+    private static List<AgentThread> threads(String tenant, String agentId, int limit) {
+        return db.inTransaction(em -> new JpaAgentTurnStore(em).threads(tenant, agentId, limit));
+    }
+
     private static Void run(Runnable r) {
         r.run();
         return null;

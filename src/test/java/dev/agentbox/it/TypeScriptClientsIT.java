@@ -1,0 +1,65 @@
+package dev.agentbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The TypeScript workspace against this server, as its users run it: each client package's server
+ * suite ({@code npm run test:server}, node's test runner: every test must pass, none skipped or
+ * left as todo, and at least as many as the suite has today, so a suite that stopped collecting its
+ * tests fails here) and each example ({@code npm run start}: exit 0 and a last line {@code
+ * {"ok":true,…}}).
+ */
+class TypeScriptClientsIT {
+
+    private final TypeScriptWorkspace ws = new TypeScriptWorkspace(Api.itServer());
+
+    private void suite(String dir, String workspace, int atLeast) {
+        ws.requireBuilt(dir);
+        TypeScriptWorkspace.Result r = ws.run(workspace, "test:server", Duration.ofMinutes(8));
+        String out = TypeScriptWorkspace.tail(r.output());
+        assertThat(r.exitCode()).as("%s's server suite failed:%n%s", workspace, out).isZero();
+        assertThat(r.tap("fail")).as(out).isZero();
+        assertThat(r.tap("skipped")).as("a skipped test is no pass:%n%s", out).isZero();
+        assertThat(r.tap("todo")).as(out).isZero();
+        assertThat(r.tap("cancelled")).as(out).isZero();
+        assertThat(r.tap("pass")).as(out).isGreaterThanOrEqualTo(atLeast);
+    }
+
+    private void example(String workspace) {
+        TypeScriptWorkspace.Result r = ws.run(workspace, "start", Duration.ofMinutes(5));
+        String out = TypeScriptWorkspace.tail(r.output());
+        assertThat(r.exitCode()).as("example %s failed:%n%s", workspace, out).isZero();
+        assertThat(Api.parse(r.lastLine()).getBoolean("ok")).as(out).isTrue();
+    }
+
+    @Test
+    void theTypedClientPassesItsSuiteAgainstARealServer() {
+        suite("clients/agentbox-client", "agentbox-client", 10);
+    }
+
+    @Test
+    void theTanStackSandboxProviderPassesTanStacksOwnCodePathsAgainstARealServer() {
+        suite("clients/tanstack-sandbox", "@agentbox/tanstack-sandbox", 4);
+    }
+
+    @Test
+    void theAcpFrontDoorPassesItsEditorSuiteAgainstARealServer() {
+        suite("clients/agentbox-acp", "agentbox-acp", 5);
+    }
+
+    @Test
+    void everyExampleRunsToItsSummary() {
+        ws.requireBuilt("clients/agentbox-client");
+        for (String example :
+                new String[] {
+                    "agentbox-example-node-client",
+                    "agentbox-example-tanstack-app",
+                    "agentbox-example-editor"
+                }) {
+            example(example);
+        }
+    }
+}
