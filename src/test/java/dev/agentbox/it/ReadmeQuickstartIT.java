@@ -18,9 +18,8 @@ import org.junit.jupiter.api.Test;
  * the client's exec, streamed text and end. The blocks clean up after themselves, and the script
  * deletes the quickstart's sandbox when a block fails after making it.
  *
- * <p>Needs {@code curl}, {@code node} and the npm workspace built at the root ({@code npm ci && npm
- * run build}, which builds {@code agentbox-client}); the script fails loudly, never skips, when one
- * is missing.
+ * <p>Needs {@code curl}, {@code node} and the npm workspace installed and built at the root ({@code
+ * scripts/typescript}, which {@code scripts/test} runs); a missing one fails loudly, never skips.
  */
 class ReadmeQuickstartIT {
 
@@ -31,6 +30,7 @@ class ReadmeQuickstartIT {
 
     @Test
     void theReadmesQuickstartRunsVerbatimAgainstAServerWithTokens() throws Exception {
+        new TypeScriptWorkspace(api).requireBuilt("clients/agentbox-client");
         Path out = Files.createTempFile("readme-quickstart", ".out");
         try {
             ProcessBuilder pb =
