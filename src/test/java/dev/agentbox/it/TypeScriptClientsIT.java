@@ -56,6 +56,7 @@ class TypeScriptClientsIT {
         for (String example :
                 new String[] {
                     "agentbox-example-node-client",
+                    "agentbox-agui-chat-example",
                     "agentbox-example-tanstack-app",
                     "agentbox-example-editor"
                 }) {
