@@ -23,15 +23,18 @@ import org.junit.jupiter.api.Test;
  * GET /runs/{id}}, the lists and the thread's active run — once its driver lease has expired, and
  * {@code running} again as soon as a successor holds it. Server A holds no database session
  * (liveness {@code lease}), so its death is seen only when its lease (3 s) expires; neither A nor B
- * runs the reaper, so nothing adopts the run until a client attaches on B. (The IT server's reaper
- * adopts an unattended run only once it is older than the IT server's own lease TTL, 10 s: the
- * check is over long before.)
+ * runs the reaper, so nothing adopts the run until a client attaches on B. They use a database of
+ * their own: the IT server's reaper adopts an unattended run of its database once it is older than
+ * its lease TTL (10 s), which a loaded machine reached before the checks were over.
  */
 @PostgresPass
 class InterruptedRunsPostgresIT {
 
-    private static Map<String, String> env(String node) {
+    private static final String DB = "interrupted";
+
+    private static Map<String, String> env(String node, String dbUrl) {
         Map<String, String> env = new HashMap<>(TakeoverPostgresIT.ENV);
+        env.put("AGENTBOX_DB_URL", dbUrl);
         env.put("AGENTBOX_NODE_ID", node);
         env.put("AGENTBOX_REAPER_ENABLED", "false");
         return env;
@@ -56,9 +59,10 @@ class InterruptedRunsPostgresIT {
     void aRunWhoseServerDiedIsInterruptedUntilASuccessorTakesItThenRunningUntilItCompletes()
             throws Exception {
         Path work = Files.createTempDirectory("agentbox-interrupted");
-        Map<String, String> envA = env("A");
+        String dbUrl = ItDatabase.createPrivate(DB);
+        Map<String, String> envA = env("A", dbUrl);
         envA.put("AGENTBOX_TAKEOVER_LIVENESS", "lease");
-        try (JarServer b = JarServer.start(work, 24580, env("B"), "/health/ready");
+        try (JarServer b = JarServer.start(work, 24580, env("B", dbUrl), "/health/ready");
                 Sandboxes sandboxes = new Sandboxes(b.api(), Api.TENANT_A)) {
             String key =
                     sandboxes
@@ -141,6 +145,8 @@ class InterruptedRunsPostgresIT {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> status(b.api(), runId).equals("completed"));
             assertThat(listed(b.api(), query(threadId, "completed"))).containsExactly(runId);
+        } finally {
+            ItDatabase.dropPrivate(DB);
         }
     }
 }

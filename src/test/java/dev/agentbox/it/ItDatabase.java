@@ -45,6 +45,40 @@ public final class ItDatabase {
         return url() + (url().contains("?") ? "&" : "?") + "user=postgres";
     }
 
+    /**
+     * A new, empty database beside the IT database, owned by the server role, named {@code
+     * <name()>_<label>} (an older one of that name is dropped first): for a test whose servers the
+     * IT server must not see. On a shared database the IT server's reaper (every 2 s, detached runs
+     * eligible at once) finalizes or takes over their orphaned runs, racing what the test asserts
+     * about its own servers. Its servers migrate the schema when they start. Returns its JDBC URL
+     * without credentials; {@link #dropPrivate} removes it.
+     */
+    public static String createPrivate(String label) {
+        String db = name() + "_" + label;
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(urlAsSuperuser());
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+            st.execute("CREATE DATABASE " + db + " OWNER \"" + user() + "\"");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("could not create the test database " + db, e);
+        }
+        String base = url();
+        int query = base.indexOf('?');
+        String params = query < 0 ? "" : base.substring(query);
+        String prefix = query < 0 ? base : base.substring(0, query);
+        return prefix.substring(0, prefix.lastIndexOf('/') + 1) + db + params;
+    }
+
+    /** Drops a database {@link #createPrivate} made, closing whatever is still connected to it. */
+    public static void dropPrivate(String label) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(urlAsSuperuser());
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + name() + "_" + label + " WITH (FORCE)");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("could not drop the test database", e);
+        }
+    }
+
     private static String property(String key, String fallback) {
         String value = System.getProperty(key);
         return value == null || value.isBlank() ? fallback : value;

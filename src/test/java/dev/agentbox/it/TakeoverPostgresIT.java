@@ -35,7 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * PostgreSQL pass only: runs taken over across servers. Server A (a runnable jar) drives a run and
- * dies or stalls; server B (another runnable jar) and the IT server share the database. Short
+ * dies or stalls; server B (another runnable jar), and C where a test needs two successors, share a
+ * database of this class's own (the IT server's reaper would race them for A's runs). Short
  * takeover settings keep the tests quick: lease TTL 3 s, renewal 1 s, quiet window 1.5 s. Every
  * server holds a database session (liveness {@code session}): a server that dies is replaced within
  * the session poll, far below TTL + quiet window, which the timed tests tell apart.
@@ -55,15 +56,25 @@ class TakeoverPostgresIT {
                     "AGENTBOX_TAKEOVER_FENCE_QUIET_MS", "1500",
                     "AGENTBOX_TAKEOVER_JOURNAL_WAIT_MS", "5000");
 
+    /** This class's database: the IT server's reaper never sees its servers' runs. */
+    private static final String DB = "takeover";
+
+    private String dbUrl;
+
     private Path work;
 
     private JarServer serverB;
+
+    /** A second successor candidate beside B, for the test that needs two (else null). */
+    private JarServer serverC;
+
     private JarServer serverA;
     private Sandboxes sandboxes;
     private String key;
 
     @BeforeAll
     void startB() throws Exception {
+        dbUrl = ItDatabase.createPrivate(DB);
         work =
                 java.nio.file.Files.createTempDirectory(
                         Path.of(System.getProperty("java.io.tmpdir")), "agentbox-takeover");
@@ -77,6 +88,10 @@ class TakeoverPostgresIT {
 
     @AfterEach
     void stopA() throws Exception {
+        if (serverC != null) {
+            serverC.close();
+            serverC = null;
+        }
         if (serverA != null) {
             resume(serverA);
             serverA.close();
@@ -88,10 +103,12 @@ class TakeoverPostgresIT {
     void stopB() throws Exception {
         sandboxes.close();
         serverB.close();
+        ItDatabase.dropPrivate(DB);
     }
 
-    private static Map<String, String> withNode(String node) {
+    private Map<String, String> withNode(String node) {
         Map<String, String> env = new java.util.HashMap<>(ENV);
+        env.put("AGENTBOX_DB_URL", dbUrl);
         env.put("AGENTBOX_NODE_ID", node);
         return env;
     }
@@ -316,7 +333,8 @@ class TakeoverPostgresIT {
         killA();
         sandboxes.exec(key, "touch " + gate(runId));
 
-        List<Api> servers = List.of(serverB.api(), Api.itServer());
+        serverC = JarServer.start(work, 19680, withNode("C"), "/health/ready");
+        List<Api> servers = List.of(serverB.api(), serverC.api());
         ExecutorService pool = Executors.newFixedThreadPool(5);
         List<CompletableFuture<List<String>>> clients = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -396,8 +414,8 @@ class TakeoverPostgresIT {
     }
 
     /**
-     * Takeovers of {@code cause} counted by the servers that may take A's runs over (B and the IT
-     * server), from their /metrics.
+     * Takeovers of {@code cause} counted by the servers that may take A's runs over (B, and C while
+     * it runs), from their /metrics.
      */
     private double takeovers(String cause) {
         Pattern line =
@@ -406,7 +424,11 @@ class TakeoverPostgresIT {
                                 + cause
                                 + "\"[^}]*\\} ([0-9.Ee+-]+)$");
         double sum = 0;
-        for (Api api : List.of(serverB.api(), Api.itServer())) {
+        List<Api> successors = new ArrayList<>(List.of(serverB.api()));
+        if (serverC != null) {
+            successors.add(serverC.api());
+        }
+        for (Api api : successors) {
             String metrics = api.send(api.request("/metrics?scope=application").GET()).body();
             Matcher m = line.matcher(metrics);
             while (m.find()) {
@@ -416,12 +438,12 @@ class TakeoverPostgresIT {
         return sum;
     }
 
-    private static Connection database() throws Exception {
-        return DriverManager.getConnection(ItDatabase.urlWithCredentials());
+    private Connection database() throws Exception {
+        return DriverManager.getConnection(dbUrl, ItDatabase.user(), ItDatabase.password());
     }
 
     /** The server session recorded in the driver lease of {@code runId} (tenant-a's). */
-    private static long holderSession(String runId) throws Exception {
+    private long holderSession(String runId) throws Exception {
         try (Connection db = database();
                 PreparedStatement q =
                         db.prepareStatement(
@@ -439,7 +461,7 @@ class TakeoverPostgresIT {
     }
 
     /** pg_terminate_backend of the session holding the advisory lock {@code session}. */
-    private static boolean terminateBackendHolding(long session) throws Exception {
+    private boolean terminateBackendHolding(long session) throws Exception {
         try (Connection db = database();
                 PreparedStatement kill =
                         db.prepareStatement(
