@@ -239,10 +239,13 @@ export class ChunkTranslator {
         return { updates: [] };
       case "approval.decided": {
         if (v.approved !== false) return { updates: [] };
+        // The decision may come before the call's result or just after it (the service logs the
+        // result it hands the agent first): a call already shown completed is marked failed.
         const id = this.findCall(str(v.toolCallId), str(v.tool));
         const call = id ? this.calls.get(id) : undefined;
-        if (call) call.refused = true;
-        return { updates: [] };
+        if (!id || !call) return { updates: [] };
+        call.refused = true;
+        return call.ended ? { updates: [{ sessionUpdate: "tool_call_update", toolCallId: id, status: "failed" }] } : { updates: [] };
       }
       case "interrupt.requested": {
         // The raw run stream (a followed run) carries the interrupt inline: the call waits.

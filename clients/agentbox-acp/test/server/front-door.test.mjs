@@ -119,7 +119,7 @@ test("an editor killed mid-turn leaves the run going; a new editor's session/loa
   // The loaded session takes the next prompt.
   await eventually(async () => !(await ab.runs.activeRun(sessionId)), "the thread to be idle", 30000);
   assert.deepEqual(await second.prompt(sessionId, "say again"), { stopReason: "end_turn" });
-  assert.deepEqual(second.texts(sessionId).slice(-1), ["again"]);
+  assert.equal(second.texts(sessionId).slice(3).join(""), "again");
   await second.close();
 });
 

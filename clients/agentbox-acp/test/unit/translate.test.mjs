@@ -75,6 +75,16 @@ test("a call an approval refused ends failed", () => {
   assert.equal(updates.at(-1).status, "failed");
 });
 
+test("a refusal logged just after the call's result marks the call failed", () => {
+  const { updates } = run([
+    { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "edit: Write a.txt" },
+    { type: "TOOL_CALL_END", toolCallId: "c1" },
+    { type: "TOOL_CALL_RESULT", toolCallId: "c1", content: "failed", messageId: "m" },
+    { type: "CUSTOM", name: "approval.decided", value: { tool: "Write a.txt", approved: false, by: "answer" } },
+  ]);
+  assert.deepEqual(updates.at(-1), { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "failed" });
+});
+
 test("tool names: the acp harness's '<kind>: <title>', CLI tools by well-known names, else other", () => {
   assert.deepEqual(toolTitleAndKind("edit: Write a.txt"), { title: "Write a.txt", kind: "edit" });
   assert.deepEqual(toolTitleAndKind("Bash"), { title: "Bash", kind: "execute" });
