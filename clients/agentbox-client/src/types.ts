@@ -55,18 +55,11 @@ export type RunAgentInput = Schemas["RunAgentInput"] & {
 };
 
 /**
- * One thread of an agent, `GET /agents/{agentId}/threads`, newest `updatedAt` first. Written by
- * hand until the snapshot carries the endpoint's schema.
+ * One thread of an agent, `GET /agents/{agentId}/threads`, newest `updatedAt` first: `title` is the
+ * first non-blank line of its first prompt (at most 80 characters, absent when blank), `turns`
+ * counts its `POST /agents/{agentId}` turns, continuations included.
  */
-export interface AgentThread {
-  threadId: string;
-  /** The first line of the thread's first prompt, at most 80 characters. */
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  /** How many runs the thread has. */
-  runs: number;
-}
+export type AgentThread = Schemas["AgentThread"];
 
 /** What process output streams: `stdout`/`stderr` text, then one `exit` with the exit code. */
 export type ProcessOutput =

@@ -25,7 +25,7 @@ test("an agent's threads list newest first, titled by their first prompt's first
   assert.deepEqual(threads.map((t) => t.threadId), [newer, older]);
   assert.equal(threads[1].title, "first line of the older");
   assert.ok(threads[0].title.length <= 80);
-  assert.equal(threads[1].runs, 1);
+  assert.equal(threads[1].turns, 1);
   assert.equal(typeof threads[0].createdAt, "string");
   assert.equal(typeof threads[0].updatedAt, "string");
   assert.deepEqual((await ab.agents.threads(agentId, { limit: 1 })).map((t) => t.threadId), [newer]);

@@ -37,17 +37,17 @@ class TypeScriptClientsIT {
 
     @Test
     void theTypedClientPassesItsSuiteAgainstARealServer() {
-        suite("clients/agentbox-client", "agentbox-client", 10);
+        suite("clients/agentbox-client", "agentbox-client", 29);
     }
 
     @Test
     void theTanStackSandboxProviderPassesTanStacksOwnCodePathsAgainstARealServer() {
-        suite("clients/tanstack-sandbox", "@agentbox/tanstack-sandbox", 4);
+        suite("clients/tanstack-sandbox", "@agentbox/tanstack-sandbox", 25);
     }
 
     @Test
     void theAcpFrontDoorPassesItsEditorSuiteAgainstARealServer() {
-        suite("clients/agentbox-acp", "agentbox-acp", 5);
+        suite("clients/agentbox-acp", "agentbox-acp", 6);
     }
 
     @Test
