@@ -6,6 +6,7 @@ import dev.agentbox.platform.lease.Leases;
 import dev.agentbox.run.store.ClaimStore;
 import dev.agentbox.run.store.EventLog;
 import dev.agentbox.run.store.FinishResult;
+import dev.agentbox.run.store.LoggedChunk;
 import dev.agentbox.run.store.RunError;
 import dev.agentbox.run.store.RunRef;
 import dev.agentbox.run.store.RunStatus;
@@ -168,6 +169,9 @@ public final class RunWriter {
         /** The end whose terminal chunks are in the log; only its record may be left to write. */
         private Ending appended;
 
+        /** Terminal chunks stored by {@link #finish} and not yet published to viewers. */
+        private List<LoggedChunk> unpublished;
+
         private record Ending(RunStatus status, Optional<RunError> error) {}
 
         private Claim(Lease lease, long epoch) {
@@ -192,12 +196,16 @@ public final class RunWriter {
          *     written
          */
         public void append(List<JsonObject> chunks) {
+            hub.publish(lease.run, store(chunks));
+        }
+
+        private List<LoggedChunk> store(List<JsonObject> chunks) {
             if (lease.lost()) {
                 // Stop at once rather than at the successor's claim: once the lease has
                 // expired, a successor may have taken it and be replaying the journal.
                 throw new LeaseLostException("lease " + lease.held.name() + " lost");
             }
-            hub.publish(lease.run, log.append(lease.run, epoch, chunks));
+            return log.append(lease.run, epoch, chunks);
         }
 
         /**
@@ -221,12 +229,23 @@ public final class RunWriter {
             if (end == null) {
                 end = new Ending(status, error);
                 if (!terminal.isEmpty()) {
-                    append(terminal);
+                    unpublished = store(terminal);
                     appended = end;
                 }
             }
-            FinishResult result =
-                    log.finishRun(lease.run, epoch, end.status(), clock.instant(), end.error());
+            FinishResult result;
+            try {
+                result =
+                        log.finishRun(lease.run, epoch, end.status(), clock.instant(), end.error());
+            } finally {
+                // This server's viewers get the terminal chunks only once the record is written
+                // (or could not be): a client that reads RUN_FINISHED and then asks for the run
+                // finds it terminal, not still running.
+                if (unpublished != null) {
+                    hub.publish(lease.run, unpublished);
+                    unpublished = null;
+                }
+            }
             if (result == FinishResult.FINISHED) {
                 try {
                     ended.accept(lease.run);

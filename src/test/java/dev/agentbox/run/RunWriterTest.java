@@ -145,48 +145,14 @@ class RunWriterTest {
         RunRecordView run = newRun();
         boolean[] failOnce = {true};
         dev.agentbox.run.store.EventLog flaky =
-                new dev.agentbox.run.store.EventLog() {
-                    @Override
-                    public List<dev.agentbox.run.store.LoggedChunk> append(
-                            RunRef r, long epoch, List<JsonObject> c) {
-                        return runs.append(r, epoch, c);
-                    }
-
-                    @Override
-                    public FinishResult finishRun(
-                            RunRef r,
-                            long epoch,
-                            RunStatus status,
-                            java.time.Instant at,
-                            Optional<dev.agentbox.run.store.RunError> error) {
-                        if (failOnce[0]) {
-                            failOnce[0] = false;
-                            throw new IllegalStateException("database unreachable");
-                        }
-                        return runs.finishRun(r, epoch, status, at, error);
-                    }
-
-                    @Override
-                    public List<dev.agentbox.run.store.LoggedChunk> read(
-                            RunRef r, long after, int limit) {
-                        return runs.read(r, after, limit);
-                    }
-
-                    @Override
-                    public long size(RunRef r) {
-                        return runs.size(r);
-                    }
-
-                    @Override
-                    public long lastSeq(RunRef r) {
-                        return runs.lastSeq(r);
-                    }
-
-                    @Override
-                    public List<dev.agentbox.run.store.StoredChunk> fingerprints(RunRef r) {
-                        return runs.fingerprints(r);
-                    }
-                };
+                new HookedLog(
+                        runs,
+                        () -> {
+                            if (failOnce[0]) {
+                                failOnce[0] = false;
+                                throw new IllegalStateException("database unreachable");
+                            }
+                        });
         RunWriter writer =
                 new RunWriter(
                         new Leases(leaseStore, clock, "node-a", scheduler),
@@ -507,6 +473,96 @@ class RunWriterTest {
                     lease.claim().orElseThrow(),
                     Alignment.ofStoredChunks(written, run.runId(), run.threadId()));
             assertThat(successor.outOfBandRoom()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "this server's readers are woken by the terminal chunk only once the terminal record is written (RD-06)")
+    void theTerminalChunkReachesThisServersReadersAfterTheTerminalRecord() throws Exception {
+        RunRecordView run = newRun();
+        RunWriter writer =
+                new RunWriter(
+                        new Leases(leaseStore, clock, "node-a", scheduler),
+                        runs,
+                        // A slow record write: a reader woken by the terminal chunk before it
+                        // would find the run still running.
+                        new HookedLog(runs, () -> sleep(300)),
+                        hub,
+                        clock,
+                        "node-a",
+                        TTL,
+                        RENEW);
+        ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
+        try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
+            RunWriter.Claim claim = lease.claim().orElseThrow();
+            claim.append(chunks(run, 1));
+            RunEventHub.Waiter woken = hub.register(run.ref());
+            java.util.concurrent.CompletableFuture<RunStatus> seen =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    woken.await(10_000);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                                return fresh(run).status();
+                            });
+            claim.finish(List.of(f.runFinished()), RunStatus.COMPLETED, Optional.empty());
+            assertThat(seen.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .isEqualTo(RunStatus.COMPLETED);
+            woken.close();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The in-memory log, with {@code beforeFinish} run before each terminal record write. */
+    private static final class HookedLog implements dev.agentbox.run.store.EventLog {
+        private final InMemoryRuns runs;
+        private final Runnable beforeFinish;
+
+        HookedLog(InMemoryRuns runs, Runnable beforeFinish) {
+            this.runs = runs;
+            this.beforeFinish = beforeFinish;
+        }
+
+        @Override
+        public List<LoggedChunk> append(RunRef r, long epoch, List<JsonObject> c) {
+            return runs.append(r, epoch, c);
+        }
+
+        @Override
+        public FinishResult finishRun(
+                RunRef r, long epoch, RunStatus status, Instant at, Optional<RunError> error) {
+            beforeFinish.run();
+            return runs.finishRun(r, epoch, status, at, error);
+        }
+
+        @Override
+        public List<LoggedChunk> read(RunRef r, long after, int limit) {
+            return runs.read(r, after, limit);
+        }
+
+        @Override
+        public long size(RunRef r) {
+            return runs.size(r);
+        }
+
+        @Override
+        public long lastSeq(RunRef r) {
+            return runs.lastSeq(r);
+        }
+
+        @Override
+        public List<dev.agentbox.run.store.StoredChunk> fingerprints(RunRef r) {
+            return runs.fingerprints(r);
         }
     }
 }
