@@ -8,7 +8,7 @@
 //     checks the thread's live run first), (b) a new thread's first turn (the sandbox is made;
 //     a fresh session needs no check).
 // Usage (from the repository root, after `npm ci` and `npm run build`):
-//   AGENTBOX_URL=http://127.0.0.1:8080 AGENTBOX_TOKEN=… node bench/acp-front-door/bench.mjs [iterations]
+//   AGENTBOX_URL=http://localhost:9080 AGENTBOX_TOKEN=… node bench/acp-front-door/bench.mjs [iterations]
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";

@@ -1,7 +1,7 @@
 // A TanStack AI sandbox on agentbox: define it, let TanStack create and bootstrap it, use it,
 // release it. No model is called; this is the sandbox half of an agent app.
 //
-//   AGENTBOX_URL=http://127.0.0.1:8080 AGENTBOX_TOKEN=… npm start
+//   AGENTBOX_URL=http://localhost:9080 AGENTBOX_TOKEN=… npm start
 //
 // The last line printed is a JSON summary; the exit code is non-zero on any failure.
 import { randomUUID } from "node:crypto";

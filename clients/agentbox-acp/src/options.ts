@@ -10,7 +10,7 @@
 export interface CommandOptions {
   /** The agent's id (`PUT /agents/{agentId}`); every session is one of its threads. */
   agentId: string;
-  /** The service's base URL without `/api/v1`, e.g. `http://127.0.0.1:8080`. */
+  /** The service's base URL without `/api/v1`, e.g. `http://localhost:9080`. */
   baseUrl: string;
   /** The bearer token, or none (a server in dev mode). */
   token?: string;
@@ -29,7 +29,7 @@ export const USAGE = `usage: agentbox-acp --agent <agentId>
 
 An ACP (v1) agent on stdin/stdout, for editors such as Zed and JetBrains, backed by an agentbox
 agent. Environment:
-  AGENTBOX_URL         the service's base URL, e.g. http://127.0.0.1:8080 (required)
+  AGENTBOX_URL         the service's base URL, e.g. http://localhost:9080 (required)
   AGENTBOX_TOKEN       the bearer token, or
   AGENTBOX_TOKEN_FILE  a file holding it (its surrounding whitespace is ignored)`;
 
@@ -77,7 +77,7 @@ export function parseOptions(
   }
 
   const url = env.AGENTBOX_URL?.trim();
-  if (!url) throw new UsageError("agentbox-acp: AGENTBOX_URL is required (e.g. http://127.0.0.1:8080)\n" + USAGE);
+  if (!url) throw new UsageError("agentbox-acp: AGENTBOX_URL is required (e.g. http://localhost:9080)\n" + USAGE);
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Retakes openapi.json from a running server: `AGENTBOX_URL=http://127.0.0.1:8080 npm run snapshot`.
+// Retakes openapi.json from a running server: `AGENTBOX_URL=http://localhost:9080 npm run snapshot`.
 // The document's `servers` name the host it was fetched from, so they are dropped: the snapshot
 // describes the API, not one installation. Written as 2-space JSON with a final newline, in the
 // server's own member order, so a retake of an unchanged API changes no byte.
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const base = process.env.AGENTBOX_URL;
 if (!base) {
-  console.error("AGENTBOX_URL is not set (the server's origin, e.g. http://127.0.0.1:8080)");
+  console.error("AGENTBOX_URL is not set (the server's origin, e.g. http://localhost:9080)");
   process.exit(2);
 }
 const url = `${base.replace(/\/+$/, "")}/openapi?format=JSON`;

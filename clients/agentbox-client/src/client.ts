@@ -6,7 +6,7 @@ import { Sandboxes } from "./sandboxes.js";
 import type { Provider } from "./types.js";
 
 export interface AgentboxClientOptions {
-  /** The server's origin, without `/api/v1` (the client appends it): `http://127.0.0.1:8080`. */
+  /** The server's origin, without `/api/v1` (the client appends it): `http://localhost:9080`. */
   baseUrl: string;
   /** The tenant's bearer token; leave it out for a server in development mode. */
   token?: string;

@@ -2,7 +2,7 @@
  * `@agentbox/tanstack-sandbox`: agentbox sandboxes as a TanStack AI `SandboxProvider`.
  *
  * ```ts
- * const provider = await agentboxSandbox({ baseUrl: "http://127.0.0.1:8080", token });
+ * const provider = await agentboxSandbox({ baseUrl: "http://localhost:9080", token });
  * const sandbox = defineSandbox({ id: "repo", provider, workspace });
  * ```
  */

@@ -8,7 +8,7 @@ import type { Lifecycle, Policy, Workspace, WorkspaceSource } from "agentbox-cli
  * share a sandbox.
  */
 export interface AgentboxSandboxOptions {
-  /** The agentbox server, without `/api/v1` (e.g. `http://127.0.0.1:8080`). */
+  /** The agentbox server, without `/api/v1` (e.g. `http://localhost:9080`). */
   baseUrl: string;
   /** The tenant's bearer token; omit only against a server in development mode. */
   token?: string;

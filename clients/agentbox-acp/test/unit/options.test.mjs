@@ -5,12 +5,12 @@ import { parseOptions, UsageError, HelpRequested } from "../../dist/index.js";
 const noFile = () => {
   throw new Error("ENOENT: no such file");
 };
-const env = { AGENTBOX_URL: "http://127.0.0.1:8080" };
+const env = { AGENTBOX_URL: "http://localhost:9080" };
 
 test("the agent, the URL and the token come from --agent and the environment", () => {
   assert.deepEqual(parseOptions(["--agent", "coder"], { ...env, AGENTBOX_TOKEN: "t" }, noFile), {
     agentId: "coder",
-    baseUrl: "http://127.0.0.1:8080",
+    baseUrl: "http://localhost:9080",
     token: "t",
   });
   assert.equal(parseOptions(["--agent=coder"], env, noFile).agentId, "coder");

@@ -9,7 +9,7 @@ export function serverEnv() {
   const url = process.env.AGENTBOX_URL;
   const token = process.env.AGENTBOX_TOKEN;
   const tokenB = process.env.AGENTBOX_TOKEN_B;
-  assert.ok(url, "AGENTBOX_URL must name the server under test (e.g. http://127.0.0.1:8080)");
+  assert.ok(url, "AGENTBOX_URL must name the server under test (e.g. http://localhost:9080)");
   assert.ok(token, "AGENTBOX_TOKEN must be tenant a's token");
   assert.ok(tokenB, "AGENTBOX_TOKEN_B must be tenant b's token");
   return { url: url.replace(/\/+$/, ""), token, tokenB };
