@@ -2,7 +2,9 @@ package dev.agentbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import jakarta.json.Json;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +40,33 @@ class TypeScriptClientsIT {
     @Test
     void theTypedClientPassesItsSuiteAgainstARealServer() {
         suite("clients/agentbox-client", "agentbox-client", 29);
+    }
+
+    /**
+     * The same client in Chromium: bundled for the browser (no Node built-ins), loaded into a page
+     * of this server's origin, it ensures a sandbox, execs, streams a run and throws a typed
+     * problem ({@code src/test/node/browser-client.mjs}).
+     */
+    @Test
+    void theTypedClientRunsInABrowserAgainstARealServer() {
+        ws.requireBuilt("clients/agentbox-client");
+        NodeScripts node = new NodeScripts();
+        node.requireInstalled(List.of("playwright-core", "esbuild"));
+        Api api = Api.itServer();
+        NodeScripts.Result r =
+                node.run(
+                        "browser-client.mjs",
+                        Json.createObjectBuilder()
+                                .add("baseUrl", api.baseUrl())
+                                .add("token", Api.TENANT_A)
+                                .build(),
+                        Duration.ofMinutes(2));
+        assertThat(r.exitCode()).as("%s", r.json()).isZero();
+        assertThat(r.json().getBoolean("ok")).as("%s", r.json()).isTrue();
+        assertThat(r.json().getString("exec")).isEqualTo("browser-42");
+        assertThat(r.json().getString("text")).isEqualTo("b1 b2 b3 ");
+        assertThat(r.json().getString("userAgent")).contains("Chrome/");
+        assertThat(r.json().getJsonObject("problem").getString("code")).isEqualTo("not-found");
     }
 
     @Test

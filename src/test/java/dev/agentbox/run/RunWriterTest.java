@@ -68,6 +68,19 @@ class RunWriterTest {
                 RENEW);
     }
 
+    /** Node A's writer over {@code log} instead of the in-memory log itself. */
+    private RunWriter writerOver(dev.agentbox.run.store.EventLog log) {
+        return new RunWriter(
+                new Leases(leaseStore, clock, "node-a", scheduler),
+                runs,
+                log,
+                hub,
+                clock,
+                "node-a",
+                TTL,
+                RENEW);
+    }
+
     private RunContext context(String node) {
         return new RunContext(
                 runs,
@@ -153,16 +166,7 @@ class RunWriterTest {
                                 throw new IllegalStateException("database unreachable");
                             }
                         });
-        RunWriter writer =
-                new RunWriter(
-                        new Leases(leaseStore, clock, "node-a", scheduler),
-                        runs,
-                        flaky,
-                        hub,
-                        clock,
-                        "node-a",
-                        TTL,
-                        RENEW);
+        RunWriter writer = writerOver(flaky);
         ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
         try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
             RunWriter.Claim claim = lease.claim().orElseThrow();
@@ -481,18 +485,9 @@ class RunWriterTest {
             "this server's readers are woken by the terminal chunk only once the terminal record is written (RD-06)")
     void theTerminalChunkReachesThisServersReadersAfterTheTerminalRecord() throws Exception {
         RunRecordView run = newRun();
-        RunWriter writer =
-                new RunWriter(
-                        new Leases(leaseStore, clock, "node-a", scheduler),
-                        runs,
-                        // A slow record write: a reader woken by the terminal chunk before it
-                        // would find the run still running.
-                        new HookedLog(runs, () -> sleep(300)),
-                        hub,
-                        clock,
-                        "node-a",
-                        TTL,
-                        RENEW);
+        // A slow record write: a reader woken by the terminal chunk before it would find the
+        // run still running.
+        RunWriter writer = writerOver(new HookedLog(runs, () -> sleep(300)));
         ChunkFactory f = new ChunkFactory(run.runId(), run.threadId(), clock::millis);
         try (RunWriter.Lease lease = writer.lease(run.ref()).orElseThrow()) {
             RunWriter.Claim claim = lease.claim().orElseThrow();
