@@ -62,6 +62,9 @@ final class FakeKubelet implements AutoCloseable {
     private final Watch watch;
     volatile Function<Pod, PodStatus> behaviour = p -> ready();
 
+    /** How long after a pod is added its status is reported. */
+    volatile long reportDelayMs = 50;
+
     FakeKubelet(KubernetesClient client, String namespace) {
         this.client = client;
         this.namespace = namespace;
@@ -77,7 +80,7 @@ final class FakeKubelet implements AutoCloseable {
                                             if (status != null) {
                                                 timer.schedule(
                                                         () -> report(pod, status),
-                                                        50,
+                                                        reportDelayMs,
                                                         TimeUnit.MILLISECONDS);
                                             }
                                         }

@@ -219,6 +219,10 @@ class KubernetesManifestsTest {
                         server.createClient(
                                 b -> b.editOrNewConfig().withUserAgent(KUBELET).endConfig());
                 FakeKubelet kubelet = new FakeKubelet(kubeletClient, ns)) {
+            // The readiness wait lists, then watches: a status reported before its list (50 ms
+            // after the create, on a loaded machine) ends the wait without the watch, and the
+            // test would miss a call the provider makes. Two seconds leaves it time to list.
+            kubelet.reportDelayMs = 2000;
             KubernetesSandboxProvider provider =
                     new KubernetesSandboxProvider(
                             KubernetesSettings.defaults().withReadyTimeout(Duration.ofSeconds(10)),
